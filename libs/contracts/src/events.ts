@@ -1,0 +1,484 @@
+import { z } from 'zod';
+import { Category, Finding, Fingerprint, LineRange, Phase, Severity } from './finding.js';
+import { Letter, SeverityCounts } from './letter.js';
+import { PlanSpec } from './plan.js';
+import { Count, CriticId, EventId, GitSha, PlanKey, PositiveInt, RepoPath, Slug, Timestamp } from './primitives.js';
+
+// ── Envelope ────────────────────────────────────────────────────────────────────────────────
+
+/** Fields every event carries; `data` and the literal `type` come from each event's definition. */
+export const EnvelopeBase = z.object({
+  event_id: EventId,
+  schema_version: PositiveInt,
+  plan: PlanKey,
+  /** The loop run this event belongs to: the event_id of its PlanSubmitted. */
+  correlation_id: EventId,
+  /** The event that caused this one; null for events that start something. */
+  causation_id: EventId.nullable(),
+  occurred_at: Timestamp,
+  /** Service and instance that produced the event, e.g. `panel@host:1234`. */
+  producer: z.string().min(1).max(200),
+});
+export type EnvelopeBase = z.infer<typeof EnvelopeBase>;
+
+function defineEvent<const T extends string, const V extends number, D extends z.ZodType>(type: T, version: V, data: D) {
+  return EnvelopeBase.extend({ type: z.literal(type), schema_version: z.literal(version), data });
+}
+
+// ── Shared pieces ───────────────────────────────────────────────────────────────────────────
+
+export const TestsResult = z
+  .object({
+  added: Count,
+  passed: Count,
+  failed: Count,
+  total: Count,
+  /** Tests failing now that passed at the baseline. */
+  regressions: Count,
+  /** Compiler/linter warnings in the test run's output. */
+  warnings: Count,
+  })
+  .meta({ id: 'TestsResult' });
+export type TestsResult = z.infer<typeof TestsResult>;
+
+export const GATE_VERDICTS = ['run', 'single_pass', 'bypass'] as const;
+export const GateVerdict = z.enum(GATE_VERDICTS);
+export type GateVerdict = z.infer<typeof GateVerdict>;
+
+export const GateRuleHit = z.object({
+  rule: z.enum(['effort_level', 'risk_surface', 'escape_phrase']),
+  detail: z.string().max(1000),
+  /** For risk-surface hits: which file matched which trigger glob of which category. */
+  file: RepoPath.optional(),
+  glob: z.string().optional(),
+  category: z.string().optional(),
+});
+export type GateRuleHit = z.infer<typeof GateRuleHit>;
+
+export const DispatchedCritic = z.object({
+  critic_id: CriticId,
+  /** The kind of evidence it brings: toolchain, ast, dataflow, pattern, llm, sarif, … */
+  evidence: z.string().min(1).max(64),
+  core: z.boolean(),
+  /** Why it is on the panel: `core`, or the trigger glob that selected it. */
+  reason: z.string().max(500),
+  timeout_ms: PositiveInt,
+});
+export type DispatchedCritic = z.infer<typeof DispatchedCritic>;
+
+export const LeftOutCritic = z.object({ critic_id: CriticId, reason: z.string().max(500) });
+export type LeftOutCritic = z.infer<typeof LeftOutCritic>;
+
+export const PanelComposition = z.object({
+  critics: z.array(CriticId),
+  not_configured: z.array(LeftOutCritic),
+});
+
+export const CRITIC_FAILURE_REASONS = ['crashed', 'timed_out', 'unavailable', 'not_runnable', 'invalid_output', 'rate_limited'] as const;
+export const CriticFailureReason = z.enum(CRITIC_FAILURE_REASONS);
+
+export const FixedFile = z.object({
+  file: RepoPath,
+  fixed_findings: z.array(z.string()),
+  lines_changed: Count,
+  /** Changed line ranges in the new version of the file, for fix-attempt identity. */
+  hunks: z.array(LineRange).default([]),
+});
+export type FixedFile = z.infer<typeof FixedFile>;
+
+export const DiffStats = z.object({ files_changed: Count, insertions: Count, deletions: Count });
+
+export const HEURISTICS = ['persistent_issue', 'oscillation', 'implementer_wall', 'critic_disagreement', 'flat_trend', 'stall'] as const;
+export const Heuristic = z.enum(HEURISTICS);
+export type Heuristic = z.infer<typeof Heuristic>;
+
+export const ESCALATION_REASONS = ['soft_cap', 'heuristic', 'budget', 'implementer_failed', 'critic_failures'] as const;
+export const EscalationReason = z.enum(ESCALATION_REASONS);
+
+/** A finding's story across rounds, for people deciding what to do with a stuck loop. */
+export const FindingTimeline = z.object({
+  fingerprint: Fingerprint,
+  title: z.string(),
+  file: RepoPath,
+  line_range: LineRange,
+  severity: Severity,
+  category: Category,
+  raised_by: z.array(CriticId),
+  rounds: z.array(z.object({ round: PositiveInt, present: z.boolean() })),
+  attempts: z.array(
+    z.object({ round: PositiveInt, commit: GitSha.nullable(), lines_changed: Count, diff: z.string().max(20_000).optional() }),
+  ),
+});
+export type FindingTimeline = z.infer<typeof FindingTimeline>;
+
+/** What an escalation hands to people: enough to decide without opening anything else. */
+export const StuckReport = z.object({
+  plan: Slug,
+  run_id: EventId,
+  phase: Phase,
+  round: PositiveInt,
+  trigger: z.object({ kind: EscalationReason, heuristic: Heuristic.optional(), detail: z.string().max(4000) }),
+  findings: z.array(FindingTimeline),
+  recommended_action: z.string().max(4000),
+  branch: z.string().optional(),
+  commit: GitSha.optional(),
+}).meta({ id: 'StuckReport' });
+export type StuckReport = z.infer<typeof StuckReport>;
+
+// ── Events ──────────────────────────────────────────────────────────────────────────────────
+
+export const PlanSubmitted = defineEvent('PlanSubmitted', 1, z.object({ plan: PlanSpec, submission_id: z.string().min(1).max(128) }));
+
+export const PlanRejected = defineEvent(
+  'PlanRejected',
+  1,
+  z.object({
+    submission_id: z.string().max(128).optional(),
+    errors: z.array(z.object({ path: z.string(), message: z.string() })).min(1),
+  }),
+);
+
+export const LoopGated = defineEvent(
+  'LoopGated',
+  1,
+  z.object({
+    verdict: GateVerdict,
+    rules: z.array(GateRuleHit),
+    /** The plan's ref resolved to a commit: every round reviews from here. */
+    commit: GitSha,
+    /** The plan's globs resolved against that commit. */
+    files: z.array(RepoPath),
+    repo_path: z.string().min(1),
+  }),
+);
+
+export const BaselineRecorded = defineEvent(
+  'BaselineRecorded',
+  1,
+  z.object({
+    commit: GitSha,
+    branch: z.string().min(1),
+    tests: TestsResult,
+    exit_code: z.int(),
+    /** Names of tests already failing before round 1: not regressions when they fail later. */
+    failing: z.array(z.string()).max(1000),
+    duration_ms: Count,
+  }),
+);
+
+export const RoundStarted = defineEvent(
+  'RoundStarted',
+  1,
+  z.object({
+    round: PositiveInt,
+    phase: Phase,
+    /** 1 for the first round of this phase. */
+    phase_round: PositiveInt,
+    k: PositiveInt.nullable(),
+    mode: z.enum(['loop', 'single_pass']),
+    /** The commit under review, pinned for every critic of the round. */
+    commit: GitSha,
+    files: z.array(RepoPath),
+    critics: z.array(DispatchedCritic),
+    not_configured: z.array(LeftOutCritic),
+    deadline_at: Timestamp,
+  }),
+);
+
+export const FindingsReported = defineEvent(
+  'FindingsReported',
+  1,
+  z.object({
+    round: PositiveInt,
+    critic_id: CriticId,
+    commit: GitSha,
+    /** Every finding the critic has for the commit (capped); the synthesizer keeps the phase's top-K. */
+    findings: z.array(Finding).max(500),
+    truncated: z.boolean().default(false),
+    duration_ms: Count,
+  }),
+);
+
+export const CriticFailed = defineEvent(
+  'CriticFailed',
+  1,
+  z.object({
+    round: PositiveInt,
+    critic_id: CriticId,
+    core: z.boolean(),
+    reason: CriticFailureReason,
+    message: z.string().max(4000),
+    duration_ms: Count.optional(),
+  }),
+);
+
+export const LetterWritten = defineEvent('LetterWritten', 1, z.object({ letter: Letter }));
+
+export const TestsWritten = defineEvent(
+  'TestsWritten',
+  1,
+  z.object({
+    round: PositiveInt,
+    letter_id: EventId,
+    tests: z.array(z.object({ file: RepoPath, finding_ids: z.array(z.string()), name: z.string().max(500) })),
+    /** Tests confirmed to fail before the fix (red). */
+    red: z.array(z.string()),
+    /** Tests that passed at once, so they cannot prove anything: reported, not kept. */
+    passed_at_once: z.array(z.string()),
+  }),
+);
+
+export const FixApplied = defineEvent(
+  'FixApplied',
+  1,
+  z.object({
+    round: PositiveInt,
+    letter_id: EventId,
+    strategy: z.string().min(1).max(64),
+    outcome: z.enum(['committed', 'no_change', 'reverted', 'failed']),
+    reason: z.string().max(4000).optional(),
+    fixes_applied: z.array(FixedFile),
+    tests_added: z.array(z.string()),
+    tests_result: TestsResult,
+    base_commit: GitSha,
+    /** The commit that holds this round's fix; null when nothing was committed. */
+    commit: GitSha.nullable(),
+    diff_stats: DiffStats,
+    duration_ms: Count,
+  }),
+);
+
+export const PhaseAdvanced = defineEvent(
+  'PhaseAdvanced',
+  1,
+  z.object({
+    from: Phase,
+    to: Phase,
+    round: PositiveInt,
+    reason: z.enum(['phase_clear', 'final_sweep_found_critical', 'resumed']),
+  }),
+);
+
+export const LoopConverged = defineEvent(
+  'LoopConverged',
+  1,
+  z.object({
+    rounds: PositiveInt,
+    letter_id: EventId,
+    final_commit: GitSha,
+    branch: z.string().min(1),
+    panel: PanelComposition,
+  }),
+);
+
+export const LoopBypassed = defineEvent(
+  'LoopBypassed',
+  1,
+  z.object({
+    verdict: z.enum(['single_pass', 'bypass']),
+    round: PositiveInt,
+    letter_id: EventId,
+    counts: SeverityCounts,
+    panel: PanelComposition,
+  }),
+);
+
+export const LoopDetected = defineEvent(
+  'LoopDetected',
+  1,
+  z.object({
+    heuristic: Heuristic,
+    round: PositiveInt,
+    fingerprints: z.array(Fingerprint),
+    critic_ids: z.array(CriticId),
+    message: z.string().max(4000),
+    evidence: z.record(z.string(), z.unknown()),
+  }),
+);
+
+export const EscalationRaised = defineEvent(
+  'EscalationRaised',
+  1,
+  z.object({
+    escalation_id: EventId,
+    reason: EscalationReason,
+    phase: Phase,
+    round: PositiveInt,
+    report: StuckReport,
+    /** The report rendered for people, so a pager or chat bot needs nothing else. */
+    markdown: z.string().max(200_000),
+  }),
+);
+
+export const LoopResumed = defineEvent(
+  'LoopResumed',
+  1,
+  z.object({
+    escalation_id: EventId,
+    note: z.string().max(4000).optional(),
+    /** Extra rounds granted to the current phase's soft cap. */
+    raise_cap: Count.optional(),
+    by: z.string().max(200),
+  }),
+);
+
+export const LoopStopped = defineEvent('LoopStopped', 1, z.object({ note: z.string().max(4000).optional(), by: z.string().max(200) }));
+
+export const UsageRecorded = defineEvent(
+  'UsageRecorded',
+  1,
+  z.object({
+    round: PositiveInt.optional(),
+    dispatch: z.string().min(1).max(64),
+    model: z.string().min(1).max(128),
+    input_tokens: Count,
+    output_tokens: Count,
+    cache_creation_input_tokens: Count,
+    cache_read_input_tokens: Count,
+    cost_usd: z.number().min(0),
+  }),
+);
+
+export const CriticRegistered = defineEvent(
+  'CriticRegistered',
+  1,
+  z.object({
+    critic_id: CriticId,
+    instance_id: z.string().min(1).max(128),
+    evidence: z.string().min(1).max(64),
+    description: z.string().max(2000),
+    /** File globs that put the critic on a panel; empty for a critic that asks to be dispatched always. */
+    triggers: z.array(z.string().max(500)),
+    phases: z.array(Phase).min(1),
+    timeout_ms: PositiveInt,
+    heartbeat_interval_ms: PositiveInt,
+    version: z.string().max(64),
+  }),
+);
+
+export const CriticHeartbeat = defineEvent(
+  'CriticHeartbeat',
+  1,
+  z.object({
+    critic_id: CriticId,
+    instance_id: z.string().min(1).max(128),
+    status: z.enum(['healthy', 'degraded', 'draining']),
+    in_flight: Count,
+    uptime_ms: Count,
+  }),
+);
+
+/** Published by the journal after a commit, so deciders act on what is durable, never on in-flight messages. */
+export const JournalCommitted = defineEvent(
+  'JournalCommitted',
+  1,
+  z.object({
+    stream_version: PositiveInt,
+    events: z
+      .array(z.object({ event_id: EventId, type: z.string(), stream_position: PositiveInt, global_position: z.string().regex(/^\d+$/) }))
+      .min(1),
+  }),
+);
+
+// ── Catalogue ───────────────────────────────────────────────────────────────────────────────
+
+/**
+ * Where an event travels: `events` are journaled; `commits` are the journal's own announcements;
+ * `critics` is the registry traffic (kept briefly, never journaled).
+ */
+export const CHANNELS = ['events', 'commits', 'critics'] as const;
+export type Channel = (typeof CHANNELS)[number];
+
+/** Every event: its schema, its subject token and its channel. */
+export const EVENT_CATALOGUE = {
+  PlanSubmitted: { schema: PlanSubmitted, token: 'plan_submitted', channel: 'events' },
+  PlanRejected: { schema: PlanRejected, token: 'plan_rejected', channel: 'events' },
+  LoopGated: { schema: LoopGated, token: 'loop_gated', channel: 'events' },
+  BaselineRecorded: { schema: BaselineRecorded, token: 'baseline_recorded', channel: 'events' },
+  RoundStarted: { schema: RoundStarted, token: 'round_started', channel: 'events' },
+  FindingsReported: { schema: FindingsReported, token: 'findings_reported', channel: 'events' },
+  CriticFailed: { schema: CriticFailed, token: 'critic_failed', channel: 'events' },
+  LetterWritten: { schema: LetterWritten, token: 'letter_written', channel: 'events' },
+  TestsWritten: { schema: TestsWritten, token: 'tests_written', channel: 'events' },
+  FixApplied: { schema: FixApplied, token: 'fix_applied', channel: 'events' },
+  PhaseAdvanced: { schema: PhaseAdvanced, token: 'phase_advanced', channel: 'events' },
+  LoopConverged: { schema: LoopConverged, token: 'loop_converged', channel: 'events' },
+  LoopBypassed: { schema: LoopBypassed, token: 'loop_bypassed', channel: 'events' },
+  LoopDetected: { schema: LoopDetected, token: 'loop_detected', channel: 'events' },
+  EscalationRaised: { schema: EscalationRaised, token: 'escalation_raised', channel: 'events' },
+  LoopResumed: { schema: LoopResumed, token: 'loop_resumed', channel: 'events' },
+  LoopStopped: { schema: LoopStopped, token: 'loop_stopped', channel: 'events' },
+  UsageRecorded: { schema: UsageRecorded, token: 'usage_recorded', channel: 'events' },
+  CriticRegistered: { schema: CriticRegistered, token: 'critic_registered', channel: 'critics' },
+  CriticHeartbeat: { schema: CriticHeartbeat, token: 'critic_heartbeat', channel: 'critics' },
+  JournalCommitted: { schema: JournalCommitted, token: 'journal_committed', channel: 'commits' },
+} as const;
+
+export type EventType = keyof typeof EVENT_CATALOGUE;
+export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
+
+export const RloopEvent = z.discriminatedUnion('type', [
+  PlanSubmitted,
+  PlanRejected,
+  LoopGated,
+  BaselineRecorded,
+  RoundStarted,
+  FindingsReported,
+  CriticFailed,
+  LetterWritten,
+  TestsWritten,
+  FixApplied,
+  PhaseAdvanced,
+  LoopConverged,
+  LoopBypassed,
+  LoopDetected,
+  EscalationRaised,
+  LoopResumed,
+  LoopStopped,
+  UsageRecorded,
+  CriticRegistered,
+  CriticHeartbeat,
+  JournalCommitted,
+]);
+export type RloopEvent = z.infer<typeof RloopEvent>;
+export type EventOf<T extends EventType> = Extract<RloopEvent, { type: T }>;
+export type DataOf<T extends EventType> = EventOf<T>['data'];
+
+/** Events written to the journal (everything on the `events` channel). */
+export type JournaledEvent = Extract<RloopEvent, { type: { [K in EventType]: (typeof EVENT_CATALOGUE)[K]['channel'] extends 'events' ? K : never }[EventType] }>;
+
+export function isEventType(value: unknown): value is EventType {
+  return typeof value === 'string' && Object.hasOwn(EVENT_CATALOGUE, value);
+}
+
+/** The current schema version of each event type (what producers write today). */
+export function currentVersion(type: EventType): number {
+  return EVENT_CATALOGUE[type].schema.shape.schema_version.value;
+}
+
+export type { Finding, Letter, Severity, Phase, Category };
+
+// ── Dead letters ────────────────────────────────────────────────────────────────────────────
+
+export const DEAD_LETTER_REASONS = ['invalid_payload', 'handler_rejected', 'max_deliver'] as const;
+
+/** What a consumer writes to `<ns>.v1.dead_letters.<consumer>` for a message it could not process. */
+export const DeadLetter = z
+  .object({
+    consumer: z.string().min(1),
+    stream: z.string().min(1),
+    stream_sequence: Count,
+    subject: z.string().min(1),
+    deliveries: Count,
+    reason: z.enum(DEAD_LETTER_REASONS),
+    code: z.string().min(1),
+    message: z.string(),
+    issues: z.array(z.object({ path: z.string(), message: z.string() })).default([]),
+    /** The original payload: UTF-8 text when it decodes, base64 otherwise. */
+    payload: z.string(),
+    payload_encoding: z.enum(['utf8', 'base64']),
+    headers: z.record(z.string(), z.array(z.string())).default({}),
+    failed_at: Timestamp,
+  })
+  .meta({ id: 'DeadLetter' });
+export type DeadLetter = z.infer<typeof DeadLetter>;

@@ -1,0 +1,63 @@
+import { type Channel, EVENT_CATALOGUE, type EventType } from './events.js';
+
+/** The default namespace. Tests and side-by-side environments pick their own (`RLOOP_NAMESPACE`). */
+export const DEFAULT_NAMESPACE = 'rloop';
+export const SUBJECT_VERSION = 'v1';
+
+const NAMESPACE_PATTERN = /^[a-z][a-z0-9_-]{0,31}$/;
+
+/** Every subject and stream name for one namespace. Subjects are versioned: `<ns>.v1.…`. */
+export interface Subjects {
+  readonly namespace: string;
+  /** `<ns>.v1.events.<token>.<plan>` for journaled events, `…commits…`, `…critics…` for the others. */
+  event(type: EventType, planOrKey: string): string;
+  /** A consumer filter for one event type across all plans. */
+  eventFilter(type: EventType): string;
+  /** Every subject of one channel. */
+  channelFilter(channel: Channel): string;
+  /** Core NATS request subject for posting a plan (reply: SubmitReply). */
+  readonly planSubmit: string;
+  /** Core NATS request subject for a journal query, e.g. `stream`, `status`, `letter`. */
+  journalQuery(operation: string): string;
+  /** Where a consumer puts messages it could not process, with the reason. */
+  deadLetter(consumer: string): string;
+  readonly deadLetterFilter: string;
+  readonly streams: { readonly [C in Channel | 'deadLetters']: string };
+  /** The KV bucket where critics keep their heartbeats (entries expire when a critic goes quiet). */
+  readonly criticsBucket: string;
+}
+
+/** Maps the channel of an event type to its JetStream stream. */
+export function streamOf(subjects: Subjects, type: EventType): string {
+  return subjects.streams[EVENT_CATALOGUE[type].channel];
+}
+
+/** Replaces characters NATS tokens and consumer names cannot hold (`.`, `*`, `>`, `/`, spaces). */
+export function subjectToken(value: string): string {
+  return value.replace(/[^A-Za-z0-9_-]/g, '_');
+}
+
+export function subjectsFor(namespace: string = DEFAULT_NAMESPACE): Subjects {
+  if (!NAMESPACE_PATTERN.test(namespace)) {
+    throw new Error(`invalid namespace "${namespace}": use 1-32 of [a-z0-9_-], starting with a letter`);
+  }
+  const root = `${namespace}.${SUBJECT_VERSION}`;
+  const upper = namespace.toUpperCase().replace(/-/g, '_');
+  return {
+    namespace,
+    event: (type, planOrKey) => `${root}.${EVENT_CATALOGUE[type].channel}.${EVENT_CATALOGUE[type].token}.${subjectToken(planOrKey)}`,
+    eventFilter: (type) => `${root}.${EVENT_CATALOGUE[type].channel}.${EVENT_CATALOGUE[type].token}.*`,
+    channelFilter: (channel) => `${root}.${channel}.>`,
+    planSubmit: `${root}.plans.submit`,
+    journalQuery: (operation) => `${root}.journal.${subjectToken(operation)}`,
+    deadLetter: (consumer) => `${root}.dead_letters.${subjectToken(consumer)}`,
+    deadLetterFilter: `${root}.dead_letters.>`,
+    streams: {
+      events: `${upper}_EVENTS`,
+      commits: `${upper}_COMMITS`,
+      critics: `${upper}_CRITICS`,
+      deadLetters: `${upper}_DEAD_LETTERS`,
+    },
+    criticsBucket: `${upper}_CRITIC_HEALTH`,
+  };
+}
