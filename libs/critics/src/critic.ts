@@ -1,0 +1,38 @@
+import type { FindingInput, Phase } from '@rloop/contracts';
+
+/** What a critic is given for one run. */
+export interface CriticContext {
+  /** A read-only checkout of the commit under review. Critics never write here. */
+  readonly repoDir: string;
+  /** The commit under review (40 hex). */
+  readonly commit: string;
+  /** Files under review, relative to repoDir, forward slashes. */
+  readonly files: readonly string[];
+  /** The phase of the round (critics report every severity; the synthesizer keeps the phase's top-K). */
+  readonly phase: Phase;
+  /** Aborted when the critic's deadline passes; long work must check it. */
+  readonly signal: AbortSignal;
+  /** A directory the critic may use to cache analysis between runs (incremental review). */
+  readonly cacheDir?: string;
+}
+
+/** A finding as a critic produces it; identity fields are added by finalizeFindings. */
+export type FindingDraft = Omit<FindingInput, 'id' | 'fingerprint' | 'location_hash' | 'raised_by'>;
+
+/** A critic: an id, the kind of evidence it brings, and a run function. */
+export interface CriticDefinition {
+  /** e.g. `security/sast-scanner`. */
+  readonly id: string;
+  /** The kind of evidence: toolchain, ast, dataflow, pattern, llm, sarif, … */
+  readonly evidence: string;
+  readonly description: string;
+  /** File globs that put the critic on a panel; empty means it is dispatched when configured as core. */
+  readonly triggers: readonly string[];
+  readonly timeoutMs: number;
+  /**
+   * Why the critic cannot run here (e.g. "ANTHROPIC_API_KEY is not set"), or null when it can.
+   * A critic that is not configured is left out of the panel and said so; it never passes silently.
+   */
+  notConfiguredReason?(): string | null;
+  run(context: CriticContext): Promise<readonly FindingDraft[]>;
+}

@@ -1,0 +1,137 @@
+import type { Disagreement, Finding, Letter, LetterCritic, Phase, SeverityCounts } from '@rloop/contracts';
+import { phaseIncludes } from '../phases/phases.js';
+import { compareFindings, rankFindings } from './ranking.js';
+
+/** What one dispatched critic produced for the round, as the synthesizer sees it. */
+export interface CriticReport {
+  readonly critic_id: string;
+  readonly core: boolean;
+  readonly outcome: LetterCritic['outcome'];
+  /** Everything the critic reported (empty for a failure). */
+  readonly findings: readonly Finding[];
+  readonly message?: string;
+}
+
+export interface SynthesisInput {
+  readonly letter_id: string;
+  readonly plan: string;
+  readonly run_id: string;
+  readonly round: number;
+  readonly phase: Phase;
+  readonly k: number | null;
+  readonly commit: string;
+  readonly created_at: string;
+  readonly reports: readonly CriticReport[];
+  readonly disagreements?: readonly Disagreement[];
+}
+
+function countBySeverity(findings: readonly Finding[]): SeverityCounts {
+  const counts = { critical: 0, medium: 0, low: 0 };
+  for (const finding of findings) counts[finding.severity] += 1;
+  return counts;
+}
+
+/** A key for "the same defect at the same place", whichever critic saw it. */
+function placeKey(finding: Finding): string {
+  return `${finding.file}\u0000${finding.finding_type}\u0000${finding.line_range.start}\u0000${finding.line_range.end}`;
+}
+
+/**
+ * Keeps each critic's top-K for the phase, then merges: exact fingerprint duplicates collapse, and
+ * two critics flagging the same defect at the same place become one finding that names the other
+ * in related_findings. Returns findings in rank order.
+ */
+function selectFindings(reports: readonly CriticReport[], phase: Phase, k: number | null): { kept: Finding[]; keptPerCritic: Map<string, number> } {
+  const candidates: Finding[] = [];
+  for (const report of reports) {
+    const forPhase = rankFindings(report.findings.filter((f) => phaseIncludes(phase, f.severity)));
+    candidates.push(...(k === null ? forPhase : forPhase.slice(0, k)));
+  }
+  const byFingerprint = new Map<string, Finding>();
+  const byPlace = new Map<string, Finding>();
+  for (const finding of candidates.sort(compareFindings)) {
+    if (byFingerprint.has(finding.fingerprint)) continue;
+    const twin = byPlace.get(placeKey(finding));
+    if (twin !== undefined) {
+      const merged = { ...twin, related_findings: [...new Set([...twin.related_findings, finding.id])] };
+      byPlace.set(placeKey(finding), merged);
+      byFingerprint.set(twin.fingerprint, merged);
+      continue;
+    }
+    byFingerprint.set(finding.fingerprint, finding);
+    byPlace.set(placeKey(finding), finding);
+  }
+  const kept = rankFindings([...byPlace.values()]);
+  const keptPerCritic = new Map<string, number>();
+  for (const finding of kept) keptPerCritic.set(finding.raised_by, (keptPerCritic.get(finding.raised_by) ?? 0) + 1);
+  return { kept, keptPerCritic };
+}
+
+const PHASE_LABEL: Readonly<Record<Phase, string>> = {
+  critical: 'critical phase',
+  medium: 'medium phase',
+  low: 'low phase',
+  final_sweep: 'final sweep',
+};
+
+function plural(n: number, word: string): string {
+  return `${n} ${word}${n === 1 ? '' : 's'}`;
+}
+
+/** The letter's prose summary: what was found, by whom, what did not run, and what matters most. */
+function summarise(input: SynthesisInput, findings: readonly Finding[], critics: readonly LetterCritic[], complete: boolean): string {
+  const reported = critics.filter((c) => c.outcome === 'reported').length;
+  const counts = countBySeverity(findings);
+  const k = input.k === null ? 'all findings' : `top ${input.k} per critic`;
+  const parts = [
+    `Round ${input.round} (${PHASE_LABEL[input.phase]}, ${k}): ${plural(findings.length, 'finding')} from ${reported} of ${plural(critics.length, 'critic')}` +
+      (findings.length > 0 ? ` — ${counts.critical} critical, ${counts.medium} medium, ${counts.low} low.` : '.'),
+  ];
+  const failed = critics.filter((c) => c.outcome !== 'reported');
+  if (failed.length > 0) {
+    parts.push(
+      `Did not report: ${failed.map((c) => `${c.critic_id} (${c.outcome === 'timed_out' ? 'timed out' : 'failed'}${c.message ? `: ${c.message}` : ''})`).join('; ')}.`,
+    );
+  }
+  if (!complete) parts.push('A core critic did not report, so this round cannot count as clean.');
+  const top = findings.slice(0, 3);
+  if (top.length > 0) {
+    parts.push(`Most important: ${top.map((f) => `[${f.category}] ${f.title} (${f.file}:${f.line_range.start})`).join('; ')}.`);
+  } else if (complete) {
+    parts.push('Nothing to fix for this phase.');
+  }
+  return parts.join(' ');
+}
+
+/**
+ * Fuses the critics' reports for one round into the ranked JSON letter (spec Decision 6).
+ * Pure: the caller passes the id and the time.
+ */
+export function synthesizeLetter(input: SynthesisInput): Letter {
+  const { kept, keptPerCritic } = selectFindings(input.reports, input.phase, input.k);
+  const critics: LetterCritic[] = input.reports.map((report) => ({
+    critic_id: report.critic_id,
+    core: report.core,
+    outcome: report.outcome,
+    findings_total: report.findings.length,
+    findings_kept: keptPerCritic.get(report.critic_id) ?? 0,
+    ...(report.message === undefined ? {} : { message: report.message }),
+  }));
+  const complete = critics.every((c) => !c.core || c.outcome === 'reported');
+  return {
+    letter_id: input.letter_id,
+    plan: input.plan,
+    run_id: input.run_id,
+    round: input.round,
+    phase: input.phase,
+    k: input.k,
+    commit: input.commit,
+    created_at: input.created_at,
+    critics,
+    findings: kept,
+    counts: countBySeverity(kept),
+    complete,
+    disagreements: [...(input.disagreements ?? [])],
+    summary: summarise(input, kept, critics, complete),
+  };
+}
