@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { Category, Finding, Fingerprint, LineRange, Phase, Severity } from './finding.js';
 import { Letter, SeverityCounts } from './letter.js';
-import { PlanSpec } from './plan.js';
+import { PlanImplementer, PlanSpec } from './plan.js';
 import { Count, CriticId, EventId, GitSha, PlanKey, PositiveInt, RepoPath, Slug, Timestamp } from './primitives.js';
 
 // ── Envelope ────────────────────────────────────────────────────────────────────────────────
@@ -149,6 +149,8 @@ export const LoopGated = defineEvent(
     /** The plan's globs resolved against that commit. */
     files: z.array(RepoPath),
     repo_path: z.string().min(1),
+    /** The plan's test command: the implementer runs it for the baseline before round 1. */
+    test_cmd: z.string().min(1),
   }),
 );
 
@@ -178,6 +180,10 @@ export const RoundStarted = defineEvent(
     mode: z.enum(['loop', 'single_pass']),
     /** The commit under review, pinned for every critic of the round. */
     commit: GitSha,
+    /** The commit the plan was gated at: the diff base for critics that review changes. */
+    base_commit: GitSha,
+    /** The repository on the fleet's machine (critics check the pinned commit out of it read-only). */
+    repo_path: z.string().min(1),
     files: z.array(RepoPath),
     critics: z.array(DispatchedCritic),
     not_configured: z.array(LeftOutCritic),
@@ -213,6 +219,26 @@ export const CriticFailed = defineEvent(
 );
 
 export const LetterWritten = defineEvent('LetterWritten', 1, z.object({ letter: Letter }));
+
+/** The panel asks the implementer to fix a letter (a letter at the soft cap is escalated instead). */
+export const FixRequested = defineEvent(
+  'FixRequested',
+  1,
+  z.object({
+    round: PositiveInt,
+    /** Which fix attempt of the phase this is (1 for the phase's first round). */
+    attempt: PositiveInt,
+    letter: Letter,
+    /** The commit the letter reviewed; the fix is made on top of it. */
+    base_commit: GitSha,
+    branch: z.string().min(1),
+    repo_path: z.string().min(1),
+    test_cmd: z.string().min(1),
+    implementer: PlanImplementer,
+    /** Tests that already failed at the baseline: not regressions. */
+    baseline_failing: z.array(z.string()).max(1000),
+  }),
+);
 
 export const TestsWritten = defineEvent(
   'TestsWritten',
@@ -399,6 +425,7 @@ export const EVENT_CATALOGUE = {
   FindingsReported: { schema: FindingsReported, token: 'findings_reported', channel: 'events' },
   CriticFailed: { schema: CriticFailed, token: 'critic_failed', channel: 'events' },
   LetterWritten: { schema: LetterWritten, token: 'letter_written', channel: 'events' },
+  FixRequested: { schema: FixRequested, token: 'fix_requested', channel: 'events' },
   TestsWritten: { schema: TestsWritten, token: 'tests_written', channel: 'events' },
   FixApplied: { schema: FixApplied, token: 'fix_applied', channel: 'events' },
   PhaseAdvanced: { schema: PhaseAdvanced, token: 'phase_advanced', channel: 'events' },
@@ -426,6 +453,7 @@ export const RloopEvent = z.discriminatedUnion('type', [
   FindingsReported,
   CriticFailed,
   LetterWritten,
+  FixRequested,
   TestsWritten,
   FixApplied,
   PhaseAdvanced,

@@ -67,6 +67,7 @@ export {
   FindingsReported,
   CriticFailed,
   LetterWritten,
+  FixRequested,
   TestsWritten,
   FixApplied,
   PhaseAdvanced,

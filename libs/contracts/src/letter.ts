@@ -41,6 +41,8 @@ export const Letter = z.object({
   /** Top-K per critic for the phase; null means unlimited (the final sweep). */
   k: PositiveInt.nullable(),
   commit: GitSha,
+  /** `single_pass` letters are reviews only: nobody fixes them. */
+  mode: z.enum(['loop', 'single_pass']).default('loop'),
   created_at: Timestamp,
   critics: z.array(LetterCritic),
   /** Deduplicated and ranked: severity, then Security > Correctness > … > Consistency, then score. */

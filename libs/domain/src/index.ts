@@ -5,3 +5,23 @@ export { DEFAULT_K, nextPhase, phaseIncludes } from './phases/phases.js';
 export { compareFindings, rankFindings } from './synthesis/ranking.js';
 export { synthesizeLetter, type CriticReport, type SynthesisInput } from './synthesis/synthesize.js';
 export { renderLetterMarkdown } from './letter/markdown.js';
+export { RefinementTriggers } from './config/triggers.js';
+export { CriticCatalogue, CriticEntry, DynamicTrigger, kFor } from './config/catalogue.js';
+export { decideGate, type GateInput, type GateDecision } from './gate/gate.js';
+export { checkPlanFilePatterns, resolvePlanFiles, type ResolvedPlanFiles } from './gate/plan-files.js';
+export { selectPanel, type CriticAvailability, type PanelSelection } from './panel/select-panel.js';
+export {
+  LOOP_STATUSES,
+  TERMINAL_STATUSES,
+  initialLoopState,
+  evolveLoop,
+  foldLoop,
+  type LoopStatus,
+  type LoopState,
+  type RoundRecord,
+  type RoundLetter,
+  type FindingSummary,
+} from './loop/state.js';
+export { decideNext, needsLetter, capFor, type PanelContext } from './loop/decide.js';
+export { decisionEvent, type DecisionMeta } from './loop/envelope.js';
+export { buildStuckReport, renderStuckReportMarkdown, type StuckTrigger } from './escalation/report.js';

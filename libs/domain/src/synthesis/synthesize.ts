@@ -20,6 +20,8 @@ export interface SynthesisInput {
   readonly phase: Phase;
   readonly k: number | null;
   readonly commit: string;
+  /** Defaults to `loop`; `single_pass` letters are reviews nobody fixes. */
+  readonly mode?: Letter['mode'];
   readonly created_at: string;
   readonly reports: readonly CriticReport[];
   readonly disagreements?: readonly Disagreement[];
@@ -126,6 +128,7 @@ export function synthesizeLetter(input: SynthesisInput): Letter {
     phase: input.phase,
     k: input.k,
     commit: input.commit,
+    mode: input.mode ?? 'loop',
     created_at: input.created_at,
     critics,
     findings: kept,

@@ -1,0 +1,80 @@
+import type { FindingTimeline, Heuristic, Phase, StuckReport } from '@rloop/contracts';
+import type { LoopState } from '../loop/state.js';
+
+export interface StuckTrigger {
+  readonly kind: StuckReport['trigger']['kind'];
+  readonly heuristic?: Heuristic;
+  readonly detail: string;
+}
+
+const RECOMMENDATIONS: Readonly<Record<StuckReport['trigger']['kind'], string>> = {
+  soft_cap:
+    'The phase used its round budget without coming clean. Read the open findings below: if they are real, fix them by hand on the branch and `rloop resume <slug>`; if the plan is too broad, split it; if a finding is wrong, suppress it at the source and resume; to give the loop more rounds, `rloop resume <slug> --raise-cap N`.',
+  heuristic: 'The loop is stuck in a pattern (see the heuristic). Look at the attempts below, settle the design question by hand, then `rloop resume <slug>` or `rloop stop <slug>`.',
+  budget: 'The LLM budget was reached. Raise the budget in config if the spend is justified, then `rloop resume <slug>`; otherwise `rloop stop <slug>`.',
+  implementer_failed: 'The implementer could not produce a change. Check its output in the journal, fix the environment or the plan, then `rloop resume <slug>`.',
+  critic_failures: 'A core critic kept failing, so no round could count as clean. Check the critic (`rloop critics`, its logs), then `rloop resume <slug>`.',
+};
+
+/** Timelines for the open findings when no richer projection is at hand: present in the last round. */
+function timelinesFromState(state: LoopState): FindingTimeline[] {
+  return state.last_findings.map((f) => ({
+    fingerprint: f.fingerprint,
+    title: f.title,
+    file: f.file,
+    line_range: { start: f.line_range.start, end: f.line_range.end },
+    severity: f.severity,
+    category: f.category,
+    raised_by: [f.raised_by],
+    rounds: [{ round: state.round, present: true }],
+    attempts: [],
+  }));
+}
+
+/** The stuck-issue report an escalation carries (JSON; Markdown is rendered from it). */
+export function buildStuckReport(state: LoopState, trigger: StuckTrigger, timelines: readonly FindingTimeline[] | null = null): StuckReport {
+  if (state.run_id === null) throw new Error('a stuck report needs a run');
+  return {
+    plan: state.plan,
+    run_id: state.run_id,
+    phase: state.phase,
+    round: Math.max(1, state.round),
+    trigger: { kind: trigger.kind, ...(trigger.heuristic === undefined ? {} : { heuristic: trigger.heuristic }), detail: trigger.detail },
+    findings: [...(timelines ?? timelinesFromState(state))],
+    recommended_action: RECOMMENDATIONS[trigger.kind].replaceAll('<slug>', state.plan),
+    ...(state.baseline === null ? {} : { branch: state.baseline.branch }),
+    ...(state.head === null ? {} : { commit: state.head }),
+  };
+}
+
+const PHASE_NAMES: Readonly<Record<Phase, string>> = { critical: 'critical', medium: 'medium', low: 'low', final_sweep: 'final sweep' };
+
+/** Renders a stuck report for people (pager, chat, `rloop escalations`). */
+export function renderStuckReportMarkdown(report: StuckReport): string {
+  const lines = [
+    `# Escalation: ${report.plan} is stuck`,
+    '',
+    `**Why:** ${report.trigger.kind.replace('_', ' ')}${report.trigger.heuristic ? ` (${report.trigger.heuristic.replace('_', ' ')})` : ''} — ${report.trigger.detail}`,
+    '',
+    `**Where:** round ${report.round}, ${PHASE_NAMES[report.phase]} phase${report.branch ? `, branch \`${report.branch}\`` : ''}${report.commit ? ` at \`${report.commit.slice(0, 12)}\`` : ''}.`,
+    '',
+    `**Recommended action:** ${report.recommended_action}`,
+    '',
+    `## Open findings (${report.findings.length})`,
+    '',
+  ];
+  if (report.findings.length === 0) lines.push('_No open findings were recorded._');
+  for (const f of report.findings) {
+    const seen = f.rounds.map((r) => `${r.round}${r.present ? '●' : '○'}`).join(' ');
+    lines.push(`### ${f.title}`, '', `\`${f.file}:${f.line_range.start}\` · ${f.severity} · ${f.category} · raised by ${f.raised_by.join(', ')} · fingerprint \`${f.fingerprint}\``, '', `Rounds (● present, ○ absent): ${seen}`, '');
+    if (f.attempts.length > 0) {
+      lines.push('Fix attempts:', '');
+      for (const a of f.attempts) {
+        lines.push(`- round ${a.round}: ${a.lines_changed} lines changed${a.commit ? ` in \`${a.commit.slice(0, 12)}\`` : ' (not committed)'}`);
+        if (a.diff) lines.push('', '```diff', a.diff, '```', '');
+      }
+      lines.push('');
+    }
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}

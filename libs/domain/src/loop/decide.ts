@@ -1,0 +1,218 @@
+import type { FindingTimeline, JournaledEvent, Letter, Phase } from '@rloop/contracts';
+import type { CriticCatalogue } from '../config/catalogue.js';
+import { type StuckTrigger, buildStuckReport, renderStuckReportMarkdown } from '../escalation/report.js';
+import { deterministicId } from '../identity/ids.js';
+import { type CriticAvailability, selectPanel } from '../panel/select-panel.js';
+import { nextPhase } from '../phases/phases.js';
+import { type DecisionMeta, decisionEvent } from './envelope.js';
+import type { LoopState, RoundRecord } from './state.js';
+
+export interface PanelContext {
+  readonly catalogue: CriticCatalogue;
+  readonly availability: (criticId: string) => CriticAvailability;
+  readonly producer: string;
+  /** Wall-clock time, used only for envelopes. */
+  readonly now: string;
+  /** A stuck-loop finding from the journal's heuristics that should escalate now, if any. */
+  readonly detection?: { readonly heuristic: NonNullable<StuckTrigger['heuristic']>; readonly detail: string; readonly event_id: string } | null;
+  /** Richer finding timelines for escalation reports (from the journal's projections), when available. */
+  readonly timelines?: readonly FindingTimeline[] | null;
+  /** The current round's full letter, when needsLetter(state) asks for it (a fix request carries it). */
+  readonly letter?: Letter | null;
+}
+
+/** The soft cap of a phase including rounds granted on resume. */
+export function capFor(state: LoopState, catalogue: CriticCatalogue, phase: Phase): number {
+  return catalogue.soft_caps[phase] + state.cap_bonus[phase];
+}
+
+function addMs(iso: string, ms: number): string {
+  return new Date(Date.parse(iso) + ms).toISOString();
+}
+
+interface RoundPlan {
+  readonly phase: Phase;
+  readonly phase_round: number;
+  /** The event the round is started on, and its time (the deadline counts from it). */
+  readonly cause: { readonly event_id: string; readonly occurred_at: string };
+}
+
+function meta(state: LoopState, ctx: PanelContext, causation_id: string): DecisionMeta {
+  if (state.run_id === null) throw new Error('no run to decide for');
+  return { plan: state.plan, run_id: state.run_id, causation_id, producer: ctx.producer, now: ctx.now };
+}
+
+function startRound(state: LoopState, ctx: PanelContext, plan: RoundPlan): JournaledEvent[] {
+  if (state.gated === null || state.head === null) return [];
+  const round = state.round + 1;
+  const selection = selectPanel(ctx.catalogue, state.gated.files, ctx.availability);
+  const slowest = Math.max(0, ...selection.critics.map((c) => c.timeout_ms));
+  const m = meta(state, ctx, plan.cause.event_id);
+  const started = decisionEvent('RoundStarted', m, ['round', round], {
+    round,
+    phase: plan.phase,
+    phase_round: plan.phase_round,
+    k: ctx.catalogue.k[plan.phase],
+    mode: state.verdict === 'run' ? 'loop' : 'single_pass',
+    commit: state.head,
+    base_commit: state.gated.commit,
+    repo_path: state.gated.repo_path,
+    files: [...state.gated.files],
+    critics: selection.critics,
+    not_configured: selection.not_configured,
+    deadline_at: addMs(plan.cause.occurred_at, slowest + ctx.catalogue.round_grace_ms),
+  });
+  // A core critic that cannot be dispatched is a failure of the round, never a silent absence.
+  const missing = selection.missing_core.map((c) =>
+    decisionEvent('CriticFailed', { ...m, causation_id: started.event_id }, ['critic', round, c.critic_id], {
+      round,
+      critic_id: c.critic_id,
+      core: true,
+      reason: 'unavailable',
+      message: c.reason,
+    }),
+  );
+  return [started, ...missing];
+}
+
+function escalate(state: LoopState, ctx: PanelContext, causation_id: string, trigger: StuckTrigger): JournaledEvent[] {
+  const round = Math.max(1, state.round);
+  const report = buildStuckReport(state, trigger, ctx.timelines ?? null);
+  const escalationId = deterministicId(state.plan, state.run_id ?? '', 'escalation', round, trigger.kind, trigger.heuristic ?? '');
+  return [
+    decisionEvent('EscalationRaised', meta(state, ctx, causation_id), ['escalation', round, trigger.kind, trigger.heuristic ?? ''], {
+      escalation_id: escalationId,
+      reason: trigger.kind,
+      phase: state.phase,
+      round,
+      report,
+      markdown: renderStuckReportMarkdown(report),
+    }),
+  ];
+}
+
+function panelComposition(ctx: PanelContext, state: LoopState) {
+  const selection = selectPanel(ctx.catalogue, state.gated?.files ?? [], ctx.availability);
+  return { critics: selection.critics.map((c) => c.critic_id), not_configured: selection.not_configured };
+}
+
+/** What to do once the round's letter is in. */
+function decideOnLetter(state: LoopState, ctx: PanelContext, current: RoundRecord): JournaledEvent[] {
+  const letter = current.letter;
+  if (letter === null) return [];
+  const m = meta(state, ctx, letter.event_id);
+  const cause = { event_id: letter.event_id, occurred_at: letter.occurred_at };
+  if (current.mode === 'single_pass') {
+    if (state.verdict === null || state.verdict === 'run') return [];
+    return [
+      decisionEvent('LoopBypassed', m, ['bypassed'], {
+        verdict: state.verdict,
+        round: current.round,
+        letter_id: letter.letter_id,
+        counts: letter.counts,
+        panel: panelComposition(ctx, state),
+      }),
+    ];
+  }
+  const cap = capFor(state, ctx.catalogue, current.phase);
+  if (letter.findings === 0 && letter.complete) {
+    const next = nextPhase(current.phase);
+    if (next === null) {
+      return [
+        decisionEvent('LoopConverged', m, ['converged'], {
+          rounds: current.round,
+          letter_id: letter.letter_id,
+          final_commit: current.commit,
+          branch: state.baseline?.branch ?? `rloop/${state.plan}`,
+          panel: panelComposition(ctx, state),
+        }),
+      ];
+    }
+    const advanced = decisionEvent('PhaseAdvanced', m, ['phase', current.round, next], { from: current.phase, to: next, round: current.round, reason: 'phase_clear' });
+    return [advanced, ...startRound({ ...state, phase: next }, ctx, { phase: next, phase_round: 1, cause })];
+  }
+  if (letter.findings === 0) {
+    // Nothing to fix, but a core critic did not report: the round cannot count as clean. Retry it.
+    if (current.phase_round > cap) {
+      return escalate(state, ctx, letter.event_id, { kind: 'critic_failures', detail: `a core critic failed in ${current.phase_round} rounds of the ${current.phase} phase` });
+    }
+    return startRound(state, ctx, { phase: current.phase, phase_round: current.phase_round + 1, cause });
+  }
+  if (current.phase === 'final_sweep' && letter.counts.critical > 0) {
+    const advanced = decisionEvent('PhaseAdvanced', m, ['phase', current.round, 'critical'], {
+      from: 'final_sweep',
+      to: 'critical',
+      round: current.round,
+      reason: 'final_sweep_found_critical',
+    });
+    return [advanced, ...startRound({ ...state, phase: 'critical' }, ctx, { phase: 'critical', phase_round: 1, cause })];
+  }
+  if (current.phase_round > cap) {
+    return escalate(state, ctx, letter.event_id, {
+      kind: 'soft_cap',
+      detail: `the ${current.phase} phase still has ${letter.findings} finding(s) after ${cap} round(s) of fixes (soft cap ${cap})`,
+    });
+  }
+  const full = ctx.letter;
+  if (state.spec === null || state.gated === null || state.baseline === null || full === undefined || full === null || full.letter_id !== letter.letter_id) return [];
+  return [
+    decisionEvent('FixRequested', m, ['fix', current.round], {
+      round: current.round,
+      attempt: current.phase_round,
+      letter: full,
+      base_commit: current.commit,
+      branch: state.baseline.branch,
+      repo_path: state.gated.repo_path,
+      test_cmd: state.spec.test_cmd,
+      implementer: state.spec.implementer,
+      baseline_failing: [...state.baseline.failing],
+    }),
+  ];
+}
+
+/** Whether deciding on this state needs the full letter of the current round (see PanelContext.letter). */
+export function needsLetter(state: LoopState): string | null {
+  const letter = state.current?.letter;
+  return state.status === 'reviewing' && letter !== null && letter !== undefined && letter.findings > 0 ? letter.letter_id : null;
+}
+
+/**
+ * The panel's decision (emmett's `decide`): given the plan's loop state as the journal has
+ * committed it, the events to publish next — possibly none. Pure; every event id is derived from
+ * the step it decides, so replicas agree.
+ */
+export function decideNext(state: LoopState, ctx: PanelContext): JournaledEvent[] {
+  if (state.run_id === null) return [];
+  const current = state.current;
+  if (ctx.detection && (state.status === 'reviewing' || state.status === 'fixing' || state.status === 'ready') && state.round > 0) {
+    return escalate(state, ctx, ctx.detection.event_id, { kind: 'heuristic', heuristic: ctx.detection.heuristic, detail: ctx.detection.detail });
+  }
+  switch (state.status) {
+    case 'ready': {
+      if (state.resumed !== null) {
+        const phaseRound = current !== null && current.phase === state.phase ? current.phase_round + 1 : 1;
+        return startRound(state, ctx, { phase: state.phase, phase_round: phaseRound, cause: state.resumed });
+      }
+      if (current === null) {
+        const cause = state.baseline ?? state.gated;
+        if (cause === null) return [];
+        return startRound(state, ctx, { phase: state.phase, phase_round: 1, cause });
+      }
+      if (current.fix !== null) {
+        return startRound(state, ctx, { phase: current.phase, phase_round: current.phase_round + 1, cause: current.fix });
+      }
+      return [];
+    }
+    case 'reviewing':
+      return current === null ? [] : decideOnLetter(state, ctx, current);
+    case 'submitted':
+    case 'awaiting_baseline':
+    case 'fixing':
+    case 'escalated':
+    case 'converged':
+    case 'bypassed':
+    case 'rejected':
+    case 'stopped':
+      return [];
+  }
+}

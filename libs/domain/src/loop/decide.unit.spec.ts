@@ -1,0 +1,255 @@
+import { describe, expect, it } from '@jest/globals';
+import type { JournaledEvent, Letter } from '@rloop/contracts';
+import { RUN_ID, SHA_A, SHA_B, availability, catalogue, event, finding, given, letterFor, planSpec } from '../testing/builders.test-helpers.js';
+import { decideNext, needsLetter, type PanelContext } from './decide.js';
+import { evolveLoop, type LoopState } from './state.js';
+
+const ctx = (overrides: Partial<PanelContext> = {}): PanelContext => ({ catalogue, availability, producer: 'panel@test', now: '2026-11-30T12:00:00.000Z', ...overrides });
+
+const submitted = () => event('PlanSubmitted', { plan: planSpec(), submission_id: 'sub-1' }, { event_id: RUN_ID });
+const gated = (verdict: 'run' | 'single_pass' | 'bypass' = 'run') =>
+  event('LoopGated', { verdict, rules: [], commit: SHA_A, files: ['src/index.ts'], repo_path: '/repo', test_cmd: 'npm test' });
+const baseline = () =>
+  event('BaselineRecorded', { commit: SHA_A, branch: 'rloop/add-billing', tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 }, exit_code: 0, failing: [], duration_ms: 10 });
+
+/** Applies decisions to the state the way the journal would after committing them. */
+function apply(state: LoopState, events: readonly JournaledEvent[]): LoopState {
+  return events.reduce((s, e) => evolveLoop(s, e, s.version + 1), state);
+}
+
+function reportsFor(state: LoopState, findingsByCritic: Record<string, ReturnType<typeof finding>[]> = {}): JournaledEvent[] {
+  const current = state.current;
+  if (current === null) throw new Error('no round');
+  return current.critics.map((c) =>
+    event('FindingsReported', { round: current.round, critic_id: c.critic_id, commit: current.commit, findings: findingsByCritic[c.critic_id] ?? [], truncated: false, duration_ms: 5 }),
+  );
+}
+
+function withLetter(state: LoopState, letter: Letter): LoopState {
+  return apply(state, [...reportsFor(state), event('LetterWritten', { letter })]);
+}
+
+describe('the panel decides the next step from the journal', () => {
+  it('given a gated plan whose baseline is recorded, when deciding, then round 1 of the critical phase starts on the baseline commit', () => {
+    const state = given(submitted(), gated(), baseline());
+    const [started, ...rest] = decideNext(state, ctx());
+    expect(rest).toEqual([]);
+    expect(started).toMatchObject({
+      type: 'RoundStarted',
+      correlation_id: RUN_ID,
+      data: { round: 1, phase: 'critical', phase_round: 1, k: 3, mode: 'loop', commit: SHA_A, base_commit: SHA_A, repo_path: '/repo' },
+    });
+    if (started?.type !== 'RoundStarted') throw new Error('expected RoundStarted');
+    expect(started.data.critics.map((c) => c.critic_id)).toEqual(['security/sast-scanner', 'toolchain/compiler-linter']);
+    expect(started.data.not_configured).toEqual([{ critic_id: 'quality/code-reviewer', reason: 'ANTHROPIC_API_KEY is not set' }]);
+  });
+
+  it('given a gated plan still waiting for its baseline, when deciding, then nothing happens', () => {
+    expect(decideNext(given(submitted(), gated()), ctx())).toEqual([]);
+  });
+
+  it('given the same history, when two replicas decide at different times, then they produce the same event ids and data', () => {
+    const state = given(submitted(), gated(), baseline());
+    const a = decideNext(state, ctx({ now: '2026-11-30T12:00:00.000Z', producer: 'panel@a' }));
+    const b = decideNext(state, ctx({ now: '2026-11-30T12:00:09.000Z', producer: 'panel@b' }));
+    expect(a.map((e) => e.event_id)).toEqual(b.map((e) => e.event_id));
+    expect(a.map((e) => e.data)).toEqual(b.map((e) => e.data));
+  });
+
+  it('given a round already started, when the same decision input is replayed, then no second round starts', () => {
+    const state = given(submitted(), gated(), baseline());
+    const afterStart = apply(state, decideNext(state, ctx()));
+    expect(decideNext(afterStart, ctx())).toEqual([]);
+  });
+
+  it('given a clean complete letter in the critical phase, when deciding, then the phase advances and a medium round starts', () => {
+    let state = given(submitted(), gated(), baseline());
+    state = apply(state, decideNext(state, ctx()));
+    state = withLetter(state, letterFor(1, 'critical', []));
+    const decided = decideNext(state, ctx());
+    expect(decided.map((e) => e.type)).toEqual(['PhaseAdvanced', 'RoundStarted']);
+    expect(decided[0]).toMatchObject({ data: { from: 'critical', to: 'medium', round: 1, reason: 'phase_clear' } });
+    expect(decided[1]).toMatchObject({ data: { round: 2, phase: 'medium', phase_round: 1, k: 5 } });
+  });
+
+  it('given every phase comes back clean, when the final sweep is clean too, then the loop converges naming its panel', () => {
+    let state = given(submitted(), gated(), baseline());
+    state = apply(state, decideNext(state, ctx()));
+    for (const phase of ['critical', 'medium', 'low'] as const) {
+      state = withLetter(state, letterFor(state.round, phase, []));
+      state = apply(state, decideNext(state, ctx()));
+    }
+    expect(state.current?.phase).toBe('final_sweep');
+    state = withLetter(state, letterFor(state.round, 'final_sweep', []));
+    const [converged] = decideNext(state, ctx());
+    expect(converged).toMatchObject({
+      type: 'LoopConverged',
+      data: { rounds: 4, final_commit: SHA_A, branch: 'rloop/add-billing', panel: { not_configured: [{ critic_id: 'quality/code-reviewer' }] } },
+    });
+  });
+
+  it('given a letter with findings under the soft cap, when deciding with the letter at hand, then a fix is requested with everything the implementer needs', () => {
+    let state = given(submitted(), gated(), baseline());
+    state = apply(state, decideNext(state, ctx()));
+    const letter = letterFor(1, 'critical', [finding()]);
+    state = withLetter(state, letter);
+    expect(needsLetter(state)).toBe(letter.letter_id);
+    expect(decideNext(state, ctx())).toEqual([]);
+    const [request] = decideNext(state, ctx({ letter }));
+    expect(request).toMatchObject({
+      type: 'FixRequested',
+      data: { round: 1, attempt: 1, base_commit: SHA_A, branch: 'rloop/add-billing', repo_path: '/repo', test_cmd: 'npm test', implementer: { strategy: 'autofix' } },
+    });
+  });
+
+  it('given a committed fix, when deciding, then the next round of the same phase reviews the fix commit', () => {
+    let state = given(submitted(), gated(), baseline());
+    state = apply(state, decideNext(state, ctx()));
+    const letter = letterFor(1, 'critical', [finding()]);
+    state = withLetter(state, letter);
+    state = apply(state, decideNext(state, ctx({ letter })));
+    state = apply(state, [
+      event('FixApplied', {
+        round: 1,
+        letter_id: letter.letter_id,
+        strategy: 'autofix',
+        outcome: 'committed',
+        fixes_applied: [],
+        tests_added: [],
+        tests_result: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 },
+        base_commit: SHA_A,
+        commit: SHA_B,
+        diff_stats: { files_changed: 1, insertions: 1, deletions: 1 },
+        duration_ms: 100,
+      }),
+    ]);
+    const [next] = decideNext(state, ctx());
+    expect(next).toMatchObject({ type: 'RoundStarted', data: { round: 2, phase: 'critical', phase_round: 2, commit: SHA_B } });
+  });
+
+  it('given findings persist past the soft cap, when deciding, then the loop escalates with a stuck-issue report in JSON and Markdown', () => {
+    let state = given(submitted(), gated(), baseline());
+    state = apply(state, decideNext(state, ctx()));
+    for (let attempt = 1; attempt <= catalogue.soft_caps.critical; attempt += 1) {
+      const letter = letterFor(state.round, 'critical', [finding()]);
+      state = withLetter(state, letter);
+      state = apply(state, decideNext(state, ctx({ letter })));
+      state = apply(state, [
+        event('FixApplied', {
+          round: state.round,
+          letter_id: letter.letter_id,
+          strategy: 'autofix',
+          outcome: 'no_change',
+          fixes_applied: [],
+          tests_added: [],
+          tests_result: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 },
+          base_commit: SHA_A,
+          commit: null,
+          diff_stats: { files_changed: 0, insertions: 0, deletions: 0 },
+          duration_ms: 1,
+        }),
+      ]);
+      state = apply(state, decideNext(state, ctx()));
+    }
+    const letter = letterFor(state.round, 'critical', [finding({ title: 'Unfixable type error' })]);
+    state = withLetter(state, letter);
+    const [escalation] = decideNext(state, ctx({ letter }));
+    if (escalation?.type !== 'EscalationRaised') throw new Error(`expected an escalation, got ${escalation?.type}`);
+    expect(escalation.data).toMatchObject({ reason: 'soft_cap', phase: 'critical', round: 3, report: { trigger: { kind: 'soft_cap' } } });
+    expect(escalation.data.report.findings.map((f) => f.title)).toEqual(['Unfixable type error']);
+    expect(escalation.data.markdown).toContain('Unfixable type error');
+    expect(escalation.data.report.recommended_action).toContain('rloop resume add-billing');
+  });
+
+  it('given an empty letter from a round whose core critic failed, when deciding, then the round is retried rather than counted clean', () => {
+    let state = given(submitted(), gated(), baseline());
+    state = apply(state, decideNext(state, ctx()));
+    state = withLetter(state, letterFor(1, 'critical', [], { complete: false }));
+    const [retry, ...rest] = decideNext(state, ctx());
+    expect(rest).toEqual([]);
+    expect(retry).toMatchObject({ type: 'RoundStarted', data: { round: 2, phase: 'critical', phase_round: 2 } });
+  });
+
+  it('given the final sweep finds a critical, when deciding, then the loop re-enters the critical phase', () => {
+    let state = given(submitted(), gated(), baseline());
+    state = apply(state, decideNext(state, ctx()));
+    for (const phase of ['critical', 'medium', 'low'] as const) {
+      state = withLetter(state, letterFor(state.round, phase, []));
+      state = apply(state, decideNext(state, ctx()));
+    }
+    state = withLetter(state, letterFor(state.round, 'final_sweep', [finding()]));
+    const decided = decideNext(state, ctx());
+    expect(decided.map((e) => e.type)).toEqual(['PhaseAdvanced', 'RoundStarted']);
+    expect(decided[0]).toMatchObject({ data: { from: 'final_sweep', to: 'critical', reason: 'final_sweep_found_critical' } });
+    expect(decided[1]).toMatchObject({ data: { phase: 'critical', phase_round: 1 } });
+  });
+
+  it('given a bypassed plan, when its single-pass letter is written, then the loop ends as bypassed without a fix', () => {
+    let state = given(submitted(), gated('bypass'));
+    const [round] = decideNext(state, ctx());
+    expect(round).toMatchObject({ type: 'RoundStarted', data: { mode: 'single_pass', phase: 'final_sweep', k: null, commit: SHA_A } });
+    state = apply(state, [round as JournaledEvent]);
+    state = withLetter(state, letterFor(1, 'final_sweep', [finding()], { mode: 'single_pass' }));
+    const [ended] = decideNext(state, ctx());
+    expect(ended).toMatchObject({ type: 'LoopBypassed', data: { verdict: 'bypass', round: 1, counts: { critical: 1 } } });
+  });
+
+  it('given a core critic with no heartbeat, when a round starts, then the round records a CriticFailed for it', () => {
+    const state = given(submitted(), gated(), baseline());
+    const decided = decideNext(state, ctx({ availability: (id) => (id === 'security/sast-scanner' ? { state: 'unavailable', reason: 'no heartbeat for 30 s' } : availability(id)) }));
+    expect(decided.map((e) => e.type)).toEqual(['RoundStarted', 'CriticFailed']);
+    expect(decided[1]).toMatchObject({ data: { critic_id: 'security/sast-scanner', core: true, reason: 'unavailable', message: 'no heartbeat for 30 s' } });
+  });
+
+  it('given an escalated loop, when a person resumes it with a raised cap, then the next round of the phase starts', () => {
+    let state = given(submitted(), gated(), baseline());
+    state = apply(state, decideNext(state, ctx()));
+    state = withLetter(state, letterFor(1, 'critical', [finding()]));
+    state = apply(state, [
+      event('EscalationRaised', {
+        escalation_id: 'd_escalation000001',
+        reason: 'heuristic',
+        phase: 'critical',
+        round: 1,
+        report: { plan: 'add-billing', run_id: RUN_ID, phase: 'critical', round: 1, trigger: { kind: 'heuristic', detail: 'x' }, findings: [], recommended_action: 'look' },
+        markdown: '# x',
+      }),
+    ]);
+    expect(decideNext(state, ctx())).toEqual([]);
+    state = apply(state, [event('LoopResumed', { escalation_id: 'd_escalation000001', raise_cap: 3, by: 'ops', note: 'try again' })]);
+    expect(state.cap_bonus.critical).toBe(3);
+    const [next] = decideNext(state, ctx());
+    expect(next).toMatchObject({ type: 'RoundStarted', data: { round: 2, phase: 'critical', phase_round: 2 } });
+  });
+
+  it('given a stopped loop, when deciding, then nothing more happens', () => {
+    const state = given(submitted(), gated(), baseline(), event('LoopStopped', { by: 'ops' }));
+    expect(state.status).toBe('stopped');
+    expect(decideNext(state, ctx())).toEqual([]);
+  });
+
+  it('given a heuristic detection during a loop, when deciding, then the loop escalates naming the heuristic', () => {
+    let state = given(submitted(), gated(), baseline());
+    state = apply(state, decideNext(state, ctx()));
+    const [escalation] = decideNext(state, ctx({ detection: { heuristic: 'oscillation', detail: 'F came back', event_id: '01JDETECT000000000000000001' } }));
+    expect(escalation).toMatchObject({ type: 'EscalationRaised', data: { reason: 'heuristic', report: { trigger: { heuristic: 'oscillation' } } } });
+  });
+});
+
+describe('the loop state', () => {
+  it('given a report for a round that already has its letter, when folded, then the state does not change', () => {
+    let state = given(submitted(), gated(), baseline());
+    state = apply(state, decideNext(state, ctx()));
+    state = withLetter(state, letterFor(1, 'critical', []));
+    const late = event('CriticFailed', { round: 1, critic_id: 'security/sast-scanner', core: true, reason: 'timed_out', message: 'late' });
+    const after = evolveLoop(state, late, state.version + 1);
+    expect(after.current).toEqual(state.current);
+  });
+
+  it('given a second submission while the loop runs, when folded, then the running loop is kept', () => {
+    const state = given(submitted(), gated());
+    const again = evolveLoop(state, event('PlanSubmitted', { plan: planSpec({ title: 'again' }), submission_id: 'sub-2' }), state.version + 1);
+    expect(again.run_id).toBe(RUN_ID);
+    expect(again.spec?.title).toBe('Add billing');
+  });
+});

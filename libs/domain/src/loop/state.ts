@@ -1,0 +1,284 @@
+import type { DispatchedCritic, GateVerdict, JournaledEvent, Letter, Phase, PlanSpec, SeverityCounts } from '@rloop/contracts';
+
+/**
+ * Where a plan's current run stands. Terminal: converged, bypassed, rejected, stopped. An
+ * escalated loop waits for a person (`rloop resume` / `rloop stop`).
+ */
+export const LOOP_STATUSES = [
+  'submitted',
+  'awaiting_baseline',
+  'ready',
+  'reviewing',
+  'fixing',
+  'escalated',
+  'converged',
+  'bypassed',
+  'rejected',
+  'stopped',
+] as const;
+export type LoopStatus = (typeof LOOP_STATUSES)[number];
+
+export const TERMINAL_STATUSES: ReadonlySet<LoopStatus> = new Set(['converged', 'bypassed', 'rejected', 'stopped']);
+
+/** A finding as the loop state keeps it (enough for an escalation report, small enough to fold). */
+export interface FindingSummary {
+  readonly id: string;
+  readonly fingerprint: string;
+  readonly title: string;
+  readonly severity: Letter['findings'][number]['severity'];
+  readonly category: Letter['findings'][number]['category'];
+  readonly file: string;
+  readonly line_range: { readonly start: number; readonly end: number };
+  readonly raised_by: string;
+}
+
+export interface RoundLetter {
+  readonly letter_id: string;
+  readonly event_id: string;
+  readonly occurred_at: string;
+  readonly findings: number;
+  readonly counts: SeverityCounts;
+  readonly complete: boolean;
+}
+
+/** The round in progress (the state keeps only this one; history lives in projections). */
+export interface RoundRecord {
+  readonly round: number;
+  readonly phase: Phase;
+  readonly phase_round: number;
+  readonly k: number | null;
+  readonly mode: 'loop' | 'single_pass';
+  readonly commit: string;
+  readonly started_event_id: string;
+  readonly started_at: string;
+  /** Stream position of the RoundStarted event: the round's reports follow it. */
+  readonly started_position: number;
+  readonly deadline_at: string;
+  readonly critics: readonly Pick<DispatchedCritic, 'critic_id' | 'core'>[];
+  /** Outcome per critic that has answered. */
+  readonly reports: Readonly<Record<string, 'reported' | 'failed'>>;
+  readonly letter: RoundLetter | null;
+  readonly fix_requested: boolean;
+  readonly fix: { readonly outcome: string; readonly commit: string | null; readonly event_id: string; readonly occurred_at: string } | null;
+}
+
+export interface LoopState {
+  readonly plan: string;
+  /** The event id of the run's PlanSubmitted; every event of the run carries it as correlation_id. */
+  readonly run_id: string | null;
+  readonly status: LoopStatus;
+  readonly spec: PlanSpec | null;
+  readonly submission_id: string | null;
+  readonly verdict: GateVerdict | null;
+  readonly gated: { readonly commit: string; readonly repo_path: string; readonly files: readonly string[]; readonly event_id: string; readonly occurred_at: string } | null;
+  readonly baseline: { readonly commit: string; readonly branch: string; readonly failing: readonly string[]; readonly event_id: string; readonly occurred_at: string } | null;
+  /** The commit the next round reviews: the baseline, then each committed fix. */
+  readonly head: string | null;
+  readonly phase: Phase;
+  /** The last round number started in this run (0 before round 1). */
+  readonly round: number;
+  /** Extra rounds people granted per phase when resuming. */
+  readonly cap_bonus: Readonly<Record<Phase, number>>;
+  readonly current: RoundRecord | null;
+  /** The latest letter's findings (capped), for stuck-issue reports. */
+  readonly last_findings: readonly FindingSummary[];
+  readonly escalation: { readonly escalation_id: string; readonly reason: string; readonly round: number } | null;
+  /** Set by LoopResumed until the next round starts: the panel acts on it once. */
+  readonly resumed: { readonly event_id: string; readonly occurred_at: string } | null;
+  readonly outcome_event_id: string | null;
+  /** Stream position of the last event folded in. */
+  readonly version: number;
+  readonly last_event_id: string | null;
+  readonly updated_at: string | null;
+}
+
+/** At most this many findings are kept in the state for reports. */
+const MAX_KEPT_FINDINGS = 50;
+
+export function initialLoopState(plan: string): LoopState {
+  return {
+    plan,
+    run_id: null,
+    status: 'submitted',
+    spec: null,
+    submission_id: null,
+    verdict: null,
+    gated: null,
+    baseline: null,
+    head: null,
+    phase: 'critical',
+    round: 0,
+    cap_bonus: { critical: 0, medium: 0, low: 0, final_sweep: 0 },
+    current: null,
+    last_findings: [],
+    escalation: null,
+    resumed: null,
+    outcome_event_id: null,
+    version: 0,
+    last_event_id: null,
+    updated_at: null,
+  };
+}
+
+function summarise(letter: Letter): FindingSummary[] {
+  return letter.findings.slice(0, MAX_KEPT_FINDINGS).map((f) => ({
+    id: f.id,
+    fingerprint: f.fingerprint,
+    title: f.title,
+    severity: f.severity,
+    category: f.category,
+    file: f.file,
+    line_range: { start: f.line_range.start, end: f.line_range.end },
+    raised_by: f.raised_by,
+  }));
+}
+
+/** Only events of the state's current run (and the PlanSubmitted that starts a new one) change it. */
+function belongsToRun(state: LoopState, event: JournaledEvent): boolean {
+  return event.type === 'PlanSubmitted' || event.correlation_id === state.run_id;
+}
+
+function forCurrentRound(state: LoopState, round: number): RoundRecord | null {
+  return state.current !== null && state.current.round === round ? state.current : null;
+}
+
+/**
+ * Folds one journaled event into the plan's loop state (emmett's `evolve`). Pure and total:
+ * events of other runs, duplicates and late reports for finished rounds leave the state as is,
+ * apart from the version.
+ */
+export function evolveLoop(state: LoopState, event: JournaledEvent, position: number): LoopState {
+  const base = { ...state, version: Math.max(state.version, position), last_event_id: event.event_id, updated_at: event.occurred_at };
+  if (!belongsToRun(state, event)) return base;
+  switch (event.type) {
+    case 'PlanSubmitted':
+      if (state.run_id !== null && !TERMINAL_STATUSES.has(state.status)) return base;
+      return {
+        ...initialLoopState(state.plan),
+        run_id: event.event_id,
+        spec: event.data.plan,
+        submission_id: event.data.submission_id,
+        version: base.version,
+        last_event_id: event.event_id,
+        updated_at: event.occurred_at,
+      };
+    case 'PlanRejected':
+      return { ...base, status: 'rejected', outcome_event_id: event.event_id };
+    case 'LoopGated':
+      return {
+        ...base,
+        verdict: event.data.verdict,
+        gated: { commit: event.data.commit, repo_path: event.data.repo_path, files: event.data.files, event_id: event.event_id, occurred_at: event.occurred_at },
+        head: event.data.commit,
+        phase: event.data.verdict === 'run' ? 'critical' : 'final_sweep',
+        status: event.data.verdict === 'run' ? 'awaiting_baseline' : 'ready',
+      };
+    case 'BaselineRecorded':
+      if (state.status !== 'awaiting_baseline') return base;
+      return {
+        ...base,
+        baseline: { commit: event.data.commit, branch: event.data.branch, failing: event.data.failing, event_id: event.event_id, occurred_at: event.occurred_at },
+        head: event.data.commit,
+        status: 'ready',
+      };
+    case 'RoundStarted': {
+      if (event.data.round <= state.round) return base;
+      return {
+        ...base,
+        status: 'reviewing',
+        phase: event.data.phase,
+        round: event.data.round,
+        resumed: null,
+        current: {
+          round: event.data.round,
+          phase: event.data.phase,
+          phase_round: event.data.phase_round,
+          k: event.data.k,
+          mode: event.data.mode,
+          commit: event.data.commit,
+          started_event_id: event.event_id,
+          started_at: event.occurred_at,
+          started_position: position,
+          deadline_at: event.data.deadline_at,
+          critics: event.data.critics.map((c) => ({ critic_id: c.critic_id, core: c.core })),
+          reports: {},
+          letter: null,
+          fix_requested: false,
+          fix: null,
+        },
+      };
+    }
+    case 'FindingsReported':
+    case 'CriticFailed': {
+      const current = forCurrentRound(state, event.data.round);
+      if (current === null || current.reports[event.data.critic_id] !== undefined || current.letter !== null) return base;
+      const outcome = event.type === 'FindingsReported' ? 'reported' : 'failed';
+      return { ...base, current: { ...current, reports: { ...current.reports, [event.data.critic_id]: outcome } } };
+    }
+    case 'LetterWritten': {
+      const current = forCurrentRound(state, event.data.letter.round);
+      if (current === null || current.letter !== null) return base;
+      const letter = event.data.letter;
+      return {
+        ...base,
+        last_findings: summarise(letter),
+        current: {
+          ...current,
+          letter: {
+            letter_id: letter.letter_id,
+            event_id: event.event_id,
+            occurred_at: event.occurred_at,
+            findings: letter.findings.length,
+            counts: letter.counts,
+            complete: letter.complete,
+          },
+        },
+      };
+    }
+    case 'FixRequested': {
+      const current = forCurrentRound(state, event.data.round);
+      if (current === null) return base;
+      return { ...base, status: 'fixing', current: { ...current, fix_requested: true } };
+    }
+    case 'FixApplied': {
+      const current = forCurrentRound(state, event.data.round);
+      if (current === null || current.fix !== null) return base;
+      return {
+        ...base,
+        status: state.status === 'fixing' ? 'ready' : state.status,
+        head: event.data.commit ?? state.head,
+        current: { ...current, fix: { outcome: event.data.outcome, commit: event.data.commit, event_id: event.event_id, occurred_at: event.occurred_at } },
+      };
+    }
+    case 'PhaseAdvanced':
+      return { ...base, phase: event.data.to };
+    case 'EscalationRaised':
+      return { ...base, status: 'escalated', escalation: { escalation_id: event.data.escalation_id, reason: event.data.reason, round: event.data.round } };
+    case 'LoopResumed': {
+      if (state.status !== 'escalated') return base;
+      const bonus = event.data.raise_cap ?? 0;
+      return {
+        ...base,
+        status: 'ready',
+        escalation: null,
+        resumed: { event_id: event.event_id, occurred_at: event.occurred_at },
+        cap_bonus: { ...state.cap_bonus, [state.phase]: state.cap_bonus[state.phase] + bonus },
+      };
+    }
+    case 'LoopStopped':
+      return TERMINAL_STATUSES.has(state.status) ? base : { ...base, status: 'stopped', outcome_event_id: event.event_id };
+    case 'LoopConverged':
+      return { ...base, status: 'converged', outcome_event_id: event.event_id };
+    case 'LoopBypassed':
+      return { ...base, status: 'bypassed', outcome_event_id: event.event_id };
+    case 'TestsWritten':
+    case 'LoopDetected':
+    case 'UsageRecorded':
+      return base;
+  }
+}
+
+/** Folds a whole stream (for rebuilds and tests). */
+export function foldLoop(plan: string, events: readonly { readonly event: JournaledEvent; readonly position: number }[]): LoopState {
+  return events.reduce((state, { event, position }) => evolveLoop(state, event, position), initialLoopState(plan));
+}

@@ -1,0 +1,76 @@
+import { describe, expect, it } from '@jest/globals';
+import { Letter } from '@rloop/contracts';
+import { finding } from '../testing/builders.test-helpers.js';
+import { synthesizeLetter, type SynthesisInput } from './synthesize.js';
+
+const input = (reports: SynthesisInput['reports'], overrides: Partial<SynthesisInput> = {}): SynthesisInput => ({
+  letter_id: 'd_letter00000001',
+  plan: 'add-billing',
+  run_id: '01JRUN0000000000000000000A',
+  round: 2,
+  phase: 'critical',
+  k: 3,
+  commit: 'a'.repeat(40),
+  created_at: '2026-11-30T10:00:00.000Z',
+  reports,
+  ...overrides,
+});
+
+describe('the synthesizer', () => {
+  it('given findings of several categories, when synthesized, then Security outranks Correctness outranks Readability and the letter is valid', () => {
+    const letter = synthesizeLetter(
+      input([
+        {
+          critic_id: 'toolchain/compiler-linter',
+          core: true,
+          outcome: 'reported',
+          findings: [finding({ id: 'r', category: 'readability', line_range: { start: 1, end: 1 } }), finding({ id: 'c', category: 'correctness', line_range: { start: 2, end: 2 } })],
+        },
+        { critic_id: 'security/sast-scanner', core: true, outcome: 'reported', findings: [finding({ id: 's', category: 'security', raised_by: 'security/sast-scanner', finding_type: 'sast/sql-injection' })] },
+      ]),
+    );
+    expect(letter.findings.map((f) => f.id)).toEqual(['s', 'c', 'r']);
+    expect(Letter.safeParse(letter).success).toBe(true);
+    expect(letter.complete).toBe(true);
+  });
+
+  it("given a critic with more findings than K, when synthesized, then only that critic's top K for the phase are kept", () => {
+    const many = Array.from({ length: 5 }, (_, i) => finding({ id: `f${i}`, line_range: { start: i + 1, end: i + 1 }, score: 7 + (i % 4) }));
+    const medium = finding({ id: 'm', severity: 'medium', score: 5, line_range: { start: 50, end: 50 } });
+    const letter = synthesizeLetter(input([{ critic_id: 'toolchain/compiler-linter', core: true, outcome: 'reported', findings: [...many, medium] }]));
+    expect(letter.findings).toHaveLength(3);
+    expect(letter.findings.every((f) => f.severity === 'critical')).toBe(true);
+    expect(letter.critics[0]).toMatchObject({ findings_total: 6, findings_kept: 3 });
+  });
+
+  it('given two critics flagging the same defect at the same place, when synthesized, then one finding remains and names the other', () => {
+    const a = finding({ id: 'a', finding_type: 'secret/aws-key', raised_by: 'security/secrets-detector', category: 'security' });
+    const b = finding({ id: 'b', finding_type: 'secret/aws-key', raised_by: 'security/sast-scanner', category: 'security' });
+    const letter = synthesizeLetter(
+      input([
+        { critic_id: 'security/secrets-detector', core: true, outcome: 'reported', findings: [a] },
+        { critic_id: 'security/sast-scanner', core: true, outcome: 'reported', findings: [b] },
+      ]),
+    );
+    expect(letter.findings).toHaveLength(1);
+    expect(letter.findings[0]?.related_findings).toHaveLength(1);
+  });
+
+  it('given a core critic that failed, when synthesized, then the letter is incomplete and the summary says who did not report', () => {
+    const letter = synthesizeLetter(
+      input([
+        { critic_id: 'toolchain/compiler-linter', core: true, outcome: 'reported', findings: [] },
+        { critic_id: 'security/sast-scanner', core: true, outcome: 'timed_out', findings: [], message: 'no answer in 120 s' },
+      ]),
+    );
+    expect(letter.complete).toBe(false);
+    expect(letter.summary).toContain('security/sast-scanner (timed out: no answer in 120 s)');
+    expect(letter.summary).toContain('cannot count as clean');
+  });
+
+  it('given the final sweep, when synthesized, then every severity is kept without a K limit', () => {
+    const findings = [finding({ id: 'c' }), finding({ id: 'm', severity: 'medium', score: 5, line_range: { start: 9, end: 9 } }), finding({ id: 'l', severity: 'low', score: 2, line_range: { start: 12, end: 12 } })];
+    const letter = synthesizeLetter(input([{ critic_id: 'toolchain/compiler-linter', core: true, outcome: 'reported', findings }], { phase: 'final_sweep', k: null }));
+    expect(letter.counts).toEqual({ critical: 1, medium: 1, low: 1 });
+  });
+});
