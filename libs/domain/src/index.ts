@@ -25,3 +25,4 @@ export {
 export { decideNext, needsLetter, capFor, type PanelContext } from './loop/decide.js';
 export { decisionEvent, type DecisionMeta } from './loop/envelope.js';
 export { buildStuckReport, renderStuckReportMarkdown, type StuckTrigger } from './escalation/report.js';
+export { journalDocument, type JournalDocument, type JournalRound } from './journal/journal-document.js';
