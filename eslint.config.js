@@ -2,6 +2,24 @@ import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
 import tseslint from 'typescript-eslint';
 
+// Which projects may import which; contracts depend on zod alone (in shipped code).
+const DEP_CONSTRAINTS = [
+  { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [], allowedExternalImports: ['zod', 'zod/*'] },
+  { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contracts'], bannedExternalImports: ['pg', 'kysely', '@nats-io/*', '@nestjs/*', 'node:fs', 'node:child_process', 'fs', 'child_process'] },
+  { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib'] },
+  { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib'] },
+  { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib', 'type:testing'] },
+  { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib', 'type:testing'] },
+  { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib', 'type:testing'] },
+];
+
+// Test tooling a whitelisted project (contracts) may import from its specs and test helpers.
+const TEST_IMPORTS = ['@jest/globals', 'fast-check'];
+
+function moduleBoundaries(depConstraints) {
+  return ['error', { enforceBuildableLibDependency: true, allow: [], depConstraints }];
+}
+
 export default tseslint.config(
   {
     ignores: ['**/dist/**', '**/node_modules/**', '**/.rloop/**', '**/.nx/**', 'coverage/**', 'bench/.out/**', 'examples/**/fixtures/**', 'bench/critics/corpus/**'],
@@ -23,28 +41,16 @@ export default tseslint.config(
         'error',
         { selector: 'TSEnumDeclaration', message: 'Use an `as const` object and a derived union instead of an enum.' },
       ],
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: true,
-          allow: [],
-          depConstraints: [
-            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [], allowedExternalImports: ['zod', 'zod/*'] },
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contracts'], bannedExternalImports: ['pg', 'kysely', '@nats-io/*', '@nestjs/*', 'node:fs', 'node:child_process', 'fs', 'child_process'] },
-            { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib'] },
-            { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib'] },
-            { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib', 'type:testing'] },
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib', 'type:testing'] },
-            { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib', 'type:testing'] },
-          ],
-        },
-      ],
+      '@nx/enforce-module-boundaries': moduleBoundaries(DEP_CONSTRAINTS),
     },
   },
   {
-    files: ['**/*.spec.ts'],
+    files: ['**/*.spec.ts', '**/*.arbitraries.ts', '**/*.test-helpers.ts'],
     rules: {
       '@typescript-eslint/unbound-method': 'off',
+      '@nx/enforce-module-boundaries': moduleBoundaries(
+        DEP_CONSTRAINTS.map((c) => (c.allowedExternalImports ? { ...c, allowedExternalImports: [...c.allowedExternalImports, ...TEST_IMPORTS] } : c)),
+      ),
     },
   },
   {

@@ -55,5 +55,12 @@ export class TransientError extends RloopError {
 /** Narrows an unknown thrown value to a message that is safe to log. */
 export function describeError(error: unknown): string {
   if (error instanceof Error) return error.message;
-  return typeof error === 'string' ? error : JSON.stringify(error);
+  if (typeof error === 'string') return error;
+  try {
+    // JSON.stringify returns undefined for undefined, functions and symbols.
+    return JSON.stringify(error) ?? String(error);
+  } catch {
+    // BigInts and circular structures cannot be serialised; say what we can.
+    return typeof error === 'object' && error !== null ? Object.prototype.toString.call(error) : String(error);
+  }
 }

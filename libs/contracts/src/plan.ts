@@ -25,7 +25,9 @@ export const PlanRepo = z
     url: z.string().min(1).max(PLAN_LIMITS.maxPath).optional(),
     ref: z.string().min(1).max(255).default('HEAD'),
   })
-  .refine((r) => (r.path === undefined) !== (r.url === undefined), { error: 'give exactly one of repo.path and repo.url' });
+  .refine((r) => (r.path === undefined) !== (r.url === undefined), { error: 'give exactly one of repo.path and repo.url' })
+  // Named so schemas/ shows the refined type by name (JSON Schema cannot express the refinement).
+  .meta({ id: 'PlanRepo' });
 export type PlanRepo = z.infer<typeof PlanRepo>;
 
 export const PlanImplementer = z
@@ -36,7 +38,8 @@ export const PlanImplementer = z
   .refine((i) => i.strategy !== 'command' || i.command !== undefined, {
     error: 'the command strategy needs implementer.command',
     path: ['command'],
-  });
+  })
+  .meta({ id: 'PlanImplementer' });
 export type PlanImplementer = z.infer<typeof PlanImplementer>;
 
 /** A plan as users write it (YAML or JSON): a code change with its declared files. */

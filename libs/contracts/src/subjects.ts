@@ -1,3 +1,4 @@
+import { ValidationError } from './errors.js';
 import { type Channel, EVENT_CATALOGUE, type EventType } from './events.js';
 
 /** The default namespace. Tests and side-by-side environments pick their own (`RLOOP_NAMESPACE`). */
@@ -39,10 +40,12 @@ export function subjectToken(value: string): string {
 
 export function subjectsFor(namespace: string = DEFAULT_NAMESPACE): Subjects {
   if (!NAMESPACE_PATTERN.test(namespace)) {
-    throw new Error(`invalid namespace "${namespace}": use 1-32 of [a-z0-9_-], starting with a letter`);
+    const message = 'use 1-32 of [a-z0-9_-], starting with a letter';
+    throw new ValidationError('CONTRACT.INVALID_NAMESPACE', `invalid namespace "${namespace}": ${message}`, [{ path: 'namespace', message }]);
   }
   const root = `${namespace}.${SUBJECT_VERSION}`;
-  const upper = namespace.toUpperCase().replace(/-/g, '_');
+  // Stream and bucket names may hold `-`; mapping it to `_` made `my-ns` and `my_ns` share streams.
+  const upper = namespace.toUpperCase();
   return {
     namespace,
     event: (type, planOrKey) => `${root}.${EVENT_CATALOGUE[type].channel}.${EVENT_CATALOGUE[type].token}.${subjectToken(planOrKey)}`,
