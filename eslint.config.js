@@ -45,11 +45,16 @@ export default tseslint.config(
     },
   },
   {
-    files: ['**/*.spec.ts', '**/*.arbitraries.ts', '**/*.test-helpers.ts'],
+    // Specs and their helpers may also use the test tooling and @rloop/testing.
+    files: ['**/*.spec.ts', '**/*.arbitraries.ts', '**/*.test-helpers.ts', '**/__fixtures__/**/*.ts'],
     rules: {
       '@typescript-eslint/unbound-method': 'off',
       '@nx/enforce-module-boundaries': moduleBoundaries(
-        DEP_CONSTRAINTS.map((c) => (c.allowedExternalImports ? { ...c, allowedExternalImports: [...c.allowedExternalImports, ...TEST_IMPORTS] } : c)),
+        DEP_CONSTRAINTS.map((c) => ({
+          ...c,
+          onlyDependOnLibsWithTags: [...new Set([...c.onlyDependOnLibsWithTags, 'type:testing'])],
+          ...(c.allowedExternalImports ? { allowedExternalImports: [...c.allowedExternalImports, ...TEST_IMPORTS] } : {}),
+        })),
       ),
     },
   },

@@ -1,0 +1,358 @@
+import { type LoggerService } from '@nestjs/common';
+import { type Consumer, type ConsumerMessages, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
+import { type MsgHdrs } from '@nats-io/transport-node';
+import { type Issue, type RloopEvent, RloopError, type Subjects, describeError } from '@rloop/contracts';
+import { decodeEventMessage, encodeJson, payloadForRecord } from './codec.js';
+import { sleep } from './connection.js';
+import { BatchContext, type DeliveryInfo, EventContext } from './context.js';
+import { type DeadLetterReason, backoffDelay, buildDeadLetter, deadLetterMsgId, decideFailure } from './disposition.js';
+import { BUS_ERROR_CODES } from './errors.js';
+import { type LaneEntry, LaneScheduler, type LaneWork } from './lanes.js';
+import { type ConsumerPolicy } from './options.js';
+import { orderingKeyOf } from './routing.js';
+
+/** What a handler call came to: success, or the error it failed with. */
+export type HandlerOutcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
+
+export type RunnerMode =
+  | { readonly kind: 'event'; readonly invoke: (event: RloopEvent, context: EventContext) => Promise<HandlerOutcome> }
+  | { readonly kind: 'batch'; readonly max: number; readonly lingerMs: number; readonly invoke: (events: RloopEvent[], context: BatchContext) => Promise<HandlerOutcome> };
+
+export interface RunnerSettings {
+  /** The durable consumer's name (also the dead-letter subject's last token). */
+  readonly name: string;
+  readonly stream: string;
+  readonly subjects: Subjects;
+  readonly policy: ConsumerPolicy;
+  readonly mode: RunnerMode;
+  readonly js: JetStreamClient;
+  readonly logger: LoggerService;
+  readonly publishTimeoutMs: number;
+}
+
+type Settled = { readonly seqs: readonly number[]; readonly until: number } | undefined;
+
+const PULL_RETRY = { initialMs: 250, maxMs: 5_000 } as const;
+
+export function headersToRecord(headers: MsgHdrs | undefined): Record<string, string[]> {
+  const record: Record<string, string[]> = {};
+  if (headers === undefined) return record;
+  for (const key of headers.keys()) record[key] = headers.values(key);
+  return record;
+}
+
+/**
+ * Pulls one durable consumer and settles every message exactly once per delivery: ack after the
+ * handler resolves, nak with backoff on a retryable failure, dead letter + term on a rejection,
+ * an invalid payload or too many deliveries. Messages of one plan run in stream order.
+ */
+export class ConsumerRunner {
+  private readonly scheduler: LaneScheduler<JsMsg>;
+  private readonly inflight = new Set<Promise<void>>();
+  /** RetryLaterError naks per stream sequence: deliveries that were timers, not failures. */
+  private readonly parked = new Map<number, number>();
+  private readonly abort = new AbortController();
+  private stopping = false;
+  private pulling: Promise<void> | null = null;
+  private fetching: ConsumerMessages | null = null;
+  private heartbeat: NodeJS.Timeout | null = null;
+  private wakeTimer: NodeJS.Timeout | null = null;
+  private roomWaiter: (() => void) | null = null;
+  /** Batch mode: when the oldest waiting message arrived (null when none waits). */
+  private waitingSince: number | null = null;
+
+  constructor(private readonly settings: RunnerSettings) {
+    const batchMax = settings.mode.kind === 'batch' ? settings.mode.max : 1;
+    const concurrency = settings.mode.kind === 'batch' ? 1 : settings.policy.concurrency;
+    this.scheduler = new LaneScheduler<JsMsg>({ concurrency, batchMax });
+  }
+
+  get name(): string {
+    return this.settings.name;
+  }
+
+  /** Starts pulling; returns at once. */
+  start(consumer: Consumer): void {
+    const interval = Math.max(250, Math.floor(this.settings.policy.ackWaitMs / 3));
+    // Held messages (running or waiting behind their plan) must not time out and be redelivered.
+    this.heartbeat = setInterval(() => this.scheduler.forEachHeld((entry) => entry.msg.working()), interval);
+    this.heartbeat.unref();
+    this.pulling = this.pullLoop(consumer);
+  }
+
+  /**
+   * Stops pulling. Waiting messages of idle plans go back to the server at once; those queued
+   * behind a running handler go back when it ends, so another replica cannot overtake it.
+   */
+  async stopPulling(): Promise<void> {
+    this.stopping = true;
+    this.abort.abort();
+    this.fetching?.stop();
+    this.roomWaiter?.();
+    await this.pulling;
+    this.handBackIdle();
+    if (this.wakeTimer !== null) clearTimeout(this.wakeTimer);
+  }
+
+  /** Resolves true once no handler runs, or false when `timeoutMs` passes first. */
+  async whenIdle(timeoutMs: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    const idle = (async () => {
+      while (this.inflight.size > 0) await Promise.all([...this.inflight]);
+      return true as const;
+    })();
+    try {
+      return await Promise.race([idle, timeout]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Handlers still running. */
+  get running(): number {
+    return this.inflight.size;
+  }
+
+  dispose(): void {
+    if (this.heartbeat !== null) clearInterval(this.heartbeat);
+    if (this.wakeTimer !== null) clearTimeout(this.wakeTimer);
+  }
+
+  private async pullLoop(consumer: Consumer): Promise<void> {
+    let failures = 0;
+    while (!this.stopping) {
+      const room = this.settings.policy.maxBuffered - this.scheduler.held;
+      if (room <= 0) {
+        await new Promise<void>((resolve) => {
+          this.roomWaiter = resolve;
+        });
+        this.roomWaiter = null;
+        continue;
+      }
+      try {
+        const messages = await consumer.fetch({ max_messages: room, expires: this.settings.policy.pullExpiresMs });
+        this.fetching = messages;
+        if (this.stopping) messages.stop();
+        for await (const msg of messages) this.receive(msg);
+        failures = 0;
+      } catch (error) {
+        if (this.stopping) break;
+        failures += 1;
+        const delay = backoffDelay(failures, PULL_RETRY);
+        this.settings.logger.warn(`${this.name}: pull failed: ${describeError(error)}; retrying in ${delay} ms`, 'Bus');
+        await sleep(delay, this.abort.signal);
+      } finally {
+        this.fetching = null;
+      }
+    }
+  }
+
+  private receive(msg: JsMsg): void {
+    if (this.stopping) {
+      // Arrived after shutdown began: hand it straight back rather than let it wait out its ack wait.
+      msg.nak();
+      return;
+    }
+    const key = this.settings.mode.kind === 'batch' ? '' : orderingKeyOf(msg.subject);
+    this.scheduler.add(key, msg.info.streamSequence, msg);
+    this.waitingSince ??= Date.now();
+    this.pump();
+  }
+
+  private pump(): void {
+    if (this.stopping) {
+      this.handBackIdle();
+      return;
+    }
+    const now = Date.now();
+    let wake = this.scheduler.nextWake();
+    const mode = this.settings.mode;
+    // A batch starts when it is full or its first message has waited lingerMs: messages of one
+    // pull arrive one by one, and a batch should hold those that arrived together.
+    const lingerUntil = mode.kind === 'batch' && this.scheduler.waiting < mode.max && this.waitingSince !== null ? this.waitingSince + mode.lingerMs : now;
+    if (lingerUntil > now) {
+      wake = wake === null ? lingerUntil : Math.min(wake, lingerUntil);
+    } else {
+      const started = this.scheduler.take(now);
+      for (const work of started) {
+        const task = this.run(work).finally(() => this.inflight.delete(task));
+        this.inflight.add(task);
+      }
+      if (started.length > 0 || this.scheduler.waiting === 0) this.waitingSince = this.scheduler.waiting > 0 ? now : null;
+    }
+    if (this.wakeTimer !== null) clearTimeout(this.wakeTimer);
+    this.wakeTimer = null;
+    if (wake !== null) {
+      this.wakeTimer = setTimeout(() => this.pump(), Math.max(0, wake - Date.now()));
+      this.wakeTimer.unref();
+    }
+  }
+
+  private handBackIdle(): void {
+    for (const entry of this.scheduler.drainWaiting({ idleLanesOnly: true })) entry.msg.nak();
+  }
+
+  private async run(work: LaneWork<JsMsg>): Promise<void> {
+    let settled: Settled;
+    try {
+      settled = this.settings.mode.kind === 'batch' ? await this.runBatch(work.entries, this.settings.mode) : await this.runOne(work.entries, this.settings.mode);
+    } catch (error) {
+      // Settling failed (the dead letter could not be published, NATS is away): the messages go
+      // back with a delay; nothing is dropped. A message already settled ignores the nak.
+      const delay = backoffDelay(Math.max(...work.entries.map((e) => e.msg.info.deliveryCount)), this.settings.policy.backoff);
+      this.settings.logger.error(`${this.name}: could not settle ${describeSeqs(work.entries)}: ${describeError(error)}; nak'd, retry in ${delay} ms`, 'Bus');
+      for (const entry of work.entries) entry.msg.nak(delay);
+      settled = { seqs: work.entries.map((e) => e.seq), until: Date.now() + delay + this.settings.policy.ackWaitMs };
+    } finally {
+      this.scheduler.finish(work, settled);
+      this.roomWaiter?.();
+      this.pump();
+    }
+  }
+
+  private async runOne(entries: readonly LaneEntry<JsMsg>[], mode: Extract<RunnerMode, { kind: 'event' }>): Promise<Settled> {
+    const [entry] = entries;
+    if (entry === undefined) return undefined;
+    const checked = await this.admit(entry);
+    if (checked === null) return undefined;
+    const context = new EventContext([checked.info, () => entry.msg.working()]);
+    const outcome = await mode.invoke(checked.event, context);
+    if (outcome.ok) {
+      await this.ack(entries);
+      return undefined;
+    }
+    return this.onFailure(entries, outcome.error, checked.attempt);
+  }
+
+  private async runBatch(entries: readonly LaneEntry<JsMsg>[], mode: Extract<RunnerMode, { kind: 'batch' }>): Promise<Settled> {
+    const admitted: { entry: LaneEntry<JsMsg>; event: RloopEvent; info: DeliveryInfo; attempt: number }[] = [];
+    for (const entry of entries) {
+      const checked = await this.admit(entry);
+      if (checked !== null) admitted.push({ entry, ...checked });
+    }
+    if (admitted.length === 0) return undefined;
+    const batchEntries = admitted.map((a) => a.entry);
+    const context = new BatchContext([admitted.map((a) => a.info), () => batchEntries.forEach((e) => e.msg.working())]);
+    const outcome = await mode.invoke(
+      admitted.map((a) => a.event),
+      context,
+    );
+    if (outcome.ok) {
+      await this.ack(batchEntries);
+      return undefined;
+    }
+    return this.onFailure(batchEntries, outcome.error, Math.max(...admitted.map((a) => a.attempt)));
+  }
+
+  /** Validates a delivery and checks its delivery count; dead-letters it and returns null when it may not run. */
+  private async admit(entry: LaneEntry<JsMsg>): Promise<{ event: RloopEvent; info: DeliveryInfo; attempt: number } | null> {
+    const msg = entry.msg;
+    const decoded = decodeEventMessage(this.settings.subjects, msg.subject, msg.data);
+    if (!decoded.ok) {
+      await this.deadLetter([entry], 'invalid_payload', decoded.code, decoded.message, decoded.issues);
+      return null;
+    }
+    const info = this.deliveryInfo(msg);
+    const attempt = info.deliveries - (this.parked.get(entry.seq) ?? 0);
+    if (attempt > this.settings.policy.maxDeliver) {
+      // Checked before the handler runs, so a message that kills the process every time still ends here.
+      const message = `delivered ${info.deliveries} time(s), ${attempt} attempt(s); the limit is ${this.settings.policy.maxDeliver}`;
+      await this.deadLetter([entry], 'max_deliver', BUS_ERROR_CODES.maxDeliver, message, []);
+      return null;
+    }
+    return { event: decoded.event, info, attempt };
+  }
+
+  private async onFailure(entries: readonly LaneEntry<JsMsg>[], error: unknown, attempt: number): Promise<Settled> {
+    const decision = decideFailure(error, attempt, this.settings.policy);
+    const what = describeSeqs(entries);
+    switch (decision.action) {
+      case 'park':
+        for (const entry of entries) {
+          this.parked.set(entry.seq, (this.parked.get(entry.seq) ?? 0) + 1);
+          entry.msg.nak(decision.delayMs);
+        }
+        this.settings.logger.debug?.(`${this.name}: ${what} parked for ${decision.delayMs} ms: ${decision.reason}`, 'Bus');
+        return undefined;
+      case 'retry': {
+        for (const entry of entries) entry.msg.nak(decision.delayMs);
+        const stack = !(error instanceof RloopError) && error instanceof Error && error.stack !== undefined ? `\n${error.stack}` : '';
+        this.settings.logger.warn(
+          `${this.name}: ${what} failed (attempt ${attempt} of ${this.settings.policy.maxDeliver}): ${decision.code}: ${decision.message}; retry in ${decision.delayMs} ms${stack}`,
+          'Bus',
+        );
+        return { seqs: entries.map((e) => e.seq), until: Date.now() + decision.delayMs + this.settings.policy.ackWaitMs };
+      }
+      case 'dead_letter':
+        await this.deadLetter(entries, decision.reason, decision.code, decision.message, decision.issues);
+        return undefined;
+    }
+  }
+
+  private async ack(entries: readonly LaneEntry<JsMsg>[]): Promise<void> {
+    await Promise.all(
+      entries.map(async (entry) => {
+        this.parked.delete(entry.seq);
+        try {
+          // A confirmed ack: after it, the server will not redeliver this message.
+          await entry.msg.ackAck({ timeout: this.settings.publishTimeoutMs });
+        } catch (error) {
+          this.settings.logger.warn(`${this.name}: ack of ${describeSeqs([entry])} not confirmed (${describeError(error)}); it may be redelivered, handlers are idempotent`, 'Bus');
+        }
+      }),
+    );
+  }
+
+  private async deadLetter(entries: readonly LaneEntry<JsMsg>[], reason: DeadLetterReason, code: string, message: string, issues: readonly Issue[]): Promise<void> {
+    for (const entry of entries) {
+      const msg = entry.msg;
+      const info = this.deliveryInfo(msg);
+      const record = buildDeadLetter({
+        consumer: this.name,
+        stream: info.stream,
+        streamSequence: info.streamSequence,
+        subject: info.subject,
+        deliveries: info.deliveries,
+        reason,
+        code,
+        message,
+        issues,
+        payload: payloadForRecord(msg.data),
+        headers: info.headers,
+        failedAt: new Date(),
+      });
+      await this.settings.js.publish(this.settings.subjects.deadLetter(this.name), encodeJson(record), {
+        msgID: deadLetterMsgId(this.name, info.stream, info.streamSequence),
+        timeout: this.settings.publishTimeoutMs,
+      });
+      this.settings.logger.error(
+        `${this.name}: dead-lettered ${info.subject} (stream ${info.stream} seq ${info.streamSequence}, ${info.deliveries} deliveries): ${reason} ${code}: ${message}`,
+        'Bus',
+      );
+      // Only after the record is stored: a lost term means a redelivery and a deduplicated record.
+      entry.msg.term();
+      this.parked.delete(entry.seq);
+    }
+  }
+
+  private deliveryInfo(msg: JsMsg): DeliveryInfo {
+    return {
+      consumer: this.name,
+      stream: msg.info.stream,
+      subject: msg.subject,
+      streamSequence: msg.info.streamSequence,
+      deliveries: msg.info.deliveryCount,
+      headers: headersToRecord(msg.headers),
+    };
+  }
+}
+
+function describeSeqs(entries: readonly LaneEntry<JsMsg>[]): string {
+  const first = entries[0];
+  if (first === undefined) return 'nothing';
+  if (entries.length === 1) return `${first.msg.subject} seq ${first.seq}`;
+  return `${entries.length} messages (seq ${entries.map((e) => e.seq).join(', ')})`;
+}

@@ -1,0 +1,47 @@
+// The NestJS transport over NATS JetStream: durable consumers, validation both ways, dead letters,
+// graceful drain, and the service bootstrap. See README.md for the ack/nak/term table.
+export { JetStreamServer } from './server.js';
+export { JetStreamClient, type EventPublisher, type PublishReceipt, type Requester, type RequestOptions } from './client.js';
+export { OnEvent, OnEventBatch, OnRequest, JETSTREAM_TRANSPORT, type OnEventOptions, type OnEventBatchOptions, type SelectedEvent } from './decorators.js';
+export { EventContext, BatchContext, RequestContext, type DeliveryInfo } from './context.js';
+export { BusModule, EVENT_PUBLISHER, BUS_REQUESTER } from './module.js';
+export { startService, type StartServiceOptions, type RunningService } from './bootstrap.js';
+export { ServiceLogger, LOG_FORMATS, type LogFormat, type LogSink, type ServiceLoggerOptions } from './logger.js';
+export {
+  BUS_ERROR_CODES,
+  type BusErrorCode,
+  RetryLaterError,
+  BusConnectionError,
+  BusPublishError,
+  BusRequestError,
+  RemoteError,
+  BusConfigError,
+} from './errors.js';
+export {
+  resolveBusOptions,
+  DEFAULT_CONSUMER_POLICY,
+  DEFAULT_STREAM_LIMITS,
+  DEFAULT_CONNECT,
+  type BusOptions,
+  type ResolvedBusOptions,
+  type BackoffOptions,
+  type ConsumerPolicy,
+  type ConsumerOverrides,
+  type StreamLimits,
+  type ConnectOptions,
+} from './options.js';
+export {
+  ALL_JOURNALED_EVENTS,
+  type ChannelSelector,
+  type EventSelector,
+  type RequestOperation,
+  subjectOf,
+  subjectKeyOf,
+  requestSubject,
+  durableName,
+  consumerTarget,
+} from './routing.js';
+export { decodeJsonBody, decodeEventMessage, type DecodeResult } from './codec.js';
+export { type BusStatus, type ErrorReply, isErrorReply, toErrorReply } from './replies.js';
+export { provisionStreams, streamSpecs } from './streams.js';
+export { backoffDelay, decideFailure, buildDeadLetter, deadLetterMsgId, type FailureDisposition } from './disposition.js';

@@ -1,0 +1,186 @@
+import { DEFAULT_NAMESPACE, type Issue } from '@rloop/contracts';
+import { BUS_ERROR_CODES, BusConfigError } from './errors.js';
+
+/** Exponential backoff: attempt n waits min(maxMs, initialMs · 2^(n-1)). */
+export interface BackoffOptions {
+  readonly initialMs: number;
+  readonly maxMs: number;
+}
+
+/** How long to keep each stream's messages and how wide the deduplication window is. */
+export interface StreamLimits {
+  /** Nats-Msg-Id deduplication window of every stream (default 2 min). */
+  readonly duplicateWindowMs: number;
+  readonly eventsMaxAgeMs: number;
+  readonly commitsMaxAgeMs: number;
+  readonly criticsMaxAgeMs: number;
+  /** Registry traffic keeps only the last few messages per critic and kind. */
+  readonly criticsMaxMsgsPerSubject: number;
+  readonly deadLettersMaxAgeMs: number;
+}
+
+/** Consumer behaviour; every field can be overridden per handler in OnEvent/OnEventBatch. */
+export interface ConsumerPolicy {
+  /** Server-side ack wait; in-progress heartbeats are sent at a third of it while a handler runs. */
+  readonly ackWaitMs: number;
+  /** Deliveries after which a failing message is dead-lettered (reason max_deliver). */
+  readonly maxDeliver: number;
+  /** Nak delay after a retryable failure. */
+  readonly backoff: BackoffOptions;
+  /** Plans handled at the same time (messages of one plan are always sequential). */
+  readonly concurrency: number;
+  /** Messages pulled and held in memory at most (queued behind their plan or running). */
+  readonly maxBuffered: number;
+  /** Lifetime of one pull request; also bounds how long a stopped pull can linger. Min 1000. */
+  readonly pullExpiresMs: number;
+}
+
+export interface ConnectOptions {
+  /** Give up after this long at start (default 30 s): the service then exits non-zero. */
+  readonly timeoutMs: number;
+  readonly backoff: BackoffOptions;
+}
+
+/** Everything the bus needs; plain values, parsed by each service's config.ts (libraries never read the environment). */
+export interface BusOptions {
+  /** The service's name: prefix of its durable consumers, its request queue group, its connection name. */
+  readonly service: string;
+  readonly servers: string | readonly string[];
+  /** Subject namespace (`RLOOP_NAMESPACE`); default `rloop`. */
+  readonly namespace?: string;
+  readonly connect?: Partial<Omit<ConnectOptions, 'backoff'>> & { readonly backoff?: Partial<BackoffOptions> };
+  readonly streams?: Partial<StreamLimits>;
+  readonly consumer?: Partial<Omit<ConsumerPolicy, 'backoff'>> & { readonly backoff?: Partial<BackoffOptions> };
+  /** Bound on waiting for in-flight handlers at close (default 10 s). */
+  readonly shutdownTimeoutMs?: number;
+  /** Default timeout of `request()` (default 5 s). */
+  readonly requestTimeoutMs?: number;
+  /** Timeout for a PubAck (default 5 s). */
+  readonly publishTimeoutMs?: number;
+  /** Create or update the streams when connecting (default true). */
+  readonly provisionStreams?: boolean;
+}
+
+export interface ResolvedBusOptions {
+  readonly service: string;
+  readonly servers: readonly string[];
+  readonly namespace: string;
+  readonly connect: ConnectOptions;
+  readonly streams: StreamLimits;
+  readonly consumer: ConsumerPolicy;
+  readonly shutdownTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly publishTimeoutMs: number;
+  readonly provisionStreams: boolean;
+}
+
+const MINUTE = 60_000;
+const HOUR = 60 * MINUTE;
+const DAY = 24 * HOUR;
+
+export const DEFAULT_STREAM_LIMITS: StreamLimits = Object.freeze({
+  duplicateWindowMs: 2 * MINUTE,
+  eventsMaxAgeMs: 7 * DAY,
+  commitsMaxAgeMs: DAY,
+  criticsMaxAgeMs: HOUR,
+  // TODO(calibration): 5 keeps a short history per critic; settle it once registry traffic is observed.
+  criticsMaxMsgsPerSubject: 5,
+  deadLettersMaxAgeMs: 30 * DAY,
+});
+
+export const DEFAULT_CONSUMER_POLICY: ConsumerPolicy = Object.freeze({
+  ackWaitMs: 30_000,
+  maxDeliver: 5,
+  // TODO(calibration): 1 s doubling to 1 min is a guess; tune from dead-letter and retry counts.
+  backoff: Object.freeze({ initialMs: 1_000, maxMs: 60_000 }),
+  concurrency: 8,
+  maxBuffered: 256,
+  pullExpiresMs: 5_000,
+});
+
+export const DEFAULT_CONNECT: ConnectOptions = Object.freeze({
+  timeoutMs: 30_000,
+  backoff: Object.freeze({ initialMs: 250, maxMs: 5_000 }),
+});
+
+function check(issues: Issue[], path: string, value: number, min: number): void {
+  if (!Number.isFinite(value) || value < min) issues.push({ path, message: `must be a number >= ${min}, got ${String(value)}` });
+}
+
+function mergeBackoff(base: BackoffOptions, override: Partial<BackoffOptions> | undefined): BackoffOptions {
+  return Object.freeze({ ...base, ...override });
+}
+
+/** Merges a handler's overrides into a consumer policy (and checks them). */
+export function mergePolicy(base: ConsumerPolicy, override: ConsumerOverrides | undefined, where: string): ConsumerPolicy {
+  const merged: ConsumerPolicy = Object.freeze({ ...base, ...override, backoff: mergeBackoff(base.backoff, override?.backoff) });
+  const issues: Issue[] = [];
+  checkPolicy(issues, where, merged);
+  if (issues.length > 0) throw new BusConfigError(BUS_ERROR_CODES.invalidOptions, `invalid consumer options for ${where}: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+  return merged;
+}
+
+/** Per-handler overrides of the consumer policy. */
+export type ConsumerOverrides = Partial<Omit<ConsumerPolicy, 'backoff'>> & { readonly backoff?: Partial<BackoffOptions> };
+
+function checkPolicy(issues: Issue[], prefix: string, p: ConsumerPolicy): void {
+  check(issues, `${prefix}.ackWaitMs`, p.ackWaitMs, 1_000);
+  check(issues, `${prefix}.maxDeliver`, p.maxDeliver, 1);
+  check(issues, `${prefix}.backoff.initialMs`, p.backoff.initialMs, 1);
+  check(issues, `${prefix}.backoff.maxMs`, p.backoff.maxMs, p.backoff.initialMs);
+  check(issues, `${prefix}.concurrency`, p.concurrency, 1);
+  check(issues, `${prefix}.maxBuffered`, p.maxBuffered, 1);
+  check(issues, `${prefix}.pullExpiresMs`, p.pullExpiresMs, 1_000);
+}
+
+/** Fills in defaults and checks every number; throws BusConfigError naming each bad field. */
+export function resolveBusOptions(options: BusOptions): ResolvedBusOptions {
+  const issues: Issue[] = [];
+  if (typeof options.service !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(options.service)) {
+    issues.push({ path: 'service', message: 'must be 1-64 of [A-Za-z0-9_-], starting with a letter or digit' });
+  }
+  const servers = typeof options.servers === 'string' ? [options.servers] : [...options.servers];
+  if (servers.length === 0 || servers.some((s) => s.length === 0)) issues.push({ path: 'servers', message: 'must name at least one NATS URL' });
+  const connect: ConnectOptions = Object.freeze({
+    timeoutMs: options.connect?.timeoutMs ?? DEFAULT_CONNECT.timeoutMs,
+    backoff: mergeBackoff(DEFAULT_CONNECT.backoff, options.connect?.backoff),
+  });
+  check(issues, 'connect.timeoutMs', connect.timeoutMs, 0);
+  check(issues, 'connect.backoff.initialMs', connect.backoff.initialMs, 1);
+  check(issues, 'connect.backoff.maxMs', connect.backoff.maxMs, connect.backoff.initialMs);
+  const streams: StreamLimits = Object.freeze({ ...DEFAULT_STREAM_LIMITS, ...options.streams });
+  check(issues, 'streams.duplicateWindowMs', streams.duplicateWindowMs, 1);
+  for (const key of ['eventsMaxAgeMs', 'commitsMaxAgeMs', 'criticsMaxAgeMs', 'deadLettersMaxAgeMs'] as const) {
+    check(issues, `streams.${key}`, streams[key], streams.duplicateWindowMs);
+  }
+  check(issues, 'streams.criticsMaxMsgsPerSubject', streams.criticsMaxMsgsPerSubject, 1);
+  const consumer: ConsumerPolicy = Object.freeze({
+    ...DEFAULT_CONSUMER_POLICY,
+    ...options.consumer,
+    backoff: mergeBackoff(DEFAULT_CONSUMER_POLICY.backoff, options.consumer?.backoff),
+  });
+  checkPolicy(issues, 'consumer', consumer);
+  const shutdownTimeoutMs = options.shutdownTimeoutMs ?? 10_000;
+  const requestTimeoutMs = options.requestTimeoutMs ?? 5_000;
+  const publishTimeoutMs = options.publishTimeoutMs ?? 5_000;
+  check(issues, 'shutdownTimeoutMs', shutdownTimeoutMs, 0);
+  check(issues, 'requestTimeoutMs', requestTimeoutMs, 1);
+  check(issues, 'publishTimeoutMs', publishTimeoutMs, 1);
+  const namespace = options.namespace ?? DEFAULT_NAMESPACE;
+  if (!/^[a-z][a-z0-9_-]{0,31}$/.test(namespace)) issues.push({ path: 'namespace', message: 'must be 1-32 of [a-z0-9_-], starting with a letter' });
+  if (issues.length > 0) {
+    throw new BusConfigError(BUS_ERROR_CODES.invalidOptions, `invalid bus options: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+  }
+  return Object.freeze({
+    service: options.service,
+    servers: Object.freeze(servers),
+    namespace,
+    connect,
+    streams,
+    consumer,
+    shutdownTimeoutMs,
+    requestTimeoutMs,
+    publishTimeoutMs,
+    provisionStreams: options.provisionStreams ?? true,
+  });
+}

@@ -1,0 +1,37 @@
+import { describe, expect, it } from '@jest/globals';
+import { BusConfigError, resolveBusOptions } from './index.js';
+import { mergePolicy } from './options.js';
+
+describe('resolveBusOptions', () => {
+  it('fills in the documented defaults', () => {
+    const options = resolveBusOptions({ service: 'panel', servers: 'nats://127.0.0.1:4222' });
+
+    expect(options).toMatchObject({
+      namespace: 'rloop',
+      servers: ['nats://127.0.0.1:4222'],
+      connect: { timeoutMs: 30_000 },
+      streams: { duplicateWindowMs: 120_000, eventsMaxAgeMs: 7 * 86_400_000, commitsMaxAgeMs: 86_400_000, criticsMaxAgeMs: 3_600_000, deadLettersMaxAgeMs: 30 * 86_400_000 },
+      consumer: { ackWaitMs: 30_000, maxDeliver: 5, concurrency: 8 },
+      provisionStreams: true,
+    });
+  });
+
+  it('names every bad field', () => {
+    let error: unknown;
+    try {
+      resolveBusOptions({ service: 'bad name', servers: [], consumer: { maxDeliver: 0 }, streams: { criticsMaxAgeMs: 1 } });
+    } catch (e) {
+      error = e;
+    }
+
+    expect(error).toBeInstanceOf(BusConfigError);
+    expect((error as BusConfigError).issues.map((i) => i.path)).toEqual(['service', 'servers', 'streams.criticsMaxAgeMs', 'consumer.maxDeliver']);
+  });
+
+  it('merges and checks per-handler overrides', () => {
+    const base = resolveBusOptions({ service: 'panel', servers: 'nats://x:4222' }).consumer;
+
+    expect(mergePolicy(base, { backoff: { maxMs: 5_000 } }, 'h')).toMatchObject({ backoff: { initialMs: 1_000, maxMs: 5_000 }, maxDeliver: 5 });
+    expect(() => mergePolicy(base, { ackWaitMs: 10 }, 'h')).toThrow(BusConfigError);
+  });
+});

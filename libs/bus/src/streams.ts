@@ -1,0 +1,129 @@
+import {
+  AckPolicy,
+  type ConsumerConfig,
+  type ConsumerInfo,
+  DeliverPolicy,
+  DiscardPolicy,
+  type JetStreamManager,
+  JetStreamApiError,
+  RetentionPolicy,
+  StorageType,
+  type StreamConfig,
+  type StreamInfo,
+} from '@nats-io/jetstream';
+import { nanos } from '@nats-io/nats-core';
+import { type Subjects, describeError } from '@rloop/contracts';
+import { BUS_ERROR_CODES, BusConfigError } from './errors.js';
+import { type ConsumerPolicy, type StreamLimits } from './options.js';
+
+const STREAM_NOT_FOUND = 10059;
+const CONSUMER_NOT_FOUND = 10014;
+const STREAM_NAME_IN_USE = 10058;
+
+type StreamSpec = Pick<StreamConfig, 'name' | 'subjects' | 'storage' | 'retention' | 'discard' | 'duplicate_window' | 'max_age' | 'max_msgs_per_subject' | 'description'>;
+
+/** The four streams of a namespace and their limits. */
+export function streamSpecs(subjects: Subjects, limits: StreamLimits): StreamSpec[] {
+  const base = {
+    storage: StorageType.File,
+    retention: RetentionPolicy.Limits,
+    discard: DiscardPolicy.Old,
+    duplicate_window: nanos(limits.duplicateWindowMs),
+    max_msgs_per_subject: -1,
+  };
+  return [
+    { ...base, name: subjects.streams.events, subjects: [subjects.channelFilter('events')], max_age: nanos(limits.eventsMaxAgeMs), description: 'journaled events' },
+    { ...base, name: subjects.streams.commits, subjects: [subjects.channelFilter('commits')], max_age: nanos(limits.commitsMaxAgeMs), description: 'journal commit announcements' },
+    {
+      ...base,
+      name: subjects.streams.critics,
+      subjects: [subjects.channelFilter('critics')],
+      max_age: nanos(limits.criticsMaxAgeMs),
+      max_msgs_per_subject: limits.criticsMaxMsgsPerSubject,
+      description: 'critic registry traffic',
+    },
+    { ...base, name: subjects.streams.deadLetters, subjects: [subjects.deadLetterFilter], max_age: nanos(limits.deadLettersMaxAgeMs), description: 'messages consumers could not process' },
+  ];
+}
+
+function isApiError(error: unknown, code: number): boolean {
+  return error instanceof JetStreamApiError && error.code === code;
+}
+
+async function streamInfoOrNull(jsm: JetStreamManager, name: string): Promise<StreamInfo | null> {
+  try {
+    return await jsm.streams.info(name);
+  } catch (error) {
+    if (isApiError(error, STREAM_NOT_FOUND)) return null;
+    throw error;
+  }
+}
+
+/** Creates each stream, or updates it to the wanted limits; safe to run from every replica at once. */
+export async function provisionStreams(jsm: JetStreamManager, subjects: Subjects, limits: StreamLimits): Promise<StreamInfo[]> {
+  const infos: StreamInfo[] = [];
+  for (const spec of streamSpecs(subjects, limits)) {
+    try {
+      const existing = await streamInfoOrNull(jsm, spec.name);
+      if (existing === null) {
+        try {
+          infos.push(await jsm.streams.add(spec));
+          continue;
+        } catch (error) {
+          // Another replica created it in the meantime: fall through to the update.
+          if (!isApiError(error, STREAM_NAME_IN_USE)) throw error;
+        }
+      }
+      const current = existing ?? (await jsm.streams.info(spec.name));
+      infos.push(await jsm.streams.update(spec.name, { ...current.config, ...spec }));
+    } catch (error) {
+      throw new BusConfigError(BUS_ERROR_CODES.provisionFailed, `could not create or update stream ${spec.name}: ${describeError(error)}`, [
+        { path: spec.name, message: describeError(error) },
+      ], { cause: error });
+    }
+  }
+  return infos;
+}
+
+/** The consumer settings the bus owns for one handler. */
+export type DurableConfig = Partial<ConsumerConfig> & { durable_name: string; filter_subject: string };
+
+export function consumerConfig(durable: string, filter: string, policy: ConsumerPolicy, description: string): DurableConfig {
+  return {
+    durable_name: durable,
+    description,
+    filter_subject: filter,
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.All,
+    ack_wait: nanos(policy.ackWaitMs),
+    // The bus counts deliveries itself and dead-letters past maxDeliver; a server-side limit
+    // would silently stop redelivering instead.
+    max_deliver: -1,
+    max_ack_pending: Math.max(1_000, policy.maxBuffered * 4),
+  };
+}
+
+/** Creates the durable consumer, or updates what may change; a changed filter is a start error. */
+export async function ensureConsumer(jsm: JetStreamManager, stream: string, config: DurableConfig): Promise<ConsumerInfo> {
+  let existing: ConsumerInfo | null;
+  try {
+    existing = await jsm.consumers.info(stream, config.durable_name);
+  } catch (error) {
+    if (!isApiError(error, CONSUMER_NOT_FOUND)) throw error;
+    existing = null;
+  }
+  if (existing === null) return jsm.consumers.add(stream, config);
+  if (existing.config.filter_subject !== config.filter_subject) {
+    throw new BusConfigError(
+      BUS_ERROR_CODES.invalidHandler,
+      `consumer ${config.durable_name} on ${stream} filters ${existing.config.filter_subject ?? '(nothing)'}, the handler wants ${config.filter_subject}; pin a new name or delete the old consumer`,
+      [{ path: config.durable_name, message: 'filter subject changed' }],
+    );
+  }
+  return jsm.consumers.update(stream, config.durable_name, {
+    description: config.description,
+    ack_wait: config.ack_wait,
+    max_deliver: config.max_deliver,
+    max_ack_pending: config.max_ack_pending,
+  });
+}
