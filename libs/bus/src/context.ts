@@ -53,7 +53,7 @@ export class BatchContext extends BaseRpcContext<BatchContextArgs> {
   }
 }
 
-type RequestContextArgs = [string, Readonly<Record<string, readonly string[]>>];
+type RequestContextArgs = [string, Readonly<Record<string, readonly string[]>>, boolean];
 
 /** The context an `@OnRequest` handler receives next to the raw request body. */
 export class RequestContext extends BaseRpcContext<RequestContextArgs> {
@@ -63,5 +63,10 @@ export class RequestContext extends BaseRpcContext<RequestContextArgs> {
 
   get headers(): Readonly<Record<string, readonly string[]>> {
     return this.args[1];
+  }
+
+  /** False for a plain publish on a request subject: nobody reads the reply, so say it another way. */
+  get expectsReply(): boolean {
+    return this.args[2];
   }
 }

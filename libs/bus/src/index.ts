@@ -45,3 +45,4 @@ export { decodeJsonBody, decodeEventMessage, type DecodeResult } from './codec.j
 export { type BusStatus, type ErrorReply, isErrorReply, toErrorReply } from './replies.js';
 export { provisionStreams, streamSpecs } from './streams.js';
 export { backoffDelay, decideFailure, buildDeadLetter, deadLetterMsgId, type FailureDisposition } from './disposition.js';
+export { CommonEnvironment, parseEnvironment, resolveDir, loadYamlConfig, DEFAULT_CONFIG_DIR, commonSettings, type CommonSettings } from './service-config.js';

@@ -194,7 +194,8 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
   }
 
   private async answer(msg: Msg, handler: Handler): Promise<void> {
-    const context = new RequestContext([msg.subject, headersToRecord(msg.headers)]);
+    const expectsReply = msg.reply !== undefined && msg.reply !== '';
+    const context = new RequestContext([msg.subject, headersToRecord(msg.headers), expectsReply]);
     const outcome = await invokeHandler(handler, msg.data, context);
     let reply: unknown;
     if (outcome.ok) {
@@ -206,8 +207,8 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
         this.log.error(`${this.options.service}: request handler for ${msg.subject} crashed: ${describeError(outcome.error)}${stack}`);
       }
     }
-    if (msg.reply === undefined || msg.reply === '') {
-      this.log.warn(`${this.options.service}: request on ${msg.subject} had no reply subject; nothing to answer`);
+    if (!expectsReply) {
+      if (!outcome.ok) this.log.warn(`${this.options.service}: a plain publish on ${msg.subject} failed and had no reply subject to hear it: ${describeError(outcome.error)}`);
       return;
     }
     let bytes: Uint8Array;

@@ -480,7 +480,7 @@ export function isEventType(value: unknown): value is EventType {
 }
 
 /** The current schema version of each event type (what producers write today). */
-export function currentVersion(type: EventType): number {
+export function currentVersion<T extends EventType>(type: T): EventOf<T>['schema_version'] {
   return EVENT_CATALOGUE[type].schema.shape.schema_version.value;
 }
 

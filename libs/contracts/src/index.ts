@@ -98,3 +98,4 @@ export {
 export { DEFAULT_NAMESPACE, SUBJECT_VERSION, type Subjects, subjectsFor, streamOf, subjectToken } from './subjects.js';
 export { type Upcaster, UPCASTERS, upcast, parseEvent, parseEventOrThrow, toIssues, type ParseResult } from './parse.js';
 export { jsonSchemaDocuments } from './json-schema.js';
+export { JOURNAL_QUERIES, type JournalQuery, type JournalRequest, type JournalReply } from './queries.js';

@@ -1,0 +1,92 @@
+import type { Requester } from '@rloop/bus';
+import {
+  JOURNAL_QUERIES,
+  type JournalQuery,
+  type JournalReply,
+  type JournalRequest,
+  type JournaledEvent,
+  type Letter,
+  Letter as LetterSchema,
+  ValidationError,
+  parseEvent,
+  toIssues,
+} from '@rloop/contracts';
+import type { LoopState } from '@rloop/domain';
+
+/** An event read back from the journal with its positions. */
+export interface JournalEntry {
+  readonly position: number;
+  readonly global_position: string;
+  readonly event: JournaledEvent;
+}
+
+/**
+ * Typed access to the journal's queries over the bus. Replies are validated: a journal that
+ * answers something else is an error here, not a surprise three calls later.
+ */
+export class JournalClient {
+  constructor(
+    private readonly requester: Requester,
+    private readonly timeoutMs: number = 10_000,
+  ) {}
+
+  private async ask<Q extends JournalQuery>(query: Q, body: JournalRequest<Q>): Promise<JournalReply<Q>> {
+    const spec = JOURNAL_QUERIES[query];
+    const raw = await this.requester.request(`journal.${query}`, spec.request.parse(body), { timeoutMs: this.timeoutMs });
+    const reply = spec.reply.safeParse(raw);
+    if (!reply.success) throw new ValidationError('JOURNAL.BAD_REPLY', `the journal's reply to ${query} does not match its contract`, toIssues(reply.error));
+    return reply.data as JournalReply<Q>;
+  }
+
+  /** The plan's folded loop state (null before its first event) and the stream version it reflects. */
+  async loopState(plan: string): Promise<{ readonly version: number; readonly state: LoopState | null }> {
+    const reply = await this.ask('loop_state', { plan });
+    // The journal folds with the same domain code, so the shape is LoopState by construction.
+    return { version: reply.version, state: reply.state as LoopState | null };
+  }
+
+  /** Events of the plan's current run (or every run), optionally from a stream position on. */
+  async events(plan: string, options: { readonly scope?: 'current_run' | 'all'; readonly fromPosition?: number } = {}): Promise<{ readonly version: number; readonly entries: JournalEntry[] }> {
+    const reply = await this.ask('events', { plan, scope: options.scope ?? 'current_run', ...(options.fromPosition === undefined ? {} : { from_position: options.fromPosition }) });
+    const entries = reply.events.map((stored) => {
+      const parsed = parseEvent(stored.event);
+      if (!parsed.ok) throw parsed.error;
+      return { position: stored.position, global_position: stored.global_position, event: parsed.event as JournaledEvent };
+    });
+    return { version: reply.version, entries };
+  }
+
+  async letter(letterId: string): Promise<Letter> {
+    const reply = await this.ask('letter', { letter_id: letterId });
+    const letter = LetterSchema.safeParse(reply.letter);
+    if (!letter.success) throw new ValidationError('JOURNAL.BAD_REPLY', `letter ${letterId} from the journal does not match its contract`, toIssues(letter.error));
+    return letter.data;
+  }
+
+  /** Like letter(), but null when the journal has no such letter. */
+  async findLetter(letterId: string): Promise<Letter | null> {
+    try {
+      return await this.letter(letterId);
+    } catch (error) {
+      if (error instanceof Error && 'code' in error && (error as { code: unknown }).code === 'JOURNAL.NOT_FOUND') return null;
+      throw error;
+    }
+  }
+
+  async hasEvent(eventId: string): Promise<JournalReply<'event'>> {
+    return this.ask('event', { event_id: eventId });
+  }
+
+  async status(plan?: string): Promise<JournalReply<'status'>['plans']> {
+    return (await this.ask('status', plan === undefined ? {} : { plan })).plans;
+  }
+
+  async escalations(options: { readonly open?: boolean; readonly plan?: string; readonly limit?: number } = {}): Promise<JournalReply<'escalations'>['escalations']> {
+    return (await this.ask('escalations', { open: options.open ?? false, ...(options.plan === undefined ? {} : { plan: options.plan }), ...(options.limit === undefined ? {} : { limit: options.limit }) })).escalations;
+  }
+
+  async rebuild(projection?: string): Promise<JournalReply<'rebuild'>['rebuilt']> {
+    return (await this.ask('rebuild', projection === undefined ? {} : { projection })).rebuilt;
+  }
+}
+

@@ -1,0 +1,12 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { GateConfig } from './config.js';
+import { GatingController } from './gating/gating.controller.js';
+import { SubmitController } from './intake/submit.controller.js';
+import { GATE_CONFIG } from './tokens.js';
+
+@Module({})
+export class GateModule {
+  static forRoot(config: GateConfig): DynamicModule {
+    return { module: GateModule, controllers: [SubmitController, GatingController], providers: [{ provide: GATE_CONFIG, useValue: config }] };
+  }
+}

@@ -1,0 +1,60 @@
+import { Controller, Inject } from '@nestjs/common';
+import { BUS_REQUESTER, EVENT_PUBLISHER, type EventPublisher, OnEvent, type Requester } from '@rloop/bus';
+import type { EventOf } from '@rloop/contracts';
+import { TERMINAL_STATUSES, decideGate, decisionEvent } from '@rloop/domain';
+import { JournalClient } from '@rloop/journal-client';
+import { admitPlan } from '../intake/admit.js';
+import { GATE_CONFIG } from '../tokens.js';
+import type { GateConfig } from '../config.js';
+
+const PRODUCER = `gate@${process.pid}`;
+
+/**
+ * Spec Decision 7, acted on: every PlanSubmitted (from the request API or published directly by
+ * CI or an agent) is checked again against its repository and gated: LoopGated with the verdict
+ * and every rule that fired, or PlanRejected with every reason.
+ */
+@Controller()
+export class GatingController {
+  private readonly journal: JournalClient;
+
+  constructor(
+    @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
+    @Inject(BUS_REQUESTER) requester: Requester,
+    @Inject(GATE_CONFIG) private readonly config: GateConfig,
+  ) {
+    this.journal = new JournalClient(requester);
+  }
+
+  @OnEvent('PlanSubmitted', { name: 'gate-plans', ackWaitMs: 120_000 })
+  async gate(event: EventOf<'PlanSubmitted'>): Promise<void> {
+    const meta = { plan: event.plan, run_id: event.event_id, causation_id: event.event_id, producer: PRODUCER, now: new Date().toISOString() };
+    const { state } = await this.journal.loopState(event.plan);
+    if (state !== null && state.run_id !== null && state.run_id !== event.event_id && !TERMINAL_STATUSES.has(state.status)) {
+      await this.publisher.publish(
+        decisionEvent('PlanRejected', meta, ['rejected'], {
+          submission_id: event.data.submission_id,
+          errors: [{ path: 'slug', message: `plan ${event.plan} already has a loop running (${state.status}); wait for it or stop it` }],
+        }),
+      );
+      return;
+    }
+    const admitted = await admitPlan(event.data.plan, this.config);
+    if (!admitted.ok) {
+      await this.publisher.publish(decisionEvent('PlanRejected', meta, ['rejected'], { submission_id: event.data.submission_id, errors: admitted.errors }));
+      return;
+    }
+    const { plan, repository, files } = admitted.admission;
+    const decision = decideGate({ title: plan.title, description: plan.description, effort_level: plan.effort_level, files }, this.config.triggers);
+    await this.publisher.publish(
+      decisionEvent('LoopGated', meta, ['gated'], {
+        verdict: decision.verdict,
+        rules: decision.rules,
+        commit: repository.commit,
+        files: [...files],
+        repo_path: repository.path,
+        test_cmd: plan.test_cmd,
+      }),
+    );
+  }
+}

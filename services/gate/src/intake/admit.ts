@@ -1,0 +1,35 @@
+import type { Issue, PlanSpec } from '@rloop/contracts';
+import { resolvePlanFiles } from '@rloop/domain';
+import { type RepositorySnapshot, inspectRepository } from './repository.js';
+
+export interface Admission {
+  readonly plan: PlanSpec;
+  readonly repository: RepositorySnapshot;
+  /** The plan's globs resolved at its ref. */
+  readonly files: readonly string[];
+}
+
+export type AdmissionResult = { readonly ok: true; readonly admission: Admission } | { readonly ok: false; readonly errors: Issue[] };
+
+export interface AdmissionOptions {
+  readonly repoCacheDir: string;
+  readonly anthropicConfigured: boolean;
+}
+
+/**
+ * Everything the gate checks beyond the schema: the repository exists and the ref resolves, every
+ * file entry is relative, inside the repository, a valid glob and matches something at the ref,
+ * and the implementer strategy can run on this fleet.
+ */
+export async function admitPlan(plan: PlanSpec, options: AdmissionOptions): Promise<AdmissionResult> {
+  const errors: Issue[] = [];
+  if (plan.implementer.strategy === 'anthropic' && !options.anthropicConfigured) {
+    errors.push({ path: 'implementer.strategy', message: 'the anthropic strategy needs ANTHROPIC_API_KEY on this fleet; use autofix or command, or configure a key' });
+  }
+  const inspected = await inspectRepository(plan.repo, { cacheDir: options.repoCacheDir });
+  if (!inspected.ok) return { ok: false, errors: [...errors, ...inspected.errors] };
+  const resolved = resolvePlanFiles(plan.files, inspected.snapshot.files);
+  errors.push(...resolved.issues);
+  if (errors.length > 0) return { ok: false, errors };
+  return { ok: true, admission: { plan, repository: inspected.snapshot, files: resolved.files } };
+}

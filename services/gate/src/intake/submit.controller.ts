@@ -1,0 +1,87 @@
+import { Controller, Inject } from '@nestjs/common';
+import { BUS_REQUESTER, EVENT_PUBLISHER, type EventPublisher, OnRequest, type RequestContext, type Requester } from '@rloop/bus';
+import { type EventOf, type Issue, RESERVED_PLAN_KEYS, Slug, type SubmitReply, currentVersion } from '@rloop/contracts';
+import { TERMINAL_STATUSES, deterministicId } from '@rloop/domain';
+import { JournalClient } from '@rloop/journal-client';
+import { ulid } from 'ulid';
+import { GATE_CONFIG } from '../tokens.js';
+import type { GateConfig } from '../config.js';
+import { admitPlan } from './admit.js';
+import { parsePlanBody } from './parse-plan.js';
+
+const PRODUCER = `gate@${process.pid}`;
+
+/**
+ * The bus API for posting a plan: a request on `<ns>.v1.plans.submit` whose body is the plan as
+ * JSON. The reply names every problem, or accepts the plan and gives the event id of its
+ * PlanSubmitted. A plain publish works too; a rejection then goes out as a PlanRejected event.
+ */
+@Controller()
+export class SubmitController {
+  private readonly journal: JournalClient;
+
+  constructor(
+    @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
+    @Inject(BUS_REQUESTER) requester: Requester,
+    @Inject(GATE_CONFIG) private readonly config: GateConfig,
+  ) {
+    this.journal = new JournalClient(requester);
+  }
+
+  @OnRequest('plans.submit')
+  async submit(body: Uint8Array, ctx: RequestContext): Promise<SubmitReply> {
+    const parsed = parsePlanBody(body);
+    if (!parsed.ok) return this.reject(parsed.errors, parsed.slug, ctx, undefined);
+    const plan = parsed.plan;
+    // A caller-chosen submission id makes the submission idempotent: same id, same event, same reply.
+    const eventId = plan.submission_id === undefined ? ulid() : deterministicId('submission', plan.slug, plan.submission_id);
+    const submissionId = plan.submission_id ?? eventId;
+    if (plan.submission_id !== undefined && (await this.journal.hasEvent(eventId)).found) {
+      return { status: 'accepted', plan: plan.slug, event_id: eventId, submission_id: submissionId, duplicate: true };
+    }
+    const { state } = await this.journal.loopState(plan.slug);
+    if (state !== null && state.run_id !== null && !TERMINAL_STATUSES.has(state.status)) {
+      return this.reject(
+        [{ path: 'slug', message: `plan ${plan.slug} already has a loop running (${state.status}, round ${state.round}); wait for it or stop it with \`rloop stop ${plan.slug}\`` }],
+        plan.slug,
+        ctx,
+        submissionId,
+      );
+    }
+    const admitted = await admitPlan(plan, this.config);
+    if (!admitted.ok) return this.reject(admitted.errors, plan.slug, ctx, submissionId);
+    const event: EventOf<'PlanSubmitted'> = {
+      event_id: eventId,
+      type: 'PlanSubmitted',
+      schema_version: currentVersion('PlanSubmitted'),
+      plan: plan.slug,
+      correlation_id: eventId,
+      causation_id: null,
+      occurred_at: new Date().toISOString(),
+      producer: PRODUCER,
+      data: { plan, submission_id: submissionId },
+    };
+    const receipt = await this.publisher.publish(event);
+    return { status: 'accepted', plan: plan.slug, event_id: eventId, submission_id: submissionId, duplicate: receipt.duplicate };
+  }
+
+  private async reject(errors: Issue[], slug: string | undefined, ctx: RequestContext, submissionId: string | undefined): Promise<SubmitReply> {
+    const validSlug = slug !== undefined && Slug.safeParse(slug).success ? slug : undefined;
+    if (!ctx.expectsReply) {
+      // Nobody reads a reply to a plain publish: the rejection is recorded as an event instead.
+      const id = ulid();
+      await this.publisher.publish({
+        event_id: id,
+        type: 'PlanRejected',
+        schema_version: currentVersion('PlanRejected'),
+        plan: validSlug ?? RESERVED_PLAN_KEYS.invalid,
+        correlation_id: id,
+        causation_id: null,
+        occurred_at: new Date().toISOString(),
+        producer: PRODUCER,
+        data: { errors, ...(submissionId === undefined ? {} : { submission_id: submissionId }) },
+      });
+    }
+    return { status: 'rejected', ...(slug === undefined ? {} : { plan: slug }), errors };
+  }
+}

@@ -1,0 +1,57 @@
+import { performance } from 'node:perf_hooks';
+import { BaselineRecorded, type DataOf } from '@rloop/contracts';
+import type { ImplementerEnv } from '../deps.js';
+import { RecordInvalidError } from '../errors.js';
+import { baselineRecordRef, readRecord, writeRecord } from '../git/records.js';
+import { branchFor, ensureWorktree } from '../git/worktree.js';
+import { runTests } from '../test-run/test-runner.js';
+
+export type BaselineRecordedData = DataOf<'BaselineRecorded'>;
+
+export interface RecordBaselineInput {
+  readonly slug: string;
+  /** The loop run (LoopGated's correlation_id): one baseline per run, however often the event arrives. */
+  readonly runId: string;
+  readonly repoPath: string;
+  /** The gated commit. */
+  readonly commit: string;
+  readonly testCmd: string;
+}
+
+/** How many failing names an event may carry (BaselineRecorded.failing's limit). */
+const MAX_FAILING = 1000;
+
+/** An exit code for the record when the process had none: 124 for a timeout (as coreutils' timeout), -1 for a signal. */
+export function exitCodeOf(run: { readonly exitCode: number | null; readonly timedOut: boolean }): number {
+  return run.exitCode ?? (run.timedOut ? 124 : -1);
+}
+
+/**
+ * Runs the plan's tests at the gated commit in the plan's worktree (creating `rloop/<slug>` there)
+ * and returns the data of BaselineRecorded. Idempotent per run: the result is stored in the
+ * repository (refs/rloop/<slug>/baselines/<runId>), and a redelivered LoopGated gets the stored
+ * answer without touching the worktree (which later rounds may have moved on).
+ */
+export async function recordBaseline(input: RecordBaselineInput, deps: ImplementerEnv): Promise<BaselineRecordedData> {
+  const ref = baselineRecordRef(input.slug, input.runId);
+  const stored = await readRecord(input.repoPath, ref);
+  if (stored !== null) {
+    const parsed = BaselineRecorded.shape.data.safeParse(stored);
+    if (!parsed.success) throw new RecordInvalidError(ref, parsed.error.message);
+    return parsed.data;
+  }
+  const clock = deps.clock ?? (() => performance.now());
+  const started = clock();
+  const worktree = await ensureWorktree({ repoPath: input.repoPath, slug: input.slug, workRoot: deps.workRoot, commit: input.commit, branch: branchFor(input.slug) });
+  const run = await runTests({ cwd: worktree.dir, command: input.testCmd, env: deps.env, timeoutMs: deps.testTimeoutMs, signal: deps.signal });
+  const data = BaselineRecorded.shape.data.parse({
+    commit: input.commit,
+    branch: worktree.branch,
+    tests: { added: 0, passed: run.passed, failed: run.failed, total: run.total, regressions: 0, warnings: run.warnings },
+    exit_code: exitCodeOf(run),
+    failing: run.failing.slice(0, MAX_FAILING),
+    duration_ms: Math.max(0, Math.round(clock() - started)),
+  } satisfies BaselineRecordedData);
+  await writeRecord(input.repoPath, ref, data);
+  return data;
+}

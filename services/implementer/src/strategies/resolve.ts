@@ -1,0 +1,37 @@
+import type { ImplementerStrategy, PlanImplementer } from '@rloop/contracts';
+import { createAutofixStrategy } from './autofix.js';
+import { createCommandStrategy } from './command.js';
+import type { FixStrategy, StrategyResolver } from './strategy.js';
+
+export interface BuiltInStrategyOptions {
+  /** Timeout of the `command` strategy's process. */
+  readonly commandTimeoutMs: number;
+  readonly commandTailBytes?: number;
+  readonly scratchRoot?: string;
+  /** Strategies from elsewhere (e.g. `anthropic`), keyed by the plan's `implementer.strategy`. */
+  readonly extra?: Partial<Record<ImplementerStrategy, FixStrategy>>;
+}
+
+/** The resolver for the built-in strategies (autofix, command) plus any `extra` ones. */
+export function builtInStrategies(options: BuiltInStrategyOptions): StrategyResolver {
+  const autofix = createAutofixStrategy();
+  return (implementer: PlanImplementer) => {
+    const extra = options.extra?.[implementer.strategy];
+    if (extra !== undefined) return extra;
+    switch (implementer.strategy) {
+      case 'autofix':
+        return autofix;
+      case 'command':
+        return implementer.command === undefined
+          ? null
+          : createCommandStrategy({
+              command: implementer.command,
+              timeoutMs: options.commandTimeoutMs,
+              ...(options.commandTailBytes === undefined ? {} : { tailBytes: options.commandTailBytes }),
+              ...(options.scratchRoot === undefined ? {} : { scratchRoot: options.scratchRoot }),
+            });
+      case 'anthropic':
+        return null;
+    }
+  };
+}

@@ -1,0 +1,44 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { type TempDir, commandEnv, tempDir } from '../testing/repos.test-helpers.js';
+import { COMMAND_FAILED } from './test-output.js';
+import { runTests } from './test-runner.js';
+
+describe('running a plan\'s test command', () => {
+  let dir: TempDir;
+
+  beforeAll(async () => {
+    dir = await tempDir('runner');
+    await mkdir(join(dir.path, 'test'));
+    await writeFile(join(dir.path, 'test', 'a.test.mjs'), "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\ntest('passes', () => {});\ntest('fails', () => assert.equal(1, 2));\n");
+  });
+
+  afterAll(() => dir.cleanup());
+
+  it('runs node --test through the shell and names the failing test', async () => {
+    const run = await runTests({ cwd: dir.path, command: 'node --test', env: commandEnv(), timeoutMs: 20_000 });
+    expect(run).toMatchObject({ runner: 'node_test', passed: 1, failed: 1, total: 2, failing: ['fails'], exitCode: 1, timedOut: false, warnings: 0 });
+    expect(run.outputTail).toContain('# fail 1');
+  });
+
+  it('kills a command that outlives its timeout, with the processes it started, and counts it as failed', async () => {
+    const run = await runTests({ cwd: dir.path, command: 'echo started; sleep 30 & sleep 30', env: commandEnv(), timeoutMs: 300 });
+    expect(run.timedOut).toBe(true);
+    expect(run.failing).toEqual([COMMAND_FAILED]);
+    expect(run.outputTail).toContain('started');
+    expect(run.outputTail).toContain('timed out after 300 ms');
+  });
+
+  it('does not wait for background processes a finished command left behind', async () => {
+    const run = await runTests({ cwd: dir.path, command: 'sleep 30 & echo "3 passed, 0 failed"', env: commandEnv(), timeoutMs: 20_000 });
+    expect(run).toMatchObject({ runner: 'summary_line', passed: 3, exitCode: 0, timedOut: false });
+  });
+
+  it('keeps only the tail of a long output for reports', async () => {
+    const run = await runTests({ cwd: dir.path, command: 'seq 1 100000', env: commandEnv(), timeoutMs: 20_000, tailBytes: 100 });
+    expect(Buffer.byteLength(run.outputTail)).toBeLessThanOrEqual(100);
+    expect(run.outputTail).toContain('100000');
+    expect(run).toMatchObject({ runner: 'exit_code', passed: 1, total: 1 });
+  });
+});

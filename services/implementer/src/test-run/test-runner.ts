@@ -1,0 +1,51 @@
+import { AbortedError } from '../errors.js';
+import { runShell } from '../shell/run-shell.js';
+import { COMMAND_FAILED, type ParsedTestOutput, parseTestOutput } from './test-output.js';
+
+export interface RunTestsOptions {
+  /** The worktree the plan's tests run in. */
+  readonly cwd: string;
+  /** The plan's `test_cmd`, run by /bin/sh. */
+  readonly command: string;
+  /** The command's complete environment. */
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly timeoutMs: number;
+  readonly signal?: AbortSignal | undefined;
+  /** How much of the output's end is kept in `outputTail`. Default 8 KiB. */
+  readonly tailBytes?: number | undefined;
+}
+
+export interface TestRunResult extends ParsedTestOutput {
+  readonly exitCode: number | null;
+  readonly timedOut: boolean;
+  readonly durationMs: number;
+  readonly outputTail: string;
+}
+
+/**
+ * Runs the plan's test command and reads its result. A timeout is a failed run (COMMAND_FAILED is
+ * among the failing names); an abort throws AbortedError so nothing half-measured is reported.
+ */
+export async function runTests(options: RunTestsOptions): Promise<TestRunResult> {
+  const run = await runShell({
+    command: options.command,
+    cwd: options.cwd,
+    env: options.env,
+    timeoutMs: options.timeoutMs,
+    signal: options.signal,
+    tailBytes: options.tailBytes,
+  });
+  if (run.aborted) throw new AbortedError(`the test command in ${options.cwd}`);
+  const parsed = parseTestOutput(run.output, { exitCode: run.timedOut ? null : run.exitCode, cwd: options.cwd });
+  const timedOutResult =
+    run.timedOut && !parsed.failing.includes(COMMAND_FAILED)
+      ? { ...parsed, failed: parsed.failed + 1, total: parsed.total + 1, failing: [...parsed.failing, COMMAND_FAILED] }
+      : parsed;
+  return {
+    ...timedOutResult,
+    exitCode: run.exitCode,
+    timedOut: run.timedOut,
+    durationMs: run.durationMs,
+    outputTail: run.timedOut ? `${run.tail}\n[rloop: the test command timed out after ${options.timeoutMs} ms]` : run.tail,
+  };
+}
