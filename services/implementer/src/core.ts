@@ -2,16 +2,12 @@
 export { type ImplementerEnv } from './deps.js';
 export {
   IMPLEMENTER_ERROR_CODES,
-  GitCommandError,
-  CommitNotFoundError,
   BranchCheckedOutError,
   StrategyFailedError,
   AbortedError,
   RecordInvalidError,
 } from './errors.js';
-export { DEFAULT_IDENTITY, type CommitIdentity } from './git/git.js';
 export { branchFor, worktreeDirFor, ensureWorktree, resetWorktree, removeWorktree, type WorktreeSpec, type Worktree, type RemoveWorktreeSpec } from './git/worktree.js';
-export { readOnlyCheckout, readOnlyCheckoutDir, removeReadOnlyCheckout, pruneReadOnlyCheckouts, type ReadOnlyCheckout } from './git/read-only-checkout.js';
 export { baselineRecordRef, fixRecordRef } from './git/records.js';
 export { runTests, type RunTestsOptions, type TestRunResult } from './test-run/test-runner.js';
 export { TEST_RUNNERS, COMMAND_FAILED, parseTestOutput, countWarnings, diffTestResults, type TestRunner, type ParsedTestOutput, type ParseOptions } from './test-run/test-output.js';

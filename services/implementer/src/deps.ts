@@ -1,4 +1,4 @@
-import type { CommitIdentity } from './git/git.js';
+import type { CommitIdentity } from '@rloop/git';
 
 /** What every implementer step needs from the service around it (built once from config). */
 export interface ImplementerEnv {

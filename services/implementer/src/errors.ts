@@ -2,34 +2,11 @@ import { IllegalStateError, RloopError, TransientError } from '@rloop/contracts'
 
 /** Stable error codes of the implementer, so handlers branch on codes, never on messages. */
 export const IMPLEMENTER_ERROR_CODES = {
-  gitFailed: 'IMPLEMENTER.GIT_FAILED',
-  commitNotFound: 'IMPLEMENTER.COMMIT_NOT_FOUND',
   branchCheckedOut: 'IMPLEMENTER.BRANCH_CHECKED_OUT',
   strategyFailed: 'IMPLEMENTER.STRATEGY_FAILED',
   aborted: 'IMPLEMENTER.ABORTED',
   recordInvalid: 'IMPLEMENTER.RECORD_INVALID',
 } as const;
-
-/** A git command exited non-zero. Not retryable: the same command on the same repository fails again. */
-export class GitCommandError extends RloopError {
-  readonly args: readonly string[];
-  readonly exitCode: number | null;
-  readonly stderr: string;
-
-  constructor(args: readonly string[], exitCode: number | null, stderr: string, options: { cause?: unknown } = {}) {
-    super(IMPLEMENTER_ERROR_CODES.gitFailed, `git ${args.join(' ')} failed (exit ${exitCode ?? 'signal'}): ${stderr.trim().slice(-2000)}`, options);
-    this.args = args;
-    this.exitCode = exitCode;
-    this.stderr = stderr;
-  }
-}
-
-/** A commit named by an event does not exist in the repository (it was never fetched, or was garbage-collected). */
-export class CommitNotFoundError extends RloopError {
-  constructor(repoPath: string, commit: string) {
-    super(IMPLEMENTER_ERROR_CODES.commitNotFound, `commit ${commit} does not exist in ${repoPath}`);
-  }
-}
 
 /** The plan's branch is checked out somewhere we do not own (e.g. the user's own checkout): we will not move it. */
 export class BranchCheckedOutError extends IllegalStateError {

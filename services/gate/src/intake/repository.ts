@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import type { Issue, PlanRepo } from '@rloop/contracts';
-
-const run = promisify(execFile);
+import { GitCommandError, git, gitText } from '@rloop/git';
 
 /** What the gate learns about a plan's repository. */
 export interface RepositorySnapshot {
@@ -19,13 +16,8 @@ export interface RepositorySnapshot {
 
 export type RepositoryResult = { readonly ok: true; readonly snapshot: RepositorySnapshot } | { readonly ok: false; readonly errors: Issue[] };
 
-async function git(cwd: string, args: readonly string[], timeoutMs = 60_000): Promise<string> {
-  const { stdout } = await run('git', ['-C', cwd, ...args], { maxBuffer: 64 * 1024 * 1024, timeout: timeoutMs, encoding: 'utf8' });
-  return stdout;
-}
-
 function stderrOf(error: unknown): string {
-  const text = typeof error === 'object' && error !== null && 'stderr' in error ? String((error as { stderr: unknown }).stderr) : String(error);
+  const text = error instanceof GitCommandError ? error.stderr : String(error);
   return text.trim().split('\n').slice(-1)[0] ?? text;
 }
 
@@ -34,10 +26,10 @@ async function cachedClone(url: string, cacheDir: string): Promise<string> {
   const dir = join(cacheDir, createHash('sha256').update(url).digest('hex').slice(0, 16));
   const exists = await stat(join(dir, 'HEAD')).then(() => true, () => false);
   if (exists) {
-    await git(dir, ['fetch', '--quiet', '--prune', 'origin', '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], 300_000);
+    await git(['fetch', '--quiet', '--prune', 'origin', '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], { cwd: dir });
   } else {
     await mkdir(cacheDir, { recursive: true });
-    await run('git', ['clone', '--quiet', '--bare', '--', url, dir], { timeout: 300_000 });
+    await git(['clone', '--quiet', '--bare', '--', url, dir], { cwd: cacheDir });
   }
   return dir;
 }
@@ -53,7 +45,7 @@ export async function inspectRepository(repo: PlanRepo, options: { readonly cach
     const isDir = await stat(path).then((s) => s.isDirectory(), () => false);
     if (!isDir) return { ok: false, errors: [{ path: 'repo.path', message: `${path} does not exist or is not a directory` }] };
     try {
-      await git(path, ['rev-parse', '--git-dir']);
+      await git(['rev-parse', '--git-dir'], { cwd: path });
     } catch {
       return { ok: false, errors: [{ path: 'repo.path', message: `${path} is not a git repository` }] };
     }
@@ -67,11 +59,11 @@ export async function inspectRepository(repo: PlanRepo, options: { readonly cach
   if (repo.ref.startsWith('-')) return { ok: false, errors: [{ path: 'repo.ref', message: 'a ref cannot start with "-"' }] };
   let commit: string;
   try {
-    commit = (await git(path, ['rev-parse', '--verify', '--quiet', '--end-of-options', `${repo.ref}^{commit}`])).trim();
+    commit = await gitText(['rev-parse', '--verify', '--quiet', '--end-of-options', `${repo.ref}^{commit}`], { cwd: path });
   } catch {
     return { ok: false, errors: [{ path: 'repo.ref', message: `ref "${repo.ref}" does not resolve to a commit in ${repo.path ?? repo.url ?? path}` }] };
   }
-  const listing = await git(path, ['ls-tree', '-r', '-z', '--name-only', commit]);
+  const listing = (await git(['ls-tree', '-r', '-z', '--name-only', commit], { cwd: path })).stdout;
   const files = listing.split('\u0000').filter((f) => f.length > 0);
   return { ok: true, snapshot: { path: resolve(path), commit, files } };
 }

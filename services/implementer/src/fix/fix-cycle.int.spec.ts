@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { FixApplied, type Finding, type PlanImplementer } from '@rloop/contracts';
 import { recordBaseline } from '../baseline/baseline.js';
-import { readOnlyCheckout } from '../git/read-only-checkout.js';
+import { readOnlyCheckout } from '@rloop/git';
 import { fixRecordRef } from '../git/records.js';
 import { worktreeDirFor } from '../git/worktree.js';
 import { builtInStrategies } from '../strategies/resolve.js';

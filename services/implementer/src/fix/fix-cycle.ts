@@ -3,7 +3,7 @@ import { type DataOf, FixApplied, type Finding, type FixedFile } from '@rloop/co
 import type { ImplementerEnv } from '../deps.js';
 import { AbortedError, RecordInvalidError, StrategyFailedError } from '../errors.js';
 import { type DiffSummary, diffSummary, isTestFile } from '../git/diff.js';
-import { DEFAULT_IDENTITY, commitConfigArgs, git, gitText } from '../git/git.js';
+import { DEFAULT_IDENTITY, commitConfigArgs, git, gitText } from '@rloop/git';
 import { fixRecordRef, readRecord, writeRecord } from '../git/records.js';
 import { NO_HOOKS, ensureWorktree, resetWorktree } from '../git/worktree.js';
 import type { StrategyResolver } from '../strategies/strategy.js';

@@ -1,5 +1,5 @@
 import type { LineRange } from '@rloop/contracts';
-import { git } from './git.js';
+import { git } from '@rloop/git';
 
 export interface FileChange {
   /** Repository-relative path (the old path for a deleted file). */

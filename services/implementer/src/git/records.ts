@@ -1,4 +1,4 @@
-import { git } from './git.js';
+import { git } from '@rloop/git';
 
 /**
  * rloop keeps what it has done for a plan inside the user's repository, under `refs/rloop/<slug>/…`

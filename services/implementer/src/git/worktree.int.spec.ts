@@ -2,9 +2,9 @@ import { existsSync, statSync } from 'node:fs';
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { BranchCheckedOutError, CommitNotFoundError } from '../errors.js';
+import { CommitNotFoundError, pruneReadOnlyCheckouts, readOnlyCheckout, readOnlyCheckoutDir, removeReadOnlyCheckout } from '@rloop/git';
+import { BranchCheckedOutError } from '../errors.js';
 import { type SampleRepo, type TempDir, gitOut, sampleRepo, tempDir } from '../testing/repos.test-helpers.js';
-import { pruneReadOnlyCheckouts, readOnlyCheckout, readOnlyCheckoutDir, removeReadOnlyCheckout } from './read-only-checkout.js';
 import { branchFor, ensureWorktree, removeWorktree, worktreeDirFor } from './worktree.js';
 
 describe('the plan\'s worktree', () => {

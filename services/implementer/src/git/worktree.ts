@@ -1,8 +1,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, realpath, rm } from 'node:fs/promises';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { BranchCheckedOutError, CommitNotFoundError } from '../errors.js';
-import { commitExists, git, gitText } from './git.js';
+import { CommitNotFoundError, commitExists, git, gitText } from '@rloop/git';
+import { BranchCheckedOutError } from '../errors.js';
 
 /** The branch rloop works on for a plan. */
 export function branchFor(slug: string): string {

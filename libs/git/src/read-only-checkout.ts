@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, lstat, mkdir, readdir, rename, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { CommitNotFoundError } from '../errors.js';
+import { CommitNotFoundError } from './errors.js';
 import { commitExists, git } from './git.js';
 
 export interface ReadOnlyCheckout {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { GitCommandError } from '../errors.js';
+import { GitCommandError } from './errors.js';
 
 export interface GitOptions {
   /** Directory git runs in (`git -C`). */

@@ -1,0 +1,28 @@
+import { RloopError } from '@rloop/contracts';
+
+/** Stable error codes of git operations. */
+export const GIT_ERROR_CODES = {
+  failed: 'GIT.FAILED',
+  commitNotFound: 'GIT.COMMIT_NOT_FOUND',
+} as const;
+
+/** A git command exited non-zero. Not retryable: the same command on the same repository fails again. */
+export class GitCommandError extends RloopError {
+  readonly args: readonly string[];
+  readonly exitCode: number | null;
+  readonly stderr: string;
+
+  constructor(args: readonly string[], exitCode: number | null, stderr: string, options: { cause?: unknown } = {}) {
+    super(GIT_ERROR_CODES.failed, `git ${args.join(' ')} failed (exit ${exitCode ?? 'signal'}): ${stderr.trim().slice(-2000)}`, options);
+    this.args = args;
+    this.exitCode = exitCode;
+    this.stderr = stderr;
+  }
+}
+
+/** A commit named by an event does not exist in the repository (it was never fetched, or was garbage-collected). */
+export class CommitNotFoundError extends RloopError {
+  constructor(repoPath: string, commit: string) {
+    super(GIT_ERROR_CODES.commitNotFound, `commit ${commit} does not exist in ${repoPath}`);
+  }
+}
