@@ -119,7 +119,8 @@ export function synthesizeLetter(input: SynthesisInput): Letter {
     findings_kept: keptPerCritic.get(report.critic_id) ?? 0,
     ...(report.message === undefined ? {} : { message: report.message }),
   }));
-  const complete = critics.every((c) => !c.core || c.outcome === 'reported');
+  // A round nobody reviewed proves nothing: it needs at least one report and every core critic's.
+  const complete = critics.some((c) => c.outcome === 'reported') && critics.every((c) => !c.core || c.outcome === 'reported');
   return {
     letter_id: input.letter_id,
     plan: input.plan,

@@ -1,0 +1,11 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { ImplementerConfig } from './config.js';
+import { ImplementerController } from './handlers/implementer.controller.js';
+import { IMPLEMENTER_CONFIG } from './tokens.js';
+
+@Module({})
+export class ImplementerModule {
+  static forRoot(config: ImplementerConfig): DynamicModule {
+    return { module: ImplementerModule, controllers: [ImplementerController], providers: [{ provide: IMPLEMENTER_CONFIG, useValue: config }] };
+  }
+}

@@ -1,0 +1,11 @@
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { PanelConfig } from './config.js';
+import { DecideController } from './deciding/decide.controller.js';
+import { PANEL_CONFIG } from './tokens.js';
+
+@Module({})
+export class PanelModule {
+  static forRoot(config: PanelConfig): DynamicModule {
+    return { module: PanelModule, controllers: [DecideController], providers: [{ provide: PANEL_CONFIG, useValue: config }] };
+  }
+}

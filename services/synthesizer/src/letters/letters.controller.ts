@@ -1,0 +1,72 @@
+import { Controller, Inject } from '@nestjs/common';
+import { BUS_REQUESTER, EVENT_PUBLISHER, type EventPublisher, OnEvent, type Requester, RetryLaterError } from '@rloop/bus';
+import type { EventOf } from '@rloop/contracts';
+import { decisionEvent, deterministicId, synthesizeLetter } from '@rloop/domain';
+import { JournalClient } from '@rloop/journal-client';
+import { roundReports } from './round-reports.js';
+
+const PRODUCER = `synthesizer@${process.pid}`;
+
+/**
+ * Writes each round's letter once every dispatched critic has answered, or at the round's deadline
+ * (then each silent critic gets a CriticFailed `timed_out` first — never a "0 findings"). Reacts to
+ * the journal's commits only; the deadline timer is the announcement of the round's start,
+ * redelivered by JetStream at the deadline (a RetryLaterError), so it survives restarts.
+ */
+@Controller()
+export class LettersController {
+  private readonly journal: JournalClient;
+
+  constructor(
+    @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
+    @Inject(BUS_REQUESTER) requester: Requester,
+  ) {
+    this.journal = new JournalClient(requester);
+  }
+
+  @OnEvent('JournalCommitted', { name: 'synthesizer-letters' })
+  async onCommitted(event: EventOf<'JournalCommitted'>): Promise<void> {
+    if (event.plan.startsWith('_')) return;
+    const { state } = await this.journal.loopState(event.plan);
+    const current = state?.current;
+    if (state === null || state.run_id === null || current === null || current === undefined || current.letter !== null || state.status !== 'reviewing') return;
+    const meta = { plan: state.plan, run_id: state.run_id, causation_id: current.started_event_id, producer: PRODUCER, now: new Date().toISOString() };
+    const missing = current.critics.filter((c) => current.reports[c.critic_id] === undefined);
+    if (missing.length > 0) {
+      const waitMs = Date.parse(current.deadline_at) - Date.now();
+      if (waitMs > 0) {
+        // One timer per round: the announcement that carried the RoundStarted comes back at the deadline.
+        if (event.data.events.some((e) => e.event_id === current.started_event_id)) throw new RetryLaterError(waitMs + 100, `round ${current.round} of ${state.plan} waits for ${missing.length} critic(s)`);
+        return;
+      }
+      for (const critic of missing) {
+        await this.publisher.publish(
+          decisionEvent('CriticFailed', meta, ['timeout', current.round, critic.critic_id], {
+            round: current.round,
+            critic_id: critic.critic_id,
+            core: critic.core,
+            reason: 'timed_out',
+            message: `no report by the round's deadline ${current.deadline_at}`,
+          }),
+        );
+      }
+      return;
+    }
+    const { entries } = await this.journal.events(state.plan, { fromPosition: current.started_position });
+    const { reports, lastAt } = roundReports(current, state.run_id, entries.map((e) => e.event));
+    const letterId = deterministicId(state.plan, state.run_id, 'letter', current.round);
+    const letter = synthesizeLetter({
+      letter_id: letterId,
+      plan: state.plan,
+      run_id: state.run_id,
+      round: current.round,
+      phase: current.phase,
+      k: current.k,
+      commit: current.commit,
+      mode: current.mode,
+      created_at: lastAt,
+      reports,
+    });
+    await this.publisher.publish(decisionEvent('LetterWritten', meta, ['letter', current.round], { letter }));
+  }
+}

@@ -1,0 +1,35 @@
+import type { Finding, JournaledEvent } from '@rloop/contracts';
+import type { CriticReport, RoundRecord } from '@rloop/domain';
+
+/**
+ * The critics' reports for one round, from the events that follow its RoundStarted: the first
+ * answer of each dispatched critic counts (the same rule the loop state folds by), in dispatch order.
+ */
+export function roundReports(current: RoundRecord, runId: string, events: readonly JournaledEvent[]): { reports: CriticReport[]; lastAt: string } {
+  const answers = new Map<string, CriticReport>();
+  let lastAt = current.started_at;
+  const core = new Map(current.critics.map((c) => [c.critic_id, c.core]));
+  for (const event of events) {
+    if (event.correlation_id !== runId) continue;
+    if (event.type !== 'FindingsReported' && event.type !== 'CriticFailed') continue;
+    if (event.data.round !== current.round || answers.has(event.data.critic_id) || !core.has(event.data.critic_id)) continue;
+    const isCore = core.get(event.data.critic_id) ?? false;
+    if (event.type === 'FindingsReported') {
+      answers.set(event.data.critic_id, { critic_id: event.data.critic_id, core: isCore, outcome: 'reported', findings: event.data.findings as Finding[] });
+    } else {
+      answers.set(event.data.critic_id, {
+        critic_id: event.data.critic_id,
+        core: isCore,
+        outcome: event.data.reason === 'timed_out' ? 'timed_out' : 'failed',
+        findings: [],
+        message: `${event.data.reason}: ${event.data.message}`,
+      });
+    }
+    if (event.occurred_at > lastAt) lastAt = event.occurred_at;
+  }
+  const reports = current.critics.flatMap((c) => {
+    const report = answers.get(c.critic_id);
+    return report === undefined ? [] : [report];
+  });
+  return { reports, lastAt };
+}

@@ -1,0 +1,14 @@
+import 'reflect-metadata';
+import { startService } from '@rloop/bus';
+import { describeError } from '@rloop/contracts';
+import { SynthesizerModule } from './app.module.js';
+import { type SynthesizerConfig, loadSynthesizerConfig } from './config.js';
+
+let config: SynthesizerConfig;
+try {
+  config = loadSynthesizerConfig();
+} catch (error) {
+  process.stderr.write(`${describeError(error)}\n`);
+  process.exit(1);
+}
+await startService({ name: 'synthesizer', module: SynthesizerModule, bus: config.bus, logFormat: config.logFormat });
