@@ -1,0 +1,130 @@
+import { stringify as toYaml } from 'yaml';
+import type { JournaledEvent, Letter } from '@rloop/contracts';
+import { journalDocument, renderLetterMarkdown, renderStuckReportMarkdown } from '@rloop/domain';
+import { connectCli, followEvents } from '../bus/connect.js';
+import { CliError, type CommandRegistrar } from '../program.js';
+import { busFlagsOf, out, parsePositiveInt } from './options.js';
+
+function pad(text: string, width: number): string {
+  return text.length >= width ? text : text + ' '.repeat(width - text.length);
+}
+
+/** `rloop status [slug]`: where each loop stands. */
+export const registerStatus: CommandRegistrar = (program) => {
+  program
+    .command('status')
+    .description('show where each plan (or one plan) stands: status, phase, round, open findings, spend')
+    .argument('[slug]', 'one plan')
+    .option('--json', 'print the status records as JSON')
+    .action(async (slug: string | undefined, opts: { json?: boolean }, command) => {
+      const bus = await connectCli(busFlagsOf(command));
+      try {
+        const plans = await bus.journal.status(slug);
+        if (slug !== undefined && plans.length === 0) throw new CliError(`no plan ${slug} in the journal`);
+        if (opts.json === true) {
+          out(JSON.stringify(slug === undefined ? plans : plans[0], null, 2));
+          return;
+        }
+        if (plans.length === 0) {
+          out('no plans yet — post one with `rloop submit <plan.yaml>`');
+          return;
+        }
+        out(`${pad('PLAN', 28)} ${pad('STATUS', 18)} ${pad('PHASE', 12)} ${pad('ROUND', 6)} ${pad('OPEN', 5)} ${pad('SPEND', 9)} UPDATED`);
+        for (const p of plans) {
+          out(
+            `${pad(p.plan, 28)} ${pad(p.status, 18)} ${pad(p.phase ?? '-', 12)} ${pad(String(p.round), 6)} ${pad(p.findings_open === null ? '-' : String(p.findings_open), 5)} ${pad(`$${p.spend_usd.toFixed(2)}`, 9)} ${p.updated_at ?? '-'}`,
+          );
+        }
+      } finally {
+        await bus.close();
+      }
+    });
+};
+
+/** `rloop journal <slug>`: the plan's history, as events (json) or in the spec's journal.yaml shape. */
+export const registerJournal: CommandRegistrar = (program) => {
+  program
+    .command('journal')
+    .description("print a plan's journal: its events (json) or the spec's journal.yaml view (yaml)")
+    .argument('<slug>', 'the plan')
+    .option('--format <format>', 'json | yaml', 'yaml')
+    .option('--all-runs', 'every run of the plan, not only the latest')
+    .action(async (slug: string, opts: { format: string; allRuns?: boolean }, command) => {
+      if (opts.format !== 'json' && opts.format !== 'yaml') throw new CliError(`--format must be json or yaml, not ${opts.format}`);
+      const bus = await connectCli(busFlagsOf(command));
+      try {
+        const { entries } = await bus.journal.events(slug, { scope: opts.allRuns === true ? 'all' : 'current_run' });
+        if (entries.length === 0) throw new CliError(`no plan ${slug} in the journal`);
+        const events: JournaledEvent[] = entries.map((e) => e.event);
+        if (opts.format === 'json') out(JSON.stringify(events, null, 2));
+        else out(toYaml(journalDocument(slug, events), { lineWidth: 0 }).trimEnd());
+      } finally {
+        await bus.close();
+      }
+    });
+};
+
+/** Renders a letter in one of the formats `rloop letter` offers. */
+export type LetterRenderer = (letter: Letter) => string;
+
+/** `rloop letter <id>`: one round's letter. SARIF comes from the critics library (registered by main). */
+export function registerLetter(sarif: LetterRenderer | null): CommandRegistrar {
+  return (program) => {
+    program
+      .command('letter')
+      .description("print a round's letter: Markdown for people, JSON (the source), or SARIF for code scanning")
+      .argument('<id>', 'the letter id (LetterWritten.data.letter.letter_id)')
+      .option('--format <format>', `md | json${sarif === null ? '' : ' | sarif'}`, 'md')
+      .action(async (id: string, opts: { format: string }, command) => {
+        const bus = await connectCli(busFlagsOf(command));
+        try {
+          const letter = await bus.journal.findLetter(id);
+          if (letter === null) throw new CliError(`no letter ${id} in the journal`);
+          if (opts.format === 'json') out(JSON.stringify(letter, null, 2));
+          else if (opts.format === 'md') out(renderLetterMarkdown(letter).trimEnd());
+          else if (opts.format === 'sarif' && sarif !== null) out(sarif(letter));
+          else throw new CliError(`--format must be md, json${sarif === null ? '' : ' or sarif'}, not ${opts.format}`);
+        } finally {
+          await bus.close();
+        }
+      });
+  };
+}
+
+/** `rloop escalations`: stuck loops waiting for people; --follow keeps printing new ones. */
+export const registerEscalations: CommandRegistrar = (program) => {
+  program
+    .command('escalations')
+    .description('list escalations (stuck-issue reports); --follow prints new ones as they are raised')
+    .option('--open', 'only loops still waiting for a person')
+    .option('--plan <slug>', 'only this plan')
+    .option('--limit <n>', 'at most this many', parsePositiveInt, 20)
+    .option('-f, --follow', 'keep running and print each new escalation')
+    .option('--json', 'one JSON object (the EscalationRaised event) per line')
+    .addHelpText('after', '\nA pager or chat bot can consume the same thing straight from NATS: subject rloop.v1.events.escalation_raised.<plan>, JSON shape in docs/contracts.md.')
+    .action(async (opts: { open?: boolean; plan?: string; limit: number; follow?: boolean; json?: boolean }, command) => {
+      const bus = await connectCli(busFlagsOf(command));
+      const print = (event: Record<string, unknown>, open: boolean | null): void => {
+        if (opts.json === true) {
+          out(JSON.stringify(event));
+          return;
+        }
+        const data = event['data'] as { markdown?: string; report?: Parameters<typeof renderStuckReportMarkdown>[0] } | undefined;
+        const markdown = data?.markdown ?? (data?.report === undefined ? '' : renderStuckReportMarkdown(data.report));
+        out(`${open === null ? '' : open ? '[open] ' : '[handled] '}${String(event['occurred_at'] ?? '')}\n${markdown.trimEnd()}\n`);
+      };
+      try {
+        const listed = await bus.journal.escalations({ open: opts.open === true, limit: opts.limit, ...(opts.plan === undefined ? {} : { plan: opts.plan }) });
+        for (const e of [...listed].reverse()) print(e.event, e.open);
+        if (listed.length === 0 && opts.follow !== true && opts.json !== true) out('no escalations');
+        if (opts.follow !== true) return;
+        const follow = await followEvents(bus, { filter: bus.subjects.event('EscalationRaised', opts.plan ?? '*'), onlyNew: true });
+        const stop = (): void => void follow.stop();
+        process.once('SIGINT', stop);
+        process.once('SIGTERM', stop);
+        for await (const event of follow.events) print(event as unknown as Record<string, unknown>, null);
+      } finally {
+        await bus.close();
+      }
+    });
+};

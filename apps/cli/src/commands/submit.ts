@@ -1,0 +1,115 @@
+import { BusRequestError } from '@rloop/bus';
+import { SubmitReply } from '@rloop/contracts';
+import { type CliBus, connectCli, followEvents } from '../bus/connect.js';
+import { loadPlanFile } from '../plans/load-plan.js';
+import { CliError, type CommandRegistrar } from '../program.js';
+import { type Outcome, type Progress, exitCodeFor, initialProgress, reduceProgress, renderProgress } from '../watch/progress.js';
+import { busFlagsOf, note, out, parsePositiveInt } from './options.js';
+
+export interface WatchResult {
+  readonly outcome: Outcome;
+  readonly progress: Progress;
+}
+
+/**
+ * Follows one run's events until it reaches an outcome. `onEvent` sees every event of the run;
+ * the progress line is redrawn on a terminal and printed per change otherwise.
+ */
+export async function watchRun(bus: CliBus, plan: string, runId: string, options: { since?: Date; json: boolean; timeoutMs?: number }): Promise<WatchResult> {
+  const follow = await followEvents(bus, { filter: `${bus.subjects.namespace}.v1.events.*.${plan}`, ...(options.since === undefined ? {} : { since: options.since }) });
+  const tty = process.stderr.isTTY && !options.json;
+  let progress = initialProgress(plan);
+  let lastLine = '';
+  const timer =
+    options.timeoutMs === undefined
+      ? null
+      : setTimeout(() => {
+          void follow.stop();
+        }, options.timeoutMs);
+  try {
+    for await (const event of follow.events) {
+      if (event.correlation_id !== runId) continue;
+      progress = reduceProgress(progress, event);
+      if (options.json) {
+        out(JSON.stringify(event));
+      } else {
+        const line = renderProgress(progress);
+        if (line !== lastLine) {
+          if (tty) process.stderr.write(`\r\u001b[2K${line}`);
+          else note(line);
+          lastLine = line;
+        }
+      }
+      if (progress.outcome !== null) break;
+    }
+  } finally {
+    if (timer !== null) clearTimeout(timer);
+    if (tty) process.stderr.write('\n');
+    await follow.stop();
+  }
+  if (progress.outcome === null) throw new CliError(`stopped watching ${plan} before the loop ended (timeout); it goes on in the fleet — see \`rloop status ${plan}\``);
+  return { outcome: progress.outcome, progress };
+}
+
+/** Posts a plan through the gate; returns the reply. A missing gate is one clear line. */
+export async function postPlan(bus: CliBus, plan: Record<string, unknown>): Promise<SubmitReply> {
+  let raw: unknown;
+  try {
+    raw = await bus.client.request('plans.submit', plan, { timeoutMs: 60_000 });
+  } catch (error) {
+    if (error instanceof BusRequestError) throw new CliError(`no gate answered on ${bus.subjects.planSubmit} (${error.code}) — start the fleet with \`rloop up\``);
+    throw error;
+  }
+  return SubmitReply.parse(raw);
+}
+
+export function summaryLine(plan: string, outcome: Outcome, rounds: number): string {
+  return JSON.stringify({ plan, outcome, rounds });
+}
+
+export const registerSubmit: CommandRegistrar = (program) => {
+  program
+    .command('submit')
+    .description('post a plan to the fleet (through the gate); with --watch, follow the loop until it ends')
+    .argument('<plan>', 'plan file, YAML or JSON (a relative repo.path is resolved against the file)')
+    .option('-w, --watch', 'follow the loop with a live progress line until it converges, escalates or ends')
+    .option('--json', 'print one JSON object per event of the run, then a summary line {"plan","outcome","rounds"}')
+    .option('--timeout <seconds>', 'stop watching after this many seconds', parsePositiveInt)
+    .addHelpText(
+      'after',
+      '\nExit codes: 0 accepted (or converged/bypassed when watching), 2 escalated, 1 rejected, stopped or an error.\n' +
+        'The same request works from any NATS client: request on rloop.v1.plans.submit with the plan as JSON (see docs/contracts.md).',
+    )
+    .action(async (file: string, opts: { watch?: boolean; json?: boolean; timeout?: number }, command) => {
+      const plan = await loadPlanFile(file);
+      const bus = await connectCli(busFlagsOf(command));
+      try {
+        const since = new Date(Date.now() - 2_000);
+        const reply = await postPlan(bus, plan);
+        if (reply.status === 'rejected') {
+          if (opts.json === true) {
+            out(JSON.stringify(reply));
+            out(summaryLine(reply.plan ?? String(plan['slug'] ?? ''), 'rejected', 0));
+          } else {
+            note(`rejected: ${reply.plan ?? 'plan'} has ${reply.errors.length} problem(s):`);
+            for (const e of reply.errors) note(`  ${e.path}: ${e.message}`);
+          }
+          process.exitCode = 1;
+          return;
+        }
+        if (opts.json !== true) note(`accepted: ${reply.plan} (event ${reply.event_id}${reply.duplicate ? ', already submitted before' : ''})`);
+        if (opts.watch !== true && opts.json !== true) return;
+        const result = await watchRun(bus, reply.plan, reply.event_id, {
+          json: opts.json === true,
+          ...(reply.duplicate ? {} : { since }),
+          ...(opts.timeout === undefined ? {} : { timeoutMs: opts.timeout * 1000 }),
+        });
+        if (opts.json === true) out(summaryLine(reply.plan, result.outcome, result.progress.round));
+        else note(`${reply.plan}: ${result.outcome}${result.progress.detail === null ? '' : ` — ${result.progress.detail}`}`);
+        process.exitCode = exitCodeFor(result.outcome);
+      } finally {
+        await bus.close();
+      }
+    });
+};
+
