@@ -1,0 +1,42 @@
+// The journal's append-only event store on PostgreSQL (kysely + pg) or embedded PGlite.
+export {
+  createEventStore,
+  type EventStore,
+  type EventStoreTransaction,
+  type EventStoreClient,
+  type EventStoreOptions,
+  type PostgresStoreOptions,
+  type PGliteStoreOptions,
+  type InMemoryStoreOptions,
+  type SubscriptionHandler,
+  type CatchUpOptions,
+  type CatchUpResult,
+  type RunSubscriptionOptions,
+  type WaitForCommitOptions,
+} from './event-store.js';
+export {
+  EVENT_STORE_ERROR_CODES,
+  VersionConflictError,
+  EventIdConflictError,
+  EVENT_ID_CONFLICT_REASONS,
+  type EventIdConflictReason,
+  StoreUnavailableError,
+  TransactionConflictError,
+  type DatabaseTarget,
+} from './errors.js';
+export { migrateEventStore, STORE_MIGRATION_TABLE, COMMIT_CHANNEL, type EventStoreTables } from './schema.js';
+export type { WakeReason } from './notifier.js';
+export type {
+  ExpectedVersion,
+  EventMetadata,
+  NewEvent,
+  Checkpoint,
+  StoredEvent,
+  AppendOptions,
+  AppendedEvent,
+  AppendResult,
+  StreamAppend,
+  ReadStreamOptions,
+  ReadAllOptions,
+  ReadAllResult,
+} from './types.js';
