@@ -1,6 +1,9 @@
+import { registerDemo, registerUp } from './commands/fleet.js';
+import { registerEscalations, registerJournal, registerLetter, registerStatus } from './commands/read.js';
+import { registerSubmit } from './commands/submit.js';
 import { CliError, buildProgram } from './program.js';
 
-const program = buildProgram([]);
+const program = buildProgram([registerUp, registerDemo, registerSubmit, registerStatus, registerJournal, registerLetter(null), registerEscalations]);
 
 try {
   await program.parseAsync(process.argv);

@@ -14,10 +14,24 @@ export interface CriticContext {
   readonly signal: AbortSignal;
   /** A directory the critic may use to cache analysis between runs (incremental review). */
   readonly cacheDir?: string;
+  /**
+   * The time of the review, for rules that depend on the date (end-of-life tables). Critics never
+   * read the clock themselves when this is given.
+   */
+  readonly now?: Date;
+  /**
+   * Where a critic says something about how it ran that is not a finding (a fallback it took, a
+   * class of diagnostics it could not check). runCritic collects these into the report's notes.
+   */
+  readonly note?: (message: string) => void;
 }
 
-/** A finding as a critic produces it; identity fields are added by finalizeFindings. */
-export type FindingDraft = Omit<FindingInput, 'id' | 'fingerprint' | 'location_hash' | 'raised_by'>;
+/**
+ * A finding as a critic produces it; identity fields are added by finalizeFindings. A critic may
+ * pass its own `location_hash` (e.g. a SARIF primaryLocationLineHash); otherwise it is computed
+ * from the flagged lines.
+ */
+export type FindingDraft = Omit<FindingInput, 'id' | 'fingerprint' | 'raised_by'>;
 
 /** A critic: an id, the kind of evidence it brings, and a run function. */
 export interface CriticDefinition {

@@ -1,10 +1,11 @@
 import { join } from 'node:path';
 import { CommonEnvironment, type CommonSettings, commonSettings, loadYamlConfig, parseEnvironment } from '@rloop/bus';
 import { RefinementTriggers } from '@rloop/domain';
+import { z } from 'zod';
 
 const GateEnvironment = CommonEnvironment.extend({
   /** Only its presence matters here: a plan asking for the anthropic implementer needs it. Never logged. */
-  ANTHROPIC_API_KEY: CommonEnvironment.shape.NATS_URL.optional(),
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
 });
 
 export interface GateConfig extends CommonSettings {

@@ -1,0 +1,59 @@
+import type { CriticDefinition } from './critic.js';
+import { compilerLinterCritic } from './critics/compiler-linter.js';
+import { databaseReviewerCritic } from './critics/database-reviewer.js';
+import { dependencyAuditCritic } from './critics/dependency-audit.js';
+import { dependencyEolCritic } from './critics/dependency-eol.js';
+import { secretsDetectorCritic } from './critics/secrets.js';
+import { duplicateCodeCritic } from './duplicates/critic.js';
+import { inputValidationCritic, sastScannerCritic } from './sast/critics.js';
+
+/** The spec's core panel (Decision 1); the LLM code reviewer is provided elsewhere. */
+export const CORE_CRITIC_IDS = ['quality/duplicate-code-detector', 'security/sast-scanner', 'quality/code-reviewer'] as const;
+
+/** Ids of the critics this package builds (the panel's catalogue refers to them). */
+export const BUILT_IN_CRITIC_IDS = [
+  'toolchain/compiler-linter',
+  'quality/duplicate-code-detector',
+  'security/sast-scanner',
+  'security/secrets-detector',
+  'toolchain/dependency-audit',
+  'toolchain/dependency-eol',
+  'specialized/database-reviewer',
+  'security/input-validation-checker',
+] as const;
+export type BuiltInCriticId = (typeof BUILT_IN_CRITIC_IDS)[number];
+
+export interface BuiltInCriticOptions {
+  /** The review's time for date-dependent rules (EOL tables); the context's `now` wins when set. */
+  readonly now?: Date;
+  /** npm registry for the dependency audit (npm's configured one when absent). */
+  readonly registry?: string;
+  /** Load the repository's own ESLint config (runs its code; default true). */
+  readonly useRepoEslintConfig?: boolean;
+  /** Only these critics (default: all). */
+  readonly only?: readonly string[];
+  /** Timeouts per critic id, overriding the defaults. */
+  readonly timeouts?: Readonly<Partial<Record<BuiltInCriticId, number>>>;
+}
+
+/** The deterministic critics, in a stable order. */
+export function builtInCritics(options: BuiltInCriticOptions = {}): CriticDefinition[] {
+  const timeout = (id: BuiltInCriticId): { timeoutMs?: number } => {
+    const value = options.timeouts?.[id];
+    return value === undefined ? {} : { timeoutMs: value };
+  };
+  const all: CriticDefinition[] = [
+    compilerLinterCritic({ ...timeout('toolchain/compiler-linter'), ...(options.useRepoEslintConfig === undefined ? {} : { useRepoEslintConfig: options.useRepoEslintConfig }) }),
+    duplicateCodeCritic(timeout('quality/duplicate-code-detector')),
+    sastScannerCritic(timeout('security/sast-scanner')),
+    secretsDetectorCritic(timeout('security/secrets-detector')),
+    dependencyAuditCritic({ ...timeout('toolchain/dependency-audit'), ...(options.registry === undefined ? {} : { registry: options.registry }) }),
+    dependencyEolCritic({ ...timeout('toolchain/dependency-eol'), ...(options.now === undefined ? {} : { now: options.now }) }),
+    databaseReviewerCritic(timeout('specialized/database-reviewer')),
+    inputValidationCritic(timeout('security/input-validation-checker')),
+  ];
+  if (options.only === undefined) return all;
+  const unknown = options.only.filter((id) => !all.some((c) => c.id === id));
+  if (unknown.length > 0) throw new TypeError(`unknown critic ${unknown.join(', ')}; built-in critics are ${BUILT_IN_CRITIC_IDS.join(', ')}`);
+  return all.filter((critic) => options.only?.includes(critic.id) === true);
+}

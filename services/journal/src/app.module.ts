@@ -1,0 +1,27 @@
+import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import type { EventStoreClient } from '@rloop/event-store';
+import type { JournalConfig } from './config.js';
+import { IngestController } from './ingest/ingest.controller.js';
+import { ProjectionCatchUp } from './projections/catch-up.js';
+import { QueriesController } from './queries/queries.controller.js';
+import { EVENT_STORE, JOURNAL_CONFIG } from './tokens.js';
+
+/** Closes the store after the bus has drained (Nest calls shutdown hooks after the transport closes). */
+class StoreLifecycle implements OnApplicationShutdown {
+  constructor(@Inject(EVENT_STORE) private readonly store: EventStoreClient) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.store.close();
+  }
+}
+
+@Module({})
+export class JournalModule {
+  static forRoot(config: JournalConfig, store: EventStoreClient): DynamicModule {
+    return {
+      module: JournalModule,
+      controllers: [IngestController, QueriesController],
+      providers: [{ provide: JOURNAL_CONFIG, useValue: config }, { provide: EVENT_STORE, useValue: store }, ProjectionCatchUp, StoreLifecycle],
+    };
+  }
+}

@@ -1,0 +1,28 @@
+import 'reflect-metadata';
+import { startService } from '@rloop/bus';
+import { RloopError, describeError } from '@rloop/contracts';
+import { JournalModule } from './app.module.js';
+import { type JournalConfig, loadJournalConfig } from './config.js';
+import { openJournalStore } from './open-store.js';
+import { ProjectionCatchUp } from './projections/catch-up.js';
+
+function fail(error: unknown): never {
+  process.stderr.write(`journal: failed to start: ${error instanceof RloopError ? `${error.code}: ` : ''}${describeError(error)}\n`);
+  process.exit(1);
+}
+
+let config: JournalConfig;
+try {
+  config = loadJournalConfig();
+} catch (error) {
+  fail(error);
+}
+const store = await openJournalStore(config).catch(fail);
+if (process.argv[2] === 'rebuild') {
+  // `node services/journal/dist/main.js rebuild`: replay every event into the projections, then exit.
+  const replayed = await new ProjectionCatchUp(store).rebuild().catch(fail);
+  await store.close();
+  process.stdout.write(`journal: rebuilt the projections from ${replayed} events\n`);
+  process.exit(0);
+}
+await startService({ name: 'journal', module: JournalModule.forRoot(config, store), bus: config.bus, logFormat: config.logFormat });

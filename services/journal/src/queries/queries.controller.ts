@@ -1,0 +1,130 @@
+import { Controller, Inject } from '@nestjs/common';
+import type { Kysely } from 'kysely';
+import { OnRequest, decodeJsonBody } from '@rloop/bus';
+import { JOURNAL_QUERIES, type JournalQuery, type JournalReply, NotFoundError, ValidationError, toIssues } from '@rloop/contracts';
+import type { LoopState } from '@rloop/domain';
+import type { EventStoreClient } from '@rloop/event-store';
+import { toEnvelope } from '../projections/envelope.js';
+import { ProjectionCatchUp } from '../projections/catch-up.js';
+import type { JournalTables } from '../projections/schema.js';
+import { EVENT_STORE } from '../tokens.js';
+
+const MAX_QUERY_BYTES = 64 * 1024;
+
+function parseQuery<Q extends JournalQuery>(query: Q, body: Uint8Array): ReturnType<(typeof JOURNAL_QUERIES)[Q]['request']['parse']> {
+  const raw = decodeJsonBody(body, MAX_QUERY_BYTES);
+  const parsed = JOURNAL_QUERIES[query].request.safeParse(raw);
+  if (!parsed.success) throw new ValidationError('JOURNAL.INVALID_QUERY', `journal.${query}: ${parsed.error.issues.map((i) => i.message).join('; ')}`, toIssues(parsed.error));
+  return parsed.data as ReturnType<(typeof JOURNAL_QUERIES)[Q]['request']['parse']>;
+}
+
+/**
+ * The journal's read side, over core NATS request/reply (`<ns>.v1.journal.<query>`): loop states
+ * for the deciders, events, letters and escalations for the CLI. Everything it answers is committed.
+ */
+@Controller()
+export class QueriesController {
+  constructor(
+    @Inject(EVENT_STORE) private readonly store: EventStoreClient,
+    @Inject(ProjectionCatchUp) private readonly projections: ProjectionCatchUp,
+  ) {}
+
+  private get db(): Kysely<JournalTables> {
+    return this.store.db as unknown as Kysely<JournalTables>;
+  }
+
+  @OnRequest('journal.loop_state')
+  async loopState(body: Uint8Array): Promise<JournalReply<'loop_state'>> {
+    const { plan } = parseQuery('loop_state', body);
+    const row = await this.db.selectFrom('loop_states').select(['state', 'version']).where('plan', '=', plan).executeTakeFirst();
+    return { plan, version: row?.version ?? 0, state: (row?.state as Record<string, unknown> | undefined) ?? null };
+  }
+
+  @OnRequest('journal.events')
+  async events(body: Uint8Array): Promise<JournalReply<'events'>> {
+    const query = parseQuery('events', body);
+    const [stored, row] = await Promise.all([
+      this.store.readStream(query.plan, { fromPosition: query.from_position ?? 1, maxCount: query.limit }),
+      this.db.selectFrom('loop_states').select(['run_id', 'version']).where('plan', '=', query.plan).executeTakeFirst(),
+    ]);
+    const runId = row?.run_id ?? null;
+    const selected = query.scope === 'all' || runId === null ? stored : stored.filter((e) => e.metadata.correlation_id === runId);
+    return {
+      plan: query.plan,
+      version: row?.version ?? 0,
+      events: selected.map((e) => ({ position: e.streamPosition, global_position: e.globalPosition, event: toEnvelope(e) })),
+    };
+  }
+
+  @OnRequest('journal.letter')
+  async letter(body: Uint8Array): Promise<JournalReply<'letter'>> {
+    const { letter_id } = parseQuery('letter', body);
+    const row = await this.db.selectFrom('letters').select(['plan', 'stream_position']).where('letter_id', '=', letter_id).executeTakeFirst();
+    if (row === undefined) throw new NotFoundError('JOURNAL.NOT_FOUND', `no letter ${letter_id}`);
+    const [stored] = await this.store.readStream(row.plan, { fromPosition: row.stream_position, maxCount: 1 });
+    const data = stored?.data as { letter?: Record<string, unknown> } | undefined;
+    if (data?.letter === undefined) throw new NotFoundError('JOURNAL.NOT_FOUND', `letter ${letter_id} is indexed but its event is missing`);
+    return { letter: data.letter };
+  }
+
+  @OnRequest('journal.event')
+  async event(body: Uint8Array): Promise<JournalReply<'event'>> {
+    const { event_id } = parseQuery('event', body);
+    const row = await this.db.selectFrom('events').select(['stream_id', 'stream_position']).where('event_id', '=', event_id).executeTakeFirst();
+    if (row === undefined) return { found: false };
+    const [stored] = await this.store.readStream(row.stream_id, { fromPosition: Number(row.stream_position), maxCount: 1 });
+    return { found: true, plan: row.stream_id, ...(stored === undefined ? {} : { event: toEnvelope(stored) }) };
+  }
+
+  @OnRequest('journal.status')
+  async status(body: Uint8Array): Promise<JournalReply<'status'>> {
+    const { plan } = parseQuery('status', body);
+    let query = this.db.selectFrom('loop_states').select(['plan', 'run_id', 'status', 'phase', 'round', 'updated_at', 'findings_open', 'spend_usd', 'state']).where('plan', 'not like', '\\_%');
+    if (plan !== undefined) query = query.where('plan', '=', plan);
+    const rows = await query.orderBy('updated_at', 'desc').execute();
+    return {
+      plans: rows.map((r) => ({
+        plan: r.plan,
+        run_id: r.run_id,
+        status: r.status,
+        phase: r.phase,
+        round: r.round,
+        updated_at: r.updated_at,
+        outcome_event_id: (r.state as LoopState).outcome_event_id,
+        findings_open: r.findings_open,
+        spend_usd: Number(r.spend_usd),
+      })),
+    };
+  }
+
+  @OnRequest('journal.escalations')
+  async escalations(body: Uint8Array): Promise<JournalReply<'escalations'>> {
+    const query = parseQuery('escalations', body);
+    let select = this.db
+      .selectFrom('escalations')
+      .leftJoin('loop_states', 'loop_states.plan', 'escalations.plan')
+      .select(['escalations.escalation_id', 'escalations.plan', 'escalations.stream_position', 'loop_states.status', 'loop_states.state']);
+    if (query.plan !== undefined) select = select.where('escalations.plan', '=', query.plan);
+    const rows = await select.orderBy('escalations.raised_at', 'desc').limit(query.open ? 10_000 : query.limit).execute();
+    const listed = rows
+      .map((r) => ({ ...r, open: r.status === 'escalated' && (r.state as LoopState | null)?.escalation?.escalation_id === r.escalation_id }))
+      .filter((r) => !query.open || r.open)
+      .slice(0, query.limit);
+    const escalations = await Promise.all(
+      listed.map(async (r) => {
+        const [stored] = await this.store.readStream(r.plan, { fromPosition: r.stream_position, maxCount: 1 });
+        if (stored === undefined) throw new NotFoundError('JOURNAL.NOT_FOUND', `escalation ${r.escalation_id} is indexed but its event is missing`);
+        return { plan: r.plan, open: r.open, event: toEnvelope(stored) };
+      }),
+    );
+    return { escalations };
+  }
+
+  @OnRequest('journal.rebuild')
+  async rebuild(body: Uint8Array): Promise<JournalReply<'rebuild'>> {
+    const { projection } = parseQuery('rebuild', body);
+    if (projection !== undefined && projection !== 'loop_states') throw new NotFoundError('JOURNAL.NOT_FOUND', `no projection ${projection} (there is: loop_states)`);
+    const events = await this.projections.rebuild();
+    return { rebuilt: [{ projection: 'loop_states', events }] };
+  }
+}
