@@ -1,0 +1,111 @@
+// A whole fleet for end-to-end specs: real NATS (own namespace), real PostgreSQL (own database),
+// the services as child processes from their builds, sample repositories in a temp dir.
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parse as parseYaml, stringify as toYaml } from 'yaml';
+import { jetstreamManager } from '@nats-io/jetstream';
+import { SubmitReply } from '@rloop/contracts';
+import type { LoopState } from '@rloop/domain';
+import { TEST_NATS_URL, type TestDatabase, createTestDatabase, deleteNamespaceStreams, eventually, uniqueNamespace } from '@rloop/testing';
+import { type CliBus, connectCli } from '../bus/connect.js';
+import { type Fleet, type FleetOptions, startFleet } from '../fleet/supervisor.js';
+
+const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
+
+interface SampleRepoModule {
+  createSampleRepo(dir: string, variant: 'fixable' | 'unfixable', options?: { force?: boolean }): Promise<{ dir: string; commit: string }>;
+}
+
+export interface TestFleet {
+  readonly fleet: Fleet;
+  readonly bus: CliBus;
+  readonly namespace: string;
+  readonly home: string;
+  readonly database: TestDatabase;
+  /** Lines every service printed (for diagnosing a failure). */
+  readonly lines: string[];
+  sampleRepo(variant: 'fixable' | 'unfixable', name?: string): Promise<string>;
+  submit(plan: Record<string, unknown>): Promise<SubmitReply>;
+  /** Waits until the journal shows the run ended (or escalated); returns its loop state. */
+  outcome(plan: string, runId: string, timeoutMs?: number): Promise<LoopState>;
+  stop(): Promise<void>;
+}
+
+export interface TestFleetOptions extends Pick<FleetOptions, 'replicas'> {
+  /** Changes to config/critics.yaml for this fleet (e.g. smaller soft caps). */
+  readonly catalogue?: (catalogue: Record<string, unknown>) => Record<string, unknown>;
+  readonly env?: NodeJS.ProcessEnv;
+}
+
+/** Starts a fleet for one spec file. Call stop() in afterAll. */
+export async function startTestFleet(options: TestFleetOptions = {}): Promise<TestFleet> {
+  const namespace = uniqueNamespace('e');
+  const home = await mkdtemp(join(tmpdir(), 'rloop-e2e-'));
+  const configDir = join(home, 'config');
+  await cp(join(REPO_ROOT, 'config'), configDir, { recursive: true });
+  if (options.catalogue !== undefined) {
+    const path = join(configDir, 'critics.yaml');
+    const catalogue = parseYaml(await readFile(path, 'utf8')) as Record<string, unknown>;
+    await writeFile(path, toYaml(options.catalogue(catalogue)));
+  }
+  const database = await createTestDatabase('rloop_e2e');
+  const lines: string[] = [];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NATS_URL: TEST_NATS_URL,
+    RLOOP_NAMESPACE: namespace,
+    DATABASE_URL: database.url,
+    RLOOP_HOME: home,
+    RLOOP_CONFIG_DIR: configDir,
+    RLOOP_NATS_CONNECT_TIMEOUT_MS: '5000',
+    ...options.env,
+  };
+  delete env['ANTHROPIC_API_KEY'];
+  Object.assign(env, options.env);
+  const fleet = await startFleet({ env, ...(options.replicas === undefined ? {} : { replicas: options.replicas }), onLine: (line) => lines.push(line) });
+  const bus = await connectCli({ natsUrl: TEST_NATS_URL, namespace });
+  const samples = (await import(new URL('../../../../examples/sample-repo.mjs', import.meta.url).href)) as SampleRepoModule;
+  return {
+    fleet,
+    bus,
+    namespace,
+    home,
+    database,
+    lines,
+    sampleRepo: async (variant, name = variant) => (await samples.createSampleRepo(join(home, 'repos', name), variant, { force: true })).dir,
+    submit: async (plan) => SubmitReply.parse(await bus.client.request('plans.submit', plan, { timeoutMs: 60_000 })),
+    outcome: (plan, runId, timeoutMs = 120_000) =>
+      eventually(
+        async () => {
+          const { state } = await bus.journal.loopState(plan);
+          return state !== null && state.run_id === runId && (state.outcome_event_id !== null || state.status === 'escalated') ? state : undefined;
+        },
+        { timeoutMs, intervalMs: 100, description: `the end of ${plan}` },
+      ),
+    stop: async () => {
+      await bus.close();
+      await fleet.stop();
+      const nats = await connectCli({ natsUrl: TEST_NATS_URL, namespace });
+      await deleteNamespaceStreams(await jetstreamManager(nats.connection), namespace);
+      await nats.close();
+      await database.drop();
+      await rm(home, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A plan for a sample repository (the shape of examples/plans, with the repository path filled in). */
+export function samplePlan(slug: string, repoPath: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    slug,
+    title: 'Tidy the invoicing helpers',
+    description: 'Rework money formatting and invoice rendering in the sample library.',
+    effort_level: 'high',
+    files: ['src/**/*.ts', 'src/**/*.js'],
+    repo: { path: repoPath, ref: 'main' },
+    test_cmd: 'node --test',
+    ...overrides,
+  };
+}

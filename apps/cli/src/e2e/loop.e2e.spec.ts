@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import type { RloopEvent } from '@rloop/contracts';
+import { parseEvent } from '@rloop/contracts';
+import { type TestFleet, samplePlan, startTestFleet } from './fleet.test-helpers.js';
+
+let t: TestFleet;
+let fixableRepo: string;
+let unfixableRepo: string;
+
+beforeAll(async () => {
+  // Small soft caps keep the unfixable loop short; the rules are the same.
+  t = await startTestFleet({ catalogue: (c) => ({ ...c, soft_caps: { critical: 2, medium: 2, low: 2, final_sweep: 2 } }) });
+  fixableRepo = await t.sampleRepo('fixable');
+  unfixableRepo = await t.sampleRepo('unfixable');
+}, 120_000);
+
+afterAll(async () => {
+  await t?.stop();
+}, 60_000);
+
+function git(repo: string, ...args: string[]): string {
+  return execFileSync('git', ['-C', repo, ...args], { encoding: 'utf8' }).trim();
+}
+
+async function runEvents(plan: string): Promise<RloopEvent[]> {
+  const { entries } = await t.bus.journal.events(plan);
+  return entries.map((e) => e.event);
+}
+
+describe('the refinement loop, end to end on the real NATS and PostgreSQL', () => {
+  it('converges on a fixable repository: fixes committed on rloop/<slug>, its tests pass, the user branch untouched', async () => {
+    const reply = await t.submit(samplePlan('e2e-fixable', fixableRepo));
+    expect(reply).toMatchObject({ status: 'accepted', plan: 'e2e-fixable', duplicate: false });
+    if (reply.status !== 'accepted') return;
+    const state = await t.outcome('e2e-fixable', reply.event_id);
+    expect(state.status).toBe('converged');
+    const events = await runEvents('e2e-fixable');
+    const types = events.map((e) => e.type);
+    expect(types.slice(0, 4)).toEqual(['PlanSubmitted', 'LoopGated', 'BaselineRecorded', 'RoundStarted']);
+    expect(types.at(-1)).toBe('LoopConverged');
+    expect(types).toContain('PhaseAdvanced');
+    const fixes = events.filter((e): e is Extract<RloopEvent, { type: 'FixApplied' }> => e.type === 'FixApplied');
+    expect(fixes.length).toBeGreaterThan(0);
+    expect(fixes.every((f) => f.data.tests_result.failed === 0 && f.data.tests_result.regressions === 0)).toBe(true);
+    const head = git(fixableRepo, 'rev-parse', 'rloop/e2e-fixable');
+    expect(head).toBe(fixes.filter((f) => f.data.commit !== null).at(-1)?.data.commit);
+    expect(git(fixableRepo, 'log', '--format=%s', 'main..rloop/e2e-fixable').split('\n').every((s) => s.startsWith('rloop: round'))).toBe(true);
+    expect(git(fixableRepo, 'rev-parse', '--abbrev-ref', 'HEAD')).toBe('main');
+    expect(git(fixableRepo, 'status', '--porcelain')).toBe('');
+    const converged = events.at(-1);
+    if (converged?.type !== 'LoopConverged') throw new Error('expected LoopConverged last');
+    // Without an API key the LLM critics (the core reviewer, and the billing trigger's) are left out, and said so.
+    expect(converged.data.panel.not_configured).toContainEqual({ critic_id: 'quality/code-reviewer', reason: 'ANTHROPIC_API_KEY is not set' });
+    expect(converged.data.panel.critics).toEqual(expect.arrayContaining(['toolchain/compiler-linter', 'security/sast-scanner', 'quality/duplicate-code-detector']));
+    expect(converged.data.final_commit).toBe(head);
+  }, 180_000);
+
+  it('escalates an unfixable repository with a stuck-issue report naming its findings', async () => {
+    const reply = await t.submit(samplePlan('e2e-unfixable', unfixableRepo, { effort_level: 'xhigh' }));
+    if (reply.status !== 'accepted') throw new Error(JSON.stringify(reply));
+    const state = await t.outcome('e2e-unfixable', reply.event_id);
+    expect(state.status).toBe('escalated');
+    const escalations = await t.bus.journal.escalations({ plan: 'e2e-unfixable', open: true });
+    expect(escalations).toHaveLength(1);
+    const parsed = parseEvent(escalations[0]?.event);
+    if (!parsed.ok || parsed.event.type !== 'EscalationRaised') throw new Error('expected an EscalationRaised event');
+    const report = parsed.event.data.report;
+    expect(parsed.event.data.reason).toBe('soft_cap');
+    const types = report.findings.map((f) => `${f.file}:${f.title}`).join('\n');
+    expect(types).toMatch(/src\/report\.ts/);
+    expect(parsed.event.data.markdown).toContain('src/report.ts');
+    expect(report.recommended_action).toContain('rloop resume e2e-unfixable');
+  }, 180_000);
+
+  it('gives a bypassed plan one single-pass review and ends it as bypassed, without fixing anything', async () => {
+    const repo = await t.sampleRepo('fixable', 'bypassed');
+    const reply = await t.submit(samplePlan('e2e-bypassed', repo, { title: 'Quick fix: rounding in invoices' }));
+    if (reply.status !== 'accepted') throw new Error(JSON.stringify(reply));
+    const state = await t.outcome('e2e-bypassed', reply.event_id);
+    expect(state.status).toBe('bypassed');
+    const events = await runEvents('e2e-bypassed');
+    expect(events.map((e) => e.type).filter((type) => type !== 'FindingsReported' && type !== 'CriticFailed')).toEqual(['PlanSubmitted', 'LoopGated', 'RoundStarted', 'LetterWritten', 'LoopBypassed']);
+    const gated = events[1];
+    expect(gated?.type === 'LoopGated' && gated.data.verdict).toBe('bypass');
+    expect(() => git(repo, 'rev-parse', '--verify', '--quiet', 'rloop/e2e-bypassed')).toThrow();
+  }, 120_000);
+
+  it('rejects a malformed plan naming every problem, and a second loop for a running slug', async () => {
+    const rejected = await t.submit({ slug: 'Bad.Slug', title: '', effort_level: 'huge', files: ['/etc/passwd'], repo: { path: fixableRepo }, test_cmd: '' });
+    expect(rejected.status).toBe('rejected');
+    if (rejected.status !== 'rejected') return;
+    expect(rejected.errors.map((e) => e.path).sort()).toEqual(['effort_level', 'slug', 'test_cmd', 'title']);
+
+    const missingRef = await t.submit(samplePlan('e2e-missing-ref', fixableRepo, { repo: { path: fixableRepo, ref: 'no-such-branch' }, files: ['nope/**'] }));
+    expect(missingRef).toEqual({ status: 'rejected', plan: 'e2e-missing-ref', errors: [{ path: 'repo.ref', message: expect.stringContaining('no-such-branch') }] });
+
+    const repo = await t.sampleRepo('unfixable', 'long-running');
+    const first = await t.submit(samplePlan('e2e-running', repo, { submission_id: 'ci-run-1' }));
+    const again = await t.submit(samplePlan('e2e-running', repo, { submission_id: 'ci-run-1' }));
+    expect(first.status).toBe('accepted');
+    expect(again).toEqual({ ...first, duplicate: true });
+    if (first.status !== 'accepted') return;
+    await t.outcome('e2e-running', first.event_id).catch(() => undefined);
+    const state = (await t.bus.journal.loopState('e2e-running')).state;
+    if (state?.status === 'escalated') {
+      const duplicate = await t.submit(samplePlan('e2e-running', repo, { submission_id: 'ci-run-2' }));
+      expect(duplicate).toMatchObject({ status: 'rejected', errors: [{ path: 'slug', message: expect.stringContaining('already has a loop running') }] });
+    } else {
+      throw new Error(`expected e2e-running to wait escalated, got ${state?.status}`);
+    }
+  }, 180_000);
+});
