@@ -16,7 +16,7 @@ export type HandlerOutcome = { readonly ok: true; readonly value: unknown } | { 
 
 export type RunnerMode =
   | { readonly kind: 'event'; readonly invoke: (event: RloopEvent, context: EventContext) => Promise<HandlerOutcome> }
-  | { readonly kind: 'batch'; readonly max: number; readonly lingerMs: number; readonly invoke: (events: RloopEvent[], context: BatchContext) => Promise<HandlerOutcome> };
+  | { readonly kind: 'batch'; readonly max: number; readonly lingerMs: number; readonly partitions: number; readonly invoke: (events: RloopEvent[], context: BatchContext) => Promise<HandlerOutcome> };
 
 export interface RunnerSettings {
   /** The durable consumer's name (also the dead-letter subject's last token). */
@@ -33,6 +33,14 @@ export interface RunnerSettings {
 type Settled = { readonly seqs: readonly number[]; readonly until: number } | undefined;
 
 const PULL_RETRY = { initialMs: 250, maxMs: 5_000 } as const;
+
+/** A stable partition for an ordering key (FNV-1a), so a plan's events always share a batch lane. */
+export function partitionOf(key: string, partitions: number): string {
+  if (partitions <= 1) return '';
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i += 1) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return String((hash >>> 0) % partitions);
+}
 
 export function headersToRecord(headers: MsgHdrs | undefined): Record<string, string[]> {
   const record: Record<string, string[]> = {};
@@ -63,7 +71,7 @@ export class ConsumerRunner {
 
   constructor(private readonly settings: RunnerSettings) {
     const batchMax = settings.mode.kind === 'batch' ? settings.mode.max : 1;
-    const concurrency = settings.mode.kind === 'batch' ? 1 : settings.policy.concurrency;
+    const concurrency = settings.mode.kind === 'batch' ? settings.mode.partitions : settings.policy.concurrency;
     this.scheduler = new LaneScheduler<JsMsg>({ concurrency, batchMax });
   }
 
@@ -156,7 +164,7 @@ export class ConsumerRunner {
       msg.nak();
       return;
     }
-    const key = this.settings.mode.kind === 'batch' ? '' : orderingKeyOf(msg.subject);
+    const key = this.settings.mode.kind === 'batch' ? partitionOf(orderingKeyOf(msg.subject), this.settings.mode.partitions) : orderingKeyOf(msg.subject);
     this.scheduler.add(key, msg.info.streamSequence, msg);
     this.waitingSince ??= Date.now();
     this.pump();
@@ -189,6 +197,12 @@ export class ConsumerRunner {
       this.wakeTimer = setTimeout(() => this.pump(), Math.max(0, wake - Date.now()));
       this.wakeTimer.unref();
     }
+  }
+
+  /** Keeps background work (batch ack confirmations) in flight, so shutdown waits for it. */
+  private track(work: Promise<void>): void {
+    const task = work.finally(() => this.inflight.delete(task));
+    this.inflight.add(task);
   }
 
   private handBackIdle(): void {
@@ -241,7 +255,9 @@ export class ConsumerRunner {
       context,
     );
     if (outcome.ok) {
-      await this.ack(batchEntries);
+      // The batch's work is committed; its acks are confirmed in the background so the next batch
+      // starts at once (an unconfirmed ack only means a redelivery, which handlers absorb).
+      this.track(this.ack(batchEntries));
       return undefined;
     }
     return this.onFailure(batchEntries, outcome.error, Math.max(...admitted.map((a) => a.attempt)));

@@ -29,6 +29,11 @@ export interface OnEventBatchOptions extends Omit<OnEventOptions, 'concurrency'>
   readonly max: number;
   /** How long a batch waits for more messages before it starts with fewer than `max` (default 20 ms). */
   readonly lingerMs?: number;
+  /**
+   * Batches run one at a time per partition; a plan always maps to the same partition, so its
+   * events stay in stream order while other partitions' batches run concurrently (default 1).
+   */
+  readonly partitions?: number;
 }
 
 type PatternDecorator = (pattern: string, transport: symbol, extras: Record<string, unknown>) => MethodDecorator;
@@ -121,6 +126,7 @@ export function OnEventBatch<S extends EventSelector>(selector: S, options: OnEv
     if (!isEventSelector(selector)) throw new TypeError(`${describeTarget(target, key)}: unknown event selector ${JSON.stringify(selector)}`);
     if (!Number.isInteger(options.max) || options.max < 1) throw new TypeError(`${describeTarget(target, key)}: batch max must be a positive integer`);
     if (options.lingerMs !== undefined && !(options.lingerMs >= 0)) throw new TypeError(`${describeTarget(target, key)}: batch lingerMs must be >= 0`);
+    if (options.partitions !== undefined && (!Number.isInteger(options.partitions) || options.partitions < 1)) throw new TypeError(`${describeTarget(target, key)}: batch partitions must be a positive integer`);
     const handler = options.name ?? describeTarget(target, key);
     const spec: HandlerSpec = { kind: 'batch', selector, handler, options };
     defaultParameters(target, key);

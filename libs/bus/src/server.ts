@@ -160,7 +160,7 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
         publishTimeoutMs: this.options.publishTimeoutMs,
         mode:
           spec.kind === 'batch'
-            ? { kind: 'batch', max: spec.options.max, lingerMs: spec.options.lingerMs ?? 20, invoke: (events: RloopEvent[], context: BatchContext) => invokeHandler(handler, events, context) }
+            ? { kind: 'batch', max: spec.options.max, lingerMs: spec.options.lingerMs ?? 20, partitions: spec.options.partitions ?? 1, invoke: (events: RloopEvent[], context: BatchContext) => invokeHandler(handler, events, context) }
             : { kind: 'event', invoke: (event: RloopEvent, context: EventContext) => invokeHandler(handler, event, context) },
       });
       consumers.push({ runner, stream });

@@ -25,7 +25,8 @@ export class IngestController {
     @Inject(ProjectionCatchUp) private readonly projections: ProjectionCatchUp,
   ) {}
 
-  @OnEventBatch(ALL_JOURNALED_EVENTS, { max: 500, name: 'journal-ingest', lingerMs: 5 })
+  // Plans are spread over partitions whose batches run concurrently; one plan's events stay in order.
+  @OnEventBatch(ALL_JOURNALED_EVENTS, { max: 1000, maxBuffered: 4000, partitions: 4, name: 'journal-ingest', lingerMs: 5 })
   async ingest(events: JournaledEvent[], ctx: BatchContext): Promise<void> {
     const byPlan = new Map<string, JournaledEvent[]>();
     for (const event of events) byPlan.set(event.plan, [...(byPlan.get(event.plan) ?? []), event]);
