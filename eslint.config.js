@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import nx from '@nx/eslint-plugin';
+import globals from 'globals';
 import tseslint from 'typescript-eslint';
 
 // Which projects may import which; contracts depend on zod alone (in shipped code).
@@ -11,6 +12,7 @@ const DEP_CONSTRAINTS = [
   { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib', 'type:testing'] },
   { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib', 'type:testing'] },
   { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib', 'type:testing'] },
+  { sourceTag: 'type:deploy', onlyDependOnLibsWithTags: [] },
 ];
 
 // Test tooling a whitelisted project (contracts) may import from its specs and test helpers.
@@ -35,7 +37,7 @@ export default tseslint.config(
       '@typescript-eslint/no-deprecated': 'error',
       '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
-      '@typescript-eslint/switch-exhaustiveness-check': 'error',
+      '@typescript-eslint/switch-exhaustiveness-check': ['error', { considerDefaultExhaustiveForUnions: true }],
       '@typescript-eslint/no-floating-promises': 'error',
       'no-restricted-syntax': [
         'error',
@@ -61,5 +63,6 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.mjs', '**/*.cjs'],
     ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: globals.node },
   },
 );

@@ -32,7 +32,7 @@ export function parseEnvironment<S extends z.ZodType>(schema: S, env: NodeJS.Pro
     const issues = toIssues(parsed.error);
     throw new ValidationError('CONFIG.INVALID_ENVIRONMENT', `${service}: bad environment: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
   }
-  return Object.freeze(parsed.data) as Readonly<z.infer<S>>;
+  return Object.freeze(parsed.data);
 }
 
 /** Resolves a directory setting against the working directory. */

@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,7 +38,7 @@ export const registerUp: CommandRegistrar = (program) => {
       '\nEnvironment: NATS_URL (default nats://127.0.0.1:4222); DATABASE_URL for a PostgreSQL journal (unset: an embedded\n' +
         'PGlite journal under $RLOOP_HOME, default .rloop/); RLOOP_NAMESPACE; ANTHROPIC_API_KEY enables the LLM critics.',
     )
-    .action(async (opts: { replicas: number; quiet?: boolean }, command) => {
+    .action(async (opts: { replicas: number; quiet?: boolean }, command: Command) => {
       const flags = busFlagsOf(command);
       await ensureNats(flags);
       note(`rloop: starting the fleet (${opts.replicas} of each service)…`);
@@ -104,7 +105,7 @@ export const registerDemo: CommandRegistrar = (program) => {
     .description('run the fleet on a sample repository and plan: gate, critic rounds, letters, fixes, outcome — then stop')
     .option('--variant <variant>', 'fixable (converges) | unfixable (escalates)', 'fixable')
     .option('-v, --verbose', "echo the services' log lines")
-    .action(async (opts: { variant: string; verbose?: boolean }, command) => {
+    .action(async (opts: { variant: string; verbose?: boolean }, command: Command) => {
       if (opts.variant !== 'fixable' && opts.variant !== 'unfixable') throw new CliError(`--variant must be fixable or unfixable, not ${opts.variant}`);
       const flags = busFlagsOf(command);
       await ensureNats(flags);

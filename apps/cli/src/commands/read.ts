@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import { stringify as toYaml } from 'yaml';
 import type { JournaledEvent, Letter } from '@rloop/contracts';
 import { journalDocument, renderLetterMarkdown, renderStuckReportMarkdown } from '@rloop/domain';
@@ -16,7 +17,7 @@ export const registerStatus: CommandRegistrar = (program) => {
     .description('show where each plan (or one plan) stands: status, phase, round, open findings, spend')
     .argument('[slug]', 'one plan')
     .option('--json', 'print the status records as JSON')
-    .action(async (slug: string | undefined, opts: { json?: boolean }, command) => {
+    .action(async (slug: string | undefined, opts: { json?: boolean }, command: Command) => {
       const bus = await connectCli(busFlagsOf(command));
       try {
         const plans = await bus.journal.status(slug);
@@ -49,7 +50,7 @@ export const registerJournal: CommandRegistrar = (program) => {
     .argument('<slug>', 'the plan')
     .option('--format <format>', 'json | yaml', 'yaml')
     .option('--all-runs', 'every run of the plan, not only the latest')
-    .action(async (slug: string, opts: { format: string; allRuns?: boolean }, command) => {
+    .action(async (slug: string, opts: { format: string; allRuns?: boolean }, command: Command) => {
       if (opts.format !== 'json' && opts.format !== 'yaml') throw new CliError(`--format must be json or yaml, not ${opts.format}`);
       const bus = await connectCli(busFlagsOf(command));
       try {
@@ -75,7 +76,7 @@ export function registerLetter(sarif: LetterRenderer | null): CommandRegistrar {
       .description("print a round's letter: Markdown for people, JSON (the source), or SARIF for code scanning")
       .argument('<id>', 'the letter id (LetterWritten.data.letter.letter_id)')
       .option('--format <format>', `md | json${sarif === null ? '' : ' | sarif'}`, 'md')
-      .action(async (id: string, opts: { format: string }, command) => {
+      .action(async (id: string, opts: { format: string }, command: Command) => {
         const bus = await connectCli(busFlagsOf(command));
         try {
           const letter = await bus.journal.findLetter(id);
@@ -102,7 +103,7 @@ export const registerEscalations: CommandRegistrar = (program) => {
     .option('-f, --follow', 'keep running and print each new escalation')
     .option('--json', 'one JSON object (the EscalationRaised event) per line')
     .addHelpText('after', '\nA pager or chat bot can consume the same thing straight from NATS: subject rloop.v1.events.escalation_raised.<plan>, JSON shape in docs/contracts.md.')
-    .action(async (opts: { open?: boolean; plan?: string; limit: number; follow?: boolean; json?: boolean }, command) => {
+    .action(async (opts: { open?: boolean; plan?: string; limit: number; follow?: boolean; json?: boolean }, command: Command) => {
       const bus = await connectCli(busFlagsOf(command));
       const print = (event: Record<string, unknown>, open: boolean | null): void => {
         if (opts.json === true) {
@@ -111,7 +112,8 @@ export const registerEscalations: CommandRegistrar = (program) => {
         }
         const data = event['data'] as { markdown?: string; report?: Parameters<typeof renderStuckReportMarkdown>[0] } | undefined;
         const markdown = data?.markdown ?? (data?.report === undefined ? '' : renderStuckReportMarkdown(data.report));
-        out(`${open === null ? '' : open ? '[open] ' : '[handled] '}${String(event['occurred_at'] ?? '')}\n${markdown.trimEnd()}\n`);
+        const at = typeof event['occurred_at'] === 'string' ? event['occurred_at'] : '';
+        out(`${open === null ? '' : open ? '[open] ' : '[handled] '}${at}\n${markdown.trimEnd()}\n`);
       };
       try {
         const listed = await bus.journal.escalations({ open: opts.open === true, limit: opts.limit, ...(opts.plan === undefined ? {} : { plan: opts.plan }) });
@@ -122,7 +124,7 @@ export const registerEscalations: CommandRegistrar = (program) => {
         const stop = (): void => void follow.stop();
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
-        for await (const event of follow.events) print(event as unknown as Record<string, unknown>, null);
+        for await (const event of follow.events) print(event, null);
       } finally {
         await bus.close();
       }

@@ -1,3 +1,4 @@
+import type { Command } from 'commander';
 import { BusRequestError } from '@rloop/bus';
 import { SubmitReply } from '@rloop/contracts';
 import { type CliBus, connectCli, followEvents } from '../bus/connect.js';
@@ -80,7 +81,7 @@ export const registerSubmit: CommandRegistrar = (program) => {
       '\nExit codes: 0 accepted (or converged/bypassed when watching), 2 escalated, 1 rejected, stopped or an error.\n' +
         'The same request works from any NATS client: request on rloop.v1.plans.submit with the plan as JSON (see docs/contracts.md).',
     )
-    .action(async (file: string, opts: { watch?: boolean; json?: boolean; timeout?: number }, command) => {
+    .action(async (file: string, opts: { watch?: boolean; json?: boolean; timeout?: number }, command: Command) => {
       const plan = await loadPlanFile(file);
       const bus = await connectCli(busFlagsOf(command));
       try {
@@ -89,7 +90,7 @@ export const registerSubmit: CommandRegistrar = (program) => {
         if (reply.status === 'rejected') {
           if (opts.json === true) {
             out(JSON.stringify(reply));
-            out(summaryLine(reply.plan ?? String(plan['slug'] ?? ''), 'rejected', 0));
+            out(summaryLine(reply.plan ?? (typeof plan['slug'] === 'string' ? plan['slug'] : ''), 'rejected', 0));
           } else {
             note(`rejected: ${reply.plan ?? 'plan'} has ${reply.errors.length} problem(s):`);
             for (const e of reply.errors) note(`  ${e.path}: ${e.message}`);

@@ -1,4 +1,4 @@
-import type { Finding, JournaledEvent } from '@rloop/contracts';
+import type { JournaledEvent } from '@rloop/contracts';
 import type { CriticReport, RoundRecord } from '@rloop/domain';
 
 /**
@@ -15,7 +15,7 @@ export function roundReports(current: RoundRecord, runId: string, events: readon
     if (event.data.round !== current.round || answers.has(event.data.critic_id) || !core.has(event.data.critic_id)) continue;
     const isCore = core.get(event.data.critic_id) ?? false;
     if (event.type === 'FindingsReported') {
-      answers.set(event.data.critic_id, { critic_id: event.data.critic_id, core: isCore, outcome: 'reported', findings: event.data.findings as Finding[] });
+      answers.set(event.data.critic_id, { critic_id: event.data.critic_id, core: isCore, outcome: 'reported', findings: event.data.findings });
     } else {
       answers.set(event.data.critic_id, {
         critic_id: event.data.critic_id,

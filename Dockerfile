@@ -1,0 +1,27 @@
+# One image for every service: docker build --build-arg SERVICE=<journal|gate|panel|critic-runner|synthesizer|implementer> .
+# docker-compose.yml builds it once per service.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates && rm -rf /var/lib/apt/lists/*
+COPY package.json package-lock.json nx.json tsconfig.json tsconfig.base.json ./
+COPY libs libs
+COPY services services
+COPY apps apps
+COPY bench bench
+COPY config config
+COPY examples examples
+COPY schemas schemas
+COPY scripts scripts
+# npm ci runs the root prepare script, which compiles every project (tsc -b).
+RUN npm ci --no-audit --no-fund
+
+FROM node:20-bookworm-slim
+# git: the gate resolves refs, critics read pinned commits, the implementer commits on rloop/<slug>.
+RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY --from=build /app /app
+ARG SERVICE
+ENV SERVICE=${SERVICE} NODE_ENV=production RLOOP_HOME=/data
+RUN mkdir -p /data && chown node:node /data
+USER node
+CMD ["sh", "-c", "exec node services/${SERVICE}/dist/main.js"]
