@@ -1,7 +1,7 @@
 import { type LoggerService } from '@nestjs/common';
 import { type Consumer, type ConsumerMessages, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
 import { type MsgHdrs } from '@nats-io/transport-node';
-import { type Issue, type RloopEvent, RloopError, type Subjects, describeError } from '@rloop/contracts';
+import { type Issue, type RloopEvent, RloopError, type Subjects, ValidationError, describeError } from '@rloop/contracts';
 import { decodeEventMessage, encodeJson, payloadForRecord } from './codec.js';
 import { sleep } from './connection.js';
 import { BatchContext, type DeliveryInfo, EventContext } from './context.js';
@@ -249,15 +249,27 @@ export class ConsumerRunner {
     }
     if (admitted.length === 0) return undefined;
     const batchEntries = admitted.map((a) => a.entry);
-    const context = new BatchContext([admitted.map((a) => a.info), () => batchEntries.forEach((e) => e.msg.working())]);
+    const rejected = new Map<number, RloopError>();
+    const context = new BatchContext([
+      admitted.map((a) => a.info),
+      () => batchEntries.forEach((e) => e.msg.working()),
+      (index, error) => {
+        if (index < 0 || index >= admitted.length) throw new RangeError(`no event ${index} in a batch of ${admitted.length}`);
+        rejected.set(index, error);
+      },
+    ]);
     const outcome = await mode.invoke(
       admitted.map((a) => a.event),
       context,
     );
     if (outcome.ok) {
+      for (const [index, error] of rejected) {
+        const entry = batchEntries[index];
+        if (entry !== undefined) await this.deadLetter([entry], 'handler_rejected', error.code, error.message, error instanceof ValidationError ? error.issues : []);
+      }
       // The batch's work is committed; its acks are confirmed in the background so the next batch
       // starts at once (an unconfirmed ack only means a redelivery, which handlers absorb).
-      this.track(this.ack(batchEntries));
+      this.track(this.ack(batchEntries.filter((_, index) => !rejected.has(index))));
       return undefined;
     }
     return this.onFailure(batchEntries, outcome.error, Math.max(...admitted.map((a) => a.attempt)));

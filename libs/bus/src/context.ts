@@ -1,4 +1,5 @@
 import { BaseRpcContext } from '@nestjs/microservices';
+import { type RloopError } from '@rloop/contracts';
 
 /** Where one delivered message sits: enough to log it, find it again, or reason about retries. */
 export interface DeliveryInfo {
@@ -40,7 +41,7 @@ export class EventContext extends BaseRpcContext<EventContextArgs> {
   }
 }
 
-type BatchContextArgs = [readonly DeliveryInfo[], () => void];
+type BatchContextArgs = [readonly DeliveryInfo[], () => void, (index: number, error: RloopError) => void];
 
 /** The context an `@OnEventBatch` handler receives next to its events (same order). */
 export class BatchContext extends BaseRpcContext<BatchContextArgs> {
@@ -50,6 +51,15 @@ export class BatchContext extends BaseRpcContext<BatchContextArgs> {
 
   working(): void {
     this.args[1]();
+  }
+
+  /**
+   * Refuses one event of the batch (by its index) with a non-retryable error: when the handler
+   * resolves, that event is dead-lettered (reason handler_rejected) and the rest are acked, so
+   * one bad event does not hold back the others.
+   */
+  reject(index: number, error: RloopError): void {
+    this.args[2](index, error);
   }
 }
 

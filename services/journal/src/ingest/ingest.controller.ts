@@ -1,6 +1,6 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
 import { ALL_JOURNALED_EVENTS, type BatchContext, EVENT_PUBLISHER, type EventPublisher, OnEventBatch } from '@rloop/bus';
-import { type EventOf, type JournaledEvent, TransientError, currentVersion } from '@rloop/contracts';
+import { type EventOf, type JournaledEvent, RloopError, TransientError, currentVersion } from '@rloop/contracts';
 import { deterministicId } from '@rloop/domain';
 import type { AppendResult, EventStoreClient } from '@rloop/event-store';
 import { EVENT_STORE } from '../tokens.js';
@@ -8,6 +8,11 @@ import { toNewEvent } from '../projections/envelope.js';
 import { ProjectionCatchUp } from '../projections/catch-up.js';
 
 const PRODUCER = `journal@${process.pid}`;
+
+/** Errors that refuse an event for good (retrying the same event cannot succeed). */
+function isRefusal(error: unknown): error is RloopError {
+  return error instanceof RloopError && !error.retryable;
+}
 
 /**
  * Appends every journaled event from the bus to the store, batched across plans in one
@@ -28,13 +33,48 @@ export class IngestController {
   // Plans are spread over partitions whose batches run concurrently; one plan's events stay in order.
   @OnEventBatch(ALL_JOURNALED_EVENTS, { max: 1000, maxBuffered: 4000, partitions: 4, name: 'journal-ingest', lingerMs: 5 })
   async ingest(events: JournaledEvent[], ctx: BatchContext): Promise<void> {
-    const byPlan = new Map<string, JournaledEvent[]>();
-    for (const event of events) byPlan.set(event.plan, [...(byPlan.get(event.plan) ?? []), event]);
-    const results = await this.store.appendMany([...byPlan].map(([plan, planEvents]) => ({ streamId: plan, events: planEvents.map(toNewEvent), expectedVersion: 'any' as const })));
+    const byPlan = new Map<string, { event: JournaledEvent; index: number }[]>();
+    events.forEach((event, index) => byPlan.set(event.plan, [...(byPlan.get(event.plan) ?? []), { event, index }]));
+    const groups = [...byPlan.values()];
+    let results: AppendResult[];
+    try {
+      results = await this.store.appendMany(groups.map((group) => ({ streamId: group[0]?.event.plan ?? '', events: group.map((g) => toNewEvent(g.event)), expectedVersion: 'any' as const })));
+    } catch (error) {
+      if (!isRefusal(error)) throw error;
+      results = await this.appendIsolating(groups, ctx);
+    }
     ctx.working();
+    if (results.length === 0) return;
     await this.projections.catchUpTo(results);
     const types = new Map(events.map((e) => [e.event_id, e.type]));
     await Promise.all(results.map((result) => this.announce(result, types)));
+  }
+
+  /**
+   * The batch held an event the store refuses (an id already stored with other content): append
+   * plan by plan, then event by event, so only the refused events are dead-lettered and the rest
+   * of the batch is journaled in order.
+   */
+  private async appendIsolating(groups: readonly { event: JournaledEvent; index: number }[][], ctx: BatchContext): Promise<AppendResult[]> {
+    const results: AppendResult[] = [];
+    for (const group of groups) {
+      try {
+        results.push(await this.store.append(group[0]?.event.plan ?? '', group.map((g) => toNewEvent(g.event)), { expectedVersion: 'any' }));
+        continue;
+      } catch (error) {
+        if (!isRefusal(error)) throw error;
+      }
+      for (const { event, index } of group) {
+        try {
+          results.push(await this.store.append(event.plan, [toNewEvent(event)], { expectedVersion: 'any' }));
+        } catch (error) {
+          if (!isRefusal(error)) throw error;
+          this.log.error(`refused ${event.type} ${event.event_id} of ${event.plan}: ${error.code}: ${error.message}`);
+          ctx.reject(index, error);
+        }
+      }
+    }
+    return results;
   }
 
   /** Tells deciders that a plan's events are durable (and projected). */
