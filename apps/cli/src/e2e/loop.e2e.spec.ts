@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
 import type { RloopEvent } from '@rloop/contracts';
 import { parseEvent } from '@rloop/contracts';
+import { followEvents } from '../bus/connect.js';
 import { type TestFleet, samplePlan, startTestFleet } from './fleet.test-helpers.js';
 
 let t: TestFleet;
@@ -85,6 +86,20 @@ describe('the refinement loop, end to end on the real NATS and PostgreSQL', () =
     expect(gated?.type === 'LoopGated' && gated.data.verdict).toBe('bypass');
     expect(() => git(repo, 'rev-parse', '--verify', '--quiet', 'rloop/e2e-bypassed')).toThrow();
   }, 120_000);
+
+  it('answers malformed, non-UTF-8 and oversized bodies with reasons, and turns a plain publish of a bad plan into PlanRejected', async () => {
+    const ask = async (body: Uint8Array) => JSON.parse(new TextDecoder().decode((await t.bus.connection.request(t.bus.subjects.planSubmit, body, { timeout: 30_000 })).data)) as unknown;
+    expect(await ask(new TextEncoder().encode('{"slug": "x",'))).toMatchObject({ status: 'rejected', errors: [{ path: '(body)', message: expect.stringMatching(/^the plan is not valid JSON/) }] });
+    expect(await ask(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]))).toEqual({ status: 'rejected', errors: [{ path: '(body)', message: 'the plan is not valid UTF-8' }] });
+    expect(await ask(new Uint8Array(300 * 1024).fill(0x20))).toMatchObject({ status: 'rejected', errors: [{ path: '(body)', message: expect.stringContaining('the limit is') }] });
+    const follow = await followEvents(t.bus, { filter: t.bus.subjects.event('PlanRejected', 'e2e-plain-publish'), onlyNew: true });
+    t.bus.connection.publish(t.bus.subjects.planSubmit, new TextEncoder().encode(JSON.stringify(samplePlan('e2e-plain-publish', fixableRepo, { effort_level: 'enormous' }))));
+    for await (const event of follow.events) {
+      expect(event).toMatchObject({ type: 'PlanRejected', plan: 'e2e-plain-publish', data: { errors: [{ path: 'effort_level' }] } });
+      break;
+    }
+    await follow.stop();
+  }, 60_000);
 
   it('rejects a malformed plan naming every problem, and a second loop for a running slug', async () => {
     const rejected = await t.submit({ slug: 'Bad.Slug', title: '', effort_level: 'huge', files: ['/etc/passwd'], repo: { path: fixableRepo }, test_cmd: '' });
