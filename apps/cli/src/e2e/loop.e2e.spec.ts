@@ -1,5 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { stringify as toYaml } from 'yaml';
 import type { RloopEvent } from '@rloop/contracts';
 import { parseEvent } from '@rloop/contracts';
 import { followEvents } from '../bus/connect.js';
@@ -125,4 +129,66 @@ describe('the refinement loop, end to end on the real NATS and PostgreSQL', () =
       throw new Error(`expected e2e-running to wait escalated, got ${state?.status}`);
     }
   }, 180_000);
+});
+
+const RLOOP = fileURLToPath(new URL('../../bin/rloop.js', import.meta.url));
+
+/** Runs the real `rloop` command against the test fleet. */
+function rloop(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [RLOOP, ...args], { env: { ...process.env, NATS_URL: 'nats://127.0.0.1:4222', RLOOP_NAMESPACE: t.namespace, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+describe('the rloop command against the fleet', () => {
+  it('submit --json prints each event of the run and a summary line, and exits 0 on convergence; status, journal and letter read it back', async () => {
+    const repo = await t.sampleRepo('fixable', 'cli');
+    const planFile = join(t.home, 'cli-plan.yaml');
+    await writeFile(planFile, toYaml(samplePlan('e2e-cli', repo)));
+    const submitted = await rloop(['submit', planFile, '--json']);
+    expect(submitted.code).toBe(0);
+    const lines = submitted.stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    expect(lines.at(-1)).toMatchObject({ plan: 'e2e-cli', outcome: 'converged' });
+    expect(lines[0]).toMatchObject({ type: 'PlanSubmitted', plan: 'e2e-cli' });
+    await t.outcome('e2e-cli', String(lines[0]?.['event_id']));
+
+    const status = await rloop(['status', 'e2e-cli', '--json']);
+    expect(JSON.parse(status.stdout)).toMatchObject({ plan: 'e2e-cli', status: 'converged' });
+    const yaml = await rloop(['journal', 'e2e-cli', '--format', 'yaml']);
+    expect(yaml.code).toBe(0);
+    expect(yaml.stdout).toMatch(/^plan: e2e-cli$/m);
+    expect(yaml.stdout).toMatch(/convergence_delta:/);
+    const letterId = (lines.find((l) => l['type'] === 'LetterWritten')?.['data'] as { letter: { letter_id: string } }).letter.letter_id;
+    const letter = await rloop(['letter', letterId, '--format', 'md']);
+    expect(letter.stdout).toMatch(new RegExp(`^# Letter ${letterId}`));
+    const missing = await rloop(['letter', 'd_no_such_letter_0000']);
+    expect(missing).toMatchObject({ code: 1, stderr: 'rloop: no letter d_no_such_letter_0000 in the journal\n' });
+  }, 120_000);
+
+  it('exits 1 with the reasons for a rejected plan, and 2 for an escalated loop', async () => {
+    const bad = join(t.home, 'bad-plan.yaml');
+    await writeFile(bad, toYaml({ slug: 'Bad Slug', title: 'x' }));
+    const rejected = await rloop(['submit', bad]);
+    expect(rejected.code).toBe(1);
+    expect(rejected.stderr).toContain('rejected:');
+    expect(rejected.stderr).toContain('slug:');
+
+    const repo = await t.sampleRepo('unfixable', 'cli-unfixable');
+    const planFile = join(t.home, 'cli-unfixable.yaml');
+    await writeFile(planFile, toYaml(samplePlan('e2e-cli-unfixable', repo)));
+    const escalated = await rloop(['submit', planFile, '--watch']);
+    expect(escalated.code).toBe(2);
+    expect(escalated.stderr).toMatch(/e2e-cli-unfixable: escalated/);
+  }, 120_000);
+
+  it('says in one line how to start NATS when it cannot reach it', async () => {
+    const result = await rloop(['status'], { NATS_URL: 'nats://127.0.0.1:4299' });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toBe('rloop: cannot reach NATS at nats://127.0.0.1:4299 — start it with `nats-server -js` (JetStream on), or point NATS_URL / --nats-url at yours\n');
+  }, 30_000);
 });
