@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { RloopError } from '@rloop/contracts';
 import { renderLetterMarkdown } from '@rloop/domain';
-import { type CriticDefinition, builtInCritics, letterToSarif, reviewRepositoryWithRuns } from '@rloop/critics';
+import { BUILT_IN_CRITIC_IDS, type CriticDefinition, builtInCritics, letterToSarif, reviewRepositoryWithRuns } from '@rloop/critics';
 import { CliError, type CommandRegistrar } from '../program.js';
 
 /** Where the review command writes and what time it is (injected so tests can capture both). */
@@ -23,6 +23,7 @@ export interface ReviewCommandOptions {
   readonly sarif?: boolean;
   readonly md?: boolean;
   readonly critics?: string[];
+  readonly skip?: string[];
   readonly cache?: boolean;
   readonly cacheDir?: string;
   readonly registry?: string;
@@ -57,7 +58,9 @@ export async function runReviewCommand(path: string, options: ReviewCommandOptio
         ...(options.critics === undefined || options.critics.length === 0 ? {} : { only: options.critics.filter((id) => !extraCritics.some((c) => c.id === id)) }),
       }),
       ...extraCritics.filter((c) => options.critics === undefined || options.critics.length === 0 || options.critics.includes(c.id)),
-    ];
+    ].filter((c) => !(options.skip ?? []).includes(c.id));
+    const unknown = (options.skip ?? []).filter((id) => !BUILT_IN_CRITIC_IDS.some((known) => known === id) && !extraCritics.some((c) => c.id === id));
+    if (unknown.length > 0) throw new TypeError(`unknown critic ${unknown.join(', ')} in --skip`);
   } catch (error) {
     throw new CliError(error instanceof Error ? error.message : String(error), 2);
   }
@@ -102,6 +105,7 @@ export function reviewCommandWith(io: ReviewIo, extraCritics: readonly CriticDef
       .option('--sarif', 'print the letter as SARIF 2.1.0 (GitHub code scanning)')
       .option('--md', 'print the letter as Markdown (the default)')
       .option('--critics <id...>', 'run only these critics')
+      .option('--skip <id...>', 'do not run these critics (e.g. toolchain/dependency-audit when offline)')
       .option('--cache-dir <dir>', 'incremental analysis cache (default: ~/.cache/rloop/review/<hash of path>)')
       .option('--no-cache', 'do not read or write the incremental cache')
       .option('--registry <url>', 'npm registry for the dependency audit')

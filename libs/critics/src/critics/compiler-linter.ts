@@ -11,7 +11,7 @@ import { AnalysisCache } from '../repo/cache.js';
 import { RepoReader, sha256, yieldToEventLoop } from '../repo/files.js';
 import { type TsGroup, createSharedHost, declaredPackages, importGraph, repoFilesOf, tsGroups } from '../ts/projects.js';
 
-const COMPILER_LINTER_VERSION = 'cl-4';
+const COMPILER_LINTER_VERSION = 'cl-5';
 
 /** Files ESLint lints (TypeScript and JavaScript sources, not declaration files). */
 export function isLintable(file: string): boolean {
@@ -70,6 +70,8 @@ const GLOBALS: Linter.Globals = Object.fromEntries(
 
 /** Diagnostics that only mean "this package is declared but not installed here". */
 const MISSING_MODULE_CODES = new Set([2307, 2792, 7016, 2688]);
+/** noImplicitAny diagnostics (a parameter, binding or member without a type). */
+const IMPLICIT_ANY_CODES = new Set([7005, 7006, 7008, 7010, 7011, 7015, 7018, 7019, 7022, 7023, 7024, 7031, 7034, 7053]);
 
 interface FileRecord {
   readonly hash: string;
@@ -268,12 +270,19 @@ async function checkFiles(
   const installed = existsSync(join(repoDir, 'node_modules'));
   const declared = declaredPackages(repoDir);
   const skippedPackages = new Set<string>();
+  let skippedCascades = 0;
 
   const programs: ts.Program[] = [];
   for (const group of groups) {
     if (!group.reviewed.some((f) => toCheck.has(f))) continue;
     context.signal.throwIfAborted();
-    const program = ts.createProgram({ rootNames: group.rootNames, options: group.options, host: createSharedHost(group.options) });
+    // A file's diagnostics depend on what it imports (and global declarations), never on who imports
+    // it: when only a few files need checking, the program starts from them instead of the whole
+    // project, and TypeScript loads just their imports.
+    const checking = group.reviewed.filter((f) => toCheck.has(f)).map((f) => join(repoDir, f));
+    const rootNames =
+      checking.length * 2 < group.rootNames.length ? [...new Set([...checking, ...group.rootNames.filter((name) => /\.d\.(m|c)?ts$/.test(name))])] : group.rootNames;
+    const program = ts.createProgram({ rootNames, options: group.options, host: createSharedHost(group.options) });
     programs.push(program);
     const configLabel = group.configPath === null ? 'strict defaults, no tsconfig.json' : toRepo(repoDir, group.configPath);
     for (const [file, deps] of importGraph(program, repoDir)) graph.set(file, deps);
@@ -282,13 +291,20 @@ async function checkFiles(
       const sf = program.getSourceFile(join(repoDir, file));
       if (sf === undefined) continue;
       const diagnostics = [...program.getSyntacticDiagnostics(sf), ...program.getSemanticDiagnostics(sf)];
+      const uninstalled = (diagnostic: ts.Diagnostic): boolean => {
+        if (installed || !MISSING_MODULE_CODES.has(diagnostic.code)) return false;
+        const name = /['"]([^'"]+)['"]/.exec(ts.flattenDiagnosticMessageText(diagnostic.messageText, ' '))?.[1];
+        if (name === undefined || name.startsWith('.') || !declared.has(packageOf(name))) return false;
+        skippedPackages.add(packageOf(name));
+        return true;
+      };
+      // Without a package's types its values are `any`, so callbacks passed to it get implicit-any
+      // errors that installing the package would remove: those are not judged either.
+      const missingTypes = diagnostics.filter(uninstalled).length > 0;
       for (const diagnostic of diagnostics) {
-        if (!installed && MISSING_MODULE_CODES.has(diagnostic.code)) {
-          const name = /['"]([^'"]+)['"]/.exec(ts.flattenDiagnosticMessageText(diagnostic.messageText, ' '))?.[1];
-          if (name !== undefined && !name.startsWith('.') && declared.has(packageOf(name))) {
-            skippedPackages.add(packageOf(name));
-            continue;
-          }
+        if (uninstalled(diagnostic) || (missingTypes && IMPLICIT_ANY_CODES.has(diagnostic.code))) {
+          skippedCascades += missingTypes && IMPLICIT_ANY_CODES.has(diagnostic.code) ? 1 : 0;
+          continue;
         }
         const start = diagnostic.start ?? 0;
         const startLine = sf.getLineAndCharacterOfPosition(start).line + 1;
@@ -305,7 +321,10 @@ async function checkFiles(
     globals.set(group.configPath ?? 'defaults', globalDrafts);
   }
   if (skippedPackages.size > 0) {
-    note(`no node_modules: diagnostics about declared but uninstalled packages (${[...skippedPackages].sort().join(', ')}) skipped; install dependencies for a full check`);
+    note(
+      `no node_modules: diagnostics about declared but uninstalled packages (${[...skippedPackages].sort().join(', ')}) skipped` +
+        `${skippedCascades > 0 ? `, with ${skippedCascades} implicit-any diagnostic(s) in files importing them` : ''}; install dependencies for a full check`,
+    );
   }
 
   const lintFiles = [...toCheck].filter(isLintable);

@@ -82,22 +82,49 @@ function statements(sql: string): { text: string; line: number }[] {
 
 const IDENT = '("[^"]+"|`[^`]+`|\\[[^\\]]+\\]|[\\w.]+)';
 
-function splitTopLevel(body: string): string[] {
-  const parts: string[] = [];
+/** Splits on top-level commas; each part with its offset in `body` (after leading spaces). */
+function splitTopLevel(body: string): { text: string; offset: number }[] {
+  const parts: { text: string; offset: number }[] = [];
   let depth = 0;
-  let current = '';
-  for (const ch of body) {
+  let start = 0;
+  const push = (end: number): void => {
+    const raw = body.slice(start, end);
+    const lead = raw.length - raw.trimStart().length;
+    if (raw.trim() !== '') parts.push({ text: raw.trim(), offset: start + lead });
+  };
+  for (let i = 0; i < body.length; i += 1) {
+    const ch = body[i];
     if (ch === '(') depth += 1;
     if (ch === ')') depth -= 1;
     if (ch === ',' && depth === 0) {
-      parts.push(current);
-      current = '';
-    } else {
-      current += ch;
+      push(i);
+      start = i + 1;
     }
   }
-  if (current.trim() !== '') parts.push(current);
-  return parts.map((p) => p.trim());
+  push(body.length);
+  return parts;
+}
+
+/** Collapses whitespace runs to one space, remembering where each character came from. */
+function collapse(text: string): { text: string; origin: number[] } {
+  let out = '';
+  const origin: number[] = [];
+  let space = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const ch = text[i] ?? '';
+    if (/\s/.test(ch)) {
+      if (!space) {
+        out += ' ';
+        origin.push(i);
+      }
+      space = true;
+    } else {
+      out += ch;
+      origin.push(i);
+      space = false;
+    }
+  }
+  return { text: out, origin };
 }
 
 function columnsOf(list: string): string[] {
@@ -109,12 +136,17 @@ export function sqlEvents(sql: string, lineOffset = 0): MigrationEvent[] {
   const events: MigrationEvent[] = [];
   for (const { text, line: relLine } of statements(sql)) {
     const line = relLine + lineOffset;
-    const upper = text.replace(/\s+/g, ' ');
+    const collapsed = collapse(text);
+    const upper = collapsed.text;
+    // The line of a position in the collapsed statement.
+    const lineAt = (index: number): number => line + (text.slice(0, collapsed.origin[index] ?? 0).match(/\n/g)?.length ?? 0);
     let m: RegExpExecArray | null;
-    if ((m = new RegExp(`^CREATE (?:UNLOGGED |TEMP(?:ORARY)? )?TABLE (?:IF NOT EXISTS )?${IDENT}\\s*\\(([\\s\\S]*)\\)`, 'i').exec(upper)) !== null) {
+    if ((m = new RegExp(`^CREATE (?:UNLOGGED |TEMP(?:ORARY)? )?TABLE (?:IF NOT EXISTS )?${IDENT}\\s*\\(([\\s\\S]*)\\)`, 'id').exec(upper)) !== null) {
       const table = unquote(m[1] ?? '');
       const columns = new Map<string, string>();
-      for (const part of splitTopLevel(m[2] ?? '')) {
+      const bodyStart = m.indices?.[2]?.[0] ?? 0;
+      for (const { text: part, offset } of splitTopLevel(m[2] ?? '')) {
+        const line = lineAt(bodyStart + offset);
         const fk = /^(?:CONSTRAINT \S+ )?FOREIGN KEY\s*\(([^)]+)\)\s*REFERENCES\s+(\S+)/i.exec(part);
         if (fk !== null) {
           events.push({ kind: 'foreign-key', table, column: columnsOf(fk[1] ?? '')[0] ?? '', line, references: unquote(fk[2] ?? '') });
@@ -161,9 +193,11 @@ export function sqlEvents(sql: string, lineOffset = 0): MigrationEvent[] {
       events.push({ kind: 'index', table: unquote(m[2] ?? ''), column: columnsOf(m[3] ?? '')[0] ?? '', line });
       continue;
     }
-    if ((m = new RegExp(`^ALTER TABLE (?:IF EXISTS )?(?:ONLY )?${IDENT}\\s+([\\s\\S]+)$`, 'i').exec(upper)) !== null) {
+    if ((m = new RegExp(`^ALTER TABLE (?:IF EXISTS )?(?:ONLY )?${IDENT}\\s+([\\s\\S]+)$`, 'id').exec(upper)) !== null) {
       const table = unquote(m[1] ?? '');
-      for (const action of splitTopLevel(m[2] ?? '')) {
+      const actionsStart = m.indices?.[2]?.[0] ?? 0;
+      for (const { text: action, offset } of splitTopLevel(m[2] ?? '')) {
+        const line = lineAt(actionsStart + offset);
         let a: RegExpExecArray | null;
         if ((a = new RegExp(`^DROP (?:COLUMN )?(?:IF EXISTS )?${IDENT}`, 'i').exec(action)) !== null && !/^DROP (CONSTRAINT|INDEX|KEY|PRIMARY|FOREIGN|DEFAULT|NOT NULL)/i.test(action)) {
           events.push({ kind: 'drop-column', table, column: unquote(a[1] ?? ''), line });
@@ -214,14 +248,15 @@ function sqlUpPart(text: string): { up: string; hasDown: boolean } {
 interface Step {
   readonly name: string;
   readonly args: readonly ts.Expression[];
-  readonly node: ts.CallExpression;
+  /** The method name (`addColumn` in `.addColumn(…)`): where the step is written. */
+  readonly node: ts.Node;
 }
 
 function chainOf(call: ts.CallExpression): { root: ts.Expression; steps: Step[] } {
   const steps: Step[] = [];
   let expr: ts.Expression = call;
   while (ts.isCallExpression(expr) && ts.isPropertyAccessExpression(expr.expression)) {
-    steps.unshift({ name: expr.expression.name.text, args: expr.arguments, node: expr });
+    steps.unshift({ name: expr.expression.name.text, args: expr.arguments, node: expr.expression.name });
     expr = expr.expression.expression;
     while (ts.isPropertyAccessExpression(expr) && !ts.isCallExpression(expr)) expr = expr.expression;
   }
@@ -253,9 +288,13 @@ function exportedDown(sf: ts.SourceFile): boolean {
   };
   visit(sf);
   if (body === undefined) return false;
-  const text = body.getText(sf).replace(/\s+/g, ' ');
-  // An empty down, or one that only throws, is no way back.
-  return !/^(async )?(\([^)]*\)|\w+)? ?(=>)? ?\{ ?(throw [^;]*;? ?)?\}$/.test(text) && !/^\{ ?\}$/.test(text);
+  const text = body.getText(sf);
+  const open = text.indexOf('{');
+  const close = text.lastIndexOf('}');
+  // An expression-bodied down does something; a block that is empty or only throws is no way back.
+  if (open < 0 || close < open || /=>\s*[^{\s]/.test(text.slice(0, open + 1))) return true;
+  const inner = text.slice(open + 1, close).trim();
+  return inner !== '' && !/^throw\b[^;]*;?$/.test(inner);
 }
 
 function upNode(sf: ts.SourceFile): ts.Node {
@@ -272,7 +311,28 @@ function upNode(sf: ts.SourceFile): ts.Node {
   return found ?? sf;
 }
 
-/** Reads the events of a knex or kysely migration module (its `up`). */
+/** An object literal's properties as source text (`allowNull` → `false`). */
+function props(node: ts.ObjectLiteralExpression, sf: ts.SourceFile): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const property of node.properties) {
+    if (ts.isPropertyAssignment(property)) out.set(property.name.getText(sf).replace(/['"]/g, ''), property.initializer.getText(sf));
+    else if (ts.isShorthandPropertyAssignment(property)) out.set(property.name.text, property.name.text);
+  }
+  return out;
+}
+
+function objectProp(node: ts.Expression | undefined, name: string): ts.Expression | undefined {
+  if (node === undefined || !ts.isObjectLiteralExpression(node)) return undefined;
+  for (const property of node.properties) if (ts.isPropertyAssignment(property) && property.name.getText().replace(/['"]/g, '') === name) return property.initializer;
+  return undefined;
+}
+
+/** `{ model: 'Users', key: 'id' }` or `'users'` → the referenced table. */
+function referencedTable(text: string): string {
+  return unquote(/model\s*:\s*['"]([^'"]+)['"]/.exec(text)?.[1] ?? /['"]([^'"]+)['"]/.exec(text)?.[1] ?? text);
+}
+
+/** Reads the events of a knex, kysely, Sequelize or TypeORM migration module (its `up`). */
 export function moduleEvents(file: string, text: string): { events: MigrationEvent[]; hasDown: boolean } {
   const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
   const events: MigrationEvent[] = [];
@@ -330,8 +390,57 @@ export function moduleEvents(file: string, text: string): { events: MigrationEve
       const method = node.expression.name.text;
       const first = str(node.arguments[0]);
       const line = lineOf(node);
+      const second = node.arguments[1];
       if ((method === 'dropTable' || method === 'dropTableIfExists') && first !== null) events.push({ kind: 'drop-table', table: unquote(first), line });
-      else if ((method === 'createTable' || method === 'createTableIfNotExists') && first !== null && node.arguments[1] !== undefined) {
+      else if ((method === 'removeColumn' || method === 'dropColumn') && first !== null && str(second) !== null) {
+        events.push({ kind: 'drop-column', table: unquote(first), column: unquote(str(second) ?? ''), line });
+      } else if (method === 'createTable' && first !== null && second !== undefined && ts.isObjectLiteralExpression(second)) {
+        // Sequelize: queryInterface.createTable('Orders', { userId: { type, references: { model } } })
+        const table = unquote(first);
+        events.push({ kind: 'create-table', table, line, columns: new Map() });
+        for (const property of second.properties) {
+          if (!ts.isPropertyAssignment(property) || !ts.isObjectLiteralExpression(property.initializer)) continue;
+          const column = unquote(property.name.getText(sf).replace(/['"]/g, ''));
+          const def = props(property.initializer, sf);
+          if (def.has('references')) events.push({ kind: 'foreign-key', table, column, line: lineOf(property), references: referencedTable(def.get('references') ?? '') });
+          if (/^true$/.test(def.get('primaryKey') ?? '') || /^true$/.test(def.get('unique') ?? '')) events.push({ kind: 'index', table, column, line: lineOf(property) });
+        }
+      } else if (method === 'addColumn' && first !== null && second !== undefined) {
+        // Sequelize addColumn(table, column, { allowNull: false }) / TypeORM addColumn(table, new TableColumn({ … }))
+        const table = unquote(first);
+        const column = str(second);
+        const definition = column !== null ? node.arguments[2] : ts.isNewExpression(second) ? second.arguments?.[0] : undefined;
+        if (definition !== undefined && ts.isObjectLiteralExpression(definition)) {
+          const def = props(definition, sf);
+          const name = unquote(column ?? (def.get('name') ?? '').replace(/['"]/g, ''));
+          events.push({
+            kind: 'add-column',
+            table,
+            column: name,
+            type: def.get('type') ?? '',
+            notNull: def.get('allowNull') === 'false' || def.get('isNullable') === 'false',
+            hasDefault: def.has('defaultValue') || def.has('default') || /autoIncrement|isGenerated/.test(definition.getText(sf)),
+            line,
+          });
+          if (def.has('references')) events.push({ kind: 'foreign-key', table, column: name, line, references: referencedTable(def.get('references') ?? '') });
+        }
+      } else if (method === 'changeColumn' && first !== null && second !== undefined) {
+        const definition = node.arguments[node.arguments.length - 1];
+        const def = definition !== undefined && ts.isObjectLiteralExpression(definition) ? props(definition, sf) : new Map<string, string>();
+        const column = str(second) ?? (ts.isNewExpression(second) ? '' : second.getText(sf));
+        events.push({ kind: 'alter-type', table: unquote(first), column: unquote(column), type: def.get('type') ?? definition?.getText(sf) ?? '', line });
+      } else if ((method === 'addIndex' || method === 'createIndex') && first !== null && second !== undefined) {
+        const columns = ts.isNewExpression(second) ? strings(objectProp(second.arguments?.[0], 'columnNames')) : strings(second);
+        if (columns[0] !== undefined) events.push({ kind: 'index', table: unquote(first), column: unquote(columns[0]), line });
+      } else if (method === 'createForeignKey' && first !== null && second !== undefined && ts.isNewExpression(second)) {
+        const columns = strings(objectProp(second.arguments?.[0], 'columnNames'));
+        const references = str(objectProp(second.arguments?.[0], 'referencedTableName')) ?? '';
+        if (columns[0] !== undefined) events.push({ kind: 'foreign-key', table: unquote(first), column: unquote(columns[0]), line, references: unquote(references) });
+      } else if (method === 'bulkDelete' && first !== null && (second === undefined || second.kind === ts.SyntaxKind.NullKeyword || (ts.isObjectLiteralExpression(second) && second.properties.length === 0))) {
+        events.push({ kind: 'delete-all', table: unquote(first), line });
+      } else if (method === 'query' && node.arguments[0] !== undefined && (ts.isStringLiteralLike(node.arguments[0]) || ts.isTemplateExpression(node.arguments[0]))) {
+        events.push(...sqlEvents(node.arguments[0].getText(sf).slice(1, -1), line - 1));
+      } else if ((method === 'createTable' || method === 'createTableIfNotExists') && first !== null && node.arguments[1] !== undefined) {
         events.push({ kind: 'create-table', table: unquote(first), line, columns: new Map() });
         tableBuilder(unquote(first), true, node.arguments[1]);
       } else if ((method === 'alterTable' || method === 'table') && first !== null && node.arguments[1] !== undefined) {

@@ -1,16 +1,26 @@
 import type { CriticContext, CriticDefinition, FindingDraft } from '../critic.js';
 import { defineCritic, draftFinding } from '../plumbing/define.js';
 import { AnalysisCache } from '../repo/cache.js';
-import { RepoReader, listRepoFiles, yieldToEventLoop } from '../repo/files.js';
+import { FileHashIndex, RepoReader, listRepoFiles, yieldToEventLoop } from '../repo/files.js';
 import { isCodeFile } from '../sast/project.js';
-import { type Clone, DEFAULT_DETECT_OPTIONS, type DetectOptions, type TokenStream, detectClones, tokenize } from './detect.js';
+import { type Clone, DEFAULT_DETECT_OPTIONS, type DetectOptions, type TokenStream, detectClones, sortClones, tokenize } from './detect.js';
 
-const DUPLICATES_VERSION = 'dup-3';
+const DUPLICATES_VERSION = 'dup-11';
 
 interface Region {
   readonly file: string;
   readonly startLine: number;
   readonly endLine: number;
+}
+
+interface CacheEntry {
+  readonly hash: string;
+  readonly stream?: TokenStream;
+  /** Generated or minified: not compared. */
+  readonly generated?: boolean;
+  /** For the `#clones` entry: the files' hashes when the clones were computed, and the clones. */
+  readonly files?: Readonly<Record<string, string>>;
+  readonly clones?: readonly Clone[];
 }
 
 /** Files that are generated or minified are not worth deduplicating (very long average lines). */
@@ -26,19 +36,39 @@ function looksGenerated(text: string): boolean {
  * is not reported. Several copies of one region become one finding listing every other copy.
  */
 export function clonesToDrafts(clones: readonly Clone[], review: ReadonlySet<string>): FindingDraft[] {
-  const grouped = new Map<string, { region: Region; within: boolean; others: Region[]; tokens: number; identical: number }>();
+  interface Group {
+    region: Region;
+    within: boolean;
+    others: Region[];
+    tokens: number;
+    identical: number;
+  }
+  const pieces: Group[] = [];
   for (const clone of clones) {
     const aIn = review.has(clone.a.file);
     const bIn = review.has(clone.b.file);
     if (!aIn && !bIn) continue;
     const [here, there] = aIn && bIn ? [clone.b, clone.a] : aIn ? [clone.a, clone.b] : [clone.b, clone.a];
-    const key = `${here.file}:${here.startLine}:${here.endLine}`;
-    const group = grouped.get(key) ?? { region: here, within: aIn && bIn, others: [], tokens: clone.tokens, identical: clone.identical };
-    group.within = group.within && aIn && bIn;
-    if (!group.others.some((o) => o.file === there.file && o.startLine === there.startLine)) group.others.push(there);
-    grouped.set(key, group);
+    pieces.push({ region: here, within: aIn && bIn, others: [there], tokens: clone.tokens, identical: clone.identical });
   }
-  return [...grouped.values()].map(({ region, within, others, tokens, identical }) => {
+  // Overlapping pieces of one file (a region copied to several places, or one copy matched in
+  // parts) become one finding over their union, listing every other copy.
+  pieces.sort((p, q) => p.region.file.localeCompare(q.region.file) || Number(q.within) - Number(p.within) || p.region.startLine - q.region.startLine);
+  const merged: Group[] = [];
+  for (const piece of pieces) {
+    const last = merged.at(-1);
+    if (last !== undefined && last.region.file === piece.region.file && last.within === piece.within && piece.region.startLine <= last.region.endLine) {
+      last.region = { file: last.region.file, startLine: last.region.startLine, endLine: Math.max(last.region.endLine, piece.region.endLine) };
+      for (const other of piece.others) if (!last.others.some((o) => o.file === other.file && o.startLine === other.startLine)) last.others.push(other);
+      last.tokens = Math.max(last.tokens, piece.tokens);
+      last.identical = Math.min(last.identical, piece.identical);
+    } else {
+      merged.push({ ...piece, others: [...piece.others] });
+    }
+  }
+  const grouped = new Map(merged.map((g) => [`${g.region.file}:${g.region.startLine}`, g]));
+  return [...grouped.values()].map(({ region, within, others: allOthers, tokens, identical }) => {
+    const others = allOthers.slice(0, 20);
     const lines = region.endLine - region.startLine + 1;
     const first = others[0] ?? region;
     const kind = identical >= 0.99 ? 'verbatim copy' : 'copy with renamed identifiers';
@@ -75,34 +105,58 @@ export function duplicateCodeCritic(options: { readonly timeoutMs?: number; read
     triggers: [],
     timeoutMs: options.timeoutMs ?? 300_000,
     async run(context: CriticContext): Promise<readonly FindingDraft[]> {
-      const reader = new RepoReader(context.repoDir);
+      // The shell may read the clock (for the hash index's racy-file rule); the detection never does.
+      const reader = new RepoReader(context.repoDir, FileHashIndex.open(context.cacheDir, Date.now()));
       const files = (await listRepoFiles(context.repoDir, context.signal)).filter(isCodeFile);
-      const cache = AnalysisCache.open<{ hash: string; stream: TokenStream }>(context.cacheDir, 'quality/duplicate-code-detector', DUPLICATES_VERSION, {});
+      const cache = AnalysisCache.open<CacheEntry>(context.cacheDir, 'quality/duplicate-code-detector', DUPLICATES_VERSION, detectOptions);
       const streams = new Map<string, TokenStream>();
+      const hashes: Record<string, string> = {};
       let tokenised = 0;
       let reused = 0;
       for (const file of files) {
         context.signal.throwIfAborted();
         const hash = reader.hash(file);
-        const text = reader.read(file);
-        if (hash === null || text === null || looksGenerated(text)) continue;
+        if (hash === null) continue;
         const cached = cache.get(file);
         let stream: TokenStream;
-        if (cached !== undefined && cached.hash === hash) {
+        if (cached !== undefined && cached.hash === hash && (cached.stream !== undefined || cached.generated === true)) {
+          cache.set(file, cached);
+          if (cached.stream === undefined) continue;
           stream = cached.stream;
           reused += 1;
         } else {
+          const text = reader.read(file);
+          if (text === null) continue;
+          if (looksGenerated(text)) {
+            cache.set(file, { hash, generated: true });
+            continue;
+          }
           stream = tokenize(file, text);
+          cache.set(file, { hash, stream });
           tokenised += 1;
           if (tokenised % 100 === 0) await yieldToEventLoop();
         }
-        cache.set(file, { hash, stream });
         streams.set(file, stream);
+        hashes[file] = hash;
       }
-      cache.save();
       context.signal.throwIfAborted();
-      context.note?.(`${streams.size} code files: ${tokenised} tokenised, ${reused} reused from the cache`);
-      const clones = detectClones(streams, detectOptions);
+      // Clones between two unchanged files are taken from the last run; only clones touching a
+      // changed (or new) file are searched for again.
+      const previous = cache.get('#clones');
+      const changed = new Set(Object.keys(hashes).filter((file) => previous?.files?.[file] !== hashes[file]));
+      let clones: Clone[];
+      if (previous?.clones === undefined || previous.files === undefined) {
+        clones = detectClones(streams, detectOptions);
+      } else {
+        const unchanged = (file: string): boolean => hashes[file] !== undefined && !changed.has(file);
+        const kept = previous.clones.filter((c) => unchanged(c.a.file) && unchanged(c.b.file));
+        clones = sortClones([...kept, ...(changed.size === 0 ? [] : detectClones(streams, detectOptions, changed))]);
+      }
+      const same = previous?.clones !== undefined && changed.size === 0 && Object.keys(previous.files ?? {}).length === Object.keys(hashes).length;
+      cache.set('#clones', same && previous !== undefined ? previous : { hash: '', files: hashes, clones });
+      cache.save();
+      reader.saveIndex();
+      context.note?.(`${streams.size} code files: ${tokenised} tokenised, ${reused} reused from the cache; ${changed.size} re-matched`);
       return clonesToDrafts(clones, new Set(context.files));
     },
   });

@@ -1,16 +1,42 @@
 import ts from 'typescript';
 
-/** A file as the duplicate detector sees it: normalised token kinds with their lines and identifiers. */
+/**
+ * A file as the duplicate detector sees it, one char code per token (compact in memory and in the
+ * cache, and compared with charCodeAt): normalised kinds, the line of each token, and identifiers.
+ */
 export interface TokenStream {
-  /** Normalised kinds: identifiers, strings, numbers and regexes each collapse to one kind. */
-  readonly kinds: readonly number[];
-  readonly lines: readonly number[];
-  /** Index into `names` for identifier tokens, -1 otherwise (for the renaming-consistency check). */
-  readonly idents: readonly number[];
-  readonly names: readonly string[];
+  /** Normalised kinds + KIND_OFFSET: identifiers, strings, numbers and regexes each collapse to one kind. */
+  readonly kinds: string;
+  /** Tokens on each line (line 1 first), + CODE_OFFSET: far shorter than one code per token. */
+  readonly lines: string;
+  /** CODE_OFFSET + 1 + index into `names` for identifier tokens, CODE_OFFSET otherwise (renaming-consistency check). */
+  readonly idents: string;
+  /** A short hash of each identifier name (by index), to tell a verbatim copy from a renamed one. */
+  readonly names: string;
+}
+
+/**
+ * Char codes start above 0x100 so the cache's JSON holds them as plain UTF-8 (no \\u escapes for
+ * control characters, quotes or backslashes), and stay below the surrogate range.
+ */
+const KIND_OFFSET = 0x110;
+const CODE_OFFSET = 0x100;
+const MAX_CODE = 0xd7ff;
+function packCodes(values: readonly number[]): string {
+  let out = '';
+  for (let i = 0; i < values.length; i += 8192) out += String.fromCharCode(...values.slice(i, i + 8192));
+  return out;
 }
 
 const ID = -1;
+/** Member names get kinds of their own, above every SyntaxKind. */
+const MEMBER_BASE = 1000;
+
+function memberCode(name: string): number {
+  let hash = 5381;
+  for (let i = 0; i < name.length; i += 1) hash = ((hash * 33) ^ name.charCodeAt(i)) >>> 0;
+  return hash % 0x4000;
+}
 const STR = -2;
 const NUM = -3;
 const RE = -4;
@@ -81,6 +107,7 @@ export function tokenize(file: string, text: string): TokenStream {
       const next = text.slice(scanner.getTokenEnd()).trimStart()[0];
       if (next !== '(' && next !== '.') skippingImport = true;
     }
+    const afterDot = previous === ts.SyntaxKind.DotToken || previous === ts.SyntaxKind.QuestionDotToken;
     previous = kind;
     if (skippingImport) {
       if (kind === ts.SyntaxKind.StringLiteral) skippingImport = false;
@@ -88,7 +115,11 @@ export function tokenize(file: string, text: string): TokenStream {
     }
     let normalised: number = kind;
     let ident = -1;
-    if (kind === ts.SyntaxKind.Identifier || kind === ts.SyntaxKind.PrivateIdentifier) {
+    if ((kind === ts.SyntaxKind.Identifier || kind === ts.SyntaxKind.PrivateIdentifier) && (afterDot || kind === ts.SyntaxKind.PrivateIdentifier)) {
+      // Member names stay as they are (`.length`, `.quantity`): a renamed copy keeps them, while
+      // unrelated code that merely has the same shape rarely does.
+      normalised = MEMBER_BASE + memberCode(scanner.getTokenValue());
+    } else if (kind === ts.SyntaxKind.Identifier) {
       normalised = ID;
       const name = scanner.getTokenValue();
       ident = nameIds.get(name) ?? names.length;
@@ -113,11 +144,47 @@ export function tokenize(file: string, text: string): TokenStream {
       // Optional semicolons must not break a match between two styles of the same code.
       continue;
     }
-    kinds.push(normalised);
+    kinds.push(normalised + KIND_OFFSET);
     lines.push(lineIndex + 1);
-    idents.push(ident);
+    idents.push(Math.min(MAX_CODE, ident + 1 + CODE_OFFSET));
   }
-  return { kinds, lines, idents, names };
+  const perLine: number[] = [];
+  for (const line of lines) {
+    while (perLine.length < line) perLine.push(0);
+    perLine[line - 1] = (perLine[line - 1] ?? 0) + 1;
+  }
+  return {
+    kinds: packCodes(kinds),
+    lines: packCodes(perLine.map((count) => Math.min(MAX_CODE, count + CODE_OFFSET))),
+    idents: packCodes(idents),
+    names: packCodes(names.map((name) => CODE_OFFSET + (memberCode(name) % (MAX_CODE - CODE_OFFSET)))),
+  };
+}
+
+const lineStartsCache = new WeakMap<TokenStream, Int32Array>();
+
+/** The 1-based line of a token (a prefix sum over the per-line counts, built once per stream). */
+function lineOfToken(stream: TokenStream, token: number): number {
+  let firsts = lineStartsCache.get(stream);
+  if (firsts === undefined) {
+    firsts = new Int32Array(stream.lines.length + 1);
+    let sum = 0;
+    for (let i = 0; i < stream.lines.length; i += 1) {
+      firsts[i] = sum;
+      sum += stream.lines.charCodeAt(i) - CODE_OFFSET;
+    }
+    firsts[stream.lines.length] = sum;
+    lineStartsCache.set(stream, firsts);
+  }
+  // The last line whose first token is at or before `token`.
+  let low = 0;
+  let high = stream.lines.length - 1;
+  while (low < high) {
+    const mid = (low + high + 1) >> 1;
+    if ((firsts[mid] ?? 0) <= token) low = mid;
+    else high = mid - 1;
+  }
+  return low + 1;
 }
 
 export interface DetectOptions {
@@ -147,82 +214,141 @@ export interface Clone {
 // Seeds are shorter than the minimum clone so that sampling one seed in four (by hash) still
 // finds every clone of the minimum size with high probability; matches are extended afterwards.
 const SEED = 30;
-const BASE = 257;
-const MOD = 2_147_483_647;
+/** TODO(calibration): a seed window seen in more places than this is treated as boilerplate. */
+const MAX_BUCKET = 48;
+/** Positions are encoded as file index × stride + token index. */
+const FILE_STRIDE = 16_777_216;
+const BASE = 1_000_003;
 
-function code(kind: number): number {
-  return kind + 16;
-}
 
 /**
  * Finds clones among the given files: pairs of token ranges that are equal after normalisation,
- * at least minTokens long, spanning minLines lines, with a consistent renaming. Deterministic:
- * files are processed in the order given and the result is sorted.
+ * at least minTokens long, spanning minLines lines, with a consistent renaming. With `focus`, only
+ * clones with at least one side in a focus file are looked for (an incremental review: clones
+ * between unchanged files come from the cache). Deterministic: the result is sorted.
  */
-export function detectClones(streams: ReadonlyMap<string, TokenStream>, options: DetectOptions = DEFAULT_DETECT_OPTIONS): Clone[] {
+export function detectClones(streams: ReadonlyMap<string, TokenStream>, options: DetectOptions = DEFAULT_DETECT_OPTIONS, focus?: ReadonlySet<string>): Clone[] {
   const files = [...streams.keys()];
-  const index = new Map<number, number[]>();
+  // Rolling polynomial hash in 32-bit integer arithmetic (Math.imul wraps, so adding the incoming
+  // token and removing the outgoing one stay exact modulo 2^32).
   let power = 1;
-  for (let i = 0; i < SEED - 1; i += 1) power = (power * BASE) % MOD;
-  files.forEach((file, fileIndex) => {
-    const kinds = streams.get(file)?.kinds ?? [];
+  for (let i = 0; i < SEED; i += 1) power = Math.imul(power, BASE);
+  const eachSeed = (fileIndex: number, visit: (hash: number, position: number) => void): void => {
+    const kinds = streams.get(files[fileIndex] ?? '')?.kinds ?? '';
     if (kinds.length < SEED) return;
     let hash = 0;
+    const base = fileIndex * FILE_STRIDE - SEED + 1;
     for (let i = 0; i < kinds.length; i += 1) {
-      if (i >= SEED) hash = (hash - ((code(kinds[i - SEED] ?? 0) * power) % MOD) + MOD) % MOD;
-      hash = (hash * BASE + code(kinds[i] ?? 0)) % MOD;
-      if (i >= SEED - 1 && hash % 4 === 0) {
-        const bucket = index.get(hash);
-        const position = fileIndex * 16_777_216 + (i - SEED + 1);
-        if (bucket === undefined) index.set(hash, [position]);
-        else if (bucket.length < 64) bucket.push(position);
-      }
+      hash = (Math.imul(hash, BASE) + kinds.charCodeAt(i)) | 0;
+      if (i >= SEED) hash = (hash - Math.imul(kinds.charCodeAt(i - SEED), power)) | 0;
+      if (i >= SEED - 1 && ((hash ^ (hash >>> 15)) & 3) === 0) visit(hash, base + i);
     }
-  });
+  };
+  const focusFiles = focus === undefined ? null : new Set(files.map((f, i) => (focus.has(f) ? i : -1)).filter((i) => i >= 0));
+  // Every file's seeds count towards a bucket's size, whatever the focus: pairing then depends only
+  // on the pair, so an incremental run finds exactly the clones a cold run would (for the focus).
+  const index = new Map<number, number[]>();
+  const sizes = new Map<number, number>();
+  if (focusFiles === null) {
+    files.forEach((_f, i) =>
+      eachSeed(i, (hash, position) => {
+        const bucket = index.get(hash);
+        if (bucket === undefined) index.set(hash, [position]);
+        else bucket.push(position);
+      }),
+    );
+    for (const [hash, bucket] of index) sizes.set(hash, bucket.length);
+  } else {
+    for (const i of focusFiles) {
+      eachSeed(i, (hash, position) => {
+        const bucket = index.get(hash);
+        if (bucket === undefined) index.set(hash, [position]);
+        else bucket.push(position);
+      });
+    }
+    files.forEach((_f, i) =>
+      eachSeed(i, (hash) => {
+        if (index.has(hash)) sizes.set(hash, (sizes.get(hash) ?? 0) + 1);
+      }),
+    );
+  }
+  const pairs: [number, number][] = [];
+  if (focusFiles === null) {
+    for (const [hash, bucket] of index) {
+      // A window repeated in more places than this is boilerplate, not a copy of something.
+      if (bucket.length < 2 || (sizes.get(hash) ?? 0) > MAX_BUCKET) continue;
+      for (let x = 0; x < bucket.length; x += 1) for (let y = x + 1; y < bucket.length; y += 1) pairs.push([bucket[x] ?? 0, bucket[y] ?? 0]);
+    }
+  } else {
+    // Focus seeds against every file's seeds (focus-focus pairs once, from the lower position).
+    files.forEach((_f, i) =>
+      eachSeed(i, (hash, position) => {
+        const bucket = index.get(hash);
+        if (bucket === undefined || (sizes.get(hash) ?? 0) > MAX_BUCKET) return;
+        for (const other of bucket) {
+          if (other === position || (focusFiles.has(i) && other < position)) continue;
+          pairs.push([position, other]);
+        }
+      }),
+    );
+  }
 
   const seen = new Set<string>();
   const clones: Clone[] = [];
-  for (const bucket of index.values()) {
-    if (bucket.length < 2) continue;
-    for (let x = 0; x < bucket.length; x += 1) {
-      for (let y = x + 1; y < bucket.length && y <= x + 8; y += 1) {
-        const clone = extend(bucket[x] ?? 0, bucket[y] ?? 0, files, streams, options);
-        if (clone === null) continue;
-        const key = `${clone.a.file}:${clone.a.startLine}:${clone.b.file}:${clone.b.startLine}:${clone.tokens}`;
-        if (seen.has(key)) continue;
-        seen.add(key);
-        clones.push(clone);
-      }
-    }
+  const covered = new Map<string, [number, number][]>();
+  for (const [x, y] of pairs) {
+    const clone = extend(x, y, files, streams, options, covered);
+    if (clone === null) continue;
+    const key = `${clone.a.file}:${clone.a.startLine}:${clone.b.file}:${clone.b.startLine}:${clone.tokens}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    clones.push(clone);
   }
-  return clones.sort((p, q) => p.a.file.localeCompare(q.a.file) || p.a.startLine - q.a.startLine || p.b.file.localeCompare(q.b.file) || p.b.startLine - q.b.startLine);
+  return sortClones(clones);
 }
 
-function extend(positionA: number, positionB: number, files: readonly string[], streams: ReadonlyMap<string, TokenStream>, options: DetectOptions): Clone | null {
-  let fa = Math.floor(positionA / 16_777_216);
-  let fb = Math.floor(positionB / 16_777_216);
-  let pa = positionA % 16_777_216;
-  let pb = positionB % 16_777_216;
+/** Sorts clones by their places (a stable order for findings). */
+export function sortClones(clones: readonly Clone[]): Clone[] {
+  return [...clones].sort((p, q) => p.a.file.localeCompare(q.a.file) || p.a.startLine - q.a.startLine || p.b.file.localeCompare(q.b.file) || p.b.startLine - q.b.startLine || p.tokens - q.tokens);
+}
+
+function extend(
+  positionA: number,
+  positionB: number,
+  files: readonly string[],
+  streams: ReadonlyMap<string, TokenStream>,
+  options: DetectOptions,
+  covered: Map<string, [number, number][]>,
+): Clone | null {
+  let fa = Math.floor(positionA / FILE_STRIDE);
+  let fb = Math.floor(positionB / FILE_STRIDE);
+  let pa = positionA % FILE_STRIDE;
+  let pb = positionB % FILE_STRIDE;
   if (fa > fb || (fa === fb && pa > pb)) [fa, fb, pa, pb] = [fb, fa, pb, pa];
+  // Seeds along one clone all extend to the same match: extend each diagonal stretch once.
+  const diagonal = `${fa}:${fb}:${pb - pa}`;
+  const stretches = covered.get(diagonal);
+  if (stretches?.some(([from, to]) => from <= pa && pa < to) === true) return null;
   const fileA = files[fa];
   const fileB = files[fb];
   const a = fileA === undefined ? undefined : streams.get(fileA);
   const b = fileB === undefined ? undefined : streams.get(fileB);
   if (a === undefined || b === undefined || fileA === undefined || fileB === undefined) return null;
-  for (let i = 0; i < SEED; i += 1) if (a.kinds[pa + i] !== b.kinds[pb + i]) return null;
+  for (let i = 0; i < SEED; i += 1) if (a.kinds.charCodeAt(pa + i) !== b.kinds.charCodeAt(pb + i)) return null;
   let start = 0;
-  while (pa - start - 1 >= 0 && pb - start - 1 >= 0 && a.kinds[pa - start - 1] === b.kinds[pb - start - 1]) start += 1;
+  while (pa - start - 1 >= 0 && pb - start - 1 >= 0 && a.kinds.charCodeAt(pa - start - 1) === b.kinds.charCodeAt(pb - start - 1)) start += 1;
   let length = SEED + start;
   const sa = pa - start;
   const sb = pb - start;
-  while (sa + length < a.kinds.length && sb + length < b.kinds.length && a.kinds[sa + length] === b.kinds[sb + length]) length += 1;
+  while (sa + length < a.kinds.length && sb + length < b.kinds.length && a.kinds.charCodeAt(sa + length) === b.kinds.charCodeAt(sb + length)) length += 1;
+  covered.set(diagonal, [...(stretches ?? []), [sa, sa + length]]);
   // A region overlapping its own copy is a repetition inside one place, not a duplicate.
   if (fa === fb && sa + length > sb) length = sb - sa;
   if (length < options.minTokens) return null;
-  const startA = a.lines[sa] ?? 1;
-  const endA = a.lines[sa + length - 1] ?? startA;
-  const startB = b.lines[sb] ?? 1;
-  const endB = b.lines[sb + length - 1] ?? startB;
+  const startA = lineOfToken(a, sa);
+  const endA = lineOfToken(a, sa + length - 1);
+  const startB = lineOfToken(b, sb);
+  const endB = lineOfToken(b, sb + length - 1);
   if (endA - startA + 1 < options.minLines || endB - startB + 1 < options.minLines) return null;
   const distinct = new Set(a.kinds.slice(sa, sa + length)).size;
   if (distinct < options.minDistinctKinds) return null;
@@ -232,11 +358,11 @@ function extend(positionA: number, positionB: number, files: readonly string[], 
   let consistent = 0;
   let identical = 0;
   for (let i = 0; i < length; i += 1) {
-    const ia = a.idents[sa + i] ?? -1;
-    const ib = b.idents[sb + i] ?? -1;
+    const ia = a.idents.charCodeAt(sa + i) - CODE_OFFSET - 1;
+    const ib = b.idents.charCodeAt(sb + i) - CODE_OFFSET - 1;
     if (ia < 0 || ib < 0) continue;
     pairs += 1;
-    if (a.names[ia] === b.names[ib]) identical += 1;
+    if (a.names.charCodeAt(ia) === b.names.charCodeAt(ib)) identical += 1;
     const fwd = forward.get(ia);
     const bwd = backward.get(ib);
     if ((fwd === undefined || fwd === ib) && (bwd === undefined || bwd === ia)) consistent += 1;

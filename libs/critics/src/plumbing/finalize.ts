@@ -10,9 +10,8 @@ export type FileReader = (file: string) => string | null;
 const MAX_HASHED_LINES = 200;
 const MAX_RELATED_LOCATIONS = 20;
 
-function flaggedLines(text: string | null, start: number, end: number): string[] {
-  if (text === null) return [];
-  const lines = text.split(/\r?\n/);
+function flaggedLines(lines: readonly string[] | null, start: number, end: number): string[] {
+  if (lines === null) return [];
   return lines.slice(start - 1, Math.min(end, start - 1 + MAX_HASHED_LINES));
 }
 
@@ -24,16 +23,16 @@ function flaggedLines(text: string | null, start: number, end: number): string[]
  * nothing is dropped silently.
  */
 export function finalizeFindings(critic: Pick<CriticDefinition, 'id'>, drafts: readonly FindingDraft[], readFile: FileReader): Finding[] {
-  const texts = new Map<string, string | null>();
-  const textOf = (file: string): string | null => {
-    if (!texts.has(file)) texts.set(file, readFile(file));
+  const texts = new Map<string, readonly string[] | null>();
+  const linesOf = (file: string): readonly string[] | null => {
+    if (!texts.has(file)) texts.set(file, readFile(file)?.split(/\r?\n/) ?? null);
     return texts.get(file) ?? null;
   };
   const byFingerprint = new Map<string, Finding>();
   drafts.forEach((draft, index) => {
     const fingerprint = fingerprintOf({ critic_id: critic.id, file: draft.file, line_range: draft.line_range, finding_type: draft.finding_type });
     const location_hash =
-      draft.location_hash ?? locationHashOf(draft.file, draft.finding_type, flaggedLines(textOf(draft.file), draft.line_range.start, draft.line_range.end));
+      draft.location_hash ?? locationHashOf(draft.file, draft.finding_type, flaggedLines(linesOf(draft.file), draft.line_range.start, draft.line_range.end));
     const parsed = Finding.safeParse({ ...draft, id: `f_${fingerprint}`, fingerprint, location_hash, raised_by: critic.id });
     if (!parsed.success) {
       const issues = toIssues(parsed.error).map((issue) => ({ path: `[${index}].${issue.path}`, message: issue.message }));

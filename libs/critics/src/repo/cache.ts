@@ -17,6 +17,7 @@ interface CacheFile<T> {
  */
 export class AnalysisCache<T> {
   private readonly used = new Map<string, T>();
+  private dirty = false;
 
   private constructor(
     private readonly path: string | null,
@@ -50,12 +51,16 @@ export class AnalysisCache<T> {
   }
 
   set(key: string, value: T): void {
+    const previous = Object.hasOwn(this.previous, key) ? this.previous[key] : undefined;
+    if (previous !== value) this.dirty = true;
     this.used.set(key, value);
   }
 
-  /** Writes the entries used in this run (atomically: a crash leaves the old file). */
+  /** Writes the entries used in this run (atomically: a crash leaves the old file); nothing when nothing changed. */
   save(): void {
     if (this.path === null) return;
+    const dropped = Object.keys(this.previous).some((key) => !this.used.has(key));
+    if (!this.dirty && !dropped) return;
     const file: CacheFile<T> = { format: 1, version: this.version, config: this.config, entries: Object.fromEntries(this.used) };
     mkdirSync(join(this.path, '..'), { recursive: true });
     const temp = `${this.path}.${process.pid}.tmp`;

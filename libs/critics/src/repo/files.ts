@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { promisify } from 'node:util';
 import picomatch from 'picomatch';
@@ -79,12 +79,68 @@ export function filterByGlobs(files: readonly string[], globs: readonly string[]
   return files.filter((file) => matchers.some((match) => match(file)));
 }
 
+/**
+ * Content hashes remembered by file size and modification time (git's index does the same), so an
+ * incremental review does not read and hash every unchanged file again. An entry is trusted only
+ * when the file was last modified well before the hash was taken ("racy" files are re-hashed).
+ */
+export class FileHashIndex {
+  private readonly entries: Record<string, [number, number, string]>;
+  private dirty = false;
+
+  private constructor(
+    private readonly path: string | null,
+    entries: Record<string, [number, number, string]>,
+    private readonly takenAt: number,
+  ) {
+    this.entries = entries;
+  }
+
+  /** Opens the index in a cache directory; without one it remembers nothing. `now` is the time hashes are taken. */
+  static open(cacheDir: string | undefined, now: number): FileHashIndex {
+    if (cacheDir === undefined) return new FileHashIndex(null, {}, now);
+    const path = join(cacheDir, 'file-hashes.json');
+    try {
+      return new FileHashIndex(path, JSON.parse(readFileSync(path, 'utf8')) as Record<string, [number, number, string]>, now);
+    } catch {
+      // No index yet (or an unreadable one): every file is hashed from its content this time.
+      return new FileHashIndex(path, {}, now);
+    }
+  }
+
+  lookup(file: string, size: number, mtimeMs: number): string | null {
+    const entry = this.entries[file];
+    if (entry === undefined || entry[0] !== size || entry[1] !== mtimeMs) return null;
+    return entry[2];
+  }
+
+  record(file: string, size: number, mtimeMs: number, hash: string): void {
+    // TODO(calibration): 2 s covers coarse file-system timestamps; a file written that recently is re-hashed next time.
+    if (mtimeMs > this.takenAt - 2_000) return;
+    const entry = this.entries[file];
+    if (entry !== undefined && entry[0] === size && entry[1] === mtimeMs && entry[2] === hash) return;
+    this.entries[file] = [size, mtimeMs, hash];
+    this.dirty = true;
+  }
+
+  save(): void {
+    if (this.path === null || !this.dirty) return;
+    mkdirSync(join(this.path, '..'), { recursive: true });
+    const temp = `${this.path}.${process.pid}.tmp`;
+    writeFileSync(temp, JSON.stringify(this.entries));
+    renameSync(temp, this.path);
+  }
+}
+
 /** A reader of repo-relative text files with a per-run memo; null for unreadable, binary or huge files. */
 export class RepoReader {
   private readonly texts = new Map<string, string | null>();
   private readonly hashes = new Map<string, string | null>();
 
-  constructor(readonly repoDir: string) {}
+  constructor(
+    readonly repoDir: string,
+    private readonly index: FileHashIndex | null = null,
+  ) {}
 
   read(file: string): string | null {
     if (this.texts.has(file)) return this.texts.get(file) ?? null;
@@ -105,10 +161,30 @@ export class RepoReader {
 
   hash(file: string): string | null {
     if (this.hashes.has(file)) return this.hashes.get(file) ?? null;
+    let stat: { size: number; mtimeMs: number } | null = null;
+    if (this.index !== null) {
+      try {
+        stat = statSync(join(this.repoDir, file));
+      } catch {
+        // Gone: the content read below is null as well.
+        stat = null;
+      }
+      const known = stat === null ? null : this.index.lookup(file, stat.size, stat.mtimeMs);
+      if (known !== null) {
+        this.hashes.set(file, known);
+        return known;
+      }
+    }
     const text = this.read(file);
     const hash = text === null ? null : sha256(text);
+    if (hash !== null && stat !== null) this.index?.record(file, stat.size, stat.mtimeMs, hash);
     this.hashes.set(file, hash);
     return hash;
+  }
+
+  /** Saves the hash index (when the reader has one). */
+  saveIndex(): void {
+    this.index?.save();
   }
 }
 

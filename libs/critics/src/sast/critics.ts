@@ -1,6 +1,6 @@
 import type { CriticContext, CriticDefinition, FindingDraft } from '../critic.js';
 import { defineCritic, draftFinding } from '../plumbing/define.js';
-import { RepoReader, listRepoFiles } from '../repo/files.js';
+import { FileHashIndex, RepoReader, listRepoFiles } from '../repo/files.js';
 import { type CheckKind, type Origin, SINK_KINDS, VALIDATION_KINDS } from './model.js';
 import { type TaintFlow, runTaintAnalysis } from './engine.js';
 
@@ -195,7 +195,8 @@ function taintCritic(options: TaintCriticOptions): CriticDefinition {
     async run(context: CriticContext): Promise<readonly FindingDraft[]> {
       const files = await listRepoFiles(context.repoDir, context.signal);
       const result = await runTaintAnalysis({
-        reader: new RepoReader(context.repoDir),
+        // The shell may read the clock (for the hash index's racy-file rule); the analysis never does.
+        reader: new RepoReader(context.repoDir, FileHashIndex.open(context.cacheDir, Date.now())),
         files,
         config: { kinds: new Set(options.kinds), origins: new Set(options.origins) },
         ...(context.cacheDir === undefined ? {} : { cacheDir: context.cacheDir }),

@@ -20,8 +20,14 @@ interface EntryRecord {
   readonly flows: readonly TaintFlow[];
 }
 
+/** Per file: its content hash and whether it can start a flow (so unchanged files are not read again). */
+interface HintRecord {
+  readonly hash: string;
+  readonly entry: boolean;
+}
+
 /** Bump when the engine's rules change so cached results are not reused. */
-export const TAINT_ENGINE_VERSION = 'taint-13';
+export const TAINT_ENGINE_VERSION = 'taint-17';
 
 /**
  * Files that can start a flow: they mention a request, a framework handler, process.env/argv or a
@@ -30,7 +36,7 @@ export const TAINT_ENGINE_VERSION = 'taint-13';
  * reaches them through a call).
  */
 const ENTRY_HINT =
-  /\b(req|request|ctx|event|evt)\b|process\.(env|argv)|\blocation\b|document\.|window\.|@(Body|Query|Param|Headers|Req|Request|Args|Cookies|UploadedFile)\b|Request\b|IncomingMessage|createServer|searchParams|\.(get|post|put|patch|delete|all|use|route|on)\s*\(/;
+  /\b(req|request|ctx|event|evt|Query|Mutation|resolvers?)\b|process\.(env|argv)|\blocation\b|document\.|window\.|@(Body|Query|Param|Header|Req|Request|Args|Cookie|Uploaded)\w*\s*\(|Request\b|Context\b|Event\b|APIGateway|IncomingMessage|createServer|searchParams|\.(get|post|put|patch|delete|all|use|route|on)\s*\(/;
 
 export interface TaintRunInput {
   readonly reader: RepoReader;
@@ -73,6 +79,7 @@ export async function runTaintAnalysis(input: TaintRunInput): Promise<TaintRunRe
       return unit;
     },
   };
+  const hints = AnalysisCache.open<HintRecord>(input.cacheDir, `${input.cacheNamespace}/hints`, TAINT_ENGINE_VERSION, {});
   const cache = AnalysisCache.open<EntryRecord>(input.cacheDir, input.cacheNamespace, TAINT_ENGINE_VERSION, {
     kinds: [...input.config.kinds].sort(),
     origins: [...input.config.origins].sort(),
@@ -84,8 +91,12 @@ export async function runTaintAnalysis(input: TaintRunInput): Promise<TaintRunRe
   let reused = 0;
   for (const file of code) {
     input.signal?.throwIfAborted();
-    const text = input.reader.read(file);
-    if (text === null || !ENTRY_HINT.test(text)) continue;
+    const hash = input.reader.hash(file);
+    if (hash === null) continue;
+    const hint = hints.get(file);
+    const isEntry = hint !== undefined && hint.hash === hash ? hint.entry : ENTRY_HINT.test(input.reader.read(file) ?? '');
+    hints.set(file, hint !== undefined && hint.hash === hash ? hint : { hash, entry: isEntry });
+    if (!isEntry) continue;
     entries += 1;
     const cached = cache.get(file);
     let record: EntryRecord;
@@ -107,5 +118,7 @@ export async function runTaintAnalysis(input: TaintRunInput): Promise<TaintRunRe
     }
   }
   cache.save();
+  hints.save();
+  input.reader.saveIndex();
   return { flows: [...flows.values()], entries, analysed, reused };
 }

@@ -2,14 +2,11 @@ import ts from 'typescript';
 import {
   type CheckKind,
   type ClassRef,
-  type ClsV,
   type FnRef,
   type FnV,
   type Flow,
-  type GuardV,
   type InstV,
   type Loc,
-  type ModV,
   type ObjV,
   type Origin,
   type ReqV,
@@ -137,6 +134,7 @@ const MAX_DEPTH = 12;
 const MAX_INVOCATIONS = 20_000;
 const PATH_BIT = kindBit('path');
 const REDIRECT_BIT = kindBit('redirect');
+const KNOWN_SINK_MODULES = new Set(['child_process', 'execa', 'shelljs', 'cross-spawn', 'vm', 'path', ...FS_MODULES]);
 const SQLITE_STYLE_RECEIVER = /(^|\.)(db|database|sqlite|sqlite3|stmt|statement)$|(Db|DB|Database|Stmt|Statement)$/;
 
 function skip(node: ts.Expression): ts.Expression {
@@ -228,6 +226,10 @@ export class TaintInterpreter {
   private readonly modules = new Map<string, { env: Env; done: boolean; flows: Map<string, Flow>; deps: Set<string> }>();
   private readonly frames: Frame[] = [];
   private readonly inlineDone = new Set<ts.Node>();
+  /** What `this.<field> = …` stored, per class (flow-insensitive: every assignment joins in). */
+  private readonly fieldValues = new Map<ts.Node, Map<string, Val>>();
+  /** Bumped when a class's stored fields change, so method analyses memoised before are redone. */
+  private readonly fieldVersions = new Map<ts.Node, number>();
   private depth = 0;
   private invocations = 0;
 
@@ -337,7 +339,8 @@ export class TaintInterpreter {
   private invoke(fn: FnRef, args: readonly Val[], thisVal: Val, callLoc: Loc | null): Val {
     this.checkSignal();
     const closure = fn.closure instanceof Env ? fn.closure : null;
-    const key = `${fn.file}:${fn.node.pos}:${closure?.id ?? 0}|${args.map((a) => signature(a)).join(',')}|${signature(thisVal)}`;
+    const fields = fn.cls === null ? 0 : (this.fieldVersions.get(fn.cls.node) ?? 0);
+    const key = `${fn.file}:${fn.node.pos}:${closure?.id ?? 0}|${args.map((a) => signature(a)).join(',')}|${signature(thisVal)}|${fields}`;
     const argTaints = args.map((a) => (isTaint(a) ? a : null));
     const memo = this.memo.get(key);
     if (memo !== undefined) {
@@ -360,6 +363,9 @@ export class TaintInterpreter {
       const env = new Env(closure);
       const ctx = this.newCtx(unit, fn.cls, thisVal, true);
       fn.node.parameters.forEach((param, i) => {
+        if (fn.cls !== null && ts.isConstructorDeclaration(fn.node) && ts.isIdentifier(param.name) && (ts.getModifiers(param)?.length ?? 0) > 0) {
+          this.storeField(fn.cls, param.name.text, withVia(args[i] ?? null, callLoc));
+        }
         if (param.dotDotDotToken !== undefined) {
           this.bindPattern(param.name, { ...emptyObj(), elems: args.slice(i).map((a) => withVia(a, callLoc)) }, env, ctx);
           return;
@@ -415,6 +421,7 @@ export class TaintInterpreter {
     }
     const type = typeName(param.type);
     if (type !== null && REQUEST_TYPE.test(type)) return { k: 'req', loc, validated: false };
+    if (isResolverArgs(param)) return newTaint('http', loc, param.getStart(unit.sf), { whole: true });
     if (ts.isIdentifier(param.name) && REQUEST_NAMES.has(param.name.text)) return { k: 'req', loc, validated: false };
     return null;
   }
@@ -531,6 +538,8 @@ export class TaintInterpreter {
       if (ts.isPropertyDeclaration(member)) {
         const init = member.initializer;
         if (init !== undefined && isFunctionNode(init)) return { k: 'fn', fn: { node: init, file: cls.file, closure: this.moduleEnv(unit), cls } };
+        const assigned = this.fieldValues.get(cls.node)?.get(name);
+        if (assigned !== undefined && flatten(assigned) !== null) return assigned;
         const typed = this.instanceOfType(member.type, unit);
         if (typed !== null) return typed;
         if (init !== undefined && ts.isNewExpression(init) && ts.isIdentifier(init.expression)) {
@@ -543,15 +552,28 @@ export class TaintInterpreter {
     for (const member of cls.node.members) {
       if (!ts.isConstructorDeclaration(member)) continue;
       for (const param of member.parameters) {
-        if (ts.isIdentifier(param.name) && param.name.text === name) return this.instanceOfType(param.type, unit);
+        if (!ts.isIdentifier(param.name) || param.name.text !== name) continue;
+        const assigned = this.fieldValues.get(cls.node)?.get(name);
+        return assigned !== undefined && flatten(assigned) !== null ? assigned : this.instanceOfType(param.type, unit);
       }
     }
+    const stored = this.fieldValues.get(cls.node)?.get(name);
+    if (stored !== undefined) return stored;
     const heritage = cls.node.heritageClauses?.find((h) => h.token === ts.SyntaxKind.ExtendsKeyword)?.types[0];
     if (heritage !== undefined && ts.isIdentifier(heritage.expression)) {
       const parent = this.resolveClass(heritage.expression.text, unit);
       if (parent !== null) return this.instMember(parent, name, depth + 1);
     }
     return null;
+  }
+
+  private storeField(cls: ClassRef, name: string, val: Val): void {
+    const fields = this.fieldValues.get(cls.node) ?? new Map<string, Val>();
+    const before = signature(fields.get(name) ?? null);
+    const after = join(fields.get(name) ?? null, val);
+    fields.set(name, after);
+    this.fieldValues.set(cls.node, fields);
+    if (signature(after) !== before) this.fieldVersions.set(cls.node, (this.fieldVersions.get(cls.node) ?? 0) + 1);
   }
 
   private instanceOfType(type: ts.TypeNode | undefined, unit: Unit): InstV | null {
@@ -590,6 +612,7 @@ export class TaintInterpreter {
     }
     if (ts.isExpressionStatement(statement)) {
       this.eval(statement.expression, env, ctx);
+      if (terminates(statement.expression)) return null;
       this.statementRefinements(statement.expression, env, ctx);
       return env;
     }
@@ -623,7 +646,13 @@ export class TaintInterpreter {
     if (ts.isContinueStatement(statement)) return null;
     if (ts.isForOfStatement(statement) || ts.isForInStatement(statement)) {
       const iterated = this.eval(statement.expression, env, ctx);
-      const element = ts.isForOfStatement(statement) ? elementOf(iterated) : flatten(iterated);
+      // for await (const chunk of req): the request body stream.
+      const element =
+        iterated !== null && iterated.k === 'req'
+          ? newTaint('http', this.loc(statement.expression, ctx.unit), statement.expression.getStart(ctx.unit.sf), { whole: true })
+          : ts.isForOfStatement(statement)
+            ? elementOf(iterated)
+            : flatten(iterated);
       return this.loop(env, ctx, (bodyEnv) => {
         this.bindLoopVariable(statement.initializer, element, bodyEnv, ctx);
         return this.exec(statement.statement, bodyEnv, ctx);
@@ -823,6 +852,12 @@ export class TaintInterpreter {
 
   private binaryCond(expr: ts.BinaryExpression, env: Env, ctx: Ctx): Cond {
     const op = expr.operatorToken.kind;
+    if (op === ts.SyntaxKind.InKeyword) {
+      // `key in ALLOWED`: the key is one of a constant object's own names.
+      const path = pathText(expr.left);
+      const holder = this.eval(expr.right, env, ctx);
+      return path !== null && flatten(holder) === null ? { t: [{ path, node: expr.left, clean: ALL_KINDS_MASK, validated: true }], f: [] } : NO_COND;
+    }
     if (op === ts.SyntaxKind.AmpersandAmpersandToken) {
       const a = this.cond(expr.left, env, ctx);
       const b = this.cond(expr.right, env, ctx);
@@ -899,11 +934,14 @@ export class TaintInterpreter {
     if (!ts.isPropertyAccessExpression(callee) || arg === undefined) return NO_COND;
     const receiver = this.eval(callee.expression, env, ctx);
     if (flatten(receiver) !== null) {
-      // A tainted string searched for something: `name.includes('..')` being false rules traversal out.
+      // A tainted string searched for something: `name.includes('..')` being false rules traversal out
+      // (also on its parts: `name.split('/').includes('..')`).
       const needle = literalText(skip(arg));
-      const path = pathText(callee.expression);
+      let searched = skip(callee.expression);
+      if (ts.isCallExpression(searched) && ts.isPropertyAccessExpression(searched.expression) && searched.expression.name.text === 'split') searched = searched.expression.expression;
+      const path = pathText(searched);
       if (path !== null && needle !== null && ['..', '../', '/', '\\', '..\\'].includes(needle)) {
-        return { t: [], f: [{ path, node: callee.expression, clean: PATH_BIT, validated: false }] };
+        return { t: [], f: [{ path, node: searched, clean: PATH_BIT, validated: false }] };
       }
       return NO_COND;
     }
@@ -927,20 +965,28 @@ export class TaintInterpreter {
     if (ts.isPropertyAccessExpression(callee)) {
       const method = callee.name.text;
       if (method === 'includes' || method === 'has') return this.membershipCond(call, env, ctx);
+      if ((method === 'hasOwnProperty' || method === 'hasOwn') && arg !== undefined) {
+        // MAP.hasOwnProperty(x), Object.hasOwn(MAP, x): x is a key of a constant object.
+        const target = method === 'hasOwn' ? call.arguments[1] : arg;
+        const holder = this.eval(method === 'hasOwn' ? arg : callee.expression, env, ctx);
+        const path = target === undefined ? null : pathText(target);
+        if (path !== null && target !== undefined && flatten(holder) === null) return { t: [{ path, node: target, clean: ALL_KINDS_MASK, validated: true }], f: [] };
+        return NO_COND;
+      }
       if (method === 'test' && arg !== undefined) {
-        const re = skip(callee.expression);
+        const re = this.eval(callee.expression, env, ctx);
         const path = pathText(arg);
-        if (ts.isRegularExpressionLiteral(re) && path !== null) {
-          const mask = redirectRegexMask(re.text) | testGuardMask(patternOf(re.text));
+        if (re !== null && re.k === 'regex' && path !== null) {
+          const mask = redirectRegexMask(re.literal) | testGuardMask(patternOf(re.literal));
           if (mask !== 0) return { t: [{ path, node: arg, clean: mask, validated: true }], f: [] };
         }
         return NO_COND;
       }
       if (method === 'match' && arg !== undefined) {
-        const re = skip(arg);
+        const re = this.eval(arg, env, ctx);
         const path = pathText(callee.expression);
-        if (ts.isRegularExpressionLiteral(re) && path !== null) {
-          const mask = redirectRegexMask(re.text) | testGuardMask(patternOf(re.text));
+        if (re !== null && re.k === 'regex' && path !== null) {
+          const mask = redirectRegexMask(re.literal) | testGuardMask(patternOf(re.literal));
           if (mask !== 0) return { t: [{ path, node: callee.expression, clean: mask, validated: true }], f: [] };
         }
         return NO_COND;
@@ -950,6 +996,8 @@ export class TaintInterpreter {
         const path = pathText(arg);
         return path === null ? NO_COND : { t: [{ path, node: arg, clean: ALL_KINDS_MASK, validated: true }], f: [] };
       }
+      const viaMethod = this.functionGuard(call, env, ctx);
+      if (viaMethod !== null) return viaMethod;
       if (isValidatorName(method) && arg !== undefined) return this.validatorCond(call, method);
       return NO_COND;
     }
@@ -957,9 +1005,36 @@ export class TaintInterpreter {
       const path = pathText(arg);
       if (path === null) return NO_COND;
       if (callee.text === 'isNaN') return { t: [], f: [{ path, node: arg, clean: ALL_KINDS_MASK, validated: true }] };
+      const viaFunction = this.functionGuard(call, env, ctx);
+      if (viaFunction !== null) return viaFunction;
       if (isValidatorName(callee.text)) return this.validatorCond(call, callee.text);
     }
     return NO_COND;
+  }
+
+  /**
+   * A repository function used as a check (`if (!isAllowedColumn(c)) return`): run it with the
+   * call's arguments and carry what its boolean result proves about its parameters over to the
+   * arguments at the call site.
+   */
+  private functionGuard(call: ts.CallExpression, env: Env, ctx: Ctx): Cond | null {
+    const target = this.eval(call.expression, env, ctx);
+    if (target === null || target.k !== 'fn') return null;
+    const args = call.arguments.map((a) => this.eval(a, env, ctx));
+    const result = this.invoke(target.fn, args, target.fn.cls === null ? null : { k: 'inst', cls: target.fn.cls }, null);
+    if (result === null || result.k !== 'guard') return null;
+    const params = target.fn.node.parameters.map((p) => (ts.isIdentifier(p.name) ? p.name.text : null));
+    const mapRefinements = (refinements: readonly Refinement[]): Refinement[] =>
+      refinements.flatMap((r) => {
+        const index = params.findIndex((name) => name !== null && (r.path === name || r.path.startsWith(`${name}.`)));
+        const argNode = index < 0 ? undefined : call.arguments[index];
+        const argPath = argNode === undefined ? null : pathText(argNode);
+        if (argPath === null || argNode === undefined || index < 0) return [];
+        const suffix = r.path.slice((params[index] ?? '').length);
+        return suffix === '' ? [{ ...r, path: argPath, node: argNode }] : [];
+      });
+    const mapped = { t: mapRefinements(result.whenTrue), f: mapRefinements(result.whenFalse) };
+    return mapped.t.length === 0 && mapped.f.length === 0 ? null : mapped;
   }
 
   private validatorCond(call: ts.CallExpression, name: string): Cond {
@@ -975,19 +1050,17 @@ export class TaintInterpreter {
 
   private startsWithCond(subjectNode: ts.Expression, arg: ts.Expression | undefined, env: Env, ctx: Ctx): Cond {
     if (arg === undefined) return NO_COND;
-    const path = pathText(subjectNode);
-    if (path === null) return NO_COND;
     const subject = this.eval(subjectNode, env, ctx);
     const argNode = skip(arg);
     const lit = literalText(argNode);
     const leading = ts.isBinaryExpression(argNode) ? literalText(skip(argNode.left)) : ts.isTemplateExpression(argNode) ? argNode.head.text : lit;
-    if (leading !== null && leading.startsWith('..')) {
-      // !path.relative(base, target).startsWith('..'): the target stays inside base.
-      if (isTaint(subject) && subject.derivedFrom?.how === 'relative') {
-        return { t: [], f: [{ path: subject.derivedFrom.path, node: subject.derivedFrom.node, clean: PATH_BIT, validated: true }] };
-      }
-      return { t: [], f: [{ path, node: subjectNode, clean: 0, validated: false }] };
+    // !path.relative(base, target).startsWith('..'): the target stays inside base.
+    if (leading !== null && leading.startsWith('..') && isTaint(subject) && subject.derivedFrom?.how === 'relative') {
+      return { t: [], f: [{ path: subject.derivedFrom.path, node: subject.derivedFrom.node, clean: PATH_BIT, validated: true }] };
     }
+    const path = pathText(subjectNode);
+    if (path === null) return NO_COND;
+    if (leading !== null && leading.startsWith('..')) return NO_COND;
     if (lit === '/') return { t: [{ path, node: subjectNode, clean: 0, validated: false, marker: 'relative-start' }], f: [] };
     if (lit === '//' || lit === '/\\') return { t: [], f: [{ path, node: subjectNode, clean: 0, validated: false, marker: 'not-protocol-relative' }] };
     if (lit !== null && /^https?:\/\/[^/]+\//.test(lit)) return { t: [{ path, node: subjectNode, clean: REDIRECT_BIT, validated: true }], f: [] };
@@ -1005,6 +1078,7 @@ export class TaintInterpreter {
     const expr = skip(node);
     if (ts.isIdentifier(expr)) return this.lookupIdent(expr.text, env, ctx, expr).val;
     if (expr.kind === ts.SyntaxKind.ThisKeyword) return ctx.thisVal;
+    if (ts.isRegularExpressionLiteral(expr)) return { k: 'regex', literal: expr.text };
     if (LITERAL_KINDS.has(expr.kind)) return null;
     if (ts.isPropertyAccessExpression(expr)) return this.evalAccess(expr, expr.name.text, env, ctx);
     if (ts.isElementAccessExpression(expr)) {
@@ -1132,6 +1206,7 @@ export class TaintInterpreter {
         return obj;
       case 'fn':
       case 'guard':
+      case 'regex':
         return null;
     }
   }
@@ -1279,6 +1354,8 @@ export class TaintInterpreter {
       const current = env.lookup('__cjs').val;
       const base = current !== null && current.k === 'obj' ? current : emptyObj();
       env.assign('__cjs', { ...base, fields: new Map([...base.fields, [key, val]]) });
+    } else if (ts.isPropertyAccessExpression(target) && target.expression.kind === ts.SyntaxKind.ThisKeyword && ctx.cls !== null) {
+      this.storeField(ctx.cls, target.name.text, val);
     } else if (ts.isPropertyAccessExpression(target) && ts.isIdentifier(target.expression)) {
       const holder = env.lookup(target.expression.text);
       if (holder.found && (holder.val === null || holder.val.k === 'obj')) {
@@ -1362,6 +1439,11 @@ export class TaintInterpreter {
   }
 
   private evalCall(node: ts.CallExpression, env: Env, ctx: Ctx): Val {
+    if (node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const spec = node.arguments[0] === undefined ? null : this.eval(node.arguments[0], env, ctx);
+      this.report('code', spec, this.loc(node, ctx.unit), 'import()');
+      return null;
+    }
     const callee = this.describeCallee(node.expression, env, ctx);
     const argNodes = node.arguments;
     const args = argNodes.map((arg) => this.eval(arg, env, ctx));
@@ -1415,8 +1497,8 @@ export class TaintInterpreter {
       return null;
     }
     if (c.name === 'getRequest') return { k: 'req', loc, validated: false };
-    if (c.val !== null && c.val.k === 'taint') return c.val;
     if (isTaint(receiver)) return this.taintedMethod(receiver, c.name, args, argNodes, env, ctx);
+    if (c.val !== null && c.val.k === 'taint') return c.val;
     if (receiver !== null && receiver.k === 'obj') return this.objectMethod(receiver, c.name, args, argNodes, env, ctx);
     if (receiver !== null && receiver.k === 'global' && receiver.name === 'location' && c.name === 'toString') return newTaint('dom', loc, node.getStart(ctx.unit.sf));
     if (c.val !== null && c.val.k === 'cls') return { k: 'inst', cls: c.val.cls };
@@ -1434,6 +1516,11 @@ export class TaintInterpreter {
       return null;
     }
     if (c.receiverText === 'String' && c.name === 'raw') return args.reduce<Val>((acc, a) => join(acc, flatten(a)), null);
+    // 'SELECT … {id}'.replace('{id}', input), base.concat(input): the text now carries the input.
+    if (['replace', 'replaceAll', 'concat', 'padStart', 'padEnd'].includes(c.name) && (receiver === null || receiver.k === 'regex')) {
+      const joined = args.slice(c.name.startsWith('replace') ? 1 : 0).reduce<Val>((acc, a) => join(acc, flatten(a)), null);
+      return isTaint(joined) ? { ...joined, prefix: null, built: true, scalar: true } : joined;
+    }
     return null;
   }
 
@@ -1511,10 +1598,12 @@ export class TaintInterpreter {
   private taintedMethod(receiver: TaintV, name: string, args: readonly Val[], argNodes: readonly ts.Expression[], env: Env, ctx: Ctx): Val {
     if (SAFE_RESULT_METHODS.has(name)) return null;
     if (name === 'replace' || name === 'replaceAll') {
-      const pattern = argNodes[0] === undefined ? undefined : skip(argNodes[0]);
+      const pattern = args[0] ?? null;
       const replacement = literalText(argNodes[1] === undefined ? undefined : skip(argNodes[1]));
-      if (pattern !== undefined && ts.isRegularExpressionLiteral(pattern)) {
-        const text = pattern.text;
+      if (pattern !== null && pattern.k === 'regex') {
+        const text = pattern.literal;
+        // path.normalize(p).replace(/^(\.\.(\/|\\|$))+/, ''): after normalising, every `..` is leading.
+        if (receiver.normalized && /^\/\^\((\?:)?\\\.\\\./.test(text)) return cleanVal(receiver, PATH_BIT, false);
         const mask = replaceSanitiserMask(patternOf(text), text.slice(text.lastIndexOf('/') + 1) + (name === 'replaceAll' ? 'g' : ''), replacement);
         if (mask !== 0) return cleanVal(receiver, mask, false);
       }
@@ -1661,6 +1750,8 @@ export class TaintInterpreter {
     const request: ReqV = { k: 'req', loc: this.loc(node, ctx.unit), validated };
     const elementMethod = ELEMENT_CALLBACK_METHODS.has(c.name) && c.receiverVal !== null && (c.receiverVal.k === 'taint' || c.receiverVal.k === 'obj');
     const server = c.name === 'createServer' || (c.name === 'on' && literalText(argNodes[0]) === 'request');
+    // req.on('data', (chunk) => …): the request body arriving in pieces.
+    const bodyChunks = c.receiverVal !== null && c.receiverVal.k === 'req' && ['on', 'once', 'addListener'].includes(c.name) && literalText(argNodes[0]) === 'data';
     args.forEach((arg, index) => {
       const argNode = argNodes[index];
       if (arg === null || argNode === undefined) return;
@@ -1673,8 +1764,10 @@ export class TaintInterpreter {
       }
       if (arg.k !== 'fn') return;
       const inline = isFunctionNode(skip(argNode));
-      if (!inline && !route && !server) return;
-      if (route || server) {
+      if (!inline && !route && !server && !bodyChunks) return;
+      if (bodyChunks) {
+        this.invokeInline(arg, [newTaint('http', this.loc(node, ctx.unit), node.getStart(ctx.unit.sf), { whole: true })], env, ctx);
+      } else if (route || server) {
         this.invokeInline(arg, [request, null, null], env, ctx);
       } else if (elementMethod && c.receiverVal !== null) {
         const element = c.name === 'then' || c.name === 'finally' ? c.receiverVal : elementOf(c.receiverVal);
@@ -1725,6 +1818,9 @@ export class TaintInterpreter {
       return taint === null ? null : { ...taint, prefix: flatten(first) === null ? '\u0000' : taint.prefix, derivedFrom: path === null || argNode === undefined ? null : { path, node: argNode, how: 'url' } };
     }
     if (callee.name === 'URLSearchParams' || callee.name === 'String') return flatten(first);
+    if (callee.name === 'RegExp' && argNodes[0] !== undefined && ts.isStringLiteralLike(skip(argNodes[0]))) {
+      return { k: 'regex', literal: `/${(skip(argNodes[0]) as ts.StringLiteralLike).text}/${literalText(argNodes[1] === undefined ? undefined : skip(argNodes[1])) ?? ''}` };
+    }
     if (callee.name === 'Response' && !callee.bound) {
       const init = args[1];
       const headers = init !== null && init !== undefined && init.k === 'obj' && init.literal !== null ? init.literal.getText(ctx.unit.sf) : '';
@@ -1735,7 +1831,13 @@ export class TaintInterpreter {
     args.forEach((arg) => {
       if (arg !== null && arg.k === 'fn') this.invokeInline(arg, [], env, ctx);
     });
-    if (callee.val !== null && callee.val.k === 'cls') return { k: 'inst', cls: callee.val.cls } satisfies InstV;
+    if (callee.val !== null && callee.val.k === 'cls') {
+      const inst: InstV = { k: 'inst', cls: callee.val.cls };
+      const ctor = callee.val.cls.node.members.find((m): m is ts.ConstructorDeclaration => ts.isConstructorDeclaration(m) && m.body !== undefined);
+      const unit = this.source.unit(callee.val.cls.file);
+      if (ctor !== undefined && unit !== null && args.some((a) => flatten(a) !== null)) this.invoke({ node: ctor, file: unit.path, closure: this.moduleEnv(unit), cls: callee.val.cls }, args, inst, loc);
+      return inst;
+    }
     return null;
   }
 
@@ -1765,7 +1867,9 @@ export class TaintInterpreter {
       } else if (/^(next\/navigation|next\/dist\/client\/components\/navigation|@remix-run\/node|@remix-run\/server-runtime|react-router)$/.test(module) && /redirect/i.test(member)) {
         this.redirectSink(args[0] ?? null, loc, c.text);
       }
-      return;
+      // Other modules (a database client, an app's own alias that did not resolve) are judged by the
+      // method name below, like any receiver.
+      if (KNOWN_SINK_MODULES.has(module) || c.free) return;
     }
     if (c.free) {
       if (c.bound) return;
@@ -1790,7 +1894,7 @@ export class TaintInterpreter {
     if (sql !== undefined && !(sql !== null && sql.k === 'obj')) this.report('sql', sql, loc, c.text);
 
     // Redirects
-    if (name === 'redirect' && !(receiver !== null && receiver.k === 'mod')) {
+    if (name === 'redirect') {
       const target = args.length >= 2 && argNodes[0] !== undefined && ts.isNumericLiteral(skip(argNodes[0])) ? args[1] : args[0];
       this.redirectSink(target ?? null, loc, c.text);
     }
@@ -1815,8 +1919,7 @@ export class TaintInterpreter {
 
     // Files served from a request path
     if ((name === 'sendFile' || name === 'download' || name === 'sendfile') && RESPONSE_RECEIVER.test(c.root)) {
-      const options = args[1];
-      const rooted = options !== null && options !== undefined && options.k === 'obj' && options.fields.has('root');
+      const rooted = args.slice(1).some((options) => options !== null && options.k === 'obj' && options.fields.has('root'));
       if (!rooted) this.report('path', args[0], loc, c.text);
     }
   }
@@ -1935,6 +2038,26 @@ export function functionsIn(sf: ts.SourceFile): (ts.SignatureDeclaration & { bod
   return out;
 }
 
+/** The second parameter of a GraphQL resolver (`Query: { user: (parent, args) => … }`): client arguments. */
+function isResolverArgs(param: ts.ParameterDeclaration): boolean {
+  const fn = param.parent;
+  if (fn.parameters.indexOf(param) !== 1) return false;
+  const holder = ts.isMethodDeclaration(fn) ? fn : fn.parent;
+  if (holder === undefined || !(ts.isPropertyAssignment(holder) || ts.isMethodDeclaration(holder))) return false;
+  const object = holder.parent;
+  if (!ts.isObjectLiteralExpression(object)) return false;
+  const owner = object.parent;
+  return (ts.isPropertyAssignment(owner) || ts.isVariableDeclaration(owner)) && /^(Query|Mutation|Subscription|resolvers|[A-Z]\w*Resolvers?)$/.test(owner.name.getText());
+}
+
+/** `process.exit(1)` and friends end the path like a throw. */
+function terminates(expression: ts.Expression): boolean {
+  const expr = skip(expression);
+  if (!ts.isCallExpression(expr)) return false;
+  const text = expr.expression.getText();
+  return /^(process\.(exit|abort)|Deno\.exit)$/.test(text);
+}
+
 function intersect(a: readonly Refinement[], b: readonly Refinement[]): Refinement[] {
   const out: Refinement[] = [];
   for (const ra of a) {
@@ -1998,7 +2121,11 @@ function patternOf(regexLiteral: string): string {
 /** /^\/(?!\/)/ and friends: a same-site path check is enough for a redirect. */
 function redirectRegexMask(regexLiteral: string): number {
   const source = patternOf(regexLiteral);
-  return /^\^\\\/(\(\?!\[?\\\/|\[\^\\\/|\[a-zA-Z0-9|\[\\w|\[a-z)/.test(source) ? REDIRECT_BIT : 0;
+  // A same-site path: ^/ followed by something that is not another slash.
+  if (/^\^\\\/(\(\?!\[?\\\/|\[\^\\\/|\[a-zA-Z0-9|\[\\w|\[a-z)/.test(source)) return REDIRECT_BIT;
+  // A fixed origin: ^https://host/ (the host written out, optional www., ending in a slash or the end).
+  if (/^\^https\??:\\\/\\\/(\(www\\\.\)\?)?[\w-]+(\\\.[\w-]+)+(:\d+)?(\\\/|\(\\\/|\(\?:\\\/|\$|\(\$|\(\?:\$|\(\[\\\/)/.test(source)) return REDIRECT_BIT;
+  return 0;
 }
 
 function contentTypeInChain(node: ts.Expression, sf: ts.SourceFile): 'html' | 'text' | null {
@@ -2050,4 +2177,3 @@ function wholeInput(val: Val): TaintV | null {
   return null;
 }
 
-export type { GuardV, ClsV, ModV };

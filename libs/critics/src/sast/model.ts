@@ -155,7 +155,13 @@ export interface GuardV {
   readonly whenFalse: readonly Refinement[];
 }
 
-export type Val = null | TaintV | ReqV | ObjV | FnV | ModV | NsV | ClsV | InstV | GlobalV | SchemaV | GuardV;
+/** A regular expression whose pattern is known (for `RE.test(x)` guards written with a named pattern). */
+export interface RegexV {
+  readonly k: 'regex';
+  readonly literal: string;
+}
+
+export type Val = null | TaintV | ReqV | ObjV | FnV | ModV | NsV | ClsV | InstV | GlobalV | SchemaV | GuardV | RegexV;
 
 /** What a branch learns about an access path: the kinds it is clean for, or a partial redirect check. */
 export interface Refinement {

@@ -128,10 +128,12 @@ export function replaceSanitiserMask(source: string, flags: string, replacement:
     if (parsed === null) return 0;
     const removed = parsed.set;
     const kinds: CheckKind[] = [];
-    if (['<', '>'].every((c) => removed.has(c)) && !(replacement ?? '').includes('<')) kinds.push('xss');
+    if ((['<', '>'].every((c) => removed.has(c)) || removed.has('<')) && !(replacement ?? '').includes('<')) kinds.push('xss');
     return maskOf(kinds);
   }
   // Quote doubling: `.replace(/'/g, "''")` keeps a value inside an SQL string literal.
   if (source === "'" && (replacement === "''" || replacement === "\\'")) return maskOf(['sql']);
+  // Entity escaping one character at a time: `.replace(/</g, '&lt;')`.
+  if ((source === '<' || source === '>') && replacement !== null && replacement.startsWith('&')) return maskOf(['xss']);
   return 0;
 }

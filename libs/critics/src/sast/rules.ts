@@ -46,7 +46,26 @@ export const REQUEST_INPUT_METHODS = new Set(['get', 'header', 'param', 'query',
 export const REQUEST_WHOLE_METHODS = new Set(['json', 'formData', 'parseBody']);
 
 /** Nest parameter decorators that inject client input, and those that inject the request. */
-export const NEST_INPUT_DECORATORS = new Set(['Body', 'Query', 'Param', 'Headers', 'Args', 'Cookies', 'UploadedFile', 'UploadedFiles', 'Payload']);
+export const NEST_INPUT_DECORATORS = new Set([
+  'Body',
+  'Query',
+  'Param',
+  'Headers',
+  'Args',
+  'Cookies',
+  'UploadedFile',
+  'UploadedFiles',
+  'Payload',
+  // routing-controllers
+  'QueryParam',
+  'QueryParams',
+  'Params',
+  'BodyParam',
+  'HeaderParam',
+  'HeaderParams',
+  'CookieParam',
+  'CookieParams',
+]);
 export const NEST_REQUEST_DECORATORS = new Set(['Req', 'Request']);
 /** Nest pipes that turn the input into a safe scalar. */
 export const NEST_SAFE_PIPES = /^(ParseIntPipe|ParseFloatPipe|ParseBoolPipe|ParseUUIDPipe|ParseEnumPipe|ParseArrayPipe)$/;
@@ -320,7 +339,7 @@ export const NOSQL_QUERY_METHODS = new Set([
 ]);
 
 /** Repo functions whose names say they validate/parse/log: passing raw input to them is fine. */
-export const NOT_BUSINESS_LOGIC = /^(validate|parse|sanitize|sanitise|is|to|check|assert|normalize|normalise|escape|log|debug|info|warn|error|trace|handle|next|send|render|respond|reply|json|coerce|safe|clean)/i;
+export const NOT_BUSINESS_LOGIC = /^(validate|parse|sanitize|sanitise|is|to|check|assert|normalize|normalise|escape|log|debug|info|warn|error|trace|handle|next|send|render|respond|reply|json|coerce|safe|clean|verify|compare|hash|encode|decode|format)/i;
 
 /** The mask of every sink kind (clean for everything). */
 export const CLEAN_ALL = ALL_KINDS_MASK;

@@ -202,6 +202,8 @@ export function signature(val: Val, depth = 0): string {
       return `g${val.name}`;
     case 'req':
       return val.validated ? 'rv' : 'r';
+    case 'regex':
+      return `x${val.literal}`;
     case 'schema':
     case 'guard':
       return val.k;

@@ -45,6 +45,11 @@ export function isTsFile(file: string): boolean {
   return /\.(ts|tsx|mts|cts)$/.test(file) && !/\.d\.(m|c)?ts$/.test(file);
 }
 
+/** TypeScript and JavaScript sources: JavaScript joins the program (allowJs) so deprecations are found there too. */
+export function isProgramFile(file: string): boolean {
+  return isTsFile(file) || /\.(js|jsx|mjs|cjs)$/.test(file);
+}
+
 function toRepo(repoDir: string, abs: string): string {
   return relative(repoDir, abs).split(sep).join('/');
 }
@@ -142,7 +147,7 @@ export function tsGroups(repoDir: string, reviewed: readonly string[], note: (me
     return value;
   };
   const groups = new Map<string, { configPath: string | null; config: ts.ParsedCommandLine | null; files: string[] }>();
-  for (const file of reviewed.filter(isTsFile)) {
+  for (const file of reviewed.filter(isProgramFile)) {
     const abs = join(repoDir, file);
     let configPath = nearestConfig(repoDir, file, memo);
     let config = configPath === null ? null : parsed(configPath);
@@ -159,7 +164,8 @@ export function tsGroups(repoDir: string, reviewed: readonly string[], note: (me
     groups.set(key, group);
   }
   return [...groups.values()].map(({ configPath, config, files }) => {
-    const options = checkingOptions(config?.options ?? DEFAULT_COMPILER_OPTIONS, repoDir, note);
+    const base = checkingOptions(config?.options ?? DEFAULT_COMPILER_OPTIONS, repoDir, note);
+    const options = files.some((f) => !isTsFile(f)) ? { ...base, allowJs: true } : base;
     const roots = new Set(config?.fileNames ?? []);
     for (const file of files) roots.add(join(repoDir, file));
     return { configPath, options, rootNames: [...roots].sort(), configErrors: config?.errors ?? [], reviewed: files };

@@ -1,0 +1,3 @@
+export function zeroed(size: number): Buffer {
+  return Buffer.alloc(size);
+}

@@ -1,0 +1,7 @@
+export function hostOf(link: string): string | null {
+  try {
+    return new URL(link).hostname;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,3 @@
+export function listOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [value];
+}

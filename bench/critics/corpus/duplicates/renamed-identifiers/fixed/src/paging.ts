@@ -1,0 +1,15 @@
+export interface Api {
+  get(path: string): Promise<{ status: number; body: unknown[] }>;
+}
+
+export async function loadPage(api: Api, resource: string, page: number) {
+  const response = await api.get(`/${resource}?page=${page}`);
+  if (response.status === 404) return [];
+  if (response.status !== 200) {
+    throw new Error(`${resource} request failed with ${response.status}`);
+  }
+  const records = response.body.filter((record) => record !== null);
+  const unique = new Map<string, unknown>();
+  for (const record of records) unique.set(JSON.stringify(record), record);
+  return [...unique.values()];
+}

@@ -1,0 +1,5 @@
+import { invoiceTotal, type LineItem } from './invoice';
+
+export function quoteTotal(items: readonly LineItem[], taxRate: number): number {
+  return invoiceTotal(items, taxRate);
+}

@@ -1,0 +1,5 @@
+export class OrderService {
+  async refund(orderId: string, amount: number) {
+    return { orderId, amount, status: 'refunded' };
+  }
+}

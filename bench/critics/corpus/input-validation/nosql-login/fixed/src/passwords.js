@@ -1,0 +1,3 @@
+const bcrypt = require('bcrypt');
+
+exports.verify = (password, hash) => bcrypt.compare(password, hash);

@@ -1,0 +1,6 @@
+CREATE TABLE orders (
+  id bigserial PRIMARY KEY,
+  customer_id bigint NOT NULL REFERENCES customers(id),
+  placed_at timestamptz NOT NULL DEFAULT now()
+);
+CREATE INDEX orders_customer_id_idx ON orders (customer_id);

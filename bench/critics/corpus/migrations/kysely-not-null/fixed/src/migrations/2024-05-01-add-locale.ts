@@ -1,0 +1,12 @@
+import type { Kysely } from 'kysely';
+
+export async function up(db: Kysely<unknown>): Promise<void> {
+  await db.schema
+    .alterTable('person')
+    .addColumn('locale', 'varchar(10)', (col) => col.notNull().defaultTo('en'))
+    .execute();
+}
+
+export async function down(db: Kysely<unknown>): Promise<void> {
+  await db.schema.alterTable('person').dropColumn('locale').execute();
+}

@@ -1,0 +1,10 @@
+'use strict';
+
+module.exports = {
+  async up(queryInterface) {
+    await queryInterface.removeColumn('Users', 'phone');
+  },
+  async down(queryInterface, Sequelize) {
+    await queryInterface.addColumn('Users', 'phone', { type: Sequelize.STRING });
+  },
+};

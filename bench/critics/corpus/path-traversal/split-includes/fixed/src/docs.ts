@@ -1,0 +1,10 @@
+import path from 'node:path';
+import { promises as fsp } from 'node:fs';
+import type { Request, Response } from 'express';
+
+export async function readDoc(req: Request, res: Response) {
+  const name = String(req.query.doc);
+  if (path.isAbsolute(name) || name.split(/[\\/]/).includes('..')) return res.status(400).end();
+  const text = await fsp.readFile(path.join('/srv/docs', name), 'utf8');
+  res.type('text/plain').send(text);
+}

@@ -1,0 +1,4 @@
+export const signingKey = `-----BEGIN RSA PRIVATE KEY----- // VULN: secret
+MIIEowIBAAKCAQEADjaiZ9sHB7QziKzxgErUFUc3IdJE+3536/U9Zk+N21XP2a4QL/Ol9TtSz7Sz
+eNPNqIkyBA+hyPi6zcxDf+z381G/1DYeFZQN/c2xOXUmKwvzfyMcU2of/WRRJaLZ
+-----END RSA PRIVATE KEY-----`;

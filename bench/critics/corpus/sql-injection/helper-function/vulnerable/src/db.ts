@@ -1,0 +1,2 @@
+import { Pool } from 'pg';
+export const db = new Pool();

@@ -1,0 +1,12 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+
+@Injectable()
+export class UsersService {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async findOne(id: string) {
+    const rows = await this.dataSource.query(`SELECT * FROM "user" WHERE id = '${id}'`); // VULN: sql-injection
+    return rows[0];
+  }
+}

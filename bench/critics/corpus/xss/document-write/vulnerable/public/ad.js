@@ -1,0 +1,2 @@
+var ref = document.referrer;
+document.write('<a href="' + ref + '">back</a>'); // VULN: xss

@@ -1,0 +1,5 @@
+export function Bio() {
+  const params = new URLSearchParams(window.location.search);
+  const bio = params.get('bio') ?? '';
+  return <section dangerouslySetInnerHTML={{ __html: bio }} />; // VULN: xss
+}

@@ -1,0 +1,14 @@
+const http = require('http');
+const { parse } = require('querystring');
+const he = require('he');
+
+http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (chunk) => (body += chunk));
+  req.on('end', () => {
+    const comment = parse(body).comment;
+    res.setHeader('Content-Type', 'text/html');
+    res.write('<div class="comment">' + he.encode(String(comment)) + '</div>');
+    res.end();
+  });
+}).listen(3000);

@@ -1,0 +1,5 @@
+import type { Request, Response } from 'express';
+
+export function boot(req: Request, res: Response) {
+  res.render('boot', { user: req.query.user });
+}

@@ -1,0 +1,97 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Finding } from '@rloop/contracts';
+import { compilerLinterCritic, runCritic } from '../index.js';
+import { type FixtureRepo, fixtureRepo, lineOf } from '../__fixtures__/repo.js';
+
+const BROKEN = `import { parse } from 'node:url';
+
+export function host(link: string): string | null {
+  return parse(link).hostname; // DEPRECATED
+}
+
+export function total(values: number[]): number {
+  let sum = 0; // PREFER-CONST
+  const count: number = 'many'; // TS2322
+  const unused = values.length; // UNUSED
+  return sum + count;
+}
+`;
+const CLEAN = `export function host(link: string): string | null {
+  return new URL(link).hostname;
+}
+
+export function total(values: number[]): number {
+  return values.reduce((sum, v) => sum + v, 0);
+}
+`;
+
+async function lint(dir: string, files: readonly string[], cacheDir?: string) {
+  const result = await runCritic(compilerLinterCritic(), { repoDir: dir, commit: '0'.repeat(40), files, phase: 'final_sweep', ...(cacheDir === undefined ? {} : { cacheDir }) });
+  if (result.status !== 'reported') throw new Error(`${result.reason}: ${result.message}`);
+  return result;
+}
+
+describe('toolchain/compiler-linter', () => {
+  let broken: FixtureRepo;
+  let cacheDir: string;
+  let first: { findings: readonly Finding[]; notes: readonly string[] };
+  beforeAll(async () => {
+    broken = fixtureRepo({ 'src/lib.ts': BROKEN, 'src/clean.ts': CLEAN });
+    cacheDir = mkdtempSync(join(tmpdir(), 'rloop-cl-cache-'));
+    first = await lint(broken.dir, ['src/lib.ts', 'src/clean.ts'], cacheDir);
+  });
+  afterAll(() => {
+    broken.remove();
+    rmSync(cacheDir, { recursive: true, force: true });
+  });
+
+  it('reports tsc errors, ESLint problems and deprecated APIs, all critical (Decision 8)', () => {
+    const line = (marker: string): number => lineOf(BROKEN, marker);
+    const at = (type: string, marker: string): Finding | undefined => first.findings.find((f) => f.finding_type === type && f.line_range.start === line(marker));
+    expect(at('tsc/TS2322', 'TS2322')).toMatchObject({ file: 'src/lib.ts', category: 'correctness' });
+    expect(at('deprecation/parse', 'DEPRECATED')).toBeDefined();
+    expect(at('eslint/@typescript-eslint/no-unused-vars', 'UNUSED')).toBeDefined();
+    expect(at('eslint/prefer-const', 'PREFER-CONST')).toMatchObject({ fixable: true });
+    expect(first.findings.every((f) => f.severity === 'critical')).toBe(true);
+  });
+
+  it('says nothing about the clean file', () => {
+    expect(first.findings.filter((f) => f.file === 'src/clean.ts')).toEqual([]);
+  });
+
+  it('reuses per-file results while a file and its imports are unchanged', async () => {
+    const again = await lint(broken.dir, ['src/lib.ts', 'src/clean.ts'], cacheDir);
+    expect(again.notes.join(' ')).toMatch(/0 checked, 2 reused/);
+    expect(again.findings.map((f) => f.fingerprint).sort()).toEqual(first.findings.map((f) => f.fingerprint).sort());
+  });
+
+  it("uses the repository's own flat config when it has one, and still checks deprecations", async () => {
+    const repo = fixtureRepo({
+      'eslint.config.js': "export default [{ files: ['**/*.ts'], rules: { 'no-var': 'error' } }];\n",
+      'src/old.ts': "import { parse } from 'node:url';\nvar port = parse('http://x:1').port;\nexport { port };\n",
+    });
+    try {
+      const result = await lint(repo.dir, ['src/old.ts']);
+      expect(result.findings.map((f) => [f.finding_type, f.line_range.start]).sort()).toEqual([
+        ['deprecation/parse', 2],
+        ['eslint/no-var', 2],
+      ]);
+    } finally {
+      repo.remove();
+    }
+  });
+
+  it("falls back to the recommended sets when the repository's ESLint config cannot be loaded, and says so", async () => {
+    const repo = fixtureRepo({ 'eslint.config.js': "import missing from 'an-uninstalled-eslint-plugin';\nexport default [missing];\n", 'src/clean.ts': CLEAN });
+    try {
+      const result = await lint(repo.dir, ['src/clean.ts']);
+      expect(result.findings).toEqual([]);
+      expect(result.notes.join(' ')).toMatch(/eslint\.config\.js could not be loaded/);
+    } finally {
+      repo.remove();
+    }
+  });
+});
