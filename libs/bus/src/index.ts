@@ -46,3 +46,23 @@ export { type BusStatus, type ErrorReply, isErrorReply, toErrorReply } from './r
 export { provisionStreams, streamSpecs } from './streams.js';
 export { backoffDelay, decideFailure, buildDeadLetter, deadLetterMsgId, type FailureDisposition } from './disposition.js';
 export { CommonEnvironment, parseEnvironment, resolveDir, loadYamlConfig, DEFAULT_CONFIG_DIR, commonSettings, type CommonSettings } from './service-config.js';
+export { KvBucket, bucketStreamConfig, type KvEntry, type KvBucketOptions } from './kv.js';
+export {
+  CriticHealthEntry,
+  CRITIC_HEALTH_DEFAULTS,
+  CRITIC_HEALTH_STATES,
+  criticHealthKey,
+  openCriticHealthBucket,
+  findCriticHealthBucket,
+  effectiveHeartbeatMs,
+  instanceHealth,
+  summariseRegistry,
+  encodeCriticHealthEntry,
+  decodeCriticHealthEntry,
+  readCriticRegistry,
+  type CriticHealthState,
+  type CriticInstanceHealth,
+  type RegisteredCritic,
+  type CriticRegistrySnapshot,
+  type StoredHealthEntry,
+} from './critic-health.js';

@@ -46,9 +46,10 @@ export function subjectMatches(filter: string, subject: string): boolean {
   return want.length === have.length;
 }
 
-/** Deletes every stream of a namespace that exists. */
+/** Deletes every stream of a namespace that exists, and its critic health bucket (a KV bucket is a stream too). */
 export async function deleteNamespaceStreams(jsm: JetStreamManager, namespace: string): Promise<void> {
-  for (const stream of Object.values(subjectsFor(namespace).streams)) {
+  const subjects = subjectsFor(namespace);
+  for (const stream of [...Object.values(subjects.streams), `KV_${subjects.criticsBucket}`]) {
     try {
       await jsm.streams.delete(stream);
     } catch (error) {

@@ -1,11 +1,12 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { PanelConfig } from './config.js';
 import { DecideController } from './deciding/decide.controller.js';
+import { PanelRegistry } from './registry/panel-registry.js';
 import { PANEL_CONFIG } from './tokens.js';
 
 @Module({})
 export class PanelModule {
   static forRoot(config: PanelConfig): DynamicModule {
-    return { module: PanelModule, controllers: [DecideController], providers: [{ provide: PANEL_CONFIG, useValue: config }] };
+    return { module: PanelModule, controllers: [DecideController], providers: [{ provide: PANEL_CONFIG, useValue: config }, PanelRegistry] };
   }
 }

@@ -1,16 +1,32 @@
 import { join } from 'node:path';
-import { CommonEnvironment, type CommonSettings, commonSettings, loadYamlConfig, parseEnvironment } from '@rloop/bus';
+import { CRITIC_HEALTH_DEFAULTS, CommonEnvironment, type CommonSettings, commonSettings, loadYamlConfig, parseEnvironment } from '@rloop/bus';
 import { CriticCatalogue } from '@rloop/domain';
 import { z } from 'zod';
 
 const PanelEnvironment = CommonEnvironment.extend({
   /** Only its presence matters: without it, critics that need an LLM are left out of the panel. Never logged. */
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  /** The fleet's critic heartbeat interval; the registry bucket (created by the first service to start) expires entries after three. */
+  RLOOP_CRITIC_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(CRITIC_HEALTH_DEFAULTS.heartbeatIntervalMs),
+  /** How long a starting panel waits for the catalogue's critics to register before it decides anything (default: three heartbeats). */
+  RLOOP_PANEL_REGISTRY_GRACE_MS: z.coerce.number().int().min(0).max(600_000).optional(),
 });
+
+/** How the panel reads the critic registry. */
+export interface RegistrySettings {
+  readonly heartbeatIntervalMs: number;
+  /** Background re-read of the bucket. */
+  readonly refreshMs: number;
+  /** Start-up wait for the catalogue's critics (see PanelRegistry). */
+  readonly graceMs: number;
+  /** A snapshot older than this is read again before a decision (the background read may be failing). */
+  readonly maxSnapshotAgeMs: number;
+}
 
 export interface PanelConfig extends CommonSettings {
   readonly catalogue: CriticCatalogue;
   readonly anthropicConfigured: boolean;
+  readonly registry: RegistrySettings;
 }
 
 /** Parses the panel's environment and config/critics.yaml once, at start. */
@@ -18,5 +34,15 @@ export async function loadPanelConfig(env: NodeJS.ProcessEnv = process.env): Pro
   const parsed = parseEnvironment(PanelEnvironment, env, 'panel');
   const common = commonSettings(parsed);
   const catalogue = await loadYamlConfig(join(common.configDir, 'critics.yaml'), CriticCatalogue);
-  return Object.freeze({ ...common, catalogue, anthropicConfigured: parsed.ANTHROPIC_API_KEY !== undefined });
+  const heartbeatIntervalMs = parsed.RLOOP_CRITIC_HEARTBEAT_MS;
+  // TODO(calibration): a refresh every half heartbeat (at most 1 s) and three heartbeats of start-up grace are guesses; settle them from
+  // how long critic-runner and critic services take to start, and how quickly people want a dead critic noticed.
+  const refreshMs = Math.min(1_000, Math.max(100, Math.floor(heartbeatIntervalMs / 2)));
+  const registry: RegistrySettings = {
+    heartbeatIntervalMs,
+    refreshMs,
+    graceMs: parsed.RLOOP_PANEL_REGISTRY_GRACE_MS ?? heartbeatIntervalMs * CRITIC_HEALTH_DEFAULTS.ttlHeartbeats,
+    maxSnapshotAgeMs: Math.max(5 * refreshMs, heartbeatIntervalMs),
+  };
+  return Object.freeze({ ...common, catalogue, anthropicConfigured: parsed.ANTHROPIC_API_KEY !== undefined, registry });
 }

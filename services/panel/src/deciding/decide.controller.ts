@@ -1,11 +1,12 @@
-import { Controller, Inject } from '@nestjs/common';
-import { BUS_REQUESTER, EVENT_PUBLISHER, type EventPublisher, OnEvent, type Requester } from '@rloop/bus';
-import { type EventOf, TransientError } from '@rloop/contracts';
-import { decideNext, needsLetter } from '@rloop/domain';
+import { join } from 'node:path';
+import { Controller, Inject, type OnModuleInit } from '@nestjs/common';
+import { BUS_REQUESTER, EVENT_PUBLISHER, type EventPublisher, OnEvent, type Requester, loadYamlConfig } from '@rloop/bus';
+import { type EventOf, type FindingTimeline, JOURNAL_QUERIES, TransientError } from '@rloop/contracts';
+import { DEFAULT_LOOP_CONFIG, LoopConfig, type LoopState, type PanelContext, decideNext, needsLetter } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
 import type { PanelConfig } from '../config.js';
 import { PANEL_CONFIG } from '../tokens.js';
-import { availabilityFor } from './availability.js';
+import { PanelRegistry } from '../registry/panel-registry.js';
 
 const PRODUCER = `panel@${process.pid}`;
 
@@ -16,17 +17,33 @@ const PRODUCER = `panel@${process.pid}`;
  * so a second replica deciding the same step publishes a duplicate the bus and journal drop.
  */
 @Controller()
-export class DecideController {
+export class DecideController implements OnModuleInit {
   private readonly journal: JournalClient;
-  private readonly availability: ReturnType<typeof availabilityFor>;
+  private loop: LoopConfig = DEFAULT_LOOP_CONFIG;
 
   constructor(
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
-    @Inject(BUS_REQUESTER) requester: Requester,
+    @Inject(BUS_REQUESTER) private readonly requester: Requester,
     @Inject(PANEL_CONFIG) private readonly config: PanelConfig,
+    @Inject(PanelRegistry) private readonly registry: PanelRegistry,
   ) {
     this.journal = new JournalClient(requester);
-    this.availability = availabilityFor(config.catalogue, config.anthropicConfigured);
+  }
+
+  /** config/loop.yaml (best-round retention), parsed once at start: a bad file fails the start. */
+  async onModuleInit(): Promise<void> {
+    this.loop = await loadYamlConfig(join(this.config.configDir, 'loop.yaml'), LoopConfig);
+  }
+
+  /**
+   * The journal's timelines of the findings an escalation is about (the detection's, then the open
+   * ones), with each fix attempt's diff. Only asked for when a decision escalates.
+   */
+  private async timelinesFor(state: LoopState): Promise<FindingTimeline[]> {
+    const fingerprints = [...new Set([...state.detections.flatMap((d) => d.fingerprints), ...state.last_findings.map((f) => f.fingerprint)])].slice(0, 200);
+    const spec = JOURNAL_QUERIES.timelines;
+    const raw = await this.requester.request('journal.timelines', spec.request.parse({ plan: state.plan, ...(fingerprints.length === 0 ? {} : { fingerprints }) }));
+    return spec.reply.parse(raw).timelines;
   }
 
   @OnEvent('JournalCommitted', { name: 'panel-decide' })
@@ -39,7 +56,13 @@ export class DecideController {
     }
     const letterId = needsLetter(state);
     const letter = letterId === null ? null : await this.journal.letter(letterId);
-    const decisions = decideNext(state, { catalogue: this.config.catalogue, availability: this.availability, producer: PRODUCER, now: new Date().toISOString(), letter });
+    const ctx: PanelContext = { ...(await this.registry.view(new Date())), producer: PRODUCER, now: new Date().toISOString(), letter, retention: this.loop.best_round_retention.enabled };
+    let decisions = decideNext(state, ctx);
+    if (decisions.some((d) => d.type === 'EscalationRaised')) {
+      // The stuck-issue report carries the findings' timelines and what was tried (read only now: escalations are rare).
+      const timelines = await this.timelinesFor(state);
+      if (timelines.length > 0) decisions = decideNext(state, { ...ctx, timelines });
+    }
     for (const decision of decisions) await this.publisher.publish(decision);
   }
 }

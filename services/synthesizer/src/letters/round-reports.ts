@@ -4,6 +4,8 @@ import type { CriticReport, RoundRecord } from '@rloop/domain';
 /**
  * The critics' reports for one round, from the events that follow its RoundStarted: the first
  * answer of each dispatched critic counts (the same rule the loop state folds by), in dispatch order.
+ * A core critic the panel could not dispatch (no live heartbeat) has a CriticFailed `unavailable`
+ * at the round's start: it is reported too, after the dispatched ones, so the letter is incomplete.
  */
 export function roundReports(current: RoundRecord, runId: string, events: readonly JournaledEvent[]): { reports: CriticReport[]; lastAt: string } {
   const answers = new Map<string, CriticReport>();
@@ -12,8 +14,9 @@ export function roundReports(current: RoundRecord, runId: string, events: readon
   for (const event of events) {
     if (event.correlation_id !== runId) continue;
     if (event.type !== 'FindingsReported' && event.type !== 'CriticFailed') continue;
-    if (event.data.round !== current.round || answers.has(event.data.critic_id) || !core.has(event.data.critic_id)) continue;
-    const isCore = core.get(event.data.critic_id) ?? false;
+    const missingCore = event.type === 'CriticFailed' && event.data.core && event.data.reason === 'unavailable' && !core.has(event.data.critic_id);
+    if (event.data.round !== current.round || answers.has(event.data.critic_id) || !(core.has(event.data.critic_id) || missingCore)) continue;
+    const isCore = core.get(event.data.critic_id) ?? missingCore;
     if (event.type === 'FindingsReported') {
       answers.set(event.data.critic_id, { critic_id: event.data.critic_id, core: isCore, outcome: 'reported', findings: event.data.findings });
     } else {
@@ -31,5 +34,6 @@ export function roundReports(current: RoundRecord, runId: string, events: readon
     const report = answers.get(c.critic_id);
     return report === undefined ? [] : [report];
   });
+  for (const [criticId, report] of answers) if (!core.has(criticId)) reports.push(report);
   return { reports, lastAt };
 }

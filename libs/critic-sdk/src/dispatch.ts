@@ -1,0 +1,64 @@
+import type { DataOf, DispatchedCritic, EventOf, Finding } from '@rloop/contracts';
+import type { CriticRunResult } from '@rloop/critics';
+import { compareFindings, decisionEvent, deterministicId } from '@rloop/domain';
+
+/** The most findings one report carries (the contract's cap); the rest are counted as truncated. */
+export const MAX_REPORTED_FINDINGS = 500;
+
+type RoundStarted = EventOf<'RoundStarted'>;
+
+/** This critic's entry in a round's panel, or null when the round is not for it. */
+export function dispatchFor(round: RoundStarted, criticId: string): DispatchedCritic | null {
+  return round.data.critics.find((c) => c.critic_id === criticId) ?? null;
+}
+
+/** Whether the round's deadline has passed: the synthesizer writes (or has written) the letter without a late report. */
+export function roundExpired(round: RoundStarted, now: Date): boolean {
+  return now.getTime() >= Date.parse(round.data.deadline_at);
+}
+
+/**
+ * The id of a critic's answer to a round: the same for FindingsReported and CriticFailed, and the
+ * same as critic-runner's, so one critic answers one round once whichever replica answers.
+ */
+export function reportEventId(round: RoundStarted, criticId: string): string {
+  return deterministicId(round.plan, round.correlation_id, 'report', round.data.round, criticId);
+}
+
+/** Findings for FindingsReported: the most important first, capped at the contract's limit. */
+export function reportData(round: number, criticId: string, commit: string, findings: readonly Finding[], durationMs: number): DataOf<'FindingsReported'> {
+  const ranked = [...findings].sort(compareFindings);
+  return {
+    round,
+    critic_id: criticId,
+    commit,
+    findings: ranked.slice(0, MAX_REPORTED_FINDINGS),
+    truncated: ranked.length > MAX_REPORTED_FINDINGS,
+    duration_ms: Math.round(durationMs),
+  };
+}
+
+/**
+ * A critic's answer to a round (pure: the producer and time are passed in): FindingsReported for a
+ * critic that ran, CriticFailed with the reason otherwise — never "0 findings" for one that did not.
+ */
+export function answerEvent(
+  round: RoundStarted,
+  dispatched: DispatchedCritic,
+  result: CriticRunResult,
+  meta: { readonly producer: string; readonly now: string },
+): EventOf<'FindingsReported'> | EventOf<'CriticFailed'> {
+  const m = { plan: round.plan, run_id: round.correlation_id, causation_id: round.event_id, producer: meta.producer, now: meta.now };
+  const idParts = ['report', round.data.round, dispatched.critic_id];
+  if (result.status === 'reported') {
+    return decisionEvent('FindingsReported', m, idParts, reportData(round.data.round, dispatched.critic_id, round.data.commit, result.findings, result.duration_ms));
+  }
+  return decisionEvent('CriticFailed', m, idParts, {
+    round: round.data.round,
+    critic_id: dispatched.critic_id,
+    core: dispatched.core,
+    reason: result.reason,
+    message: result.message.slice(0, 4000),
+    duration_ms: Math.round(result.duration_ms),
+  });
+}

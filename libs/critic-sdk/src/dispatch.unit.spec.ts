@@ -1,0 +1,54 @@
+import { describe, expect, it } from '@jest/globals';
+import type { EventOf, Finding } from '@rloop/contracts';
+import { deterministicId } from '@rloop/domain';
+import { MAX_REPORTED_FINDINGS, answerEvent, dispatchFor, reportData, reportEventId, roundExpired } from './dispatch.js';
+
+const SHA = 'b'.repeat(40);
+const dispatched = { critic_id: 'team/x', evidence: 'pattern', core: false, reason: 'trigger t: a.ts', timeout_ms: 1000 };
+const round: EventOf<'RoundStarted'> = {
+  event_id: '01JCCCCCCCCCCCCCCCCCCCCCCC',
+  type: 'RoundStarted',
+  schema_version: 1,
+  plan: 'plan-a',
+  correlation_id: '01JDDDDDDDDDDDDDDDDDDDDDDD',
+  causation_id: null,
+  occurred_at: '2026-01-01T00:00:00.000Z',
+  producer: 'panel',
+  data: { round: 3, phase: 'medium', phase_round: 1, k: 5, mode: 'loop', commit: SHA, base_commit: SHA, repo_path: '/r', files: [], critics: [dispatched], not_configured: [], deadline_at: '2026-01-01T00:05:00.000Z' },
+};
+
+function finding(i: number, severity: Finding['severity']): Finding {
+  const score = severity === 'critical' ? 8 : severity === 'medium' ? 5 : 2;
+  const fp = i.toString(16).padStart(12, '0');
+  return { id: `f_${fp}`, fingerprint: fp, severity, score, category: 'correctness', finding_type: 't', file: 'a.ts', line_range: { start: i + 1, end: i + 1 }, title: 't', current_behaviour: 'c', expected_behaviour: 'e', observable_test_conditions: [], forbidden_in_test: [], raised_by: 'team/x', related_findings: [], fixable: false, related_locations: [] };
+}
+
+describe('dispatch helpers', () => {
+  it('finds the critic on the panel, or null', () => {
+    expect(dispatchFor(round, 'team/x')).toEqual(dispatched);
+    expect(dispatchFor(round, 'team/y')).toBeNull();
+  });
+
+  it('treats the deadline instant itself as expired', () => {
+    expect(roundExpired(round, new Date('2026-01-01T00:04:59.999Z'))).toBe(false);
+    expect(roundExpired(round, new Date('2026-01-01T00:05:00.000Z'))).toBe(true);
+  });
+
+  it('gives FindingsReported and CriticFailed the id critic-runner gives its answers (plan, run, report, round, critic)', () => {
+    const expected = deterministicId('plan-a', round.correlation_id, 'report', 3, 'team/x');
+    const reported = answerEvent(round, dispatched, { status: 'reported', critic_id: 'team/x', findings: [], duration_ms: 12.4, notes: [] }, { producer: 'p', now: '2026-01-01T00:01:00.000Z' });
+    const failed = answerEvent(round, dispatched, { status: 'failed', critic_id: 'team/x', reason: 'crashed', message: 'boom', duration_ms: 3, notes: [] }, { producer: 'p', now: '2026-01-01T00:01:00.000Z' });
+    expect(reportEventId(round, 'team/x')).toBe(expected);
+    expect(reported).toMatchObject({ event_id: expected, type: 'FindingsReported', causation_id: round.event_id, correlation_id: round.correlation_id, plan: 'plan-a', data: { round: 3, commit: SHA, duration_ms: 12, findings: [] } });
+    expect(failed).toMatchObject({ event_id: expected, type: 'CriticFailed', data: { reason: 'crashed', core: false, message: 'boom', duration_ms: 3 } });
+  });
+
+  it('ranks findings most important first and caps the report, saying it was truncated', () => {
+    const findings = [finding(1, 'low'), finding(2, 'critical'), ...Array.from({ length: MAX_REPORTED_FINDINGS }, (_, i) => finding(i + 10, 'medium'))];
+    const data = reportData(1, 'team/x', SHA, findings, 5);
+    expect(data.findings).toHaveLength(MAX_REPORTED_FINDINGS);
+    expect(data.findings[0]?.severity).toBe('critical');
+    expect(data.findings.some((f) => f.severity === 'low')).toBe(false);
+    expect(data.truncated).toBe(true);
+  });
+});

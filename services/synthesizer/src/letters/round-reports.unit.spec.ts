@@ -1,0 +1,60 @@
+import { describe, expect, it } from '@jest/globals';
+import type { JournaledEvent } from '@rloop/contracts';
+import type { RoundRecord } from '@rloop/domain';
+import { roundReports } from './round-reports.js';
+
+const RUN = '01JHHHHHHHHHHHHHHHHHHHHHHH';
+const SHA = 'c'.repeat(40);
+
+const current: RoundRecord = {
+  round: 1,
+  phase: 'critical',
+  phase_round: 1,
+  k: 3,
+  mode: 'loop',
+  commit: SHA,
+  started_event_id: '01JIIIIIIIIIIIIIIIIIIIIIII',
+  started_at: '2026-01-01T00:00:00.000Z',
+  started_position: 4,
+  deadline_at: '2026-01-01T00:05:00.000Z',
+  critics: [{ critic_id: 'team/dispatched', core: true }],
+  reports: {},
+  letter: null,
+  fix_requested: false,
+  fix: null,
+};
+
+function failed(criticId: string, core: boolean, reason: 'unavailable' | 'crashed'): JournaledEvent {
+  return {
+    event_id: `d_${criticId.replace('/', '')}0000000000`,
+    type: 'CriticFailed',
+    schema_version: 1,
+    plan: 'p',
+    correlation_id: RUN,
+    causation_id: null,
+    occurred_at: '2026-01-01T00:00:01.000Z',
+    producer: 'panel',
+    data: { round: 1, critic_id: criticId, core, reason, message: 'no live heartbeat' },
+  };
+}
+
+describe('roundReports', () => {
+  it('counts a core critic the panel could not dispatch (CriticFailed unavailable), so the letter cannot be complete', () => {
+    const reported: JournaledEvent = {
+      event_id: 'd_reported00000000000',
+      type: 'FindingsReported',
+      schema_version: 1,
+      plan: 'p',
+      correlation_id: RUN,
+      causation_id: null,
+      occurred_at: '2026-01-01T00:00:02.000Z',
+      producer: 'critic',
+      data: { round: 1, critic_id: 'team/dispatched', commit: SHA, findings: [], truncated: false, duration_ms: 1 },
+    };
+    const { reports } = roundReports(current, RUN, [failed('team/missing', true, 'unavailable'), reported, failed('team/stray', false, 'crashed')]);
+    expect(reports.map((r) => [r.critic_id, r.core, r.outcome])).toEqual([
+      ['team/dispatched', true, 'reported'],
+      ['team/missing', true, 'failed'],
+    ]);
+  });
+});
