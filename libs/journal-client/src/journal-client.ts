@@ -81,6 +81,11 @@ export class JournalClient {
     return (await this.ask('status', plan === undefined ? {} : { plan })).plans;
   }
 
+  /** LLM spend from UsageRecorded events: the plan's (and one run's) and every plan's on a UTC day (YYYY-MM-DD). */
+  async spend(plan: string, day: string, runId?: string): Promise<JournalReply<'spend'>> {
+    return this.ask('spend', { plan, day, ...(runId === undefined ? {} : { run_id: runId }) });
+  }
+
   async escalations(options: { readonly open?: boolean; readonly plan?: string; readonly limit?: number } = {}): Promise<JournalReply<'escalations'>['escalations']> {
     return (await this.ask('escalations', { open: options.open ?? false, ...(options.plan === undefined ? {} : { plan: options.plan }), ...(options.limit === undefined ? {} : { limit: options.limit }) })).escalations;
   }

@@ -54,11 +54,13 @@ export {
   estimateCallCostUsd,
   weightedInputTokens,
   type ModelCatalogue,
+  type ModelRoles,
   type ModelSpec,
   type ModelRates,
   type PricedUsage,
 } from './models.js';
 export { checkBudget, checkBudgetOrThrow, type BudgetLimits, type BudgetCheckInput, type BudgetVerdict, type BudgetState } from './budget.js';
+export { budgetReached, budgetReachedFrom, describeBudgetReached, budgetEscalation, type BudgetReached } from './budget-escalation.js';
 export { type UsageRecord, type CallUsage, emptyUsage, addUsage } from './usage.js';
 export {
   ReportedFinding,

@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { toIssues } from '@rloop/contracts';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import type { BudgetLimits } from './budget.js';
 import { LlmConfigError } from './errors.js';
 import type { CallUsage } from './usage.js';
 
@@ -22,10 +23,34 @@ const ModelEntry = Rates.extend({
   max_output_tokens: z.int().min(1),
 });
 
-const CatalogueFile = z.strictObject({
-  prices_checked_on: z.iso.date(),
-  models: z.record(z.string().regex(/^[a-z0-9][a-z0-9.-]*$/), ModelEntry).refine((m) => Object.keys(m).length > 0, 'at least one model'),
+const ModelId = z.string().regex(/^[a-z0-9][a-z0-9.-]*$/);
+const Usd = z.number().positive().max(1_000_000);
+
+/** Which model each LLM role dispatches to. */
+const Roles = z.strictObject({ critics: ModelId, test_writer: ModelId, implementer: ModelId });
+
+/** Spending limits in USD; null is no limit on that scope. */
+const Budgets = z.strictObject({
+  /** Everything the fleet spends in one UTC day, all plans together. */
+  daily_usd: Usd.nullable(),
+  /** Everything one plan's loop (one run) spends, all rounds together. */
+  per_plan_usd: Usd.nullable(),
+  /** One dispatch (a critic run, a test-writer run, an implementer run). */
+  per_dispatch_usd: Usd.nullable().default(null),
 });
+
+const CatalogueFile = z
+  .strictObject({
+    prices_checked_on: z.iso.date(),
+    roles: Roles.optional(),
+    budgets: Budgets.optional(),
+    models: z.record(ModelId, ModelEntry).refine((m) => Object.keys(m).length > 0, 'at least one model'),
+  })
+  .superRefine((file, ctx) => {
+    for (const [role, model] of Object.entries(file.roles ?? {})) {
+      if (!Object.hasOwn(file.models, model)) ctx.addIssue({ code: 'custom', path: ['roles', role], message: `model ${model} is not in the models table (its price is needed)` });
+    }
+  });
 
 /** USD per million tokens for each kind of token. */
 export type ModelRates = z.infer<typeof Rates>;
@@ -38,10 +63,21 @@ export interface ModelSpec extends ModelRates {
   readonly max_output_tokens: number;
 }
 
+/** The model of each LLM role (`roles` in models.yaml). */
+export interface ModelRoles {
+  readonly critics: string;
+  readonly testWriter: string;
+  readonly implementer: string;
+}
+
 /** The parsed `config/models.yaml`. */
 export interface ModelCatalogue {
   readonly pricesCheckedOn: string;
   readonly models: Readonly<Record<string, ModelSpec>>;
+  /** Null when the file names no roles (services that dispatch then refuse to start). */
+  readonly roles: ModelRoles | null;
+  /** The file's `budgets`; every limit null (no budget) when it has none. */
+  readonly budgets: BudgetLimits;
 }
 
 /** Parses the text of a models.yaml; throws LlmConfigError naming every bad field. */
@@ -59,7 +95,13 @@ export function parseModelCatalogue(text: string): ModelCatalogue {
   }
   const models: Record<string, ModelSpec> = {};
   for (const [id, entry] of Object.entries(result.data.models)) models[id] = Object.freeze({ id, ...entry });
-  return Object.freeze({ pricesCheckedOn: result.data.prices_checked_on, models: Object.freeze(models) });
+  const { roles, budgets } = result.data;
+  return Object.freeze({
+    pricesCheckedOn: result.data.prices_checked_on,
+    models: Object.freeze(models),
+    roles: roles === undefined ? null : Object.freeze({ critics: roles.critics, testWriter: roles.test_writer, implementer: roles.implementer }),
+    budgets: Object.freeze({ dailyUsd: budgets?.daily_usd ?? null, perPlanUsd: budgets?.per_plan_usd ?? null, perDispatchUsd: budgets?.per_dispatch_usd ?? null }),
+  });
 }
 
 /** Reads and parses a models.yaml (usually `config/models.yaml`). */

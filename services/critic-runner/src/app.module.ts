@@ -1,18 +1,24 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { CriticDefinition } from '@rloop/critics';
 import type { CriticRunnerConfig } from './config.js';
+import type { LlmCriticHost } from './llm/llm-critics.js';
+import { HostedCriticsPresence, REGISTRY_SETTINGS } from './registry/hosted-presence.js';
+import type { RegistrySettings } from './registry/registry-config.js';
 import { RoundsController } from './rounds/rounds.controller.js';
-import { CRITIC_RUNNER_CONFIG, HOSTED_CRITICS } from './tokens.js';
+import { CRITIC_RUNNER_CONFIG, HOSTED_CRITICS, LLM_CRITIC_HOST } from './tokens.js';
 
 @Module({})
 export class CriticRunnerModule {
-  static forRoot(config: CriticRunnerConfig, critics: readonly CriticDefinition[]): DynamicModule {
+  static forRoot(config: CriticRunnerConfig, critics: readonly CriticDefinition[], registry: RegistrySettings, llm: LlmCriticHost | null = null): DynamicModule {
     return {
       module: CriticRunnerModule,
       controllers: [RoundsController],
       providers: [
         { provide: CRITIC_RUNNER_CONFIG, useValue: config },
         { provide: HOSTED_CRITICS, useValue: new Map(critics.map((c) => [c.id, c])) },
+        { provide: REGISTRY_SETTINGS, useValue: registry },
+        { provide: LLM_CRITIC_HOST, useValue: llm },
+        HostedCriticsPresence,
       ],
     };
   }

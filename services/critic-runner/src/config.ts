@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { CommonEnvironment, type CommonSettings, commonSettings, loadYamlConfig, parseEnvironment } from '@rloop/bus';
 import { CriticCatalogue } from '@rloop/domain';
+import { type BudgetLimits, LlmConfigError, type ModelCatalogue, loadModelCatalogue, registerSecret } from '@rloop/llm';
 import { z } from 'zod';
 
 const CriticRunnerEnvironment = CommonEnvironment.extend({
@@ -12,19 +13,43 @@ const CriticRunnerEnvironment = CommonEnvironment.extend({
   RLOOP_ROUND_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
 });
 
+/** What the LLM critics need; null when ANTHROPIC_API_KEY is unset (they are then not hosted). */
+export interface AnthropicSettings {
+  readonly apiKey: string;
+  readonly baseURL?: string;
+  /** config/models.yaml: prices, the critics' model, budgets. */
+  readonly models: ModelCatalogue;
+  /** The model the critics dispatch to (models.yaml `roles.critics`). */
+  readonly model: string;
+  readonly budgets: BudgetLimits;
+}
+
 export interface CriticRunnerConfig extends CommonSettings {
   readonly catalogue: CriticCatalogue;
-  readonly anthropic: { readonly apiKey: string; readonly baseURL?: string } | null;
+  readonly anthropic: AnthropicSettings | null;
   readonly roundConcurrency: number;
   /** Read-only checkouts of reviewed commits and the critics' incremental caches live here. */
   readonly workRoot: string;
 }
 
-/** Parses the critic-runner's environment and config/critics.yaml once, at start. */
+/** Parses the critic-runner's environment, config/critics.yaml and (with a key) config/models.yaml once, at start. */
 export async function loadCriticRunnerConfig(env: NodeJS.ProcessEnv = process.env): Promise<CriticRunnerConfig> {
   const parsed = parseEnvironment(CriticRunnerEnvironment, env, 'critic-runner');
   const common = commonSettings(parsed);
   const catalogue = await loadYamlConfig(join(common.configDir, 'critics.yaml'), CriticCatalogue);
-  const anthropic = parsed.ANTHROPIC_API_KEY === undefined ? null : { apiKey: parsed.ANTHROPIC_API_KEY, ...(parsed.ANTHROPIC_BASE_URL === undefined ? {} : { baseURL: parsed.ANTHROPIC_BASE_URL }) };
+  let anthropic: AnthropicSettings | null = null;
+  if (parsed.ANTHROPIC_API_KEY !== undefined) {
+    // Registered before anything can fail, so no error or log line below can carry it.
+    registerSecret(parsed.ANTHROPIC_API_KEY);
+    const models = await loadModelCatalogue(join(common.configDir, 'models.yaml'));
+    if (models.roles === null) throw new LlmConfigError(`${join(common.configDir, 'models.yaml')} names no roles: the LLM critics need roles.critics`);
+    anthropic = {
+      apiKey: parsed.ANTHROPIC_API_KEY,
+      ...(parsed.ANTHROPIC_BASE_URL === undefined ? {} : { baseURL: parsed.ANTHROPIC_BASE_URL }),
+      models,
+      model: models.roles.critics,
+      budgets: models.budgets,
+    };
+  }
   return Object.freeze({ ...common, catalogue, anthropic, roundConcurrency: parsed.RLOOP_ROUND_CONCURRENCY, workRoot: join(common.home, 'critic-runner') });
 }

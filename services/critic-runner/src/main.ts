@@ -1,17 +1,41 @@
 import 'reflect-metadata';
-import { startService } from '@rloop/bus';
+import { Logger } from '@nestjs/common';
+import { ServiceLogger, startService } from '@rloop/bus';
 import { describeError } from '@rloop/contracts';
+import { stopOnSignals } from '@rloop/critic-sdk';
+import { redactSecrets } from '@rloop/llm';
 import { CriticRunnerModule } from './app.module.js';
 import { loadCriticRunnerConfig } from './config.js';
 import { hostedCritics } from './hosted-critics.js';
+import { LlmCriticHost } from './llm/llm-critics.js';
+import { HostedCriticsPresence } from './registry/hosted-presence.js';
+import { loadRegistrySettings } from './registry/registry-config.js';
 
-const config = await loadCriticRunnerConfig().catch((error: unknown) => {
-  process.stderr.write(`${describeError(error)}\n`);
+async function loadSettings() {
+  return { config: await loadCriticRunnerConfig(), registry: loadRegistrySettings() };
+}
+
+const { config, registry } = await loadSettings().catch((error: unknown) => {
+  process.stderr.write(`${redactSecrets(describeError(error))}\n`);
   process.exit(1);
 });
-await startService({
+const logger = new ServiceLogger('critic-runner', { format: config.logFormat });
+const anthropicLog = new Logger('Anthropic');
+// With ANTHROPIC_API_KEY the LLM critics are hosted (and registered) beside the built-in ones.
+const llm = config.anthropic === null ? null : new LlmCriticHost(config.anthropic, config.catalogue, { warn: (m) => anthropicLog.warn(m), info: (m) => anthropicLog.log(m) });
+const service = await startService({
   name: 'critic-runner',
-  module: CriticRunnerModule.forRoot(config, hostedCritics(config)),
+  module: CriticRunnerModule.forRoot(config, hostedCritics(config, llm), registry, llm),
   bus: { ...config.bus, consumer: { concurrency: config.roundConcurrency } },
-  logFormat: config.logFormat,
+  logger,
+  // The runner leaves the registry before it stops pulling, so the panel stops dispatching to it first.
+  handleSignals: false,
 });
+stopOnSignals(
+  'critic-runner',
+  async () => {
+    await service.app.get(HostedCriticsPresence).withdraw();
+    await service.stop();
+  },
+  logger,
+);

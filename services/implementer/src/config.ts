@@ -1,20 +1,84 @@
+import { join } from 'node:path';
 import { CommonEnvironment, type CommonSettings, commonSettings, parseEnvironment } from '@rloop/bus';
+import { type BudgetLimits, LlmConfigError, type ModelCatalogue, type ModelSpec, findModelOrThrow, loadModelCatalogue, registerSecret } from '@rloop/llm';
 import { z } from 'zod';
+
+const CommandList = z
+  .string()
+  .transform((text, ctx) => {
+    try {
+      return JSON.parse(text) as unknown;
+    } catch {
+      ctx.addIssue({ code: 'custom', message: 'must be a JSON array of command lines' });
+      return z.NEVER;
+    }
+  })
+  .pipe(z.array(z.string().trim().min(1).max(2000)).max(20));
 
 const ImplementerEnvironment = CommonEnvironment.extend({
   /** Longest a plan's test command may run. */
   RLOOP_TEST_TIMEOUT_MS: z.coerce.number().int().min(1000).default(600_000),
   /** Longest a `command` strategy (a coding-agent CLI) may run per round. */
   RLOOP_COMMAND_TIMEOUT_MS: z.coerce.number().int().min(1000).default(1_800_000),
+  /** Enables the `anthropic` strategy (test writer → implementer → verifier). Never logged. */
+  ANTHROPIC_API_KEY: z.string().min(1).optional(),
+  /** Points the Anthropic SDK elsewhere (a proxy, or the test server). */
+  ANTHROPIC_BASE_URL: z.url().optional(),
+  /**
+   * Linter command lines the anthropic implementer may run besides the plan's test command, as a
+   * JSON array of exact command lines, e.g. `["npx --no -- eslint ."]`. Default: none.
+   */
+  RLOOP_LINT_COMMANDS: CommandList.optional(),
+  /** Model calls the test writer and the implementer may make per letter. */
+  RLOOP_TEST_WRITER_STEPS: z.coerce.number().int().min(1).max(100).default(12),
+  RLOOP_IMPLEMENTER_STEPS: z.coerce.number().int().min(1).max(200).default(30),
+  /** Most lines a fix may change (red tests excluded) before the verifier refuses it. */
+  RLOOP_MAX_DIFF_LINES: z.coerce.number().int().min(1).default(400),
 });
+
+/** What the `anthropic` strategy needs; null without ANTHROPIC_API_KEY (the gate then rejects such plans). */
+export interface AnthropicImplementerSettings {
+  readonly apiKey: string;
+  readonly baseURL?: string;
+  readonly models: ModelCatalogue;
+  readonly testWriter: ModelSpec;
+  readonly implementer: ModelSpec;
+  readonly budgets: BudgetLimits;
+  readonly lintCommands: readonly string[];
+  readonly testWriterSteps: number;
+  readonly implementerSteps: number;
+  readonly maxDiffLines: number;
+}
 
 export interface ImplementerConfig extends CommonSettings {
   readonly testTimeoutMs: number;
   readonly commandTimeoutMs: number;
+  readonly anthropic: AnthropicImplementerSettings | null;
 }
 
-/** Parses the implementer's environment once, at start. */
-export function loadImplementerConfig(env: NodeJS.ProcessEnv = process.env): ImplementerConfig {
+/** Parses the implementer's environment (and, with a key, config/models.yaml) once, at start. */
+export async function loadImplementerConfig(env: NodeJS.ProcessEnv = process.env): Promise<ImplementerConfig> {
   const parsed = parseEnvironment(ImplementerEnvironment, env, 'implementer');
-  return Object.freeze({ ...commonSettings(parsed), testTimeoutMs: parsed.RLOOP_TEST_TIMEOUT_MS, commandTimeoutMs: parsed.RLOOP_COMMAND_TIMEOUT_MS });
+  const common = commonSettings(parsed);
+  let anthropic: AnthropicImplementerSettings | null = null;
+  if (parsed.ANTHROPIC_API_KEY !== undefined) {
+    // Registered before anything can fail, so no error or log line below can carry it.
+    registerSecret(parsed.ANTHROPIC_API_KEY);
+    const path = join(common.configDir, 'models.yaml');
+    const models = await loadModelCatalogue(path);
+    if (models.roles === null) throw new LlmConfigError(`${path} names no roles: the anthropic strategy needs roles.test_writer and roles.implementer`);
+    anthropic = {
+      apiKey: parsed.ANTHROPIC_API_KEY,
+      ...(parsed.ANTHROPIC_BASE_URL === undefined ? {} : { baseURL: parsed.ANTHROPIC_BASE_URL }),
+      models,
+      testWriter: findModelOrThrow(models, models.roles.testWriter),
+      implementer: findModelOrThrow(models, models.roles.implementer),
+      budgets: models.budgets,
+      lintCommands: parsed.RLOOP_LINT_COMMANDS ?? [],
+      testWriterSteps: parsed.RLOOP_TEST_WRITER_STEPS,
+      implementerSteps: parsed.RLOOP_IMPLEMENTER_STEPS,
+      maxDiffLines: parsed.RLOOP_MAX_DIFF_LINES,
+    };
+  }
+  return Object.freeze({ ...common, testTimeoutMs: parsed.RLOOP_TEST_TIMEOUT_MS, commandTimeoutMs: parsed.RLOOP_COMMAND_TIMEOUT_MS, anthropic });
 }

@@ -1,14 +1,15 @@
 import 'reflect-metadata';
 import { startService } from '@rloop/bus';
 import { describeError } from '@rloop/contracts';
+import { redactSecrets } from '@rloop/llm';
 import { ImplementerModule } from './app.module.js';
 import { type ImplementerConfig, loadImplementerConfig } from './config.js';
 
 let config: ImplementerConfig;
 try {
-  config = loadImplementerConfig();
+  config = await loadImplementerConfig();
 } catch (error) {
-  process.stderr.write(`${describeError(error)}\n`);
+  process.stderr.write(`${redactSecrets(describeError(error))}\n`);
   process.exit(1);
 }
 await startService({ name: 'implementer', module: ImplementerModule.forRoot(config), bus: config.bus, logFormat: config.logFormat });

@@ -1,21 +1,53 @@
 import { join } from 'node:path';
 import { Controller, Inject, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { BUS_REQUESTER, EVENT_PUBLISHER, type EventPublisher, OnEvent, type Requester } from '@rloop/bus';
-import { type EventOf, TransientError } from '@rloop/contracts';
-import { type CriticDefinition, runCritic } from '@rloop/critics';
-import { decisionEvent } from '@rloop/domain';
+import { BUS_REQUESTER, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, type Requester } from '@rloop/bus';
+import { type DispatchedCritic, type EventOf, TransientError, describeError } from '@rloop/contracts';
+import { type CriticDefinition, type CriticRunResult, runCritic } from '@rloop/critics';
+import { type DecisionMeta, type LoopState, decisionEvent } from '@rloop/domain';
 import { readOnlyCheckout } from '@rloop/git';
 import { JournalClient } from '@rloop/journal-client';
+import {
+  type BudgetReached,
+  type BudgetState,
+  LlmBudgetExceededError,
+  LlmError,
+  type LlmCriticReport,
+  type UsageRecord,
+  budgetEscalation,
+  budgetReached,
+  budgetReachedFrom,
+  criticFailureReasonOf,
+  describeBudgetReached,
+  redactSecrets,
+} from '@rloop/llm';
 import type { CriticRunnerConfig } from '../config.js';
-import { CRITIC_RUNNER_CONFIG, HOSTED_CRITICS } from '../tokens.js';
+import type { LlmCriticHost } from '../llm/llm-critics.js';
+import { CRITIC_RUNNER_CONFIG, HOSTED_CRITICS, LLM_CRITIC_HOST } from '../tokens.js';
 import { reportData } from './report-events.js';
 
 const PRODUCER = `critic-runner@${process.pid}`;
 
+/** The UTC day of a time, YYYY-MM-DD (the daily budget's day). */
+function utcDay(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
+function usd(value: number): string {
+  return `$${value.toFixed(4)}`;
+}
+
+/** What the LLM critics of one round share: their definitions, or the budget that stops them. */
+type LlmRound = { readonly kind: 'run'; readonly critics: ReadonlyMap<string, CriticDefinition> } | { readonly kind: 'stopped'; readonly reached: BudgetReached };
+
 /**
- * Runs the round's built-in critics in parallel on a read-only checkout of the pinned commit, each
+ * Runs the round's hosted critics in parallel on a read-only checkout of the pinned commit, each
  * with its timeout, and reports each as soon as it is done: FindingsReported, or CriticFailed with
  * the reason. Critics hosted elsewhere (critic services) are left to their own runners.
+ *
+ * LLM critics (with ANTHROPIC_API_KEY) see the plan, the diff from the plan's base commit and the
+ * files; before they are dispatched the round's budget is checked against what the journal says
+ * was spent, and a budget that is used up escalates the loop (EscalationRaised, reason budget)
+ * instead. Every dispatch's tokens and cost are published as UsageRecorded.
  */
 @Controller()
 export class RoundsController implements OnApplicationShutdown {
@@ -28,6 +60,7 @@ export class RoundsController implements OnApplicationShutdown {
     @Inject(BUS_REQUESTER) requester: Requester,
     @Inject(CRITIC_RUNNER_CONFIG) private readonly config: CriticRunnerConfig,
     @Inject(HOSTED_CRITICS) private readonly critics: ReadonlyMap<string, CriticDefinition>,
+    @Inject(LLM_CRITIC_HOST) private readonly llm: LlmCriticHost | null,
   ) {
     this.journal = new JournalClient(requester);
   }
@@ -37,7 +70,7 @@ export class RoundsController implements OnApplicationShutdown {
   }
 
   @OnEvent('RoundStarted', { name: 'critic-runner-rounds', ackWaitMs: 60_000 })
-  async onRoundStarted(event: EventOf<'RoundStarted'>): Promise<void> {
+  async onRoundStarted(event: EventOf<'RoundStarted'>, ctx: EventContext): Promise<void> {
     const round = event.data;
     const hosted = round.critics.filter((c) => this.critics.has(c.critic_id));
     if (hosted.length === 0) return;
@@ -46,12 +79,30 @@ export class RoundsController implements OnApplicationShutdown {
     const answered = state?.current?.round === round.round ? state.current.reports : {};
     const todo = hosted.filter((c) => answered[c.critic_id] === undefined);
     if (todo.length === 0) return;
-    const meta = { plan: event.plan, run_id: event.correlation_id, causation_id: event.event_id, producer: PRODUCER, now: new Date().toISOString() };
+    const meta: DecisionMeta = { plan: event.plan, run_id: event.correlation_id, causation_id: event.event_id, producer: PRODUCER, now: new Date().toISOString() };
+    const stamp = (): DecisionMeta => ({ ...meta, now: new Date().toISOString() });
+
+    const usage = new UsagePublisher(this.publisher, this.log, stamp, round.round, ctx.deliveries);
+    let escalated: Promise<void> | null = null;
+    const escalateOnce = (reached: BudgetReached): Promise<void> => {
+      escalated ??= this.escalate(event, state, reached, stamp());
+      return escalated;
+    };
+
+    const llmTodo = todo.filter((c) => this.llm?.ids.has(c.critic_id) === true);
+    const llmRound = llmTodo.length === 0 ? null : await this.prepareLlmRound(event, state, usage);
+    if (llmRound?.kind === 'stopped') await escalateOnce(llmRound.reached);
+
     const checkout = await readOnlyCheckout(round.repo_path, round.commit, { workRoot: this.config.workRoot });
     this.log.log(`${event.plan} round ${round.round}: running ${todo.map((c) => c.critic_id).join(', ')} on ${round.commit.slice(0, 12)}`);
     await Promise.all(
       todo.map(async (dispatched) => {
-        const critic = this.critics.get(dispatched.critic_id);
+        const isLlm = llmTodo.includes(dispatched);
+        if (isLlm && llmRound?.kind === 'stopped') {
+          await this.publishFailure(event, stamp(), dispatched, 'not_runnable', `not run: ${describeBudgetReached(llmRound.reached)}`, 0);
+          return;
+        }
+        const critic = isLlm && llmRound?.kind === 'run' ? llmRound.critics.get(dispatched.critic_id) : this.critics.get(dispatched.critic_id);
         if (critic === undefined) return;
         const result = await runCritic(
           critic,
@@ -68,23 +119,107 @@ export class RoundsController implements OnApplicationShutdown {
         );
         // Stopped by a shutdown, not by the critic: report nothing, so the round is redelivered and redone.
         if (this.abort.signal.aborted) throw new TransientError('CRITIC_RUNNER.STOPPING', `stopped while ${dispatched.critic_id} ran`);
-        const idParts = ['report', round.round, dispatched.critic_id];
+        // What the dispatch spent goes to the journal before its report, so the next round's budget check sees it.
+        await usage.settled(dispatched.critic_id);
+        for (const note of result.notes) this.log.log(`${event.plan} round ${round.round}: ${dispatched.critic_id}: ${redactSecrets(note)}`);
         if (result.status === 'reported') {
-          await this.publisher.publish(decisionEvent('FindingsReported', { ...meta, now: new Date().toISOString() }, idParts, reportData(round.round, dispatched.critic_id, round.commit, result.findings, result.duration_ms)));
-        } else {
-          this.log.warn(`${event.plan} round ${round.round}: ${dispatched.critic_id} ${result.reason}: ${result.message}`);
-          await this.publisher.publish(
-            decisionEvent('CriticFailed', { ...meta, now: new Date().toISOString() }, idParts, {
-              round: round.round,
-              critic_id: dispatched.critic_id,
-              core: dispatched.core,
-              reason: result.reason,
-              message: result.message.slice(0, 4000),
-              duration_ms: Math.round(result.duration_ms),
-            }),
-          );
+          await this.publisher.publish(decisionEvent('FindingsReported', stamp(), ['report', round.round, dispatched.critic_id], reportData(round.round, dispatched.critic_id, round.commit, result.findings, result.duration_ms)));
+          return;
         }
+        const error = result.error;
+        if (error instanceof LlmBudgetExceededError) await escalateOnce(budgetReachedFrom(error, dispatched.critic_id));
+        await this.publishFailure(event, stamp(), dispatched, failureReason(result), result.message, result.duration_ms);
       }),
     );
+  }
+
+  /** Reads the spend, checks the budget, and binds the round's LLM critics to it. */
+  private async prepareLlmRound(event: EventOf<'RoundStarted'>, state: LoopState | null, usage: UsagePublisher): Promise<LlmRound | null> {
+    const llm = this.llm;
+    const settings = this.config.anthropic;
+    if (llm === null || settings === null) return null;
+    const spend = await this.journal.spend(event.plan, utcDay(new Date()), event.correlation_id);
+    const budget: BudgetState = { limits: settings.budgets, spentOnPlanUsd: spend.run_usd ?? spend.plan_usd, spentTodayUsd: spend.day_usd };
+    const reached = budgetReached(budget, "the round's LLM critics");
+    if (reached !== null) return { kind: 'stopped', reached };
+    const spec = state?.run_id === event.correlation_id ? state.spec : null;
+    const critics = llm.forRound({
+      subject: { plan: spec === null ? null : { title: spec.title, description: spec.description }, baseCommit: event.data.base_commit, round: event.data.round },
+      budget,
+      onUsage: (record) => usage.publish(record),
+      onReport: (report) => this.logReport(event, report),
+    });
+    return { kind: 'run', critics };
+  }
+
+  private logReport(event: EventOf<'RoundStarted'>, report: LlmCriticReport): void {
+    const dropped = report.dropped.length === 0 ? '0 dropped' : `${report.dropped.length} dropped for naming files or lines it was not given (${report.dropped.slice(0, 5).map((d) => `${d.file}:${d.line_range.start}-${d.line_range.end}`).join(', ')})`;
+    this.log.log(
+      `${event.plan} round ${event.data.round}: ${report.criticId}: ${report.findings} finding(s) kept, ${dropped}; ${report.attempts} attempt(s), ` +
+        `${report.usage.input_tokens + report.usage.cache_creation_input_tokens + report.usage.cache_read_input_tokens} input tokens (${report.usage.cache_read_input_tokens} cached), ${usd(report.usage.cost_usd)}`,
+    );
+  }
+
+  private async escalate(event: EventOf<'RoundStarted'>, state: LoopState | null, reached: BudgetReached, meta: DecisionMeta): Promise<void> {
+    this.log.warn(`${event.plan} round ${event.data.round}: ${describeBudgetReached(reached)}; escalating`);
+    if (state === null || state.run_id !== event.correlation_id) {
+      throw new TransientError('CRITIC_RUNNER.STATE_BEHIND', `the journal has no loop state for ${event.plan}'s run ${event.correlation_id} yet`);
+    }
+    const escalation = budgetEscalation(state, reached, meta, event.data.round, 'critics');
+    // A redelivered round finds its escalation already raised: the spend it read then stands.
+    if (state.escalation?.escalation_id === escalation.data.escalation_id) return;
+    await this.publisher.publish(escalation);
+  }
+
+  private async publishFailure(event: EventOf<'RoundStarted'>, meta: DecisionMeta, dispatched: DispatchedCritic, reason: EventOf<'CriticFailed'>['data']['reason'], message: string, durationMs: number): Promise<void> {
+    const text = redactSecrets(message);
+    this.log.warn(`${event.plan} round ${event.data.round}: ${dispatched.critic_id} ${reason}: ${text}`);
+    await this.publisher.publish(
+      decisionEvent('CriticFailed', meta, ['report', event.data.round, dispatched.critic_id], {
+        round: event.data.round,
+        critic_id: dispatched.critic_id,
+        core: dispatched.core,
+        reason,
+        message: text.slice(0, 4000),
+        duration_ms: Math.round(durationMs),
+      }),
+    );
+  }
+}
+
+/** LLM errors carry their own reasons (rate_limited, invalid_output, …); runCritic only knows the generic ones. */
+function failureReason(result: Extract<CriticRunResult, { status: 'failed' }>): EventOf<'CriticFailed'>['data']['reason'] {
+  return result.error instanceof LlmError ? criticFailureReasonOf(result.error) : result.reason;
+}
+
+/**
+ * Publishes the round's UsageRecorded events as the dispatches report them. Ids are derived from
+ * the round, the critic and the delivery attempt of RoundStarted: a replay of the same attempt is
+ * dropped as a duplicate, while a redelivery that really dispatches again records its new spend.
+ */
+class UsagePublisher {
+  private readonly pending = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly publisher: EventPublisher,
+    private readonly log: Logger,
+    private readonly meta: () => DecisionMeta,
+    private readonly round: number,
+    private readonly attempt: number,
+  ) {}
+
+  publish(record: UsageRecord): void {
+    const event = decisionEvent('UsageRecorded', this.meta(), ['usage', this.round, record.dispatch, this.attempt], { ...record, round: this.round });
+    const next = this.publisher.publish(event).then(() => undefined);
+    // Logged here too: a dispatch that outlived its deadline has nobody awaiting settled().
+    next.catch((error: unknown) => {
+      this.log.error(`UsageRecorded for ${record.dispatch} (round ${this.round}, ${record.cost_usd} USD) could not be published: ${redactSecrets(describeError(error))}`);
+    });
+    this.pending.set(record.dispatch, next);
+  }
+
+  /** Resolves once the critic's usage (if any) is published; rejects when it could not be (the round is then redelivered). */
+  async settled(dispatch: string): Promise<void> {
+    await this.pending.get(dispatch);
   }
 }

@@ -28,6 +28,8 @@ export const TRAILERS = {
 } as const;
 
 const MAX_REASON = 4000;
+/** FixApplied.patch is bounded so events stay small; reports show the start of a long diff. */
+const MAX_PATCH = 16_000;
 const NO_CHANGE_STATS = { files_changed: 0, insertions: 0, deletions: 0 } as const;
 
 function cut(text: string, max: number): string {
@@ -53,6 +55,12 @@ export function fixedFiles(diff: DiffSummary, findings: readonly Finding[]): Fix
     lines_changed: change.insertions + change.deletions,
     hunks: [...change.hunks],
   }));
+}
+
+/** The attempt as a unified diff (cut to MAX_PATCH characters), for stuck-issue reports. */
+async function attemptPatch(cwd: string, range: readonly string[]): Promise<string> {
+  const text = await gitText(['-c', 'core.quotePath=false', 'diff', '--no-renames', '--no-ext-diff', '--no-color', ...range], { cwd });
+  return text.length <= MAX_PATCH ? text : `${text.slice(0, MAX_PATCH - 60)}\n… (diff cut at ${MAX_PATCH} characters)`;
 }
 
 function diffStats(diff: DiffSummary): FixAppliedData['diff_stats'] {
@@ -128,6 +136,7 @@ async function committedResult(request: FixRequestedData, commit: string): Promi
     commit,
     diff_stats: diffStats(diff),
     duration_ms: duration,
+    patch: await attemptPatch(request.repo_path, [request.base_commit, commit]),
   } satisfies FixAppliedData);
 }
 
@@ -242,6 +251,7 @@ export async function applyFix(request: FixRequestedData, deps: FixCycleDeps): P
     return finish(notApplied('no_change', `the ${strategy.name} strategy changed nothing (${cut(log.trim(), 1000) || 'no output'})`, strategy.name, tests));
   }
   if (regressions.length > 0) {
+    const patch = await attemptPatch(dir, ['--cached', request.base_commit]);
     await resetWorktree(dir, request.branch, request.base_commit);
     const names = regressions.slice(0, 20).join(', ') + (regressions.length > 20 ? `, and ${regressions.length - 20} more` : '');
     return finish({
@@ -258,6 +268,7 @@ export async function applyFix(request: FixRequestedData, deps: FixCycleDeps): P
       commit: null,
       diff_stats: diffStats(diff),
       duration_ms: elapsed(),
+      patch,
     });
   }
 

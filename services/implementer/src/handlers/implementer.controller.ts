@@ -1,30 +1,73 @@
-import { Controller, Inject, type OnApplicationShutdown } from '@nestjs/common';
-import { EVENT_PUBLISHER, type EventPublisher, OnEvent } from '@rloop/bus';
-import type { EventOf } from '@rloop/contracts';
-import { decisionEvent } from '@rloop/domain';
-import type { ImplementerConfig } from '../config.js';
+import { join } from 'node:path';
+import { Controller, Inject, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { BUS_REQUESTER, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, type Requester } from '@rloop/bus';
+import { type EventOf, TransientError } from '@rloop/contracts';
+import { type DecisionMeta, decisionEvent } from '@rloop/domain';
+import { JournalClient } from '@rloop/journal-client';
+import { type BudgetState, type LlmClient, budgetEscalation, createAnthropicClient, describeBudgetReached, redactSecrets, scrubEnv } from '@rloop/llm';
+import { createAnthropicStrategy } from '../anthropic/strategy.js';
+import { createPlanTestRunner } from '../anthropic/test-runner.js';
+import { createWarningCounter } from '../anthropic/warnings.js';
+import type { AnthropicImplementerSettings, ImplementerConfig } from '../config.js';
 import { applyFix, builtInStrategies, type ImplementerEnv, recordBaseline, type StrategyResolver } from '../core.js';
 import { IMPLEMENTER_CONFIG } from '../tokens.js';
 
 const PRODUCER = `implementer@${process.pid}`;
+// TODO(calibration): 2 retries and 120 s per request are the SDK's defaults; check the 429/529 rate in the logs.
+const LLM_MAX_RETRIES = 2;
+const LLM_REQUEST_TIMEOUT_MS = 120_000;
+
+/** The UTC day of a time, YYYY-MM-DD (the daily budget's day). */
+function utcDay(at: Date): string {
+  return at.toISOString().slice(0, 10);
+}
+
+/** The anthropic strategy's clients, one per model, shared by every fix. */
+interface AnthropicWiring {
+  readonly settings: AnthropicImplementerSettings;
+  readonly testWriter: LlmClient;
+  readonly implementer: LlmClient;
+}
 
 /**
  * The implementer's two jobs: the baseline test run before round 1, and one fix per requested
  * letter, committed on `rloop/<slug>` in a worktree of its own. Both are idempotent (their
  * results are recorded in the repository), so a redelivered message yields the same event.
+ *
+ * The `anthropic` strategy (with ANTHROPIC_API_KEY) publishes what it does on the way: TestsWritten
+ * once the red tests are confirmed, UsageRecorded for each dispatch, and EscalationRaised (reason
+ * budget) when a budget stops it. Its commands run without any secret in their environment.
  */
 @Controller()
 export class ImplementerController implements OnApplicationShutdown {
+  private readonly log = new Logger('Implementer');
   private readonly abort = new AbortController();
   private readonly env: ImplementerEnv;
   private readonly strategies: StrategyResolver;
+  private readonly journal: JournalClient;
+  private readonly anthropic: AnthropicWiring | null;
+  /** The environment of everything the anthropic strategy runs: the service's, minus anything secret-looking. */
+  private readonly safeEnv: Readonly<Record<string, string>>;
 
   constructor(
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
-    @Inject(IMPLEMENTER_CONFIG) config: ImplementerConfig,
+    @Inject(BUS_REQUESTER) requester: Requester,
+    @Inject(IMPLEMENTER_CONFIG) private readonly config: ImplementerConfig,
   ) {
     this.env = { workRoot: config.home, env: process.env, testTimeoutMs: config.testTimeoutMs, signal: this.abort.signal };
     this.strategies = builtInStrategies({ commandTimeoutMs: config.commandTimeoutMs });
+    this.journal = new JournalClient(requester);
+    this.safeEnv = scrubEnv(Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)));
+    const settings = config.anthropic;
+    if (settings === null) {
+      this.anthropic = null;
+    } else {
+      const logger = { warn: (m: string) => this.log.warn(m), info: (m: string) => this.log.log(m) };
+      const client = (model: string): LlmClient =>
+        createAnthropicClient({ apiKey: settings.apiKey, model, maxRetries: LLM_MAX_RETRIES, timeoutMs: LLM_REQUEST_TIMEOUT_MS, logger, ...(settings.baseURL === undefined ? {} : { baseURL: settings.baseURL }) });
+      const testWriter = client(settings.testWriter.id);
+      this.anthropic = { settings, testWriter, implementer: settings.implementer.id === settings.testWriter.id ? testWriter : client(settings.implementer.id) };
+    }
   }
 
   onApplicationShutdown(): void {
@@ -40,9 +83,54 @@ export class ImplementerController implements OnApplicationShutdown {
   }
 
   @OnEvent('FixRequested', { name: 'implementer-fix', ackWaitMs: 120_000 })
-  async onFixRequested(event: EventOf<'FixRequested'>): Promise<void> {
-    const data = await applyFix(event.data, { ...this.env, strategyFor: this.strategies });
-    const meta = { plan: event.plan, run_id: event.correlation_id, causation_id: event.event_id, producer: PRODUCER, now: new Date().toISOString() };
-    await this.publisher.publish(decisionEvent('FixApplied', meta, ['fix-applied', event.data.round], data));
+  async onFixRequested(event: EventOf<'FixRequested'>, ctx: EventContext): Promise<void> {
+    const meta = (): DecisionMeta => ({ plan: event.plan, run_id: event.correlation_id, causation_id: event.event_id, producer: PRODUCER, now: new Date().toISOString() });
+    const wiring = event.data.implementer.strategy === 'anthropic' ? this.anthropic : null;
+    const data =
+      wiring === null
+        ? await applyFix(event.data, { ...this.env, strategyFor: this.strategies })
+        : await applyFix(event.data, { ...this.env, env: this.safeEnv, strategyFor: await this.anthropicStrategies(event, ctx, wiring, meta) });
+    if (data.outcome === 'failed' && data.reason !== undefined) this.log.warn(`${event.plan} round ${event.data.round}: the ${data.strategy} fix failed: ${redactSecrets(data.reason)}`);
+    await this.publisher.publish(decisionEvent('FixApplied', meta(), ['fix-applied', event.data.round], { ...data, ...(data.reason === undefined ? {} : { reason: redactSecrets(data.reason) }) }));
+  }
+
+  /** The strategy resolver for one anthropic fix: the strategy bound to this request, its budget and its events. */
+  private async anthropicStrategies(event: EventOf<'FixRequested'>, ctx: EventContext, wiring: AnthropicWiring, meta: () => DecisionMeta): Promise<StrategyResolver> {
+    const { settings } = wiring;
+    const request = event.data;
+    const spend = await this.journal.spend(event.plan, utcDay(new Date()), event.correlation_id);
+    const budget: BudgetState = { limits: settings.budgets, spentOnPlanUsd: spend.run_usd ?? spend.plan_usd, spentTodayUsd: spend.day_usd };
+    const runTests = createPlanTestRunner({ command: request.test_cmd, timeoutMs: this.config.testTimeoutMs, env: this.safeEnv });
+    const strategy = createAnthropicStrategy({
+      request,
+      testWriter: { client: wiring.testWriter, spec: settings.testWriter, stepBudget: settings.testWriterSteps },
+      implementer: { client: wiring.implementer, spec: settings.implementer, stepBudget: settings.implementerSteps },
+      budget,
+      runTests,
+      countWarnings: createWarningCounter({ cacheDir: join(this.config.home, 'implementer', 'cache', 'compiler-linter', event.plan), signal: this.abort.signal }),
+      lintCommands: settings.lintCommands,
+      commandEnv: this.safeEnv,
+      commandTimeoutMs: this.config.testTimeoutMs,
+      maxDiffLines: settings.maxDiffLines,
+      hooks: {
+        onTestsWritten: async (data) => {
+          this.log.log(`${event.plan} round ${request.round}: ${data.red.length} red test(s) written for letter ${request.letter.letter_id}`);
+          await this.publisher.publish(decisionEvent('TestsWritten', meta(), ['tests-written', request.round], data));
+        },
+        onUsage: async (usage) => {
+          // The delivery attempt is part of the id: a redelivery that dispatches again has really spent again.
+          await this.publisher.publish(decisionEvent('UsageRecorded', meta(), ['usage', request.round, usage.dispatch, ctx.deliveries], { ...usage, round: request.round }));
+        },
+        onBudgetReached: async (reached) => {
+          this.log.warn(`${event.plan} round ${request.round}: ${describeBudgetReached(reached)}; escalating`);
+          const { state } = await this.journal.loopState(event.plan);
+          if (state === null || state.run_id !== event.correlation_id) throw new TransientError('IMPLEMENTER.STATE_BEHIND', `the journal has no loop state for ${event.plan}'s run ${event.correlation_id} yet`);
+          const escalation = budgetEscalation(state, reached, meta(), request.round, 'implementer');
+          // A redelivered request finds its escalation already raised: the spend it read then stands.
+          if (state.escalation?.escalation_id !== escalation.data.escalation_id) await this.publisher.publish(escalation);
+        },
+      },
+    });
+    return builtInStrategies({ commandTimeoutMs: this.config.commandTimeoutMs, extra: { anthropic: strategy } });
   }
 }

@@ -1,0 +1,34 @@
+import { readFile } from 'node:fs/promises';
+import { join, posix } from 'node:path';
+import { git } from '@rloop/git';
+import { type TestLayout, isTestPath } from '@rloop/llm';
+
+// An example longer than this is not shown: it would only cost tokens.
+const MAX_EXAMPLE_BYTES = 16 * 1024;
+
+/** The most common directory of the test files (`test/` for `test/a.test.mjs`), or undefined. Pure. */
+export function commonTestDir(testFiles: readonly string[]): string | undefined {
+  const counts = new Map<string, number>();
+  for (const file of testFiles) {
+    const dir = posix.dirname(file);
+    if (dir !== '.') counts.set(`${dir}/`, (counts.get(`${dir}/`) ?? 0) + 1);
+  }
+  return [...counts].sort(([a, x], [b, y]) => y - x || a.localeCompare(b))[0]?.[0];
+}
+
+/**
+ * What the test writer may know of the repository: its test files and one of them as an example
+ * (the smallest, as the cheapest to show), never the implementation.
+ */
+export async function testLayoutOf(worktreeDir: string, testCommand: string): Promise<TestLayout> {
+  const listed = await git(['ls-files', '-z'], { cwd: worktreeDir });
+  const testFiles = listed.stdout.split('\u0000').filter((f) => f !== '' && isTestPath(f)).sort();
+  let example: TestLayout['example'] = null;
+  for (const path of testFiles) {
+    const content = await readFile(join(worktreeDir, path), 'utf8');
+    if (content.length > MAX_EXAMPLE_BYTES || content.includes('\u0000')) continue;
+    if (example === null || content.length < example.content.length) example = { path, content };
+  }
+  const testDir = commonTestDir(testFiles);
+  return { testFiles, example, testCommand, ...(testDir === undefined ? {} : { testDir }) };
+}
