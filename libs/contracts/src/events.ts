@@ -112,6 +112,18 @@ export const FindingTimeline = z.object({
 export type FindingTimeline = z.infer<typeof FindingTimeline>;
 
 /** What an escalation hands to people: enough to decide without opening anything else. */
+/** One side of a critic disagreement, as people need it to decide. */
+export const DisagreementSide = z.object({
+  critic_id: CriticId,
+  finding_type: z.string().max(200),
+  fingerprint: Fingerprint,
+  file: RepoPath,
+  line_range: LineRange,
+  title: z.string().max(300),
+  expected_behaviour: z.string().max(4000),
+});
+export type DisagreementSide = z.infer<typeof DisagreementSide>;
+
 export const StuckReport = z.object({
   plan: Slug,
   run_id: EventId,
@@ -119,6 +131,8 @@ export const StuckReport = z.object({
   round: PositiveInt,
   trigger: z.object({ kind: EscalationReason, heuristic: Heuristic.optional(), detail: z.string().max(4000) }),
   findings: z.array(FindingTimeline),
+  /** For a critic disagreement: both asks, side by side (never settled by priority rules). */
+  disagreement: z.array(DisagreementSide).max(10).optional(),
   recommended_action: z.string().max(4000),
   branch: z.string().optional(),
   commit: GitSha.optional(),
@@ -188,6 +202,19 @@ export const RoundStarted = defineEvent(
     critics: z.array(DispatchedCritic),
     not_configured: z.array(LeftOutCritic),
     deadline_at: Timestamp,
+    /**
+     * Best-round retention: the previous round made things worse than the best round of the
+     * phase, so this round reviews the best commit again (and the next fix starts from it).
+     */
+    retained_best: z
+      .object({
+        best_round: PositiveInt,
+        best_commit: GitSha,
+        worse_round: PositiveInt,
+        worse_commit: GitSha,
+        detail: z.string().max(1000),
+      })
+      .optional(),
   }),
 );
 
@@ -271,6 +298,11 @@ export const FixApplied = defineEvent(
     commit: GitSha.nullable(),
     diff_stats: DiffStats,
     duration_ms: Count,
+    /**
+     * The attempt as a unified diff (committed or reverted), cut to a bounded size, so stuck-issue
+     * reports show what was tried without anyone running git on the repository.
+     */
+    patch: z.string().max(16_000).optional(),
   }),
 );
 

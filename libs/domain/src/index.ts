@@ -21,8 +21,40 @@ export {
   type RoundRecord,
   type RoundLetter,
   type FindingSummary,
+  type PendingDetection,
+  type BestRound,
+  type DisagreementSide,
+  noteDetection,
+  disagreementOf,
+  isWorseThanBest,
 } from './loop/state.js';
 export { decideNext, needsLetter, capFor, type PanelContext } from './loop/decide.js';
 export { decisionEvent, type DecisionMeta } from './loop/envelope.js';
 export { buildStuckReport, renderStuckReportMarkdown, type StuckTrigger } from './escalation/report.js';
 export { journalDocument, type JournalDocument, type JournalRound } from './journal/journal-document.js';
+export { LoopConfig, DEFAULT_LOOP_CONFIG, type LoopConfigInput } from './heuristics/config.js';
+export {
+  evolveMemory,
+  initialLoopMemory,
+  persistentIssues,
+  implementerWalls,
+  oscillations,
+  knownConflicts,
+  flatTrend,
+  type LoopMemory,
+  type MemoryStep,
+  type Tracker,
+  type FixAttempt,
+  type FindingRef,
+  type Segment,
+  type PresenceState,
+  type LoopDetection,
+  type LearningDelta,
+  type RoundHistoryRow,
+  type RunSummaryRow,
+  type Histogram,
+} from './heuristics/memory.js';
+export { topScoreAverage, slope, keyMomentOf, isInfraFailure } from './heuristics/trend.js';
+export { loopDetectedEvent } from './heuristics/detection.js';
+export { findingTimelines, patchOfFile, type TimelineDraft } from './heuristics/timelines.js';
+export { calibrate, type CalibrationReport, type Spread, type ThresholdAdvice, type HeuristicStats } from './heuristics/calibrate.js';

@@ -3,7 +3,9 @@ import type { EventStoreClient } from '@rloop/event-store';
 import type { JournalConfig } from './config.js';
 import { IngestController } from './ingest/ingest.controller.js';
 import { ProjectionCatchUp } from './projections/catch-up.js';
+import { LOOP_CONFIG, loadLoopConfig } from './projections/loop-config.js';
 import { QueriesController } from './queries/queries.controller.js';
+import { SpendController } from './queries/spend.controller.js';
 import { EVENT_STORE, JOURNAL_CONFIG } from './tokens.js';
 
 /** Closes the store after the bus has drained (Nest calls shutdown hooks after the transport closes). */
@@ -20,8 +22,14 @@ export class JournalModule {
   static forRoot(config: JournalConfig, store: EventStoreClient): DynamicModule {
     return {
       module: JournalModule,
-      controllers: [IngestController, QueriesController],
-      providers: [{ provide: JOURNAL_CONFIG, useValue: config }, { provide: EVENT_STORE, useValue: store }, ProjectionCatchUp, StoreLifecycle],
+      controllers: [IngestController, QueriesController, SpendController],
+      providers: [
+        { provide: JOURNAL_CONFIG, useValue: config },
+        { provide: EVENT_STORE, useValue: store },
+        { provide: LOOP_CONFIG, useFactory: () => loadLoopConfig(config.configDir) },
+        ProjectionCatchUp,
+        StoreLifecycle,
+      ],
     };
   }
 }

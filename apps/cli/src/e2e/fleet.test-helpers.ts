@@ -36,6 +36,8 @@ export interface TestFleet {
 export interface TestFleetOptions extends Pick<FleetOptions, 'replicas'> {
   /** Changes to config/critics.yaml for this fleet (e.g. smaller soft caps). */
   readonly catalogue?: (catalogue: Record<string, unknown>) => Record<string, unknown>;
+  /** Changes to config/models.yaml for this fleet (e.g. small budgets). */
+  readonly models?: (models: Record<string, unknown>) => Record<string, unknown>;
   readonly env?: NodeJS.ProcessEnv;
 }
 
@@ -49,6 +51,11 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     const path = join(configDir, 'critics.yaml');
     const catalogue = parseYaml(await readFile(path, 'utf8')) as Record<string, unknown>;
     await writeFile(path, toYaml(options.catalogue(catalogue)));
+  }
+  if (options.models !== undefined) {
+    const path = join(configDir, 'models.yaml');
+    const models = parseYaml(await readFile(path, 'utf8')) as Record<string, unknown>;
+    await writeFile(path, toYaml(options.models(models)));
   }
   const database = await createTestDatabase('rloop_e2e');
   const lines: string[] = [];
@@ -108,4 +115,46 @@ export function samplePlan(slug: string, repoPath: string, overrides: Record<str
     test_cmd: 'node --test',
     ...overrides,
   };
+}
+
+/**
+ * A small git repository for scripted loops: the given files (path → content) committed on
+ * `main`, plus a package.json and a passing test so the baseline is green.
+ */
+export async function scriptedRepo(dir: string, files: Readonly<Record<string, string>>): Promise<string> {
+  const { execFileSync } = await import('node:child_process');
+  const { mkdir } = await import('node:fs/promises');
+  const { dirname } = await import('node:path');
+  const all: Record<string, string> = {
+    'package.json': `${JSON.stringify({ name: 'scripted', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`,
+    'test/ok.test.mjs': "import test from 'node:test';\n\ntest('the module loads', async () => {\n  await import('../src/config.js');\n});\n",
+    ...files,
+  };
+  for (const [path, content] of Object.entries(all)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), content);
+  }
+  const env = { ...process.env, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.com' };
+  const git = (...args: string[]): void => void execFileSync('git', ['-C', dir, '-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null', ...args], { env });
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-q', '--no-verify', '-m', 'scripted repository');
+  return dir;
+}
+
+/** Runs the real `rloop` command against a test fleet; resolves with its exit code and output. */
+export async function rloopCli(t: TestFleet, args: readonly string[]): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }> {
+  const { spawn } = await import('node:child_process');
+  const entry = fileURLToPath(new URL('../../bin/rloop.js', import.meta.url));
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [entry, ...args], {
+      env: { ...process.env, NATS_URL: TEST_NATS_URL, RLOOP_NAMESPACE: t.namespace, RLOOP_CONFIG_DIR: join(t.home, 'config') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
 }

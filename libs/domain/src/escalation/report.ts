@@ -1,11 +1,29 @@
 import type { FindingTimeline, Heuristic, Phase, StuckReport } from '@rloop/contracts';
-import type { LoopState } from '../loop/state.js';
+import type { DisagreementSide, LoopState } from '../loop/state.js';
 
 export interface StuckTrigger {
   readonly kind: StuckReport['trigger']['kind'];
   readonly heuristic?: Heuristic;
   readonly detail: string;
+  /** Both asks of a critic disagreement, for the disagreement letter. */
+  readonly disagreement?: readonly DisagreementSide[];
 }
+
+/** What people should do about each heuristic (the spec's recovery actions, made concrete). */
+const HEURISTIC_ACTIONS: Readonly<Record<Heuristic, string>> = {
+  persistent_issue:
+    'The same finding came back round after round and the implementer found no new way at it. Fix it by hand on the branch (the rounds and attempts are below), or, if it is a false positive, suppress it at the source; then `rloop resume <slug>`. `rloop stop <slug>` ends the loop.',
+  oscillation:
+    'A fix did not hold: the finding went away and came back (see the ● ○ rounds below), or fixing one finding brought another back. Look for two changes undoing each other or a test that does not pin the fixed behaviour; fix it by hand, then `rloop resume <slug>` (or `rloop stop <slug>`).',
+  implementer_wall:
+    'The implementer tried several different approaches (each diff below) and the issue persists: the plan may need a rethink. Split the plan, change its approach or give the implementer more context, then `rloop resume <slug>`; or `rloop stop <slug>`.',
+  critic_disagreement:
+    'Two critics ask for conflicting changes on the same code (both asks below). rloop does not settle this by priority rules: decide which one is right, adjust or suppress the other rule for this code, then `rloop resume <slug>`; or `rloop stop <slug>`.',
+  flat_trend:
+    'Severity is not going down: each round trades findings for others of the same weight. If the trend below shows real progress, `rloop resume <slug> --raise-cap N`; otherwise stop (`rloop stop <slug>`) and rethink the plan.',
+  stall:
+    'The implementer changed nothing for several rounds. Check it (its command, its output in `rloop journal <slug> --format json`), fix the cause, then `rloop resume <slug>`; or `rloop stop <slug>`.',
+};
 
 const RECOMMENDATIONS: Readonly<Record<StuckReport['trigger']['kind'], string>> = {
   soft_cap:
@@ -39,9 +57,10 @@ export function buildStuckReport(state: LoopState, trigger: StuckTrigger, timeli
     run_id: state.run_id,
     phase: state.phase,
     round: Math.max(1, state.round),
-    trigger: { kind: trigger.kind, ...(trigger.heuristic === undefined ? {} : { heuristic: trigger.heuristic }), detail: trigger.detail },
+    trigger: { kind: trigger.kind, ...(trigger.heuristic === undefined ? {} : { heuristic: trigger.heuristic }), detail: trigger.detail.slice(0, 4000) },
     findings: [...(timelines ?? timelinesFromState(state))],
-    recommended_action: RECOMMENDATIONS[trigger.kind].replaceAll('<slug>', state.plan),
+    ...(trigger.disagreement === undefined || trigger.disagreement.length === 0 ? {} : { disagreement: trigger.disagreement.slice(0, 10).map((side) => ({ ...side })) }),
+    recommended_action: (trigger.heuristic === undefined || trigger.kind !== 'heuristic' ? RECOMMENDATIONS[trigger.kind] : HEURISTIC_ACTIONS[trigger.heuristic]).replaceAll('<slug>', state.plan),
     ...(state.baseline === null ? {} : { branch: state.baseline.branch }),
     ...(state.head === null ? {} : { commit: state.head }),
   };
@@ -54,15 +73,21 @@ export function renderStuckReportMarkdown(report: StuckReport): string {
   const lines = [
     `# Escalation: ${report.plan} is stuck`,
     '',
-    `**Why:** ${report.trigger.kind.replace('_', ' ')}${report.trigger.heuristic ? ` (${report.trigger.heuristic.replace('_', ' ')})` : ''} — ${report.trigger.detail}`,
+    `**Why:** ${report.trigger.kind.replaceAll('_', ' ')}${report.trigger.heuristic ? ` (${report.trigger.heuristic.replaceAll('_', ' ')})` : ''} — ${report.trigger.detail}`,
     '',
     `**Where:** round ${report.round}, ${PHASE_NAMES[report.phase]} phase${report.branch ? `, branch \`${report.branch}\`` : ''}${report.commit ? ` at \`${report.commit.slice(0, 12)}\`` : ''}.`,
     '',
     `**Recommended action:** ${report.recommended_action}`,
     '',
-    `## Open findings (${report.findings.length})`,
-    '',
   ];
+  if (report.disagreement !== undefined && report.disagreement.length > 0) {
+    lines.push('## Disagreement (not settled by priority rules)', '');
+    for (const side of report.disagreement) {
+      lines.push(`- **${side.critic_id}** (\`${side.finding_type}\`) at \`${side.file}:${side.line_range.start}-${side.line_range.end}\`: ${side.title}`, `  - asks for: ${side.expected_behaviour}`);
+    }
+    lines.push('');
+  }
+  lines.push(`## Open findings (${report.findings.length})`, '');
   if (report.findings.length === 0) lines.push('_No open findings were recorded._');
   for (const f of report.findings) {
     const seen = f.rounds.map((r) => `${r.round}${r.present ? '●' : '○'}`).join(' ');

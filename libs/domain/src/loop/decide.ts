@@ -1,11 +1,11 @@
-import type { FindingTimeline, JournaledEvent, Letter, Phase } from '@rloop/contracts';
+import type { DataOf, FindingTimeline, JournaledEvent, Letter, Phase } from '@rloop/contracts';
 import type { CriticCatalogue } from '../config/catalogue.js';
 import { type StuckTrigger, buildStuckReport, renderStuckReportMarkdown } from '../escalation/report.js';
 import { deterministicId } from '../identity/ids.js';
 import { type CriticAvailability, selectPanel } from '../panel/select-panel.js';
 import { nextPhase } from '../phases/phases.js';
 import { type DecisionMeta, decisionEvent } from './envelope.js';
-import type { LoopState, RoundRecord } from './state.js';
+import { type DisagreementSide, type LoopState, type RoundRecord, isWorseThanBest } from './state.js';
 
 export interface PanelContext {
   readonly catalogue: CriticCatalogue;
@@ -13,8 +13,13 @@ export interface PanelContext {
   readonly producer: string;
   /** Wall-clock time, used only for envelopes. */
   readonly now: string;
-  /** A stuck-loop finding from the journal's heuristics that should escalate now, if any. */
-  readonly detection?: { readonly heuristic: NonNullable<StuckTrigger['heuristic']>; readonly detail: string; readonly event_id: string } | null;
+  /**
+   * A stuck-loop finding that should escalate now, if any. Without it, the state's own pending
+   * detections of the current round (put there by the journal's projections) are used.
+   */
+  readonly detection?: { readonly heuristic: NonNullable<StuckTrigger['heuristic']>; readonly detail: string; readonly event_id: string; readonly disagreement?: readonly DisagreementSide[] } | null;
+  /** Best-round retention (re-review the best commit after a worse round); default on. */
+  readonly retention?: boolean;
   /** Richer finding timelines for escalation reports (from the journal's projections), when available. */
   readonly timelines?: readonly FindingTimeline[] | null;
   /** The current round's full letter, when needsLetter(state) asks for it (a fix request carries it). */
@@ -35,6 +40,8 @@ interface RoundPlan {
   readonly phase_round: number;
   /** The event the round is started on, and its time (the deadline counts from it). */
   readonly cause: { readonly event_id: string; readonly occurred_at: string };
+  /** Review this commit instead of the head (best-round retention), and say why. */
+  readonly retained_best?: NonNullable<DataOf<'RoundStarted'>['retained_best']>;
 }
 
 function meta(state: LoopState, ctx: PanelContext, causation_id: string): DecisionMeta {
@@ -54,13 +61,14 @@ function startRound(state: LoopState, ctx: PanelContext, plan: RoundPlan): Journ
     phase_round: plan.phase_round,
     k: ctx.catalogue.k[plan.phase],
     mode: state.verdict === 'run' ? 'loop' : 'single_pass',
-    commit: state.head,
+    commit: plan.retained_best?.best_commit ?? state.head,
     base_commit: state.gated.commit,
     repo_path: state.gated.repo_path,
     files: [...state.gated.files],
     critics: selection.critics,
     not_configured: selection.not_configured,
     deadline_at: addMs(plan.cause.occurred_at, slowest + ctx.catalogue.round_grace_ms),
+    ...(plan.retained_best === undefined ? {} : { retained_best: plan.retained_best }),
   });
   // A core critic that cannot be dispatched is a failure of the round, never a silent absence.
   const missing = selection.missing_core.map((c) =>
@@ -153,6 +161,22 @@ function decideOnLetter(state: LoopState, ctx: PanelContext, current: RoundRecor
       detail: `the ${current.phase} phase still has ${letter.findings} finding(s) after ${cap} round(s) of fixes (soft cap ${cap})`,
     });
   }
+  const best = state.best;
+  if (ctx.retention !== false && letter.complete && best !== null && best.phase === current.phase && best.round < current.round && best.commit !== current.commit && isWorseThanBest(letter.counts, letter.findings, best)) {
+    // Best-round retention (FSM seed): this round made things worse, so the next one works from the best commit.
+    return startRound(state, ctx, {
+      phase: current.phase,
+      phase_round: current.phase_round + 1,
+      cause,
+      retained_best: {
+        best_round: best.round,
+        best_commit: best.commit,
+        worse_round: current.round,
+        worse_commit: current.commit,
+        detail: `round ${current.round} has ${letter.counts.critical} critical of ${letter.findings} finding(s), against ${best.critical} of ${best.findings} in round ${best.round}: its change is set aside and round ${best.round}'s commit is reviewed again`,
+      },
+    });
+  }
   const full = ctx.letter;
   if (state.spec === null || state.gated === null || state.baseline === null || full === undefined || full === null || full.letter_id !== letter.letter_id) return [];
   return [
@@ -170,6 +194,36 @@ function decideOnLetter(state: LoopState, ctx: PanelContext, current: RoundRecor
   ];
 }
 
+/**
+ * A detection of the current round escalates the loop, naming the heuristic. A clean complete
+ * letter still ends its phase (nothing is left to be stuck on), and a letter past the soft cap
+ * escalates as soft_cap with the heuristic named beside it.
+ */
+function onDetection(state: LoopState, ctx: PanelContext): JournaledEvent[] | null {
+  const pending = state.detections.filter((d) => d.round === state.round);
+  const first = ctx.detection ?? pending[0] ?? null;
+  if (first === null || state.round === 0 || !(state.status === 'reviewing' || state.status === 'fixing' || state.status === 'ready')) return null;
+  const current = state.current;
+  const letter = current?.letter ?? null;
+  if (state.status === 'reviewing' && letter !== null && letter.findings === 0 && letter.complete) return null;
+  const others = pending.filter((d) => d.event_id !== first.event_id);
+  const detail = [first.detail, ...others.map((d) => `also ${d.heuristic.replaceAll('_', ' ')}: ${d.detail}`)].join(' — ').slice(0, 3500);
+  const disagreement = first.disagreement ?? others.find((d) => d.disagreement !== undefined)?.disagreement;
+  const extra = disagreement === undefined ? {} : { disagreement };
+  if (state.status === 'reviewing' && current !== null && letter !== null && letter.findings > 0) {
+    const cap = capFor(state, ctx.catalogue, current.phase);
+    if (current.phase_round > cap) {
+      return escalate(state, ctx, letter.event_id, {
+        kind: 'soft_cap',
+        heuristic: first.heuristic,
+        detail: `the ${current.phase} phase still has ${letter.findings} finding(s) after ${cap} round(s) of fixes (soft cap ${cap}); ${first.heuristic.replaceAll('_', ' ')}: ${detail}`.slice(0, 4000),
+        ...extra,
+      });
+    }
+  }
+  return escalate(state, ctx, first.event_id, { kind: 'heuristic', heuristic: first.heuristic, detail, ...extra });
+}
+
 /** Whether deciding on this state needs the full letter of the current round (see PanelContext.letter). */
 export function needsLetter(state: LoopState): string | null {
   const letter = state.current?.letter;
@@ -184,9 +238,8 @@ export function needsLetter(state: LoopState): string | null {
 export function decideNext(state: LoopState, ctx: PanelContext): JournaledEvent[] {
   if (state.run_id === null) return [];
   const current = state.current;
-  if (ctx.detection && (state.status === 'reviewing' || state.status === 'fixing' || state.status === 'ready') && state.round > 0) {
-    return escalate(state, ctx, ctx.detection.event_id, { kind: 'heuristic', heuristic: ctx.detection.heuristic, detail: ctx.detection.detail });
-  }
+  const escalated = onDetection(state, ctx);
+  if (escalated !== null) return escalated;
   switch (state.status) {
     case 'ready': {
       if (state.resumed !== null) {

@@ -1,4 +1,30 @@
-import type { DispatchedCritic, GateVerdict, JournaledEvent, Letter, Phase, PlanSpec, SeverityCounts } from '@rloop/contracts';
+import { type DispatchedCritic, type GateVerdict, type Heuristic, type JournaledEvent, type Letter, type Phase, type PlanSpec, type SeverityCounts, StuckReport } from '@rloop/contracts';
+
+/** One side of a critic disagreement (as the stuck report shows it). */
+export type DisagreementSide = NonNullable<StuckReport['disagreement']>[number];
+
+/**
+ * A heuristic that fired in the current round and has not been escalated yet. The journal's
+ * projection puts it into the state in the same transaction as the event that fired it, so the
+ * panel never decides on that event without seeing it.
+ */
+export interface PendingDetection {
+  readonly event_id: string;
+  readonly heuristic: Heuristic;
+  readonly round: number;
+  readonly detail: string;
+  readonly fingerprints: readonly string[];
+  readonly disagreement?: readonly DisagreementSide[];
+}
+
+/** The best round of the current phase so far (fewest critical, then fewest findings): where a worse round is reverted to. */
+export interface BestRound {
+  readonly phase: Phase;
+  readonly round: number;
+  readonly commit: string;
+  readonly critical: number;
+  readonly findings: number;
+}
 
 /**
  * Where a plan's current run stands. Terminal: converged, bypassed, rejected, stopped. An
@@ -85,6 +111,12 @@ export interface LoopState {
   readonly escalation: { readonly escalation_id: string; readonly reason: string; readonly round: number } | null;
   /** Set by LoopResumed until the next round starts: the panel acts on it once. */
   readonly resumed: { readonly event_id: string; readonly occurred_at: string } | null;
+  /** Heuristics that fired in the current round, not yet escalated. */
+  readonly detections: readonly PendingDetection[];
+  /** Detection ids already escalated or overruled by a person (a late LoopDetected copy changes nothing). */
+  readonly handled_detections: readonly string[];
+  /** Best-round retention (FSM seed): the best complete round of the current phase. */
+  readonly best: BestRound | null;
   readonly outcome_event_id: string | null;
   /** Stream position of the last event folded in. */
   readonly version: number;
@@ -94,6 +126,10 @@ export interface LoopState {
 
 /** At most this many findings are kept in the state for reports. */
 const MAX_KEPT_FINDINGS = 50;
+const MAX_PENDING_DETECTIONS = 10;
+const MAX_HANDLED_DETECTIONS = 20;
+
+const DisagreementSides = StuckReport.shape.disagreement.unwrap();
 
 export function initialLoopState(plan: string): LoopState {
   return {
@@ -113,6 +149,9 @@ export function initialLoopState(plan: string): LoopState {
     last_findings: [],
     escalation: null,
     resumed: null,
+    detections: [],
+    handled_detections: [],
+    best: null,
     outcome_event_id: null,
     version: 0,
     last_event_id: null,
@@ -140,6 +179,40 @@ function belongsToRun(state: LoopState, event: JournaledEvent): boolean {
 
 function forCurrentRound(state: LoopState, round: number): RoundRecord | null {
   return state.current !== null && state.current.round === round ? state.current : null;
+}
+
+/** Whether a letter is worse than the best round: more critical findings, or as many and more findings. */
+export function isWorseThanBest(counts: SeverityCounts, findings: number, best: BestRound): boolean {
+  return counts.critical > best.critical || (counts.critical === best.critical && findings > best.findings);
+}
+
+/**
+ * Records a detection of the current round for the panel (see PendingDetection). Ignored once the
+ * loop waits for a person or has ended, for other rounds, and for detections already handled.
+ */
+export function noteDetection(state: LoopState, detection: Omit<PendingDetection, 'detail'> & { readonly message: string }): LoopState {
+  const open = state.status === 'reviewing' || state.status === 'fixing' || state.status === 'ready';
+  if (!open || detection.round !== state.round) return state;
+  if (state.handled_detections.includes(detection.event_id) || state.detections.some((d) => d.event_id === detection.event_id)) return state;
+  const pending: PendingDetection = {
+    event_id: detection.event_id,
+    heuristic: detection.heuristic,
+    round: detection.round,
+    detail: detection.message.slice(0, 4000),
+    fingerprints: [...detection.fingerprints],
+    ...(detection.disagreement === undefined ? {} : { disagreement: detection.disagreement }),
+  };
+  return { ...state, detections: [...state.detections, pending].slice(0, MAX_PENDING_DETECTIONS) };
+}
+
+/** The disagreement sides a LoopDetected carries in its evidence (`sides`), when they parse. */
+export function disagreementOf(evidence: Readonly<Record<string, unknown>>): DisagreementSide[] | undefined {
+  const parsed = DisagreementSides.safeParse(evidence['sides']);
+  return parsed.success ? parsed.data : undefined;
+}
+
+function handled(state: LoopState): readonly string[] {
+  return [...state.handled_detections, ...state.detections.map((d) => d.event_id)].slice(-MAX_HANDLED_DETECTIONS);
 }
 
 /**
@@ -189,6 +262,12 @@ export function evolveLoop(state: LoopState, event: JournaledEvent, position: nu
         phase: event.data.phase,
         round: event.data.round,
         resumed: null,
+        // The commit under review is the head: the last fix, or the best commit when a worse round was reverted.
+        head: event.data.commit,
+        // A detection speaks for its round only.
+        detections: [],
+        handled_detections: handled(state),
+        best: state.best !== null && state.best.phase !== event.data.phase ? null : state.best,
         current: {
           round: event.data.round,
           phase: event.data.phase,
@@ -219,8 +298,11 @@ export function evolveLoop(state: LoopState, event: JournaledEvent, position: nu
       const current = forCurrentRound(state, event.data.letter.round);
       if (current === null || current.letter !== null) return base;
       const letter = event.data.letter;
+      const candidate: BestRound = { phase: current.phase, round: current.round, commit: current.commit, critical: letter.counts.critical, findings: letter.findings.length };
+      const keepBest = current.mode !== 'loop' || !letter.complete || (state.best !== null && state.best.phase === current.phase && isWorseThanBest(letter.counts, letter.findings.length, state.best));
       return {
         ...base,
+        best: keepBest ? state.best : candidate,
         last_findings: summarise(letter),
         current: {
           ...current,
@@ -251,9 +333,15 @@ export function evolveLoop(state: LoopState, event: JournaledEvent, position: nu
       };
     }
     case 'PhaseAdvanced':
-      return { ...base, phase: event.data.to };
+      return { ...base, phase: event.data.to, best: null };
     case 'EscalationRaised':
-      return { ...base, status: 'escalated', escalation: { escalation_id: event.data.escalation_id, reason: event.data.reason, round: event.data.round } };
+      return {
+        ...base,
+        status: 'escalated',
+        escalation: { escalation_id: event.data.escalation_id, reason: event.data.reason, round: event.data.round },
+        handled_detections: handled(state),
+        detections: [],
+      };
     case 'LoopResumed': {
       if (state.status !== 'escalated') return base;
       const bonus = event.data.raise_cap ?? 0;
@@ -261,6 +349,9 @@ export function evolveLoop(state: LoopState, event: JournaledEvent, position: nu
         ...base,
         status: 'ready',
         escalation: null,
+        // The person has seen what fired; it does not escalate again.
+        handled_detections: handled(state),
+        detections: [],
         resumed: { event_id: event.event_id, occurred_at: event.occurred_at },
         cap_bonus: { ...state.cap_bonus, [state.phase]: state.cap_bonus[state.phase] + bonus },
       };
@@ -271,8 +362,18 @@ export function evolveLoop(state: LoopState, event: JournaledEvent, position: nu
       return { ...base, status: 'converged', outcome_event_id: event.event_id };
     case 'LoopBypassed':
       return { ...base, status: 'bypassed', outcome_event_id: event.event_id };
+    case 'LoopDetected': {
+      const disagreement = disagreementOf(event.data.evidence);
+      return noteDetection(base, {
+        event_id: event.event_id,
+        heuristic: event.data.heuristic,
+        round: event.data.round,
+        message: event.data.message,
+        fingerprints: event.data.fingerprints,
+        ...(disagreement === undefined ? {} : { disagreement }),
+      });
+    }
     case 'TestsWritten':
-    case 'LoopDetected':
     case 'UsageRecorded':
       return base;
   }

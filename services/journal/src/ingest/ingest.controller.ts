@@ -31,7 +31,8 @@ export class IngestController {
   ) {}
 
   // Plans are spread over partitions whose batches run concurrently; one plan's events stay in order.
-  @OnEventBatch(ALL_JOURNALED_EVENTS, { max: 1000, maxBuffered: 4000, partitions: 4, name: 'journal-ingest', lingerMs: 5 })
+  // No linger: a batch starts at once (latency); under load, messages pile up behind the running one.
+  @OnEventBatch(ALL_JOURNALED_EVENTS, { max: 1000, maxBuffered: 4000, partitions: 4, name: 'journal-ingest', lingerMs: 0 })
   async ingest(events: JournaledEvent[], ctx: BatchContext): Promise<void> {
     const byPlan = new Map<string, { event: JournaledEvent; index: number }[]>();
     events.forEach((event, index) => byPlan.set(event.plan, [...(byPlan.get(event.plan) ?? []), { event, index }]));

@@ -33,7 +33,56 @@ export interface ProjectionTables {
   };
 }
 
-export type JournalTables = EventStoreTables & ProjectionTables;
+/** The loop-memory projections (heuristics, round history, runs, learnings). */
+export interface LoopMemoryTables {
+  /** Each plan's loop memory (libs/domain LoopMemory): trackers and the round at hand, bounded. */
+  loop_memory: {
+    plan: string;
+    run_id: string | null;
+    memory: ColumnType<unknown, string, string>;
+    version: number;
+  };
+  round_history: {
+    run_id: string;
+    round: number;
+    plan: string;
+    phase: string;
+    started_at: string;
+    key_moment: string | null;
+    row: ColumnType<unknown, string, string>;
+  };
+  runs: {
+    run_id: string;
+    plan: string;
+    started_at: string;
+    status: string;
+    summary: ColumnType<unknown, string, string>;
+  };
+  learnings: {
+    critic_id: string;
+    finding_type: string;
+    loops: number;
+    rounds_seen: number;
+    fixed: number;
+    stuck: number;
+    example_title: string;
+    last_seen_at: string;
+    recent_plans: ColumnType<unknown, string, string>;
+  };
+  /** Detections the projection made, and whether their LoopDetected is in the journal yet. */
+  loop_detections: {
+    event_id: string;
+    plan: string;
+    run_id: string;
+    round: number;
+    heuristic: string;
+    detection: ColumnType<unknown, string, string>;
+    status: string;
+    stream_position: number | null;
+  };
+}
+
+export type JournalTables = EventStoreTables & ProjectionTables & LoopMemoryTables;
 
 const MIGRATIONS: Record<string, readonly string[]> = {
   '0001_projections': [
@@ -64,6 +113,62 @@ const MIGRATIONS: Record<string, readonly string[]> = {
        raised_at text NOT NULL
      )`,
     `CREATE INDEX escalations_raised_idx ON escalations (raised_at DESC)`,
+  ],
+  '0002_loop_memory': [
+    `CREATE TABLE loop_memory (
+       plan text PRIMARY KEY,
+       run_id text,
+       memory jsonb NOT NULL,
+       version integer NOT NULL
+     )`,
+    `CREATE TABLE round_history (
+       run_id text NOT NULL,
+       round integer NOT NULL,
+       plan text NOT NULL,
+       phase text NOT NULL,
+       started_at text NOT NULL,
+       key_moment text,
+       row jsonb NOT NULL,
+       PRIMARY KEY (run_id, round)
+     )`,
+    `CREATE INDEX round_history_plan_idx ON round_history (plan, run_id, round)`,
+    `CREATE TABLE runs (
+       run_id text PRIMARY KEY,
+       plan text NOT NULL,
+       started_at text NOT NULL,
+       status text NOT NULL,
+       summary jsonb NOT NULL
+     )`,
+    `CREATE INDEX runs_started_idx ON runs (started_at DESC)`,
+    `CREATE TABLE learnings (
+       critic_id text NOT NULL,
+       finding_type text NOT NULL,
+       loops integer NOT NULL,
+       rounds_seen integer NOT NULL,
+       fixed integer NOT NULL,
+       stuck integer NOT NULL,
+       example_title text NOT NULL,
+       last_seen_at text NOT NULL,
+       recent_plans jsonb NOT NULL,
+       PRIMARY KEY (critic_id, finding_type)
+     )`,
+    `CREATE TABLE loop_detections (
+       event_id text PRIMARY KEY,
+       plan text NOT NULL,
+       run_id text NOT NULL,
+       round integer NOT NULL,
+       heuristic text NOT NULL,
+       detection jsonb NOT NULL,
+       status text NOT NULL,
+       stream_position integer
+     )`,
+    `CREATE INDEX loop_detections_pending_idx ON loop_detections (plan) WHERE status = 'pending'`,
+    // The new projections need the whole history: replay every event into all of them (the
+    // loop states too, whose shape gained the pending detections and the best round).
+    `DELETE FROM loop_states`,
+    `DELETE FROM letters`,
+    `DELETE FROM escalations`,
+    `DELETE FROM subscription_checkpoints WHERE name = 'journal-projections'`,
   ],
 };
 
@@ -99,4 +204,12 @@ export async function resetProjectionTables(db: Kysely<JournalTables>): Promise<
   await db.deleteFrom('loop_states').execute();
   await db.deleteFrom('letters').execute();
   await db.deleteFrom('escalations').execute();
+  await db.deleteFrom('loop_memory').execute();
+  await db.deleteFrom('round_history').execute();
+  await db.deleteFrom('runs').execute();
+  await db.deleteFrom('learnings').execute();
+  await db.deleteFrom('loop_detections').execute();
 }
+
+/** The projection tables a rebuild recreates (for `journal.rebuild` and the equality check). */
+export const PROJECTION_TABLES = ['loop_states', 'letters', 'escalations', 'loop_memory', 'round_history', 'runs', 'learnings', 'loop_detections'] as const;

@@ -2,11 +2,11 @@ import { Controller, Inject } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import { OnRequest, decodeJsonBody } from '@rloop/bus';
 import { JOURNAL_QUERIES, type JournalQuery, type JournalReply, NotFoundError, ValidationError, toIssues } from '@rloop/contracts';
-import type { LoopState } from '@rloop/domain';
+import { type LoopMemory, type LoopState, type RoundHistoryRow, type RunSummaryRow, findingTimelines, patchOfFile } from '@rloop/domain';
 import type { EventStoreClient } from '@rloop/event-store';
 import { toEnvelope } from '../projections/envelope.js';
 import { ProjectionCatchUp } from '../projections/catch-up.js';
-import type { JournalTables } from '../projections/schema.js';
+import { PROJECTION_TABLES, type JournalTables } from '../projections/schema.js';
 import { EVENT_STORE } from '../tokens.js';
 
 const MAX_QUERY_BYTES = 64 * 1024;
@@ -120,11 +120,89 @@ export class QueriesController {
     return { escalations };
   }
 
+  /**
+   * Per-finding timelines of the plan's current run from its loop memory, each attempt with the
+   * part of its FixApplied patch that touched the finding's file (read from the event itself).
+   */
+  @OnRequest('journal.timelines')
+  async timelines(body: Uint8Array): Promise<JournalReply<'timelines'>> {
+    const query = parseQuery('timelines', body);
+    const row = await this.db.selectFrom('loop_memory').select(['memory']).where('plan', '=', query.plan).executeTakeFirst();
+    if (row === undefined) return { plan: query.plan, run_id: null, round: 0, timelines: [] };
+    const memory = row.memory as LoopMemory;
+    const drafts = findingTimelines(memory, { ...(query.fingerprints === undefined ? {} : { fingerprints: query.fingerprints }), limit: query.limit, maxRounds: this.projections.loopConfig.limits.max_timeline_rounds });
+    const positions = [...new Set(drafts.flatMap((d) => d.attempt_positions))];
+    const patches = new Map<number, string>();
+    await Promise.all(
+      positions.map(async (position) => {
+        const [stored] = await this.store.readStream(query.plan, { fromPosition: position, maxCount: 1 });
+        const patch = (stored?.data as { patch?: unknown } | undefined)?.patch;
+        if (stored?.type === 'FixApplied' && typeof patch === 'string') patches.set(position, patch);
+      }),
+    );
+    const timelines = drafts.map((d) => ({
+      ...d.timeline,
+      attempts: d.timeline.attempts.map((a, i) => {
+        const patch = patches.get(d.attempt_positions[i] ?? -1);
+        const diff = patch === undefined ? null : patchOfFile(patch, d.timeline.file);
+        return diff === null ? a : { ...a, diff };
+      }),
+    }));
+    return { plan: query.plan, run_id: memory.run_id, round: memory.round, timelines };
+  }
+
+  @OnRequest('journal.rounds')
+  async rounds(body: Uint8Array): Promise<JournalReply<'rounds'>> {
+    const query = parseQuery('rounds', body);
+    let runId = query.run_id ?? null;
+    if (runId === null) {
+      const state = await this.db.selectFrom('loop_states').select(['run_id']).where('plan', '=', query.plan).executeTakeFirst();
+      runId = state?.run_id ?? null;
+    }
+    if (runId === null) return { plan: query.plan, run_id: null, rounds: [] };
+    const rows = await this.db.selectFrom('round_history').select(['row']).where('plan', '=', query.plan).where('run_id', '=', runId).orderBy('round', 'asc').limit(query.limit).execute();
+    return { plan: query.plan, run_id: runId, rounds: rows.map((r) => r.row as RoundHistoryRow & Record<string, unknown>) as JournalReply<'rounds'>['rounds'] };
+  }
+
+  @OnRequest('journal.learnings')
+  async learnings(body: Uint8Array): Promise<JournalReply<'learnings'>> {
+    const query = parseQuery('learnings', body);
+    let select = this.db.selectFrom('learnings').selectAll().where('loops', '>=', query.min_loops);
+    if (query.critic_id !== undefined) select = select.where('critic_id', '=', query.critic_id);
+    if (query.finding_types !== undefined && query.finding_types.length > 0) select = select.where('finding_type', 'in', query.finding_types);
+    const rows = await select.orderBy('loops', 'desc').orderBy('stuck', 'desc').limit(query.limit).execute();
+    return {
+      learnings: rows.map((r) => ({
+        critic_id: r.critic_id,
+        finding_type: r.finding_type,
+        loops: r.loops,
+        rounds_seen: r.rounds_seen,
+        fixed: r.fixed,
+        stuck: r.stuck,
+        example_title: r.example_title,
+        last_seen_at: r.last_seen_at,
+        recent_plans: r.recent_plans as string[],
+      })),
+    };
+  }
+
+  @OnRequest('journal.calibration')
+  async calibration(body: Uint8Array): Promise<JournalReply<'calibration'>> {
+    const query = parseQuery('calibration', body);
+    let select = this.db.selectFrom('runs').select(['summary']);
+    if (query.since !== undefined) select = select.where('started_at', '>=', query.since);
+    const rows = await select.orderBy('started_at', 'desc').limit(query.limit).execute();
+    return { runs: rows.map((r) => r.summary as RunSummaryRow) as JournalReply<'calibration'>['runs'] };
+  }
+
   @OnRequest('journal.rebuild')
   async rebuild(body: Uint8Array): Promise<JournalReply<'rebuild'>> {
     const { projection } = parseQuery('rebuild', body);
-    if (projection !== undefined && projection !== 'loop_states') throw new NotFoundError('JOURNAL.NOT_FOUND', `no projection ${projection} (there is: loop_states)`);
+    // The projections share one subscription (one checkpoint), so they are rebuilt together.
+    if (projection !== undefined && !(PROJECTION_TABLES as readonly string[]).includes(projection)) {
+      throw new NotFoundError('JOURNAL.NOT_FOUND', `no projection ${projection} (there are: ${PROJECTION_TABLES.join(', ')})`);
+    }
     const events = await this.projections.rebuild();
-    return { rebuilt: [{ projection: 'loop_states', events }] };
+    return { rebuilt: PROJECTION_TABLES.map((name) => ({ projection: name, events })) };
   }
 }

@@ -1,0 +1,981 @@
+import type { Finding, Heuristic, JournaledEvent, Letter, Phase } from '@rloop/contracts';
+import { isSameIssue } from '../identity/fingerprint.js';
+import { deterministicId } from '../identity/ids.js';
+import { phaseIncludes } from '../phases/phases.js';
+import type { LoopConfig } from './config.js';
+import { isInfraFailure, keyMomentOf, slope, topScoreAverage } from './trend.js';
+
+/** A finding as the memory keeps it from one critic's report (small; no prose beyond the title and the ask). */
+export interface FindingRef {
+  readonly id: string;
+  readonly fingerprint: string;
+  readonly location_hash: string | null;
+  readonly file: string;
+  readonly finding_type: string;
+  readonly line_range: { readonly start: number; readonly end: number };
+  readonly raised_by: string;
+  readonly score: number;
+  readonly severity: Finding['severity'];
+  readonly category: Finding['category'];
+  readonly title: string;
+  readonly expected: string;
+}
+
+/** How a finding stood in a round: in the letter (p), reported but cut by top-K (h), or gone (a). Rounds its critic did not report are not recorded. */
+export type PresenceState = 'p' | 'h' | 'a';
+export type Segment = readonly [from: number, to: number, state: PresenceState];
+
+export interface FixAttempt {
+  readonly round: number;
+  readonly commit: string | null;
+  readonly outcome: string;
+  readonly lines_changed: number;
+  /** The changed files and line ranges: two attempts with the same signature are the same attempt. */
+  readonly signature: string;
+  /** Stream position of the FixApplied event (its patch is read from there for reports). */
+  readonly position: number;
+}
+
+/** One issue followed across rounds (identity: the domain's isSameIssue, per critic). */
+export interface Tracker {
+  readonly key: string;
+  readonly fingerprints: readonly string[];
+  readonly critic_id: string;
+  readonly file: string;
+  readonly finding_type: string;
+  readonly line_range: { readonly start: number; readonly end: number };
+  readonly location_hash: string | null;
+  readonly title: string;
+  readonly severity: Finding['severity'];
+  readonly category: Finding['category'];
+  readonly score: number;
+  readonly expected: string;
+  readonly first_round: number;
+  readonly last_seen: number;
+  readonly last_state: PresenceState;
+  readonly segments: readonly Segment[];
+  /** Letter rounds in the current stretch of presence (rounds cut by top-K neither add nor break it). */
+  readonly streak: number;
+  readonly streak_start: number;
+  /** Distinct fix attempts on it during the current stretch. */
+  readonly streak_attempts: number;
+  readonly signatures: readonly string[];
+  /** Comebacks not yet reported by an oscillation detection. */
+  readonly reappearances: number;
+  readonly total_reappearances: number;
+  readonly absent_since: number | null;
+  readonly attempts: readonly FixAttempt[];
+}
+
+/** One round in the round-history projection. */
+export interface RoundHistoryRow {
+  readonly run_id: string;
+  readonly round: number;
+  readonly phase: Phase;
+  readonly phase_round: number;
+  readonly started_at: string;
+  readonly commit: string;
+  readonly critics: Readonly<Record<string, string>>;
+  readonly letter_id: string | null;
+  readonly findings: number | null;
+  readonly counts: { readonly critical: number; readonly medium: number; readonly low: number } | null;
+  readonly complete: boolean | null;
+  readonly top_score_avg: number | null;
+  readonly max_score: number | null;
+  readonly key_moment: string | null;
+  readonly retained_best: { readonly best_round: number; readonly best_commit: string; readonly worse_round: number; readonly worse_commit: string } | null;
+  readonly fix: { readonly outcome: string; readonly commit: string | null; readonly lines_changed: number; readonly infra_failure: boolean } | null;
+  readonly detections: readonly Heuristic[];
+}
+
+export type Histogram = Readonly<Record<string, number>>;
+
+/** What calibration needs from one run. */
+export interface RunSummaryRow {
+  readonly run_id: string;
+  readonly plan: string;
+  readonly started_at: string;
+  readonly ended_at: string | null;
+  readonly status: string;
+  readonly rounds: number;
+  readonly phases_cleared: Readonly<Partial<Record<Phase, number>>>;
+  readonly phase_rounds: Readonly<Partial<Record<Phase, number>>>;
+  readonly detections: readonly { readonly heuristic: Heuristic; readonly round: number }[];
+  readonly escalations: readonly { readonly reason: string; readonly heuristic: Heuristic | null; readonly round: number }[];
+  readonly resumes: number;
+  readonly fixed_after_rounds: Histogram;
+  readonly attempts_to_fix: Histogram;
+  readonly reappearances: Histogram;
+  readonly line_drift: Histogram;
+}
+
+/** A heuristic that fired: becomes a LoopDetected (id derived from plan, run, heuristic and round). */
+export interface LoopDetection {
+  readonly event_id: string;
+  readonly plan: string;
+  readonly run_id: string;
+  readonly heuristic: Heuristic;
+  readonly round: number;
+  readonly fingerprints: readonly string[];
+  readonly critic_ids: readonly string[];
+  readonly message: string;
+  readonly evidence: Readonly<Record<string, unknown>>;
+  /** The event whose projection fired it, and its time (so replays produce the same event). */
+  readonly causation_id: string;
+  readonly occurred_at: string;
+}
+
+/** A change to the cross-loop learnings projection (keyed by critic and finding type). */
+export interface LearningDelta {
+  readonly critic_id: string;
+  readonly finding_type: string;
+  /** True the first time the pattern shows up in this run. */
+  readonly new_loop: boolean;
+  readonly rounds_seen: number;
+  readonly fixed: number;
+  readonly stuck: number;
+  readonly title: string;
+  readonly plan: string;
+  readonly at: string;
+}
+
+interface CurrentRound {
+  readonly round: number;
+  readonly phase: Phase;
+  readonly phase_round: number;
+  readonly mode: 'loop' | 'single_pass';
+  /** Dispatched critic → `pending`, `reported` or the CriticFailed reason. */
+  critics: Record<string, string>;
+  reports: Record<string, FindingRef[]>;
+  /** Letter finding id → tracker key (fix attempts name letter finding ids). */
+  letter_map: Record<string, string>;
+  letter_written: boolean;
+  fixed: boolean;
+}
+
+interface TrendPoint {
+  readonly round: number;
+  readonly top: number;
+  readonly count: number;
+  readonly keys: readonly string[];
+}
+
+/** The loop memory of one plan's current run: bounded by the number of findings, not of rounds. */
+export interface LoopMemory {
+  readonly plan: string;
+  readonly run_id: string | null;
+  readonly ended: boolean;
+  readonly verdict: string | null;
+  readonly phase: Phase;
+  readonly round: number;
+  readonly trackers: readonly Tracker[];
+  readonly current: Readonly<CurrentRound> | null;
+  readonly history: RoundHistoryRow | null;
+  readonly run: RunSummaryRow | null;
+  readonly trend: { readonly phase: Phase; readonly points: readonly TrendPoint[] };
+  readonly previous_max: number | null;
+  readonly stall: { readonly count: number; readonly rounds: readonly number[]; readonly outcomes: readonly string[] };
+  /** "Finding X went away and Y came" per round, for cycles across findings. */
+  readonly edges: readonly { readonly round: number; readonly from: string; readonly to: string }[];
+  /** `critic finding_type` already counted as a loop for the learnings. */
+  readonly learned: readonly string[];
+  /** Detection ids this memory produced (a LoopDetected event with one of them is not counted twice). */
+  readonly fired: readonly string[];
+  readonly version: number;
+}
+
+export interface MemoryStep {
+  readonly memory: LoopMemory;
+  readonly detections: readonly LoopDetection[];
+  /** The round-history row that changed (upsert), if any. */
+  readonly round: RoundHistoryRow | null;
+  /** The run summary that changed (upsert), if any. */
+  readonly run: RunSummaryRow | null;
+  readonly learnings: readonly LearningDelta[];
+}
+
+export function initialLoopMemory(plan: string): LoopMemory {
+  return {
+    plan,
+    run_id: null,
+    ended: false,
+    verdict: null,
+    phase: 'critical',
+    round: 0,
+    trackers: [],
+    current: null,
+    history: null,
+    run: null,
+    trend: { phase: 'critical', points: [] },
+    previous_max: null,
+    stall: { count: 0, rounds: [], outcomes: [] },
+    edges: [],
+    learned: [],
+    fired: [],
+    version: 0,
+  };
+}
+
+// ── Mutable working copy (the functions below are pure from the outside) ─────────────────────
+
+type Mutable<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
+type Draft = Mutable<Omit<LoopMemory, 'trackers' | 'current'>> & { trackers: Mutable<Tracker>[]; current: CurrentRound | null };
+
+/**
+ * A working copy: the round at hand is copied always (reports land there), the trackers only for
+ * the events that change them, so a critic's report costs the same whatever the memory holds.
+ */
+function draftOf(memory: LoopMemory, withTrackers: boolean): Draft {
+  const current = memory.current === null ? null : { ...memory.current, critics: { ...memory.current.critics }, reports: { ...memory.current.reports }, letter_map: { ...memory.current.letter_map } };
+  return { ...memory, current, trackers: withTrackers ? structuredClone(memory.trackers) : memory.trackers } as unknown as Draft;
+}
+
+const TRACKER_EVENTS: ReadonlySet<string> = new Set(['RoundStarted', 'LetterWritten', 'FixApplied']);
+
+const MAX_FIRED = 50;
+const MAX_EDGES = 50;
+const MAX_FINGERPRINTS = 8;
+const MAX_HISTORY_DETECTIONS = 20;
+const MAX_RUN_LIST = 100;
+const MAX_EDGE_PAIRS = 25;
+/** Distinct attempt signatures remembered per stretch (more than any wall threshold needs). */
+const MAX_SIGNATURES = 10;
+
+/** Histogram values at or above this share the top bucket, so a histogram stays small however long the loop. */
+const HISTOGRAM_TOP = 20;
+
+function bump(histogram: Histogram, value: number): Histogram {
+  const key = String(Math.min(HISTOGRAM_TOP, Math.max(0, Math.round(value))));
+  return { ...histogram, [key]: (histogram[key] ?? 0) + 1 };
+}
+
+function refOf(f: Finding): FindingRef {
+  return {
+    id: f.id,
+    fingerprint: f.fingerprint,
+    location_hash: f.location_hash ?? null,
+    file: f.file,
+    finding_type: f.finding_type,
+    line_range: { start: f.line_range.start, end: f.line_range.end },
+    raised_by: f.raised_by,
+    score: f.score,
+    severity: f.severity,
+    category: f.category,
+    title: f.title.slice(0, 200),
+    expected: f.expected_behaviour.slice(0, 500),
+  };
+}
+
+function comparable(t: Mutable<Tracker>): Parameters<typeof isSameIssue>[0] {
+  return { fingerprint: t.key, file: t.file, finding_type: t.finding_type, line_range: t.line_range, raised_by: t.critic_id, location_hash: t.location_hash ?? undefined };
+}
+
+function overlaps(a: { start: number; end: number }, b: { start: number; end: number }, slack = 0): boolean {
+  return a.start <= b.end + slack && b.start <= a.end + slack;
+}
+
+function typeMatches(pattern: string, type: string): boolean {
+  return pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : pattern === type;
+}
+
+function conflicting(config: LoopConfig, a: string, b: string): boolean {
+  return config.critic_disagreement.known_conflicts.some(([x, y]) => (typeMatches(x, a) && typeMatches(y, b)) || (typeMatches(x, b) && typeMatches(y, a)));
+}
+
+function where(t: { file: string; line_range: { start: number } }): string {
+  return `${t.file}:${t.line_range.start}`;
+}
+
+function addSegment(t: Mutable<Tracker>, round: number, state: PresenceState, max: number): void {
+  const last = t.segments.at(-1);
+  if (last !== undefined && last[2] === state && last[1] === round - 1) {
+    t.segments[t.segments.length - 1] = [last[0], round, state];
+  } else {
+    t.segments.push([round, round, state]);
+    if (t.segments.length > max) t.segments.splice(0, t.segments.length - max);
+  }
+}
+
+interface Match {
+  readonly ref: FindingRef;
+  readonly tracker: Mutable<Tracker>;
+  readonly created: boolean;
+  /** Line shift when matched by snippet or by the fuzzy rule (null for an exact fingerprint or a new tracker). */
+  readonly drift: number | null;
+}
+
+/** Matches the round's reports to trackers: exact fingerprints first, then snippet hashes, then the fuzzy rule (closest line). */
+function matchReports(d: Draft, refs: readonly FindingRef[], round: number, config: LoopConfig): Match[] {
+  const matches: Match[] = [];
+  const taken = new Set<string>();
+  const byFingerprint = new Map<string, Mutable<Tracker>>();
+  for (const t of d.trackers) for (const fp of t.fingerprints) byFingerprint.set(`${t.critic_id}\u0000${fp}`, t);
+  const pending: FindingRef[] = [];
+  for (const ref of refs) {
+    const t = byFingerprint.get(`${ref.raised_by}\u0000${ref.fingerprint}`);
+    if (t !== undefined && !taken.has(t.key)) {
+      taken.add(t.key);
+      matches.push({ ref, tracker: t, created: false, drift: null });
+    } else {
+      pending.push(ref);
+    }
+  }
+  for (const ref of pending) {
+    let best: Mutable<Tracker> | null = null;
+    let bestDistance = Number.POSITIVE_INFINITY;
+    for (const t of d.trackers) {
+      if (taken.has(t.key) || t.critic_id !== ref.raised_by) continue;
+      const candidate = { ...ref, location_hash: ref.location_hash ?? undefined };
+      if (!isSameIssue(comparable(t), candidate, config.fuzzy_line_window)) continue;
+      const distance = ref.location_hash !== null && ref.location_hash === t.location_hash ? -1 : Math.abs(t.line_range.start - ref.line_range.start);
+      if (distance < bestDistance) {
+        best = t;
+        bestDistance = distance;
+      }
+    }
+    if (best !== null) {
+      taken.add(best.key);
+      matches.push({ ref, tracker: best, created: false, drift: Math.abs(best.line_range.start - ref.line_range.start) });
+      continue;
+    }
+    const tracker = newTracker(d, ref, round, config);
+    taken.add(tracker.key);
+    matches.push({ ref, tracker, created: true, drift: null });
+  }
+  return matches;
+}
+
+function newTracker(d: Draft, ref: FindingRef, round: number, config: LoopConfig): Mutable<Tracker> {
+  if (d.trackers.length >= config.limits.max_tracked_findings) {
+    // Forget the finding gone longest (or, failing that, seen longest ago): memory stays bounded.
+    let victim = 0;
+    for (let i = 1; i < d.trackers.length; i += 1) {
+      const a = d.trackers[i];
+      const b = d.trackers[victim];
+      if (a === undefined || b === undefined) continue;
+      const rank = (t: Mutable<Tracker>): number => (t.last_state === 'a' ? 0 : 1e9) + t.last_seen;
+      if (rank(a) < rank(b)) victim = i;
+    }
+    d.trackers.splice(victim, 1);
+  }
+  const key = d.trackers.some((t) => t.key === ref.fingerprint) ? `${ref.fingerprint}@${round}` : ref.fingerprint;
+  const tracker: Mutable<Tracker> = {
+    key,
+    fingerprints: [ref.fingerprint],
+    critic_id: ref.raised_by,
+    file: ref.file,
+    finding_type: ref.finding_type,
+    line_range: { ...ref.line_range },
+    location_hash: ref.location_hash,
+    title: ref.title,
+    severity: ref.severity,
+    category: ref.category,
+    score: ref.score,
+    expected: ref.expected,
+    first_round: round,
+    last_seen: round,
+    last_state: 'a',
+    segments: [],
+    streak: 0,
+    streak_start: round,
+    streak_attempts: 0,
+    signatures: [],
+    reappearances: 0,
+    total_reappearances: 0,
+    absent_since: null,
+    attempts: [],
+  };
+  d.trackers.push(tracker);
+  return tracker;
+}
+
+function restartStreak(t: Mutable<Tracker>, round: number): void {
+  t.streak = 0;
+  t.streak_start = round;
+  t.streak_attempts = 0;
+  t.signatures = [];
+}
+
+// ── Heuristics ───────────────────────────────────────────────────────────────────────────────
+
+interface Firing {
+  readonly heuristic: Heuristic;
+  readonly trackers: readonly Mutable<Tracker>[];
+  readonly message: string;
+  readonly evidence: Record<string, unknown>;
+}
+
+function trackerEvidence(t: Mutable<Tracker>): Record<string, unknown> {
+  return { fingerprint: t.key, critic_id: t.critic_id, finding_type: t.finding_type, file: t.file, line_range: t.line_range, title: t.title };
+}
+
+/** Why this is persistent and not (yet) a wall: every fix in the stretch tried something new. */
+function tryingNewApproaches(t: Mutable<Tracker>): boolean {
+  return t.streak_attempts > 0 && t.streak_attempts >= t.streak - 1;
+}
+
+/** Persistent issue: in the letter `rounds` rounds in a row without the implementer trying something new each time. */
+export function persistentIssues(trackers: readonly Tracker[], config: LoopConfig): Tracker[] {
+  return trackers.filter((t) => t.last_state === 'p' && t.streak >= config.persistent_issue.rounds && !tryingNewApproaches(t as Mutable<Tracker>));
+}
+
+/** Implementer wall: `attempts` distinct fix attempts (different changed lines) while the issue persists. */
+export function implementerWalls(trackers: readonly Tracker[], config: LoopConfig): Tracker[] {
+  return trackers.filter((t) => t.last_state === 'p' && t.streak_attempts >= config.implementer_wall.attempts);
+}
+
+/** Oscillation: of the findings that came back this round (present, or cut by top-K) after being gone, those back `reappearances` times. */
+export function oscillations(cameBack: readonly Tracker[], config: LoopConfig): Tracker[] {
+  return cameBack.filter((t) => t.reappearances >= config.oscillation.reappearances);
+}
+
+/** Pairs of letter findings from different critics on overlapping lines whose types are known to conflict. */
+export function knownConflicts(findings: readonly FindingRef[], config: LoopConfig): [FindingRef, FindingRef][] {
+  const pairs: [FindingRef, FindingRef][] = [];
+  for (let i = 0; i < findings.length; i += 1) {
+    for (let j = i + 1; j < findings.length; j += 1) {
+      const a = findings[i];
+      const b = findings[j];
+      if (a === undefined || b === undefined || a.raised_by === b.raised_by || a.file !== b.file) continue;
+      if (overlaps(a.line_range, b.line_range) && conflicting(config, a.finding_type, b.finding_type)) pairs.push([a, b]);
+    }
+  }
+  return pairs;
+}
+
+/** Flat trend (review-loop seed): the top-N average fell by less than `min_slope` a round over the window, while the findings kept changing. */
+export function flatTrend(points: readonly TrendPoint[], config: LoopConfig): { readonly slope: number } | null {
+  const window = points.slice(-config.flat_trend.rounds);
+  const first = window[0];
+  const last = window.at(-1);
+  if (window.length < config.flat_trend.rounds || first === undefined || last === undefined || last.count === 0) return null;
+  const s = slope(window.map((p) => ({ x: p.round, y: p.top })));
+  if (-s >= config.flat_trend.min_slope || last.count < first.count) return null;
+  // A stable set of stuck findings is the per-issue heuristics' business; the trend guards against churn.
+  const before = new Set(first.keys);
+  if (last.keys.every((k) => before.has(k))) return null;
+  return { slope: Math.round(s * 1000) / 1000 };
+}
+
+function side(t: { critic_id: string; finding_type: string; key: string; file: string; line_range: { start: number; end: number }; title: string; expected: string }) {
+  return { critic_id: t.critic_id, finding_type: t.finding_type, fingerprint: t.key.slice(0, 12), file: t.file, line_range: { ...t.line_range }, title: t.title, expected_behaviour: t.expected || t.title };
+}
+
+function refSide(r: FindingRef) {
+  return { critic_id: r.raised_by, finding_type: r.finding_type, fingerprint: r.fingerprint, file: r.file, line_range: { ...r.line_range }, title: r.title, expected_behaviour: r.expected || r.title };
+}
+
+// ── The fold ─────────────────────────────────────────────────────────────────────────────────
+
+interface Context {
+  readonly d: Draft;
+  readonly event: JournaledEvent;
+  readonly position: number;
+  readonly config: LoopConfig;
+  detections: LoopDetection[];
+  learnings: LearningDelta[];
+  roundChanged: boolean;
+  runChanged: boolean;
+}
+
+function setRun(c: Context, patch: Partial<RunSummaryRow>): void {
+  if (c.d.run === null) return;
+  c.d.run = { ...c.d.run, ...patch };
+  c.runChanged = true;
+}
+
+function setHistory(c: Context, patch: Partial<RoundHistoryRow>): void {
+  if (c.d.history === null) return;
+  c.d.history = { ...c.d.history, ...patch };
+  c.roundChanged = true;
+}
+
+function fire(c: Context, round: number, firings: readonly Firing[]): void {
+  const d = c.d;
+  if (d.run_id === null) return;
+  for (const f of firings) {
+    const eventId = deterministicId(d.plan, d.run_id, 'loop_detected', f.heuristic, round);
+    if (d.fired.includes(eventId) || c.detections.some((x) => x.event_id === eventId)) continue;
+    const fingerprints = [...new Set(f.trackers.map((t) => t.key.slice(0, 12)))].filter((fp) => /^[0-9a-f]{12}$/.test(fp));
+    c.detections.push({
+      event_id: eventId,
+      plan: d.plan,
+      run_id: d.run_id,
+      heuristic: f.heuristic,
+      round,
+      fingerprints,
+      critic_ids: [...new Set(f.trackers.map((t) => t.critic_id))],
+      message: f.message.slice(0, 4000),
+      evidence: f.evidence,
+      causation_id: c.event.event_id,
+      occurred_at: c.event.occurred_at,
+    });
+    d.fired = [...d.fired, eventId].slice(-MAX_FIRED);
+    if (d.run !== null) setRun(c, { detections: [...d.run.detections, { heuristic: f.heuristic, round }].slice(-MAX_RUN_LIST) });
+    if (d.history !== null && d.history.round === round) setHistory(c, { detections: [...d.history.detections, f.heuristic].slice(-MAX_HISTORY_DETECTIONS) });
+    for (const t of f.trackers) {
+      c.learnings.push({ critic_id: t.critic_id, finding_type: t.finding_type, new_loop: false, rounds_seen: 0, fixed: 0, stuck: 1, title: t.title, plan: d.plan, at: c.event.occurred_at });
+    }
+  }
+}
+
+function onRoundStarted(c: Context, event: Extract<JournaledEvent, { type: 'RoundStarted' }>): void {
+  const d = c.d;
+  const data = event.data;
+  if (data.round <= d.round || d.run_id === null) return;
+  if (data.phase !== d.phase) {
+    d.trend = { phase: data.phase, points: [] };
+    d.phase = data.phase;
+  }
+  d.round = data.round;
+  const critics: Record<string, string> = {};
+  for (const critic of data.critics) critics[critic.critic_id] = 'pending';
+  d.current = { round: data.round, phase: data.phase, phase_round: data.phase_round, mode: data.mode, critics, reports: {}, letter_map: {}, letter_written: false, fixed: false };
+  const retained = data.retained_best ?? null;
+  if (retained !== null) {
+    // The work after the best round was thrown away: what vanished with it did not "go away", and
+    // its comeback on the best commit is no oscillation.
+    for (const t of d.trackers) {
+      if (t.absent_since !== null && t.absent_since > retained.best_round) {
+        t.absent_since = null;
+        t.last_state = 'h';
+        restartStreak(t, data.round);
+      }
+    }
+    d.edges = d.edges.filter((e) => e.round <= retained.best_round);
+    d.previous_max = null;
+  }
+  d.history = {
+    run_id: d.run_id,
+    round: data.round,
+    phase: data.phase,
+    phase_round: data.phase_round,
+    started_at: event.occurred_at,
+    commit: data.commit,
+    critics,
+    letter_id: null,
+    findings: null,
+    counts: null,
+    complete: null,
+    top_score_avg: null,
+    max_score: null,
+    key_moment: null,
+    retained_best: retained === null ? null : { best_round: retained.best_round, best_commit: retained.best_commit, worse_round: retained.worse_round, worse_commit: retained.worse_commit },
+    fix: null,
+    detections: [],
+  };
+  c.roundChanged = true;
+  if (d.run !== null) {
+    setRun(c, { rounds: data.round, phase_rounds: { ...d.run.phase_rounds, [data.phase]: Math.max(d.run.phase_rounds[data.phase] ?? 0, data.phase_round) } });
+  }
+}
+
+function onReport(c: Context, round: number, criticId: string, outcome: string, findings: readonly Finding[]): void {
+  const current = c.d.current;
+  if (current === null || current.round !== round || current.letter_written) return;
+  // First word wins, as in the loop state: a duplicate or a late second answer changes nothing.
+  if (current.critics[criticId] !== undefined && current.critics[criticId] !== 'pending') return;
+  current.critics[criticId] = outcome;
+  if (outcome === 'reported') current.reports[criticId] = findings.map(refOf);
+  setHistory(c, { critics: { ...current.critics } });
+}
+
+function observeLetter(c: Context, letter: Letter): void {
+  const d = c.d;
+  const current = d.current;
+  const config = c.config;
+  if (current === null || current.round !== letter.round || current.letter_written) return;
+  current.letter_written = true;
+  const round = current.round;
+  const letterMax = letter.findings.reduce((max, f) => Math.max(max, f.score), 0);
+  // Only a complete letter says something about severity (a silent critic is not a breakthrough).
+  const keyMoment = letter.complete ? keyMomentOf(d.previous_max, letterMax, config.key_moments.max_drop) : null;
+  if (letter.complete) d.previous_max = letterMax;
+
+  // Every critic that reported speaks for its findings; a critic that failed says nothing (infra failures are never findings or absences).
+  const reporting = new Set(Object.entries(current.critics).filter(([, outcome]) => outcome === 'reported').map(([id]) => id));
+  for (const id of Object.keys(current.reports)) reporting.add(id);
+  const refs: FindingRef[] = Object.entries(current.reports).flatMap(([, list]) => list);
+  const known = new Set(refs.map((r) => `${r.raised_by}\u0000${r.fingerprint}`));
+  for (const f of letter.findings) {
+    if (!known.has(`${f.raised_by}\u0000${f.fingerprint}`)) {
+      refs.push(refOf(f));
+      reporting.add(f.raised_by);
+    }
+  }
+  const inLetter = new Set(letter.findings.map((f) => `${f.raised_by}\u0000${f.fingerprint}`));
+  const related = new Set(letter.findings.flatMap((f) => f.related_findings));
+  const matches = matchReports(d, refs, round, config);
+  const matched = new Set(matches.map((m) => m.tracker.key));
+
+  const reappeared: Mutable<Tracker>[] = [];
+  const gone: Mutable<Tracker>[] = [];
+  const created: Mutable<Tracker>[] = [];
+  let run = d.run;
+  for (const m of matches) {
+    const t = m.tracker;
+    const state: PresenceState = inLetter.has(`${m.ref.raised_by}\u0000${m.ref.fingerprint}`) || related.has(m.ref.id) ? 'p' : 'h';
+    if (m.created) created.push(t);
+    if (m.drift !== null && m.drift > 0 && run !== null) run = { ...run, line_drift: bump(run.line_drift, m.drift) };
+    if (!t.fingerprints.includes(m.ref.fingerprint)) t.fingerprints = [...t.fingerprints, m.ref.fingerprint].slice(-MAX_FINGERPRINTS);
+    t.line_range = { ...m.ref.line_range };
+    t.location_hash = m.ref.location_hash ?? t.location_hash;
+    t.title = m.ref.title;
+    t.severity = m.ref.severity;
+    t.category = m.ref.category;
+    t.score = m.ref.score;
+    t.expected = m.ref.expected;
+    if (t.absent_since !== null) {
+      t.reappearances += 1;
+      t.total_reappearances += 1;
+      t.absent_since = null;
+      restartStreak(t, round);
+      reappeared.push(t);
+      if (run !== null) run = { ...run, reappearances: bump(run.reappearances, t.total_reappearances) };
+    }
+    if (state === 'p') {
+      if (t.streak === 0) t.streak_start = round;
+      t.streak += 1;
+    }
+    t.last_state = state;
+    t.last_seen = round;
+    addSegment(t, round, state, config.limits.max_segments_per_finding);
+  }
+  for (const t of d.trackers) {
+    if (matched.has(t.key) || !reporting.has(t.critic_id)) continue;
+    if (t.absent_since === null && t.last_state !== 'a') {
+      if (run !== null) run = { ...run, fixed_after_rounds: bump(run.fixed_after_rounds, t.streak), attempts_to_fix: bump(run.attempts_to_fix, t.streak_attempts) };
+      if (t.attempts.length > 0) {
+        c.learnings.push({ critic_id: t.critic_id, finding_type: t.finding_type, new_loop: false, rounds_seen: 0, fixed: 1, stuck: 0, title: t.title, plan: d.plan, at: c.event.occurred_at });
+      }
+      t.absent_since = round;
+      gone.push(t);
+    }
+    addSegment(t, round, 'a', config.limits.max_segments_per_finding);
+    t.last_state = 'a';
+    restartStreak(t, round);
+  }
+  if (run !== null && run !== d.run) setRun(c, run);
+
+  // Learnings: every pattern present this round, and the first sighting per run.
+  const seen = new Map<string, Mutable<Tracker>>();
+  // Stored in the memory, which PostgreSQL keeps as jsonb: no NUL separators there.
+  for (const m of matches) seen.set(`${m.tracker.critic_id} ${m.tracker.finding_type}`, m.tracker);
+  for (const [key, t] of seen) {
+    const first = !d.learned.includes(key);
+    if (first) d.learned = [...d.learned, key];
+    c.learnings.push({ critic_id: t.critic_id, finding_type: t.finding_type, new_loop: first, rounds_seen: 1, fixed: 0, stuck: 0, title: t.title, plan: d.plan, at: c.event.occurred_at });
+  }
+
+  // Letter finding ids → trackers, so the fix's `fixed_findings` land on the right issues.
+  const byRef = new Map(matches.map((m) => [`${m.ref.raised_by}\u0000${m.ref.fingerprint}`, m.tracker.key]));
+  const byId = new Map(matches.map((m) => [m.ref.id, m.tracker.key]));
+  current.letter_map = {};
+  for (const f of letter.findings) {
+    const key = byRef.get(`${f.raised_by}\u0000${f.fingerprint}`);
+    if (key !== undefined) current.letter_map[f.id] = key;
+    for (const id of f.related_findings) {
+      const relatedKey = byId.get(id);
+      if (relatedKey !== undefined) current.letter_map[id] = relatedKey;
+    }
+  }
+  current.reports = {};
+
+  // Trend point (review-loop seed) over everything the critics reported for the phase.
+  let topAvg: number | null = null;
+  if (letter.complete) {
+    const phaseMatches = matches.filter((m) => phaseIncludes(current.phase, m.ref.severity));
+    topAvg = Math.round(topScoreAverage(phaseMatches.map((m) => m.ref.score), config.flat_trend.top) * 1000) / 1000;
+    const point: TrendPoint = { round, top: topAvg, count: phaseMatches.length, keys: phaseMatches.map((m) => m.tracker.key).slice(0, 100) };
+    const points = d.trend.phase === current.phase ? [...d.trend.points, point] : [point];
+    d.trend = { phase: current.phase, points: points.slice(-Math.max(config.flat_trend.rounds, 2)) };
+  }
+  setHistory(c, {
+    letter_id: letter.letter_id,
+    findings: letter.findings.length,
+    counts: { ...letter.counts },
+    complete: letter.complete,
+    top_score_avg: topAvg,
+    max_score: letterMax,
+    key_moment: keyMoment,
+    critics: { ...current.critics },
+  });
+
+  // Cycles across findings: "X went away and Y came" now, after "Y went away and X came" before.
+  const arrivals = [...created, ...reappeared];
+  const cycles: [Mutable<Tracker>, Mutable<Tracker>][] = [];
+  if (gone.length * arrivals.length <= MAX_EDGE_PAIRS) {
+    const lookback = round - config.oscillation.cycle_lookback_rounds;
+    let edges = d.edges.filter((e) => e.round >= lookback);
+    for (const g of gone) {
+      for (const a of arrivals) {
+        const reverse = edges.find((e) => e.from === a.key && e.to === g.key);
+        if (reverse !== undefined) {
+          cycles.push([a, g]);
+          edges = edges.filter((e) => e !== reverse);
+        } else {
+          edges.push({ round, from: g.key, to: a.key });
+        }
+      }
+    }
+    d.edges = edges.slice(-MAX_EDGES);
+  }
+  if (current.mode !== 'loop' || d.verdict !== 'run') return;
+
+  const firings: Firing[] = [];
+  const window = config.fuzzy_line_window;
+  const disagreementCycles = cycles.filter(([a, b]) => a.critic_id !== b.critic_id && a.file === b.file && overlaps(a.line_range, b.line_range, window));
+  const letterRefs = letter.findings.map(refOf);
+  const conflicts = knownConflicts(letterRefs, config);
+  if (conflicts.length > 0 || disagreementCycles.length > 0) {
+    const sides = [...conflicts.flatMap(([a, b]) => [refSide(a), refSide(b)]), ...disagreementCycles.flatMap(([a, b]) => [side(a), side(b)])].slice(0, 10);
+    const involved = [
+      ...conflicts.flatMap(([a, b]) => [byRef.get(`${a.raised_by}\u0000${a.fingerprint}`), byRef.get(`${b.raised_by}\u0000${b.fingerprint}`)]),
+      ...disagreementCycles.flatMap(([a, b]) => [a.key, b.key]),
+    ];
+    const trackers = d.trackers.filter((t) => involved.includes(t.key));
+    const first = sides[0];
+    const second = sides[1];
+    const describe =
+      first !== undefined && second !== undefined
+        ? `${first.critic_id} (${first.finding_type}) and ${second.critic_id} (${second.finding_type}) ask for conflicting changes on ${first.file}:${first.line_range.start}-${first.line_range.end}`
+        : 'two critics ask for conflicting changes on one region';
+    firings.push({
+      heuristic: 'critic_disagreement',
+      trackers,
+      message: `${describe}${disagreementCycles.length > 0 ? ' — fixing one brought the other back' : ''}; rloop does not settle this by priority rules: a person decides.`,
+      evidence: { sides, rule: conflicts.length > 0 ? 'known_conflict' : 'cycle', round },
+    });
+  }
+  const walls = implementerWalls(d.trackers, config) as Mutable<Tracker>[];
+  if (walls.length > 0) {
+    firings.push({
+      heuristic: 'implementer_wall',
+      trackers: walls,
+      message: walls
+        .map((t) => `the implementer tried ${t.streak_attempts} different approaches on "${t.title}" (${where(t)}) and it persists — the plan may need a rethink`)
+        .join('; '),
+      evidence: { threshold: config.implementer_wall.attempts, findings: walls.map((t) => ({ ...trackerEvidence(t), attempts: t.attempts.slice(-t.streak_attempts) })) },
+    });
+    for (const t of walls) restartStreak(t, round + 1);
+  }
+  const inCycle = new Set(disagreementCycles.flatMap(([a, b]) => [a.key, b.key]));
+  const oscillating = (oscillations(reappeared, config) as Mutable<Tracker>[]).filter((t) => !inCycle.has(t.key));
+  const plainCycles = cycles.filter(([a, b]) => !inCycle.has(a.key) && !inCycle.has(b.key));
+  if (oscillating.length > 0 || plainCycles.length > 0) {
+    const cycleTrackers = plainCycles.flatMap(([a, b]) => [a, b]);
+    const parts = oscillating.map((t) => {
+      const absent = [...t.segments].reverse().find((s) => s[2] === 'a');
+      return `"${t.title}" (${where(t)}) was gone in round ${absent?.[0] ?? '?'} but came back in round ${round} — the fix did not hold`;
+    });
+    for (const [a, b] of plainCycles) parts.push(`fixing "${b.title}" brought back "${a.title}", and fixing "${a.title}" had brought back "${b.title}"`);
+    firings.push({
+      heuristic: 'oscillation',
+      trackers: [...new Map([...oscillating, ...cycleTrackers].map((t) => [t.key, t])).values()],
+      message: parts.join('; '),
+      evidence: {
+        threshold: config.oscillation.reappearances,
+        findings: oscillating.map((t) => ({ ...trackerEvidence(t), segments: t.segments.slice(-10) })),
+        cycles: plainCycles.map(([a, b]) => [a.key.slice(0, 12), b.key.slice(0, 12)]),
+      },
+    });
+    for (const t of oscillating) t.reappearances = 0;
+  }
+  const persistent = (persistentIssues(d.trackers, config) as Mutable<Tracker>[]).filter((t) => !walls.includes(t));
+  if (persistent.length > 0) {
+    firings.push({
+      heuristic: 'persistent_issue',
+      trackers: persistent,
+      message: persistent.map((t) => `"${t.title}" (${where(t)}, ${t.critic_id}) was raised in ${t.streak} consecutive rounds and no fix removed it`).join('; '),
+      evidence: {
+        threshold: config.persistent_issue.rounds,
+        findings: persistent.map((t) => ({ ...trackerEvidence(t), consecutive_rounds: t.streak, since_round: t.streak_start, distinct_attempts: t.streak_attempts })),
+      },
+    });
+    for (const t of persistent) restartStreak(t, round + 1);
+  }
+  const flat = letter.complete ? flatTrend(d.trend.points, config) : null;
+  if (flat !== null) {
+    const points = d.trend.points.slice(-config.flat_trend.rounds);
+    firings.push({
+      heuristic: 'flat_trend',
+      trackers: [],
+      message: `the top-${config.flat_trend.top} severity average did not fall (${points.map((p) => p.top).join(' → ')} over rounds ${points[0]?.round ?? '?'}-${round}, slope ${flat.slope} > -${config.flat_trend.min_slope}) while the findings kept changing — the ${current.phase} phase is stuck`,
+      evidence: { slope: flat.slope, min_slope: config.flat_trend.min_slope, points: points.map((p) => ({ round: p.round, top_score_avg: p.top, findings: p.count })) },
+    });
+    d.trend = { phase: d.trend.phase, points: [] };
+  }
+  fire(c, round, firings);
+}
+
+function fixSignature(files: readonly { file: string; lines_changed: number; hunks: readonly { start: number; end: number }[] }[]): string {
+  return files
+    .map((f) => `${f.file}:${f.hunks.length > 0 ? f.hunks.map((h) => `${h.start}-${h.end}`).join(',') : `~${f.lines_changed}`}`)
+    .sort()
+    .join(';');
+}
+
+function observeFix(c: Context, event: Extract<JournaledEvent, { type: 'FixApplied' }>): void {
+  const d = c.d;
+  const current = d.current;
+  const data = event.data;
+  if (current === null || current.round !== data.round || current.fixed) return;
+  current.fixed = true;
+  const infra = isInfraFailure(data);
+  const lines = data.fixes_applied.reduce((sum, f) => sum + f.lines_changed, 0);
+  setHistory(c, { fix: { outcome: data.outcome, commit: data.commit, lines_changed: lines, infra_failure: infra } });
+  if (infra) return;
+
+  // Fix attempts: the files whose changes touched each letter finding's lines.
+  const perTracker = new Map<string, (typeof data.fixes_applied)[number][]>();
+  for (const file of data.fixes_applied) {
+    for (const id of file.fixed_findings) {
+      const key = current.letter_map[id];
+      if (key === undefined) continue;
+      const list = perTracker.get(key) ?? [];
+      if (!list.includes(file)) list.push(file);
+      perTracker.set(key, list);
+    }
+  }
+  for (const t of d.trackers) {
+    const files = perTracker.get(t.key);
+    if (files === undefined) continue;
+    const signature = fixSignature(files);
+    t.attempts = [
+      ...t.attempts,
+      { round: data.round, commit: data.commit, outcome: data.outcome, lines_changed: files.reduce((s, f) => s + f.lines_changed, 0), signature, position: c.position },
+    ].slice(-c.config.limits.max_attempts_per_finding);
+    if (!t.signatures.includes(signature)) {
+      t.signatures = [...t.signatures, signature].slice(-MAX_SIGNATURES);
+      t.streak_attempts += 1;
+    }
+  }
+
+  // Stall (FSM seed): the code did not move.
+  if (data.commit === null) {
+    d.stall = { count: d.stall.count + 1, rounds: [...d.stall.rounds, data.round].slice(-20), outcomes: [...d.stall.outcomes, data.outcome].slice(-20) };
+  } else {
+    d.stall = { count: 0, rounds: [], outcomes: [] };
+  }
+  if (current.mode === 'loop' && d.stall.count >= c.config.stall.rounds) {
+    const rounds = d.stall.rounds.slice(-d.stall.count);
+    fire(c, data.round, [
+      {
+        heuristic: 'stall',
+        trackers: [],
+        message: `the implementer changed nothing in ${d.stall.count} rounds in a row (rounds ${rounds.join(', ')}: ${d.stall.outcomes.slice(-d.stall.count).join(', ')})${data.reason ? `; last: ${data.reason.slice(0, 500)}` : ''}`,
+        evidence: { threshold: c.config.stall.rounds, rounds, outcomes: d.stall.outcomes.slice(-d.stall.count), strategy: data.strategy },
+      },
+    ]);
+    d.stall = { count: 0, rounds: [], outcomes: [] };
+  }
+}
+
+function newRun(plan: string, event: Extract<JournaledEvent, { type: 'PlanSubmitted' }>): RunSummaryRow {
+  return {
+    run_id: event.event_id,
+    plan,
+    started_at: event.occurred_at,
+    ended_at: null,
+    status: 'running',
+    rounds: 0,
+    phases_cleared: {},
+    phase_rounds: {},
+    detections: [],
+    escalations: [],
+    resumes: 0,
+    fixed_after_rounds: {},
+    attempts_to_fix: {},
+    reappearances: {},
+    line_drift: {},
+  };
+}
+
+function end(c: Context, status: string): void {
+  c.d.ended = true;
+  setRun(c, { status, ended_at: c.event.occurred_at });
+}
+
+/**
+ * Folds one committed event into the plan's loop memory and runs the loop-detection heuristics
+ * incrementally (each step looks at the trackers and the round at hand, never at the whole
+ * history). Returns the new memory and what changed: detections to journal as LoopDetected, the
+ * round-history row, the run summary and learnings deltas. Pure: replays give the same output.
+ */
+export function evolveMemory(memory: LoopMemory, event: JournaledEvent, position: number, config: LoopConfig): MemoryStep {
+  const inRun = event.type === 'PlanSubmitted' || (memory.run_id !== null && event.correlation_id === memory.run_id);
+  if (!inRun) return { memory: { ...memory, version: Math.max(memory.version, position) }, detections: [], round: null, run: null, learnings: [] };
+  if (event.type === 'PlanSubmitted') {
+    if (memory.run_id !== null && !memory.ended) return { memory: { ...memory, version: Math.max(memory.version, position) }, detections: [], round: null, run: null, learnings: [] };
+    const fresh: LoopMemory = { ...initialLoopMemory(memory.plan), run_id: event.event_id, run: newRun(memory.plan, event), version: Math.max(memory.version, position) };
+    return { memory: fresh, detections: [], round: null, run: fresh.run, learnings: [] };
+  }
+  const c: Context = { d: draftOf(memory, TRACKER_EVENTS.has(event.type)), event, position, config, detections: [], learnings: [], roundChanged: false, runChanged: false };
+  const d = c.d;
+  d.version = Math.max(d.version, position);
+  switch (event.type) {
+    case 'LoopGated':
+      d.verdict = event.data.verdict;
+      break;
+    case 'RoundStarted':
+      onRoundStarted(c, event);
+      break;
+    case 'FindingsReported':
+      onReport(c, event.data.round, event.data.critic_id, 'reported', event.data.findings);
+      break;
+    case 'CriticFailed':
+      onReport(c, event.data.round, event.data.critic_id, event.data.reason, []);
+      break;
+    case 'LetterWritten':
+      observeLetter(c, event.data.letter);
+      break;
+    case 'FixApplied':
+      observeFix(c, event);
+      break;
+    case 'LoopDetected':
+      if (!d.fired.includes(event.event_id) && d.run !== null) {
+        d.fired = [...d.fired, event.event_id].slice(-MAX_FIRED);
+        setRun(c, { detections: [...d.run.detections, { heuristic: event.data.heuristic, round: event.data.round }].slice(-MAX_RUN_LIST) });
+      }
+      break;
+    case 'EscalationRaised':
+      if (d.run !== null) {
+        setRun(c, {
+          status: 'escalated',
+          escalations: [...d.run.escalations, { reason: event.data.reason, heuristic: event.data.report.trigger.heuristic ?? null, round: event.data.round }].slice(-MAX_RUN_LIST),
+        });
+      }
+      break;
+    case 'LoopResumed':
+      if (d.run !== null) setRun(c, { status: 'running', resumes: d.run.resumes + 1 });
+      d.stall = { count: 0, rounds: [], outcomes: [] };
+      break;
+    case 'PhaseAdvanced':
+      if (d.run !== null && event.data.reason === 'phase_clear' && d.run.phases_cleared[event.data.from] === undefined) {
+        setRun(c, { phases_cleared: { ...d.run.phases_cleared, [event.data.from]: d.run.phase_rounds[event.data.from] ?? 1 } });
+      }
+      d.trend = { phase: event.data.to, points: [] };
+      d.previous_max = null;
+      break;
+    case 'LoopConverged':
+      if (d.run !== null && d.run.phases_cleared.final_sweep === undefined) setRun(c, { phases_cleared: { ...d.run.phases_cleared, final_sweep: d.run.phase_rounds.final_sweep ?? 1 } });
+      end(c, 'converged');
+      break;
+    case 'LoopBypassed':
+      end(c, 'bypassed');
+      break;
+    case 'LoopStopped':
+      end(c, 'stopped');
+      break;
+    case 'PlanRejected':
+      end(c, 'rejected');
+      break;
+    case 'BaselineRecorded':
+    case 'FixRequested':
+    case 'TestsWritten':
+    case 'UsageRecorded':
+      break;
+  }
+  const next = d as unknown as LoopMemory;
+  return { memory: next, detections: c.detections, round: c.roundChanged ? next.history : null, run: c.runChanged ? next.run : null, learnings: c.learnings };
+}

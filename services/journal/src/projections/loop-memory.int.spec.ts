@@ -1,0 +1,199 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Kysely } from 'kysely';
+import { type EventOf, type Finding, type JournaledEvent, currentVersion } from '@rloop/contracts';
+import { DEFAULT_LOOP_CONFIG, type LoopState, fingerprintOf } from '@rloop/domain';
+import { type AppendResult, type EventStoreClient, createEventStore } from '@rloop/event-store';
+import { type TestDatabase, createTestDatabase } from '@rloop/testing';
+import { ProjectionCatchUp } from './catch-up.js';
+import { toNewEvent } from './envelope.js';
+import { type JournalTables, migrateProjections } from './schema.js';
+
+// The loop-memory projections on a real PostgreSQL: a heuristic that fires is in the loop state
+// with the event that fired it, its LoopDetected is journaled once before catchUpTo returns (so
+// before the journal announces the commit), and a rebuild gives the same rows.
+
+const SHA = 'a'.repeat(40);
+const CRITIC = 'security/secrets-detector';
+
+let database: TestDatabase;
+let store: EventStoreClient;
+let projections: ProjectionCatchUp;
+let counter = 0;
+
+function envelope<T extends JournaledEvent['type']>(type: T, plan: string, runId: string, data: EventOf<T>['data'], eventId?: string): EventOf<T> {
+  counter += 1;
+  return {
+    event_id: eventId ?? `01JMEMSPEC${String(counter).padStart(16, '0')}`,
+    type,
+    schema_version: currentVersion(type),
+    plan,
+    correlation_id: runId,
+    causation_id: null,
+    occurred_at: new Date(Date.UTC(2026, 10, 30, 10, 0, counter)).toISOString(),
+    producer: 'memory-spec',
+    data,
+  } as EventOf<T>;
+}
+
+const key: Finding = {
+  id: 'secret-1',
+  fingerprint: fingerprintOf({ critic_id: CRITIC, file: 'src/config.js', line_range: { start: 2, end: 2 }, finding_type: 'secret/aws-access-key' }),
+  severity: 'critical',
+  score: 9,
+  category: 'security',
+  finding_type: 'secret/aws-access-key',
+  file: 'src/config.js',
+  line_range: { start: 2, end: 2 },
+  title: 'Committed secret',
+  current_behaviour: 'a key is in the code',
+  expected_behaviour: 'the key comes from the environment',
+  observable_test_conditions: ['no key in src/config.js'],
+  forbidden_in_test: [],
+  raised_by: CRITIC,
+  related_findings: [],
+  fixable: false,
+  related_locations: [],
+};
+
+function start(plan: string, runId: string): JournaledEvent[] {
+  return [
+    envelope('PlanSubmitted', plan, runId, { plan: { slug: plan, title: 'T', description: '', effort_level: 'high', files: ['src/**'], repo: { path: '/r', ref: 'HEAD' }, test_cmd: 'true', implementer: { strategy: 'autofix' } }, submission_id: runId }, runId),
+    envelope('LoopGated', plan, runId, { verdict: 'run', rules: [], commit: SHA, files: ['src/config.js'], repo_path: '/r', test_cmd: 'true' }),
+    envelope('BaselineRecorded', plan, runId, { commit: SHA, branch: `rloop/${plan}`, tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 }, exit_code: 0, failing: [], duration_ms: 1 }),
+  ];
+}
+
+function review(plan: string, runId: string, round: number): JournaledEvent[] {
+  const commit = round.toString(16).padStart(40, 'c');
+  return [
+    envelope('RoundStarted', plan, runId, {
+      round,
+      phase: 'critical',
+      phase_round: round,
+      k: 3,
+      mode: 'loop',
+      commit,
+      base_commit: SHA,
+      repo_path: '/r',
+      files: ['src/config.js'],
+      critics: [{ critic_id: CRITIC, evidence: 'pattern', core: true, reason: 'core', timeout_ms: 60_000 }],
+      not_configured: [],
+      deadline_at: '2026-12-01T00:00:00.000Z',
+    }),
+    envelope('FindingsReported', plan, runId, { round, critic_id: CRITIC, commit, findings: [key], truncated: false, duration_ms: 3 }),
+    envelope('LetterWritten', plan, runId, {
+      letter: {
+        letter_id: `d_letter${runId.slice(-6)}${round}`,
+        plan,
+        run_id: runId,
+        round,
+        phase: 'critical',
+        k: 3,
+        commit,
+        mode: 'loop',
+        created_at: '2026-11-30T10:00:00.000Z',
+        critics: [{ critic_id: CRITIC, core: true, outcome: 'reported', findings_total: 1, findings_kept: 1 }],
+        findings: [key],
+        counts: { critical: 1, medium: 0, low: 0 },
+        complete: true,
+        disagreements: [],
+        summary: 'one secret',
+      },
+    }),
+  ];
+}
+
+function untouchedFix(plan: string, runId: string, round: number): JournaledEvent[] {
+  return [
+    envelope('FixApplied', plan, runId, {
+      round,
+      letter_id: `d_letter${runId.slice(-6)}${round}`,
+      strategy: 'command',
+      outcome: 'committed',
+      fixes_applied: [{ file: 'src/notes.js', fixed_findings: [], lines_changed: 1, hunks: [{ start: round, end: round }] }],
+      tests_added: [],
+      tests_result: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
+      base_commit: round.toString(16).padStart(40, 'c'),
+      commit: (round + 1).toString(16).padStart(40, 'c'),
+      diff_stats: { files_changed: 1, insertions: 1, deletions: 0 },
+      duration_ms: 1,
+    }),
+  ];
+}
+
+/** What the ingest does: append, then bring the projections up to date (which journals detections). */
+async function ingest(plan: string, events: readonly JournaledEvent[]): Promise<AppendResult> {
+  const result = await store.append(plan, events.map(toNewEvent), { expectedVersion: 'any' });
+  await projections.catchUpTo([result]);
+  return result;
+}
+
+async function stateOf(plan: string): Promise<LoopState> {
+  const db = store.db as unknown as Kysely<JournalTables>;
+  const row = await db.selectFrom('loop_states').select(['state']).where('plan', '=', plan).executeTakeFirstOrThrow();
+  return row.state as LoopState;
+}
+
+async function rows(): Promise<Record<string, unknown[]>> {
+  const db = store.db as unknown as Kysely<JournalTables>;
+  return {
+    loop_states: await db.selectFrom('loop_states').selectAll().orderBy('plan').execute(),
+    loop_memory: await db.selectFrom('loop_memory').selectAll().orderBy('plan').execute(),
+    round_history: await db.selectFrom('round_history').selectAll().orderBy('run_id').orderBy('round').execute(),
+    runs: await db.selectFrom('runs').selectAll().orderBy('run_id').execute(),
+    learnings: await db.selectFrom('learnings').selectAll().orderBy('critic_id').orderBy('finding_type').execute(),
+    loop_detections: await db.selectFrom('loop_detections').selectAll().orderBy('event_id').execute(),
+  };
+}
+
+beforeAll(async () => {
+  database = await createTestDatabase('rloop_memory');
+  store = await createEventStore({ databaseUrl: database.url });
+  await migrateProjections(store.db);
+  projections = new ProjectionCatchUp(store, null, DEFAULT_LOOP_CONFIG);
+}, 60_000);
+
+afterAll(async () => {
+  await store?.close();
+  await database?.drop();
+}, 30_000);
+
+describe('the loop-memory projections', () => {
+  it('given a finding left untouched for three rounds, when the third letter is projected, then the loop state holds the detection and its LoopDetected is journaled once, before catchUpTo returns', async () => {
+    const plan = 'mem-untouched';
+    const runId = '01JMEMRUN00000000000000001';
+    await ingest(plan, start(plan, runId));
+    for (const round of [1, 2]) {
+      await ingest(plan, review(plan, runId, round));
+      expect((await stateOf(plan)).detections).toEqual([]);
+      await ingest(plan, untouchedFix(plan, runId, round));
+    }
+    const letter = await ingest(plan, review(plan, runId, 3));
+    const state = await stateOf(plan);
+    expect(state.detections).toMatchObject([{ heuristic: 'persistent_issue', round: 3, fingerprints: [key.fingerprint] }]);
+    const stream = await store.readStream(plan);
+    const detected = stream.filter((e) => e.type === 'LoopDetected');
+    expect(detected).toHaveLength(1);
+    expect(detected[0]?.eventId).toBe(state.detections[0]?.event_id);
+    expect(detected[0]?.streamPosition).toBeGreaterThan(Math.max(...letter.events.map((e) => e.streamPosition)));
+    expect(state.version).toBe(detected[0]?.streamPosition);
+
+    // A redelivered batch journals nothing new.
+    await projections.catchUpTo([letter]);
+    expect((await store.readStream(plan)).filter((e) => e.type === 'LoopDetected')).toHaveLength(1);
+    const db = store.db as unknown as Kysely<JournalTables>;
+    expect(await db.selectFrom('loop_detections').select(['status']).where('plan', '=', plan).execute()).toEqual([{ status: 'journaled' }]);
+    const history = await db.selectFrom('round_history').select(['round', 'row']).where('plan', '=', plan).orderBy('round').execute();
+    expect(history.map((h) => [h.round, (h.row as { detections: string[] }).detections])).toEqual([
+      [1, []],
+      [2, []],
+      [3, ['persistent_issue']],
+    ]);
+  });
+
+  it('given the live projections, when they are rebuilt from zero, then every row is the same', async () => {
+    const live = await rows();
+    await projections.rebuild();
+    expect(await rows()).toEqual(live);
+  });
+});
