@@ -5,6 +5,7 @@ import { JournalModule } from './app.module.js';
 import { type JournalConfig, loadJournalConfig } from './config.js';
 import { openJournalStore } from './open-store.js';
 import { ProjectionCatchUp } from './projections/catch-up.js';
+import { loadLoopConfig } from './projections/loop-config.js';
 
 function fail(error: unknown): never {
   process.stderr.write(`journal: failed to start: ${error instanceof RloopError ? `${error.code}: ` : ''}${describeError(error)}\n`);
@@ -20,7 +21,8 @@ try {
 const store = await openJournalStore(config).catch(fail);
 if (process.argv[2] === 'rebuild') {
   // `node services/journal/dist/main.js rebuild`: replay every event into the projections, then exit.
-  const replayed = await new ProjectionCatchUp(store).rebuild().catch(fail);
+  const loopConfig = await loadLoopConfig(config.configDir).catch(fail);
+  const replayed = await new ProjectionCatchUp(store, null, loopConfig).rebuild().catch(fail);
   await store.close();
   process.stdout.write(`journal: rebuilt the projections from ${replayed} events\n`);
   process.exit(0);

@@ -40,6 +40,10 @@ export class SubmitController {
       return { status: 'accepted', plan: plan.slug, event_id: eventId, submission_id: submissionId, duplicate: true };
     }
     const { state } = await this.journal.loopState(plan.slug);
+    // The same submission may have been journaled between the two reads: still a duplicate, not a second loop.
+    if (state !== null && state.run_id === eventId) {
+      return { status: 'accepted', plan: plan.slug, event_id: eventId, submission_id: submissionId, duplicate: true };
+    }
     if (state !== null && state.run_id !== null && !TERMINAL_STATUSES.has(state.status)) {
       return this.reject(
         [{ path: 'slug', message: `plan ${plan.slug} already has a loop running (${state.status}, round ${state.round}); wait for it or stop it with \`rloop stop ${plan.slug}\`` }],
