@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { LoggerService } from '@nestjs/common';
+import { Logger, type LoggerService } from '@nestjs/common';
 import { JetStreamClient, criticHealthKey, encodeCriticHealthEntry, openCriticHealthBucket } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
 import { CriticCatalogue } from '@rloop/domain';
@@ -49,6 +49,8 @@ describe('PanelRegistry on the real NATS server', () => {
   }
 
   beforeAll(async () => {
+    // The registry logs its waits through Nest's static logger; the assertions below cover them.
+    Logger.overrideLogger(false);
     nats = await connectTestNats(namespace);
     client = new JetStreamClient({ service: 'panel-spec', servers: TEST_NATS_URL, namespace }, quiet);
   });
