@@ -20,6 +20,7 @@ export const BUS_ERROR_CODES = {
   maxDeliver: 'BUS.MAX_DELIVER',
   handlerCrashed: 'BUS.HANDLER_CRASHED',
   unserializableReply: 'BUS.UNSERIALIZABLE_REPLY',
+  replyTooLarge: 'BUS.REPLY_TOO_LARGE',
   retryLater: 'BUS.RETRY_LATER',
 } as const;
 export type BusErrorCode = (typeof BUS_ERROR_CODES)[keyof typeof BUS_ERROR_CODES];

@@ -218,6 +218,13 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
       this.log.error(`${this.options.service}: reply on ${msg.subject} is not JSON-serialisable: ${describeError(error)}`);
       bytes = encodeJson({ status: 'error', code: BUS_ERROR_CODES.unserializableReply, message: describeError(error), retryable: false } satisfies ErrorReply);
     }
+    const maxPayload = this.connection?.info?.max_payload ?? Number.POSITIVE_INFINITY;
+    if (bytes.byteLength > maxPayload) {
+      // NATS would drop it and the caller would only see a timeout: say what happened instead.
+      const message = `the reply on ${msg.subject} is ${bytes.byteLength} bytes, over the server's max_payload of ${maxPayload}; ask for less (a page)`;
+      this.log.error(`${this.options.service}: ${message}`);
+      bytes = encodeJson({ status: 'error', code: BUS_ERROR_CODES.replyTooLarge, message, retryable: false } satisfies ErrorReply);
+    }
     msg.respond(bytes);
   }
 

@@ -435,6 +435,13 @@ export const JournalCommitted = defineEvent(
     events: z
       .array(z.object({ event_id: EventId, type: z.string(), stream_position: PositiveInt, global_position: z.string().regex(/^\d+$/) }))
       .min(1),
+    /**
+     * The plan's loop state as committed with these events (what `journal.loop_state` would answer),
+     * so a decider can act without asking; absent when the journal did not fold it.
+     */
+    loop_state: z.record(z.string(), z.unknown()).optional(),
+    /** The letter committed with these events, if any (what `journal.letter` would answer for it). */
+    letter: Letter.optional(),
   }),
 );
 

@@ -94,8 +94,9 @@ export const JOURNAL_QUERIES = {
   },
   /** Events of a plan's stream: the current run (default), every run, or from a position on. */
   events: {
-    request: z.object({ plan: Slug, scope: z.enum(['current_run', 'all']).default('current_run'), from_position: z.int().min(1).optional(), limit: z.int().min(1).max(10_000).default(10_000) }),
-    reply: z.object({ plan: Slug, version: z.int().min(0), events: z.array(StoredEventRef) }),
+    request: z.object({ plan: Slug, scope: z.enum(['current_run', 'all']).default('current_run'), from_position: z.int().min(1).optional(), limit: z.int().min(1).max(10_000).default(1_000) }),
+    /** A page: when `next_position` is set, ask again from there for the rest (replies stay under NATS's payload limit). */
+    reply: z.object({ plan: Slug, version: z.int().min(0), events: z.array(StoredEventRef), next_position: z.int().min(1).nullable().default(null) }),
   },
   /** A letter by id. */
   letter: {

@@ -1,5 +1,6 @@
 import type { Requester } from '@rloop/bus';
 import {
+  type EventOf,
   JOURNAL_QUERIES,
   type JournalQuery,
   type JournalReply,
@@ -45,15 +46,39 @@ export class JournalClient {
     return { version: reply.version, state: reply.state as LoopState | null };
   }
 
+  /**
+   * The plan's loop state as of an announcement: the one the journal put in it when it is there
+   * (folded in the same transaction as the announced events), otherwise asked for.
+   */
+  async loopStateAt(announcement: EventOf<'JournalCommitted'>): Promise<{ readonly version: number; readonly state: LoopState | null }> {
+    const carried = announcement.data.loop_state as unknown as LoopState | undefined;
+    if (carried !== undefined && carried.version >= announcement.data.stream_version) return { version: carried.version, state: carried };
+    return this.loopState(announcement.plan);
+  }
+
+  /** A letter: the one an announcement carries when it is that one, otherwise asked for. */
+  async letterAt(announcement: EventOf<'JournalCommitted'>, letterId: string): Promise<Letter> {
+    const carried = announcement.data.letter;
+    return carried !== undefined && carried.letter_id === letterId ? carried : this.letter(letterId);
+  }
+
   /** Events of the plan's current run (or every run), optionally from a stream position on. */
   async events(plan: string, options: { readonly scope?: 'current_run' | 'all'; readonly fromPosition?: number } = {}): Promise<{ readonly version: number; readonly entries: JournalEntry[] }> {
-    const reply = await this.ask('events', { plan, scope: options.scope ?? 'current_run', ...(options.fromPosition === undefined ? {} : { from_position: options.fromPosition }) });
-    const entries = reply.events.map((stored) => {
-      const parsed = parseEvent(stored.event);
-      if (!parsed.ok) throw parsed.error;
-      return { position: stored.position, global_position: stored.global_position, event: parsed.event as JournaledEvent };
-    });
-    return { version: reply.version, entries };
+    const entries: JournalEntry[] = [];
+    let from = options.fromPosition;
+    let version = 0;
+    // The journal answers in pages (a reply must fit in one NATS message): follow next_position.
+    for (;;) {
+      const reply = await this.ask('events', { plan, scope: options.scope ?? 'current_run', ...(from === undefined ? {} : { from_position: from }) });
+      version = reply.version;
+      for (const stored of reply.events) {
+        const parsed = parseEvent(stored.event);
+        if (!parsed.ok) throw parsed.error;
+        entries.push({ position: stored.position, global_position: stored.global_position, event: parsed.event as JournaledEvent });
+      }
+      if (reply.next_position === null) return { version, entries };
+      from = reply.next_position;
+    }
   }
 
   async letter(letterId: string): Promise<Letter> {

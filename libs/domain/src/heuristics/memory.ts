@@ -655,6 +655,10 @@ function observeLetter(c: Context, letter: Letter): void {
     t.last_state = 'a';
     restartStreak(t, round);
   }
+  // A finding gone for longer than the oscillation look-back can no longer oscillate or stall
+  // anything: forgetting it keeps each update as cheap at round 500 as at round 5 (a finding that
+  // comes back after that is a new issue).
+  d.trackers = d.trackers.filter((t) => t.absent_since === null || round - t.absent_since <= config.oscillation.cycle_lookback_rounds);
   if (run !== null && run !== d.run) setRun(c, run);
 
   // Learnings: every pattern present this round, and the first sighting per run.
@@ -663,7 +667,8 @@ function observeLetter(c: Context, letter: Letter): void {
   for (const m of matches) seen.set(`${m.tracker.critic_id} ${m.tracker.finding_type}`, m.tracker);
   for (const [key, t] of seen) {
     const first = !d.learned.includes(key);
-    if (first) d.learned = [...d.learned, key];
+    // Bounded like the trackers: only the most recent patterns of the run are remembered as seen.
+    if (first) d.learned = [...d.learned, key].slice(-config.limits.max_tracked_findings);
     c.learnings.push({ critic_id: t.critic_id, finding_type: t.finding_type, new_loop: first, rounds_seen: 1, fixed: 0, stuck: 0, title: t.title, plan: d.plan, at: c.event.occurred_at });
   }
 

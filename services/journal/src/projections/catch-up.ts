@@ -1,25 +1,27 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import { EVENT_PUBLISHER, type EventPublisher } from '@rloop/bus';
-import { TransientError, describeError } from '@rloop/contracts';
+import { describeError } from '@rloop/contracts';
 import { DEFAULT_LOOP_CONFIG, type LoopConfig, type LoopDetection, type LoopState, TERMINAL_STATUSES, loopDetectedEvent } from '@rloop/domain';
-import type { AppendResult, EventStoreClient } from '@rloop/event-store';
+import type { AppendResult, EventStoreClient, StoredEvent, StreamAppend, SubscriptionHandler } from '@rloop/event-store';
 import { EVENT_STORE } from '../tokens.js';
 import { LOOP_CONFIG } from './loop-config.js';
 import { toNewEvent } from './envelope.js';
 import { PROJECTIONS_SUBSCRIPTION, projectionHandler } from './loop-states.projection.js';
 import { type JournalTables, resetProjectionTables } from './schema.js';
 
-/** Longest an announcement waits for the projections (a long transaction elsewhere holds reads back). */
-const CATCH_UP_TIMEOUT_MS = 30_000;
-
 const PRODUCER = `journal@${process.pid}`;
 
+/** What an append with its inline projection produced: the positions, and each touched plan's loop state. */
+export interface ProjectedAppend {
+  readonly results: readonly AppendResult[];
+  readonly states: ReadonlyMap<string, LoopState>;
+}
+
 /**
- * Runs the projections over the store. After an append, catchUpTo returns once every appended
- * plan's loop state reflects its new events — and once the loop detections those events fired are
- * journaled as LoopDetected events too — so an announcement never precedes the state a decider
- * will read.
+ * The journal's projections: applied inline with every append (appendAndProject), and replayed
+ * from zero through the store's checkpointed subscription on a rebuild (the same handler, in the
+ * global order).
  */
 @Injectable()
 export class ProjectionCatchUp {
@@ -38,30 +40,55 @@ export class ProjectionCatchUp {
     return this.store.db as unknown as Kysely<JournalTables>;
   }
 
-  async catchUp(): Promise<number> {
-    return (await this.store.catchUp(PROJECTIONS_SUBSCRIPTION, this.handler, { batchSize: 1000 })).processed;
+  /** Replays events past the subscription's checkpoint: only after a reset, since live appends project inline. */
+  private async catchUp(): Promise<number> {
+    const replay: SubscriptionHandler = async (tx, events) => {
+      await this.handler(tx, events);
+    };
+    return (await this.store.catchUp(PROJECTIONS_SUBSCRIPTION, replay, { batchSize: 1000 })).processed;
   }
 
-  async catchUpTo(results: readonly AppendResult[]): Promise<void> {
-    await this.waitFor(results);
-    const detected = await this.journalDetections([...new Set(results.map((r) => r.streamId))]);
-    if (detected.length > 0) await this.waitFor(detected);
+  /**
+   * Appends events and projects them in the same transaction (an inline projection): the loop
+   * state a decider reads after the announcement can never lag the events it announces, and one
+   * commit does both. Per-plan projections only need each plan's own order, which the append
+   * gives; the cross-plan ones (learnings, run summaries) add up, so order does not matter to them.
+   * Events the store already had (a redelivery) are not projected again. Then the LoopDetected
+   * events the projection fired are journaled (the same way) before the caller announces.
+   */
+  async appendAndProject(appends: readonly StreamAppend[]): Promise<ProjectedAppend> {
+    const first = await this.appendInline(appends);
+    const detected = await this.journalDetections([...new Set(first.results.map((r) => r.streamId))]);
+    return { results: [...first.results, ...detected.results], states: new Map([...first.states, ...detected.states]) };
   }
 
-  private async waitFor(results: readonly AppendResult[]): Promise<void> {
-    const targets = new Map<string, number>();
-    for (const r of results) targets.set(r.streamId, Math.max(targets.get(r.streamId) ?? 0, r.version));
-    const deadline = Date.now() + CATCH_UP_TIMEOUT_MS;
-    for (;;) {
-      await this.catchUp();
-      const rows = await this.db.selectFrom('loop_states').select(['plan', 'version']).where('plan', 'in', [...targets.keys()]).execute();
-      const projected = new Map(rows.map((r) => [r.plan, r.version]));
-      if ([...targets].every(([plan, version]) => (projected.get(plan) ?? 0) >= version)) return;
-      if (Date.now() > deadline) {
-        throw new TransientError('JOURNAL.PROJECTION_BEHIND', `projections did not reach the appended events within ${CATCH_UP_TIMEOUT_MS} ms (a long-running transaction on the database holds reads back)`);
-      }
-      await this.store.waitForCommit({ timeoutMs: 50 });
-    }
+  private appendInline(appends: readonly StreamAppend[]): Promise<ProjectedAppend> {
+    return this.store.transaction(async (tx) => {
+      const results = await tx.appendMany(appends);
+      const recordedAt = new Date().toISOString();
+      const fresh: StoredEvent[] = [];
+      results.forEach((result, index) => {
+        const input = appends[index]?.events ?? [];
+        result.events.forEach((appended, i) => {
+          const event = input[i];
+          if (appended.duplicate || event === undefined) return;
+          fresh.push({
+            globalPosition: appended.globalPosition,
+            transactionId: appended.transactionId,
+            streamId: result.streamId,
+            streamPosition: appended.streamPosition,
+            eventId: appended.eventId,
+            type: event.type,
+            schemaVersion: event.schemaVersion,
+            data: event.data,
+            metadata: event.metadata ?? {},
+            recordedAt,
+          });
+        });
+      });
+      const states = fresh.length > 0 ? await this.handler(tx, fresh) : new Map<string, LoopState>();
+      return { results, states };
+    });
   }
 
   /**
@@ -71,10 +98,11 @@ export class ProjectionCatchUp {
    * second journal replica or a redelivered batch appends nothing new. A detection for a run or a
    * round that is over (a replay with other thresholds) is marked stale, never journaled late.
    */
-  private async journalDetections(plans: readonly string[]): Promise<AppendResult[]> {
-    if (plans.length === 0) return [];
+  private async journalDetections(plans: readonly string[]): Promise<ProjectedAppend> {
+    const none: ProjectedAppend = { results: [], states: new Map() };
+    if (plans.length === 0) return none;
     const pending = await this.db.selectFrom('loop_detections').select(['event_id', 'plan', 'detection']).where('plan', 'in', plans).where('status', '=', 'pending').execute();
-    if (pending.length === 0) return [];
+    if (pending.length === 0) return none;
     const states = await this.db.selectFrom('loop_states').select(['plan', 'state']).where('plan', 'in', [...new Set(pending.map((p) => p.plan))]).execute();
     const byPlan = new Map(states.map((s) => [s.plan, s.state as LoopState]));
     const live: LoopDetection[] = [];
@@ -87,11 +115,11 @@ export class ProjectionCatchUp {
       else stale.push(row.event_id);
     }
     if (stale.length > 0) await this.db.updateTable('loop_detections').set({ status: 'stale' }).where('event_id', 'in', stale).where('status', '=', 'pending').execute();
-    if (live.length === 0) return [];
+    if (live.length === 0) return none;
     const events = live.map((d) => loopDetectedEvent(d, PRODUCER));
     const byStream = new Map<string, typeof events>();
     for (const e of events) byStream.set(e.plan, [...(byStream.get(e.plan) ?? []), e]);
-    const results = await this.store.appendMany([...byStream].map(([streamId, list]) => ({ streamId, events: list.map(toNewEvent), expectedVersion: 'any' as const })));
+    const appended = await this.appendInline([...byStream].map(([streamId, list]) => ({ streamId, events: list.map(toNewEvent), expectedVersion: 'any' as const })));
     if (this.publisher !== null) {
       for (const e of events) {
         try {
@@ -102,7 +130,7 @@ export class ProjectionCatchUp {
         }
       }
     }
-    return results;
+    return appended;
   }
 
   /** Rebuilds every projection from zero; returns how many events were replayed. */

@@ -9,7 +9,7 @@ import { toNewEvent } from './envelope.js';
 import { type JournalTables, migrateProjections } from './schema.js';
 
 // The loop-memory projections on a real PostgreSQL: a heuristic that fires is in the loop state
-// with the event that fired it, its LoopDetected is journaled once before catchUpTo returns (so
+// with the event that fired it, its LoopDetected is journaled once before appendAndProject returns (so
 // before the journal announces the commit), and a rebuild gives the same rows.
 
 const SHA = 'a'.repeat(40);
@@ -121,10 +121,10 @@ function untouchedFix(plan: string, runId: string, round: number): JournaledEven
   ];
 }
 
-/** What the ingest does: append, then bring the projections up to date (which journals detections). */
+/** What the ingest does: append and project in one transaction (which journals detections). */
 async function ingest(plan: string, events: readonly JournaledEvent[]): Promise<AppendResult> {
-  const result = await store.append(plan, events.map(toNewEvent), { expectedVersion: 'any' });
-  await projections.catchUpTo([result]);
+  const [result] = (await projections.appendAndProject([{ streamId: plan, events: events.map(toNewEvent), expectedVersion: 'any' }])).results;
+  if (result === undefined) throw new Error('nothing appended');
   return result;
 }
 
@@ -159,7 +159,7 @@ afterAll(async () => {
 }, 30_000);
 
 describe('the loop-memory projections', () => {
-  it('given a finding left untouched for three rounds, when the third letter is projected, then the loop state holds the detection and its LoopDetected is journaled once, before catchUpTo returns', async () => {
+  it('given a finding left untouched for three rounds, when the third letter is projected, then the loop state holds the detection and its LoopDetected is journaled once, before appendAndProject returns', async () => {
     const plan = 'mem-untouched';
     const runId = '01JMEMRUN00000000000000001';
     await ingest(plan, start(plan, runId));
@@ -168,7 +168,8 @@ describe('the loop-memory projections', () => {
       expect((await stateOf(plan)).detections).toEqual([]);
       await ingest(plan, untouchedFix(plan, runId, round));
     }
-    const letter = await ingest(plan, review(plan, runId, 3));
+    const third = review(plan, runId, 3);
+    const letter = await ingest(plan, third);
     const state = await stateOf(plan);
     expect(state.detections).toMatchObject([{ heuristic: 'persistent_issue', round: 3, fingerprints: [key.fingerprint] }]);
     const stream = await store.readStream(plan);
@@ -179,7 +180,7 @@ describe('the loop-memory projections', () => {
     expect(state.version).toBe(detected[0]?.streamPosition);
 
     // A redelivered batch journals nothing new.
-    await projections.catchUpTo([letter]);
+    await ingest(plan, third);
     expect((await store.readStream(plan)).filter((e) => e.type === 'LoopDetected')).toHaveLength(1);
     const db = store.db as unknown as Kysely<JournalTables>;
     expect(await db.selectFrom('loop_detections').select(['status']).where('plan', '=', plan).execute()).toEqual([{ status: 'journaled' }]);

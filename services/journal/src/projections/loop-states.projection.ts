@@ -1,4 +1,4 @@
-import type { Transaction } from 'kysely';
+import { type Insertable, type Transaction, sql } from 'kysely';
 import type { JournaledEvent } from '@rloop/contracts';
 import {
   DEFAULT_LOOP_CONFIG,
@@ -73,21 +73,29 @@ function addLearning(totals: Map<string, LearningTotals>, delta: LearningDelta):
  * the round history, the run summaries (calibration), the learnings and the detections still to
  * be journaled as LoopDetected. Every update touches a bounded number of rows, whatever the round.
  */
-export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): SubscriptionHandler {
-  return async (tx: EventStoreTransaction, batch: readonly StoredEvent[]): Promise<void> => {
+/** The projections' handler; it resolves with each touched plan's loop state after the batch. */
+export type ProjectionHandler = (tx: EventStoreTransaction, batch: readonly StoredEvent[]) => Promise<ReadonlyMap<string, LoopState>>;
+
+export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): ProjectionHandler {
+  return async (tx: EventStoreTransaction, batch: readonly StoredEvent[]): Promise<ReadonlyMap<string, LoopState>> => {
     const db = tx.db as unknown as Transaction<JournalTables>;
     const plans = [...new Set(batch.map((e) => e.streamId))];
-    const [stateRows, memoryRows] =
+    // One read for both per-plan rows (they are always written together).
+    const loaded =
       plans.length === 0
-        ? [[], []]
-        : await Promise.all([
-            db.selectFrom('loop_states').select(['plan', 'state', 'findings_open', 'spend_usd']).where('plan', 'in', plans).execute(),
-            db.selectFrom('loop_memory').select(['plan', 'memory']).where('plan', 'in', plans).execute(),
-          ]);
-    const memories = new Map(memoryRows.map((r) => [r.plan, r.memory as LoopMemory]));
+        ? []
+        : await db
+            .selectFrom('loop_states')
+            .leftJoin('loop_memory', 'loop_memory.plan', 'loop_states.plan')
+            .select(['loop_states.plan', 'loop_states.state', 'loop_states.findings_open', 'loop_states.spend_usd', 'loop_memory.memory'])
+            .where('loop_states.plan', 'in', plans)
+            .execute();
+    const memories = new Map(loaded.map((r) => [r.plan, (r.memory as LoopMemory | null) ?? initialLoopMemory(r.plan)]));
     const before = new Map<string, PlanRow>(
-      stateRows.map((r) => [r.plan, { state: r.state as LoopState, memory: memories.get(r.plan) ?? initialLoopMemory(r.plan), findingsOpen: r.findings_open, spend: Number(r.spend_usd) }]),
+      loaded.map((r) => [r.plan, { state: r.state as LoopState, memory: memories.get(r.plan) ?? initialLoopMemory(r.plan), findingsOpen: r.findings_open, spend: Number(r.spend_usd) }]),
     );
+    const letters: Insertable<JournalTables['letters']>[] = [];
+    const escalations: Insertable<JournalTables['escalations']>[] = [];
     const after = new Map<string, PlanRow>();
     const rounds = new Map<string, RoundHistoryRow & { plan: string }>();
     const runs = new Map<string, RunSummaryRow>();
@@ -111,97 +119,127 @@ export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): Sub
       const spend = current.spend + (event.type === 'UsageRecorded' ? event.data.cost_usd : 0);
       after.set(plan, { state, memory: step.memory, findingsOpen: findingsOpen(current, state), spend });
       if (event.type === 'LetterWritten') {
-        await db
-          .insertInto('letters')
-          .values({ letter_id: event.data.letter.letter_id, plan, round: event.data.letter.round, stream_position: stored.streamPosition })
-          .onConflict((oc) => oc.column('letter_id').doNothing())
-          .execute();
+        letters.push({ letter_id: event.data.letter.letter_id, plan, round: event.data.letter.round, stream_position: stored.streamPosition });
       } else if (event.type === 'EscalationRaised') {
-        await db
-          .insertInto('escalations')
-          .values({ escalation_id: event.data.escalation_id, plan, run_id: event.correlation_id, event_id: event.event_id, stream_position: stored.streamPosition, raised_at: event.occurred_at })
-          .onConflict((oc) => oc.column('escalation_id').doNothing())
-          .execute();
+        escalations.push({ escalation_id: event.data.escalation_id, plan, run_id: event.correlation_id, event_id: event.event_id, stream_position: stored.streamPosition, raised_at: event.occurred_at });
       } else if (event.type === 'LoopDetected') {
         journaled.push({ event_id: event.event_id, position: stored.streamPosition });
       }
     }
-    for (const d of detections) {
+    // Every table is written with one statement per batch, whatever the batch holds.
+    if (letters.length > 0) await db.insertInto('letters').values(letters).onConflict((oc) => oc.column('letter_id').doNothing()).execute();
+    if (escalations.length > 0) await db.insertInto('escalations').values(escalations).onConflict((oc) => oc.column('escalation_id').doNothing()).execute();
+    if (detections.length > 0) {
       await db
         .insertInto('loop_detections')
-        .values({ event_id: d.event_id, plan: d.plan, run_id: d.run_id, round: d.round, heuristic: d.heuristic, detection: JSON.stringify(d), status: 'pending', stream_position: null })
+        .values(detections.map((d) => ({ event_id: d.event_id, plan: d.plan, run_id: d.run_id, round: d.round, heuristic: d.heuristic, detection: JSON.stringify(d), status: 'pending', stream_position: null })))
         .onConflict((oc) => oc.column('event_id').doNothing())
         .execute();
     }
     for (const j of journaled) {
       await db.updateTable('loop_detections').set({ status: 'journaled', stream_position: j.position }).where('event_id', '=', j.event_id).execute();
     }
-    for (const [plan, row] of after) {
-      const { state } = row;
-      const values = {
+    if (after.size > 0) {
+      const states = [...after].map(([plan, row]) => ({
         plan,
-        run_id: state.run_id,
-        status: state.status,
-        phase: state.run_id === null ? null : state.phase,
-        round: state.round,
-        state: JSON.stringify(state),
-        version: state.version,
+        run_id: row.state.run_id,
+        status: row.state.status,
+        phase: row.state.run_id === null ? null : row.state.phase,
+        round: row.state.round,
+        state: JSON.stringify(row.state),
+        version: row.state.version,
         findings_open: row.findingsOpen,
         spend_usd: row.spend,
-        updated_at: state.updated_at,
-      };
+        updated_at: row.state.updated_at,
+      }));
+      const memory = [...after].map(([plan, row]) => ({ plan, run_id: row.memory.run_id, memory: JSON.stringify(row.memory), version: row.memory.version }));
+      // Both per-plan rows in one round trip: the state upsert runs as a data-modifying CTE.
       await db
-        .insertInto('loop_states')
-        .values(values)
-        .onConflict((oc) => oc.column('plan').doUpdateSet(values))
-        .execute();
-      const memory = { plan, run_id: row.memory.run_id, memory: JSON.stringify(row.memory), version: row.memory.version };
-      await db
+        .with('written_states', (w) =>
+          w
+            .insertInto('loop_states')
+            .values(states)
+            .onConflict((oc) =>
+              oc.column('plan').doUpdateSet((eb) => ({
+                run_id: eb.ref('excluded.run_id'),
+                status: eb.ref('excluded.status'),
+                phase: eb.ref('excluded.phase'),
+                round: eb.ref('excluded.round'),
+                state: eb.ref('excluded.state'),
+                version: eb.ref('excluded.version'),
+                findings_open: eb.ref('excluded.findings_open'),
+                spend_usd: eb.ref('excluded.spend_usd'),
+                updated_at: eb.ref('excluded.updated_at'),
+              })),
+            )
+            .returning('plan'),
+        )
         .insertInto('loop_memory')
         .values(memory)
-        .onConflict((oc) => oc.column('plan').doUpdateSet(memory))
+        .onConflict((oc) => oc.column('plan').doUpdateSet((eb) => ({ run_id: eb.ref('excluded.run_id'), memory: eb.ref('excluded.memory'), version: eb.ref('excluded.version') })))
         .execute();
     }
-    for (const r of rounds.values()) {
-      const { plan, ...row } = r;
-      const values = { run_id: row.run_id, round: row.round, plan, phase: row.phase, started_at: row.started_at, key_moment: row.key_moment, row: JSON.stringify(row) };
+    if (rounds.size > 0) {
+      const values = [...rounds.values()].map(({ plan, ...row }) => ({ run_id: row.run_id, round: row.round, plan, phase: row.phase, started_at: row.started_at, key_moment: row.key_moment, row: JSON.stringify(row) }));
       await db
         .insertInto('round_history')
         .values(values)
-        .onConflict((oc) => oc.columns(['run_id', 'round']).doUpdateSet(values))
+        .onConflict((oc) =>
+          oc.columns(['run_id', 'round']).doUpdateSet((eb) => ({ plan: eb.ref('excluded.plan'), phase: eb.ref('excluded.phase'), started_at: eb.ref('excluded.started_at'), key_moment: eb.ref('excluded.key_moment'), row: eb.ref('excluded.row') })),
+        )
         .execute();
     }
-    for (const run of runs.values()) {
-      const values = { run_id: run.run_id, plan: run.plan, started_at: run.started_at, status: run.status, summary: JSON.stringify(run) };
+    if (runs.size > 0) {
+      const values = [...runs.values()].map((run) => ({ run_id: run.run_id, plan: run.plan, started_at: run.started_at, status: run.status, summary: JSON.stringify(run) }));
       await db
         .insertInto('runs')
         .values(values)
-        .onConflict((oc) => oc.column('run_id').doUpdateSet(values))
+        .onConflict((oc) => oc.column('run_id').doUpdateSet((eb) => ({ plan: eb.ref('excluded.plan'), started_at: eb.ref('excluded.started_at'), status: eb.ref('excluded.status'), summary: eb.ref('excluded.summary') })))
         .execute();
     }
-    for (const t of learnings.values()) {
-      const existing = await db.selectFrom('learnings').select(['loops', 'rounds_seen', 'fixed', 'stuck', 'recent_plans']).where('critic_id', '=', t.critic_id).where('finding_type', '=', t.finding_type).executeTakeFirst();
-      const plansBefore = (existing?.recent_plans as string[] | undefined) ?? [];
-      const recent = [...plansBefore.filter((p) => !t.plans.includes(p)), ...t.plans].slice(-RECENT_PLANS);
-      const values = {
-        critic_id: t.critic_id,
-        finding_type: t.finding_type,
-        loops: (existing?.loops ?? 0) + t.loops,
-        rounds_seen: (existing?.rounds_seen ?? 0) + t.rounds_seen,
-        fixed: (existing?.fixed ?? 0) + t.fixed,
-        stuck: (existing?.stuck ?? 0) + t.stuck,
-        example_title: t.title,
-        last_seen_at: t.at,
-        recent_plans: JSON.stringify(recent),
-      };
+    if (learnings.size > 0) {
+      // Totals are added in SQL, so batches of other partitions updating the same pattern at the
+      // same time add up instead of overwriting each other; in key order, so they queue on row
+      // locks rather than deadlock. recent_plans: the earlier plans minus this batch's, then this
+      // batch's, the last RECENT_PLANS kept.
+      const ordered = [...learnings.values()].sort((a, b) => a.critic_id.localeCompare(b.critic_id) || a.finding_type.localeCompare(b.finding_type));
       await db
         .insertInto('learnings')
-        .values(values)
-        .onConflict((oc) => oc.columns(['critic_id', 'finding_type']).doUpdateSet(values))
+        .values(
+          ordered.map((t) => ({
+            critic_id: t.critic_id,
+            finding_type: t.finding_type,
+            loops: t.loops,
+            rounds_seen: t.rounds_seen,
+            fixed: t.fixed,
+            stuck: t.stuck,
+            example_title: t.title,
+            last_seen_at: t.at,
+            recent_plans: JSON.stringify(t.plans.slice(-RECENT_PLANS)),
+          })),
+        )
+        .onConflict((oc) =>
+          oc.columns(['critic_id', 'finding_type']).doUpdateSet({
+            loops: sql<number>`learnings.loops + excluded.loops`,
+            rounds_seen: sql<number>`learnings.rounds_seen + excluded.rounds_seen`,
+            fixed: sql<number>`learnings.fixed + excluded.fixed`,
+            stuck: sql<number>`learnings.stuck + excluded.stuck`,
+            example_title: sql<string>`excluded.example_title`,
+            last_seen_at: sql<string>`excluded.last_seen_at`,
+            recent_plans: sql<string>`(
+              SELECT COALESCE(jsonb_agg(kept.p ORDER BY kept.ord), '[]'::jsonb) FROM (
+                SELECT merged.p, merged.ord FROM (
+                  SELECT old.value AS p, old.ord FROM jsonb_array_elements(learnings.recent_plans) WITH ORDINALITY AS old(value, ord)
+                    WHERE NOT excluded.recent_plans @> jsonb_build_array(old.value)
+                  UNION ALL
+                  SELECT new.value, 1000000 + new.ord FROM jsonb_array_elements(excluded.recent_plans) WITH ORDINALITY AS new(value, ord)
+                ) AS merged ORDER BY merged.ord DESC LIMIT ${RECENT_PLANS}
+              ) AS kept)`,
+          }),
+        )
         .execute();
     }
+    return new Map([...after].map(([plan, row]) => [plan, row.state]));
   };
 }
 
-/** The projections with the shipped loop configuration (kept for callers that pass no config). */
-export const projectBatch: SubscriptionHandler = projectionHandler();

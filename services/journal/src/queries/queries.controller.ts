@@ -10,6 +10,8 @@ import { PROJECTION_TABLES, type JournalTables } from '../projections/schema.js'
 import { EVENT_STORE } from '../tokens.js';
 
 const MAX_QUERY_BYTES = 64 * 1024;
+/** A page of events stays well under NATS's default 1 MiB payload limit. */
+const MAX_PAGE_BYTES = 512 * 1024;
 
 function parseQuery<Q extends JournalQuery>(query: Q, body: Uint8Array): ReturnType<(typeof JOURNAL_QUERIES)[Q]['request']['parse']> {
   const raw = decodeJsonBody(body, MAX_QUERY_BYTES);
@@ -43,17 +45,26 @@ export class QueriesController {
   @OnRequest('journal.events')
   async events(body: Uint8Array): Promise<JournalReply<'events'>> {
     const query = parseQuery('events', body);
+    const from = query.from_position ?? 1;
     const [stored, row] = await Promise.all([
-      this.store.readStream(query.plan, { fromPosition: query.from_position ?? 1, maxCount: query.limit }),
+      this.store.readStream(query.plan, { fromPosition: from, maxCount: query.limit }),
       this.db.selectFrom('loop_states').select(['run_id', 'version']).where('plan', '=', query.plan).executeTakeFirst(),
     ]);
     const runId = row?.run_id ?? null;
-    const selected = query.scope === 'all' || runId === null ? stored : stored.filter((e) => e.metadata.correlation_id === runId);
-    return {
-      plan: query.plan,
-      version: row?.version ?? 0,
-      events: selected.map((e) => ({ position: e.streamPosition, global_position: e.globalPosition, event: toEnvelope(e) })),
-    };
+    const events: JournalReply<'events'>['events'] = [];
+    let bytes = 0;
+    let next: number | null = stored.length === query.limit ? from + stored.length : null;
+    for (const e of stored) {
+      if (query.scope === 'current_run' && runId !== null && e.metadata.correlation_id !== runId) continue;
+      const entry = { position: e.streamPosition, global_position: e.globalPosition, event: toEnvelope(e) };
+      bytes += JSON.stringify(entry).length;
+      if (bytes > MAX_PAGE_BYTES && events.length > 0) {
+        next = e.streamPosition;
+        break;
+      }
+      events.push(entry);
+    }
+    return { plan: query.plan, version: row?.version ?? 0, events, next_position: next };
   }
 
   @OnRequest('journal.letter')

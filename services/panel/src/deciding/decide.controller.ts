@@ -11,6 +11,13 @@ import { PanelRegistry } from '../registry/panel-registry.js';
 const PRODUCER = `panel@${process.pid}`;
 
 /**
+ * The events after which decideNext can have something new to say (see libs/domain/src/loop/decide.ts).
+ * Commits of other events (reports, the panel's own decisions) are skipped without a journal read,
+ * so the commits that matter are not queued behind them.
+ */
+const DECISION_POINTS: ReadonlySet<string> = new Set(['LoopGated', 'BaselineRecorded', 'LetterWritten', 'FixApplied', 'LoopResumed', 'LoopDetected']);
+
+/**
  * The round conductor. It reacts only to the journal's commit announcements, reads the plan's
  * loop state as the journal has committed it, and publishes what decideNext says — next round,
  * phase change, fix request, convergence or escalation. Decision ids are derived from the step,
@@ -48,14 +55,14 @@ export class DecideController implements OnModuleInit {
 
   @OnEvent('JournalCommitted', { name: 'panel-decide' })
   async onCommitted(event: EventOf<'JournalCommitted'>): Promise<void> {
-    if (event.plan.startsWith('_')) return;
-    const { state, version } = await this.journal.loopState(event.plan);
+    if (event.plan.startsWith('_') || !event.data.events.some((e) => DECISION_POINTS.has(e.type))) return;
+    const { state, version } = await this.journal.loopStateAt(event);
     if (state === null) return;
     if (version < event.data.stream_version) {
       throw new TransientError('PANEL.STATE_BEHIND', `the journal's loop state of ${event.plan} is at ${version}, behind the announced ${event.data.stream_version}`);
     }
     const letterId = needsLetter(state);
-    const letter = letterId === null ? null : await this.journal.letter(letterId);
+    const letter = letterId === null ? null : await this.journal.letterAt(event, letterId);
     const ctx: PanelContext = { ...(await this.registry.view(new Date())), producer: PRODUCER, now: new Date().toISOString(), letter, retention: this.loop.best_round_retention.enabled };
     let decisions = decideNext(state, ctx);
     if (decisions.some((d) => d.type === 'EscalationRaised')) {

@@ -7,6 +7,9 @@ import { roundReports } from './round-reports.js';
 
 const PRODUCER = `synthesizer@${process.pid}`;
 
+/** The events that can complete a round (or start its deadline timer); other commits are skipped without a journal read. */
+const ROUND_EVENTS: ReadonlySet<string> = new Set(['RoundStarted', 'FindingsReported', 'CriticFailed']);
+
 /**
  * Writes each round's letter once every dispatched critic has answered, or at the round's deadline
  * (then each silent critic gets a CriticFailed `timed_out` first — never a "0 findings"). Reacts to
@@ -26,8 +29,8 @@ export class LettersController {
 
   @OnEvent('JournalCommitted', { name: 'synthesizer-letters' })
   async onCommitted(event: EventOf<'JournalCommitted'>): Promise<void> {
-    if (event.plan.startsWith('_')) return;
-    const { state } = await this.journal.loopState(event.plan);
+    if (event.plan.startsWith('_') || !event.data.events.some((e) => ROUND_EVENTS.has(e.type))) return;
+    const { state } = await this.journal.loopStateAt(event);
     const current = state?.current;
     if (state === null || state.run_id === null || current === null || current === undefined || current.letter !== null || state.status !== 'reviewing') return;
     const meta = { plan: state.plan, run_id: state.run_id, causation_id: current.started_event_id, producer: PRODUCER, now: new Date().toISOString() };
