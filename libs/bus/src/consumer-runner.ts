@@ -1,6 +1,6 @@
 import { type LoggerService } from '@nestjs/common';
 import { type Consumer, type ConsumerMessages, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
-import { type MsgHdrs } from '@nats-io/transport-node';
+import { type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
 import { type Issue, type RloopEvent, RloopError, type Subjects, ValidationError, describeError } from '@rloop/contracts';
 import { decodeEventMessage, encodeJson, payloadForRecord } from './codec.js';
 import { sleep } from './connection.js';
@@ -26,6 +26,8 @@ export interface RunnerSettings {
   readonly policy: ConsumerPolicy;
   readonly mode: RunnerMode;
   readonly js: JetStreamClient;
+  /** The connection the consumer pulls on (a batch's acks are confirmed with one flush of it). */
+  readonly connection: NatsConnection;
   readonly logger: LoggerService;
   readonly publishTimeoutMs: number;
 }
@@ -269,7 +271,7 @@ export class ConsumerRunner {
       }
       // The batch's work is committed; its acks are confirmed in the background so the next batch
       // starts at once (an unconfirmed ack only means a redelivery, which handlers absorb).
-      this.track(this.ack(batchEntries.filter((_, index) => !rejected.has(index))));
+      this.track(this.ackBatch(batchEntries.filter((_, index) => !rejected.has(index))));
       return undefined;
     }
     return this.onFailure(batchEntries, outcome.error, Math.max(...admitted.map((a) => a.attempt)));
@@ -332,6 +334,23 @@ export class ConsumerRunner {
         }
       }),
     );
+  }
+
+  /**
+   * Acks a batch with one round trip: every ack is written, then a flush (PING/PONG) confirms the
+   * server has processed them all — it handles a connection's messages in order. Confirming each
+   * ack separately costs a request per message, which dominated large batches.
+   */
+  private async ackBatch(entries: readonly LaneEntry<JsMsg>[]): Promise<void> {
+    for (const entry of entries) {
+      this.parked.delete(entry.seq);
+      entry.msg.ack();
+    }
+    try {
+      await this.settings.connection.flush();
+    } catch (error) {
+      this.settings.logger.warn(`${this.name}: acks of ${describeSeqs(entries)} not confirmed (${describeError(error)}); they may be redelivered, handlers are idempotent`, 'Bus');
+    }
   }
 
   private async deadLetter(entries: readonly LaneEntry<JsMsg>[], reason: DeadLetterReason, code: string, message: string, issues: readonly Issue[]): Promise<void> {

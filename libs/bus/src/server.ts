@@ -156,6 +156,7 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
         subjects: this.subjects,
         policy,
         js,
+        connection,
         logger: this.log,
         publishTimeoutMs: this.options.publishTimeoutMs,
         mode:

@@ -31,7 +31,7 @@ export class IngestController {
   // Plans are spread over partitions whose batches run concurrently; one plan's events stay in order.
   // A short linger lets a burst (a decision's two events, an instant answer to it) share one commit;
   // under load, messages pile up behind the running batch anyway.
-  @OnEventBatch(ALL_JOURNALED_EVENTS, { max: 1000, maxBuffered: 4000, partitions: 4, name: 'journal-ingest', lingerMs: 2 })
+  @OnEventBatch(ALL_JOURNALED_EVENTS, { max: 1000, maxBuffered: 4000, partitions: 2, name: 'journal-ingest', lingerMs: 2 })
   async ingest(events: JournaledEvent[], ctx: BatchContext): Promise<void> {
     const byPlan = new Map<string, { event: JournaledEvent; index: number }[]>();
     events.forEach((event, index) => byPlan.set(event.plan, [...(byPlan.get(event.plan) ?? []), { event, index }]));

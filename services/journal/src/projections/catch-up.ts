@@ -1,13 +1,13 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import { EVENT_PUBLISHER, type EventPublisher } from '@rloop/bus';
-import { describeError } from '@rloop/contracts';
+import { type JournaledEvent, describeError } from '@rloop/contracts';
 import { DEFAULT_LOOP_CONFIG, type LoopConfig, type LoopDetection, type LoopState, TERMINAL_STATUSES, loopDetectedEvent } from '@rloop/domain';
 import type { AppendResult, EventStoreClient, StoredEvent, StreamAppend, SubscriptionHandler } from '@rloop/event-store';
 import { EVENT_STORE } from '../tokens.js';
 import { LOOP_CONFIG } from './loop-config.js';
-import { toNewEvent } from './envelope.js';
-import { PROJECTIONS_SUBSCRIPTION, projectionHandler } from './loop-states.projection.js';
+import { readBack, toEnvelope, toNewEvent } from './envelope.js';
+import { PROJECTIONS_SUBSCRIPTION, type ProjectedEvent, projectionHandler } from './loop-states.projection.js';
 import { type JournalTables, resetProjectionTables } from './schema.js';
 
 const PRODUCER = `journal@${process.pid}`;
@@ -42,8 +42,12 @@ export class ProjectionCatchUp {
 
   /** Replays events past the subscription's checkpoint: only after a reset, since live appends project inline. */
   private async catchUp(): Promise<number> {
+    // Replays read every event back through its contract (upcasting old versions).
     const replay: SubscriptionHandler = async (tx, events) => {
-      await this.handler(tx, events);
+      await this.handler(
+        tx,
+        events.map((stored) => ({ stored, event: readBack(stored) })),
+      );
     };
     return (await this.store.catchUp(PROJECTIONS_SUBSCRIPTION, replay, { batchSize: 1000 })).processed;
   }
@@ -66,13 +70,13 @@ export class ProjectionCatchUp {
     return this.store.transaction(async (tx) => {
       const results = await tx.appendMany(appends);
       const recordedAt = new Date().toISOString();
-      const fresh: StoredEvent[] = [];
+      const fresh: ProjectedEvent[] = [];
       results.forEach((result, index) => {
         const input = appends[index]?.events ?? [];
         result.events.forEach((appended, i) => {
           const event = input[i];
           if (appended.duplicate || event === undefined) return;
-          fresh.push({
+          const stored: StoredEvent = {
             globalPosition: appended.globalPosition,
             transactionId: appended.transactionId,
             streamId: result.streamId,
@@ -83,7 +87,9 @@ export class ProjectionCatchUp {
             data: event.data,
             metadata: event.metadata ?? {},
             recordedAt,
-          });
+          };
+          // Validated when it arrived (or built by the domain): not parsed a second time here.
+          fresh.push({ stored, event: toEnvelope(stored) as unknown as JournaledEvent });
         });
       });
       const states = fresh.length > 0 ? await this.handler(tx, fresh) : new Map<string, LoopState>();

@@ -17,7 +17,6 @@ import {
   noteDetection,
 } from '@rloop/domain';
 import type { EventStoreTransaction, StoredEvent, SubscriptionHandler } from '@rloop/event-store';
-import { readBack } from './envelope.js';
 import type { JournalTables } from './schema.js';
 
 /** The subscription name of the journal's projections (its checkpoint row). */
@@ -73,13 +72,19 @@ function addLearning(totals: Map<string, LearningTotals>, delta: LearningDelta):
  * the round history, the run summaries (calibration), the learnings and the detections still to
  * be journaled as LoopDetected. Every update touches a bounded number of rows, whatever the round.
  */
+/** A stored event with its contract reading (parsed on replay; as validated on the way in, inline). */
+export interface ProjectedEvent {
+  readonly stored: StoredEvent;
+  readonly event: JournaledEvent;
+}
+
 /** The projections' handler; it resolves with each touched plan's loop state after the batch. */
-export type ProjectionHandler = (tx: EventStoreTransaction, batch: readonly StoredEvent[]) => Promise<ReadonlyMap<string, LoopState>>;
+export type ProjectionHandler = (tx: EventStoreTransaction, batch: readonly ProjectedEvent[]) => Promise<ReadonlyMap<string, LoopState>>;
 
 export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): ProjectionHandler {
-  return async (tx: EventStoreTransaction, batch: readonly StoredEvent[]): Promise<ReadonlyMap<string, LoopState>> => {
+  return async (tx: EventStoreTransaction, batch: readonly ProjectedEvent[]): Promise<ReadonlyMap<string, LoopState>> => {
     const db = tx.db as unknown as Transaction<JournalTables>;
-    const plans = [...new Set(batch.map((e) => e.streamId))];
+    const plans = [...new Set(batch.map((e) => e.stored.streamId))];
     // One read for both per-plan rows (they are always written together).
     const loaded =
       plans.length === 0
@@ -102,8 +107,7 @@ export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): Pro
     const learnings = new Map<string, LearningTotals>();
     const detections: LoopDetection[] = [];
     const journaled: { event_id: string; position: number }[] = [];
-    for (const stored of batch) {
-      const event: JournaledEvent = readBack(stored);
+    for (const { stored, event } of batch) {
       const plan = stored.streamId;
       const current = after.get(plan) ?? before.get(plan) ?? { state: initialLoopState(plan), memory: memories.get(plan) ?? initialLoopMemory(plan), findingsOpen: null, spend: 0 };
       let state = evolveLoop(current.state, event, stored.streamPosition);
