@@ -66,17 +66,15 @@ export class JournalClient {
   async events(plan: string, options: { readonly scope?: 'current_run' | 'all'; readonly fromPosition?: number } = {}): Promise<{ readonly version: number; readonly entries: JournalEntry[] }> {
     const entries: JournalEntry[] = [];
     let from = options.fromPosition;
-    let version = 0;
     // The journal answers in pages (a reply must fit in one NATS message): follow next_position.
     for (;;) {
       const reply = await this.ask('events', { plan, scope: options.scope ?? 'current_run', ...(from === undefined ? {} : { from_position: from }) });
-      version = reply.version;
       for (const stored of reply.events) {
         const parsed = parseEvent(stored.event);
         if (!parsed.ok) throw parsed.error;
         entries.push({ position: stored.position, global_position: stored.global_position, event: parsed.event as JournaledEvent });
       }
-      if (reply.next_position === null) return { version, entries };
+      if (reply.next_position === null) return { version: reply.version, entries };
       from = reply.next_position;
     }
   }

@@ -6,12 +6,14 @@ import { HostedCriticsPresence, REGISTRY_SETTINGS } from './registry/hosted-pres
 import type { RegistrySettings } from './registry/registry-config.js';
 import { RoundsController } from './rounds/rounds.controller.js';
 import { CRITIC_RUNNER_CONFIG, HOSTED_CRITICS, LLM_CRITIC_HOST } from './tokens.js';
+import { JournalClientModule } from '@rloop/journal-client';
 
 @Module({})
 export class CriticRunnerModule {
   static forRoot(config: CriticRunnerConfig, critics: readonly CriticDefinition[], registry: RegistrySettings, llm: LlmCriticHost | null = null): DynamicModule {
     return {
       module: CriticRunnerModule,
+      imports: [JournalClientModule],
       controllers: [RoundsController],
       providers: [
         { provide: CRITIC_RUNNER_CONFIG, useValue: config },

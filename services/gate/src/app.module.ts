@@ -3,10 +3,11 @@ import type { GateConfig } from './config.js';
 import { GatingController } from './gating/gating.controller.js';
 import { SubmitController } from './intake/submit.controller.js';
 import { GATE_CONFIG } from './tokens.js';
+import { JournalClientModule } from '@rloop/journal-client';
 
 @Module({})
 export class GateModule {
   static forRoot(config: GateConfig): DynamicModule {
-    return { module: GateModule, controllers: [SubmitController, GatingController], providers: [{ provide: GATE_CONFIG, useValue: config }] };
+    return { module: GateModule, imports: [JournalClientModule], controllers: [SubmitController, GatingController], providers: [{ provide: GATE_CONFIG, useValue: config }] };
   }
 }

@@ -2,10 +2,11 @@ import { type DynamicModule, Module } from '@nestjs/common';
 import type { ImplementerConfig } from './config.js';
 import { ImplementerController } from './handlers/implementer.controller.js';
 import { IMPLEMENTER_CONFIG } from './tokens.js';
+import { JournalClientModule } from '@rloop/journal-client';
 
 @Module({})
 export class ImplementerModule {
   static forRoot(config: ImplementerConfig): DynamicModule {
-    return { module: ImplementerModule, controllers: [ImplementerController], providers: [{ provide: IMPLEMENTER_CONFIG, useValue: config }] };
+    return { module: ImplementerModule, imports: [JournalClientModule], controllers: [ImplementerController], providers: [{ provide: IMPLEMENTER_CONFIG, useValue: config }] };
   }
 }

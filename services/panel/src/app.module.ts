@@ -3,10 +3,11 @@ import type { PanelConfig } from './config.js';
 import { DecideController } from './deciding/decide.controller.js';
 import { PanelRegistry } from './registry/panel-registry.js';
 import { PANEL_CONFIG } from './tokens.js';
+import { JournalClientModule } from '@rloop/journal-client';
 
 @Module({})
 export class PanelModule {
   static forRoot(config: PanelConfig): DynamicModule {
-    return { module: PanelModule, controllers: [DecideController], providers: [{ provide: PANEL_CONFIG, useValue: config }, PanelRegistry] };
+    return { module: PanelModule, imports: [JournalClientModule], controllers: [DecideController], providers: [{ provide: PANEL_CONFIG, useValue: config }, PanelRegistry] };
   }
 }

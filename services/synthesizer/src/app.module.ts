@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { LettersController } from './letters/letters.controller.js';
+import { JournalClientModule } from '@rloop/journal-client';
 
-@Module({ controllers: [LettersController] })
+@Module({ imports: [JournalClientModule], controllers: [LettersController] })
 export class SynthesizerModule {}

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Controller, Inject, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { BUS_REQUESTER, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, type Requester } from '@rloop/bus';
+import { EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent } from '@rloop/bus';
 import { type DispatchedCritic, type EventOf, TransientError, describeError } from '@rloop/contracts';
 import { type CriticDefinition, type CriticRunResult, runCritic } from '@rloop/critics';
 import { type DecisionMeta, type LoopState, decisionEvent } from '@rloop/domain';
@@ -52,18 +52,15 @@ type LlmRound = { readonly kind: 'run'; readonly critics: ReadonlyMap<string, Cr
 @Controller()
 export class RoundsController implements OnApplicationShutdown {
   private readonly log = new Logger('CriticRunner');
-  private readonly journal: JournalClient;
   private readonly abort = new AbortController();
 
   constructor(
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
-    @Inject(BUS_REQUESTER) requester: Requester,
+    @Inject(JournalClient) private readonly journal: JournalClient,
     @Inject(CRITIC_RUNNER_CONFIG) private readonly config: CriticRunnerConfig,
     @Inject(HOSTED_CRITICS) private readonly critics: ReadonlyMap<string, CriticDefinition>,
     @Inject(LLM_CRITIC_HOST) private readonly llm: LlmCriticHost | null,
-  ) {
-    this.journal = new JournalClient(requester);
-  }
+  ) {}
 
   onApplicationShutdown(): void {
     this.abort.abort();

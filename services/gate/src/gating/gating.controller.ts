@@ -1,5 +1,5 @@
 import { Controller, Inject } from '@nestjs/common';
-import { BUS_REQUESTER, EVENT_PUBLISHER, type EventPublisher, OnEvent, type Requester } from '@rloop/bus';
+import { EVENT_PUBLISHER, type EventPublisher, OnEvent } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
 import { TERMINAL_STATUSES, decideGate, decisionEvent } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
@@ -16,15 +16,12 @@ const PRODUCER = `gate@${process.pid}`;
  */
 @Controller()
 export class GatingController {
-  private readonly journal: JournalClient;
 
   constructor(
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
-    @Inject(BUS_REQUESTER) requester: Requester,
+    @Inject(JournalClient) private readonly journal: JournalClient,
     @Inject(GATE_CONFIG) private readonly config: GateConfig,
-  ) {
-    this.journal = new JournalClient(requester);
-  }
+  ) {}
 
   @OnEvent('PlanSubmitted', { name: 'gate-plans', ackWaitMs: 120_000 })
   async gate(event: EventOf<'PlanSubmitted'>): Promise<void> {

@@ -1,5 +1,5 @@
 import { Controller, Inject } from '@nestjs/common';
-import { BUS_REQUESTER, EVENT_PUBLISHER, type EventPublisher, OnRequest, type RequestContext, type Requester } from '@rloop/bus';
+import { EVENT_PUBLISHER, type EventPublisher, OnRequest, type RequestContext } from '@rloop/bus';
 import { type EventOf, type Issue, RESERVED_PLAN_KEYS, Slug, type SubmitReply, currentVersion } from '@rloop/contracts';
 import { TERMINAL_STATUSES, deterministicId } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
@@ -18,15 +18,12 @@ const PRODUCER = `gate@${process.pid}`;
  */
 @Controller()
 export class SubmitController {
-  private readonly journal: JournalClient;
 
   constructor(
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
-    @Inject(BUS_REQUESTER) requester: Requester,
+    @Inject(JournalClient) private readonly journal: JournalClient,
     @Inject(GATE_CONFIG) private readonly config: GateConfig,
-  ) {
-    this.journal = new JournalClient(requester);
-  }
+  ) {}
 
   @OnRequest('plans.submit')
   async submit(body: Uint8Array, ctx: RequestContext): Promise<SubmitReply> {

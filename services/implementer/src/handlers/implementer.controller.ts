@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Controller, Inject, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { BUS_REQUESTER, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, type Requester } from '@rloop/bus';
+import { EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent } from '@rloop/bus';
 import { type EventOf, TransientError } from '@rloop/contracts';
 import { type DecisionMeta, decisionEvent } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
@@ -44,19 +44,17 @@ export class ImplementerController implements OnApplicationShutdown {
   private readonly abort = new AbortController();
   private readonly env: ImplementerEnv;
   private readonly strategies: StrategyResolver;
-  private readonly journal: JournalClient;
   private readonly anthropic: AnthropicWiring | null;
   /** The environment of everything the anthropic strategy runs: the service's, minus anything secret-looking. */
   private readonly safeEnv: Readonly<Record<string, string>>;
 
   constructor(
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
-    @Inject(BUS_REQUESTER) requester: Requester,
+    @Inject(JournalClient) private readonly journal: JournalClient,
     @Inject(IMPLEMENTER_CONFIG) private readonly config: ImplementerConfig,
   ) {
     this.env = { workRoot: config.home, env: process.env, testTimeoutMs: config.testTimeoutMs, signal: this.abort.signal };
     this.strategies = builtInStrategies({ commandTimeoutMs: config.commandTimeoutMs });
-    this.journal = new JournalClient(requester);
     this.safeEnv = scrubEnv(Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)));
     const settings = config.anthropic;
     if (settings === null) {

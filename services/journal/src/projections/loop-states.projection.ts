@@ -16,7 +16,7 @@ import {
   initialLoopState,
   noteDetection,
 } from '@rloop/domain';
-import type { EventStoreTransaction, StoredEvent, SubscriptionHandler } from '@rloop/event-store';
+import type { EventStoreTransaction, StoredEvent } from '@rloop/event-store';
 import type { JournalTables } from './schema.js';
 
 /** The subscription name of the journal's projections (its checkpoint row). */

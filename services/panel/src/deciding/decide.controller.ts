@@ -25,17 +25,15 @@ const DECISION_POINTS: ReadonlySet<string> = new Set(['LoopGated', 'BaselineReco
  */
 @Controller()
 export class DecideController implements OnModuleInit {
-  private readonly journal: JournalClient;
   private loop: LoopConfig = DEFAULT_LOOP_CONFIG;
 
   constructor(
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
     @Inject(BUS_REQUESTER) private readonly requester: Requester,
+    @Inject(JournalClient) private readonly journal: JournalClient,
     @Inject(PANEL_CONFIG) private readonly config: PanelConfig,
     @Inject(PanelRegistry) private readonly registry: PanelRegistry,
-  ) {
-    this.journal = new JournalClient(requester);
-  }
+  ) {}
 
   /** config/loop.yaml (best-round retention), parsed once at start: a bad file fails the start. */
   async onModuleInit(): Promise<void> {

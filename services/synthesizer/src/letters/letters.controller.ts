@@ -1,5 +1,5 @@
 import { Controller, Inject } from '@nestjs/common';
-import { BUS_REQUESTER, EVENT_PUBLISHER, type EventPublisher, OnEvent, type Requester, RetryLaterError } from '@rloop/bus';
+import { EVENT_PUBLISHER, type EventPublisher, OnEvent, RetryLaterError } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
 import { decisionEvent, deterministicId, synthesizeLetter } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
@@ -18,14 +18,11 @@ const ROUND_EVENTS: ReadonlySet<string> = new Set(['RoundStarted', 'FindingsRepo
  */
 @Controller()
 export class LettersController {
-  private readonly journal: JournalClient;
 
   constructor(
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
-    @Inject(BUS_REQUESTER) requester: Requester,
-  ) {
-    this.journal = new JournalClient(requester);
-  }
+    @Inject(JournalClient) private readonly journal: JournalClient,
+  ) {}
 
   @OnEvent('JournalCommitted', { name: 'synthesizer-letters' })
   async onCommitted(event: EventOf<'JournalCommitted'>): Promise<void> {
