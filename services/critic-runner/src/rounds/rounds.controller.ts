@@ -23,7 +23,7 @@ import {
 import type { CriticRunnerConfig } from '../config.js';
 import type { LlmCriticHost } from '../llm/llm-critics.js';
 import { CRITIC_RUNNER_CONFIG, HOSTED_CRITICS, LLM_CRITIC_HOST } from '../tokens.js';
-import { reportData } from './report-events.js';
+import { reportData } from '@rloop/critic-sdk';
 
 const PRODUCER = `critic-runner@${process.pid}`;
 
