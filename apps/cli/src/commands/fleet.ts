@@ -4,13 +4,14 @@ import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify as toYaml } from 'yaml';
 import type { JournaledEvent } from '@rloop/contracts';
-import { journalDocument, renderLetterMarkdown } from '@rloop/domain';
+import { TERMINAL_STATUSES, journalDocument, renderLetterMarkdown } from '@rloop/domain';
 import { type CliBus, connectCli, resolveBusFlags } from '../bus/connect.js';
 import { type Fleet, startFleet } from '../fleet/supervisor.js';
 import { loadPlanFile } from '../plans/load-plan.js';
 import { CliError, type CommandRegistrar } from '../program.js';
 import { exitCodeFor } from '../watch/progress.js';
 import { busFlagsOf, note, out, parsePositiveInt } from './options.js';
+import { stopLoop } from './loop-control.js';
 import { postPlan, watchRun } from './submit.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
@@ -64,7 +65,7 @@ export const registerUp: CommandRegistrar = (program) => {
 };
 
 /** Writes the run's journal and letters next to each other, for reading after the fleet is gone. */
-async function exportRun(bus: CliBus, plan: string, dir: string): Promise<{ journal: string; letters: string[] }> {
+async function exportRun(bus: CliBus, plan: string, dir: string): Promise<{ journal: string; letters: string[]; escalation: string | null }> {
   await mkdir(join(dir, 'letters'), { recursive: true });
   const { entries } = await bus.journal.events(plan);
   const events: JournaledEvent[] = entries.map((e) => e.event);
@@ -72,7 +73,12 @@ async function exportRun(bus: CliBus, plan: string, dir: string): Promise<{ jour
   await writeFile(journal, toYaml(journalDocument(plan, events), { lineWidth: 0 }));
   await writeFile(join(dir, 'events.json'), `${JSON.stringify(events, null, 2)}\n`);
   const letters: string[] = [];
+  let escalation: string | null = null;
   for (const event of events) {
+    if (event.type === 'EscalationRaised') {
+      escalation = join(dir, 'escalation.md');
+      await writeFile(escalation, event.data.markdown);
+    }
     if (event.type !== 'LetterWritten') continue;
     const letter = event.data.letter;
     const base = join(dir, 'letters', `round-${String(letter.round).padStart(2, '0')}-${letter.letter_id}`);
@@ -80,7 +86,7 @@ async function exportRun(bus: CliBus, plan: string, dir: string): Promise<{ jour
     await writeFile(`${base}.md`, renderLetterMarkdown(letter));
     letters.push(`${base}.md`);
   }
-  return { journal, letters };
+  return { journal, letters, escalation };
 }
 
 /** The watch follows the bus; the export reads the journal: wait until the journal has the ending too. */
@@ -120,6 +126,13 @@ export const registerDemo: CommandRegistrar = (program) => {
       note('rloop: fleet ready');
       const bus = await connectCli(flags);
       try {
+        // The demo owns its sample plan: a run an earlier demo left waiting (escalated) is stopped first.
+        const slug = String((plan as Record<string, unknown>)['slug']);
+        const { state: previous } = await bus.journal.loopState(slug);
+        if (previous !== null && previous.run_id !== null && !TERMINAL_STATUSES.has(previous.status)) {
+          await stopLoop(bus, slug, 'rloop demo', 'a new demo run replaces this one');
+          note(`rloop demo: stopped the previous ${slug} run (${previous.status})`);
+        }
         const since = new Date(Date.now() - 2_000);
         const reply = await postPlan(bus, plan);
         if (reply.status === 'rejected') throw new CliError(`the sample plan was rejected: ${reply.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
@@ -131,6 +144,7 @@ export const registerDemo: CommandRegistrar = (program) => {
         out(`branch:  rloop/${reply.plan} in ${repo.dir} (git -C ${repo.dir} log --oneline rloop/${reply.plan})`);
         out(`journal: ${exported.journal}`);
         out(`letters: ${exported.letters.length > 0 ? relative(process.cwd(), join(home, 'demo', reply.plan, 'letters')) : '(none)'} (${exported.letters.length} rounds)`);
+        if (exported.escalation !== null) out(`escalation report: ${exported.escalation}`);
         process.exitCode = exitCodeFor(result.outcome);
       } finally {
         await bus.close();

@@ -83,6 +83,16 @@ export const registerResume: CommandRegistrar = (program) => {
     });
 };
 
+/** Records LoopStopped for a plan's loop that has not ended, and waits until the journal has it. */
+export async function stopLoop(bus: CliBus, slug: string, by: string, note?: string): Promise<{ readonly event: EventOf<'LoopStopped'>; readonly was: LoopState }> {
+  const state = await loopOf(bus, slug);
+  if (TERMINAL_STATUSES.has(state.status)) throw new CliError(`${slug} has already ended (${state.status}): there is nothing to stop`);
+  const event = envelope('LoopStopped', state, state.last_event_id, { by: by.slice(0, 200), ...(note === undefined ? {} : { note: note.slice(0, 4000) }) });
+  await bus.client.publishEvent(event);
+  await journaled(bus, slug, (s) => s.run_id === state.run_id && s.status === 'stopped', `stopping ${slug}`);
+  return { event, was: state };
+}
+
 /** `rloop stop <slug>`: ends a running or escalated loop (recorded in the journal). */
 export const registerStop: CommandRegistrar = (program) => {
   program
@@ -95,13 +105,9 @@ export const registerStop: CommandRegistrar = (program) => {
     .action(async (slug: string, opts: { note?: string; by?: string; json?: boolean }, command: Command) => {
       const bus = await connectCli(busFlagsOf(command));
       try {
-        const state = await loopOf(bus, slug);
-        if (TERMINAL_STATUSES.has(state.status)) throw new CliError(`${slug} has already ended (${state.status}): there is nothing to stop`);
-        const event = envelope('LoopStopped', state, state.last_event_id, { by: person(opts.by), ...(opts.note === undefined ? {} : { note: opts.note.slice(0, 4000) }) });
-        await bus.client.publishEvent(event);
-        await journaled(bus, slug, (s) => s.run_id === state.run_id && s.status === 'stopped', `stopping ${slug}`);
+        const { event, was } = await stopLoop(bus, slug, person(opts.by), opts.note);
         if (opts.json === true) out(JSON.stringify(event));
-        else out(`stopped ${slug} (it was ${state.status} in round ${state.round}, ${state.phase} phase); its branch keeps the work so far`);
+        else out(`stopped ${slug} (it was ${was.status} in round ${was.round}, ${was.phase} phase); its branch keeps the work so far`);
       } finally {
         await bus.close();
       }
