@@ -59,6 +59,13 @@ export interface BusOptions {
   readonly publishTimeoutMs?: number;
   /** Create or update the streams when connecting (default true). */
   readonly provisionStreams?: boolean;
+  /**
+   * The ack wait of every consumer of the service, over what its handlers ask for: how soon a
+   * message held by a process that died (kill -9, a lost host) goes to another. Handlers still
+   * working keep their messages through heartbeats, so it bounds only the recovery after a crash.
+   * Min 1000.
+   */
+  readonly ackWaitOverrideMs?: number;
 }
 
 export interface ResolvedBusOptions {
@@ -72,6 +79,7 @@ export interface ResolvedBusOptions {
   readonly requestTimeoutMs: number;
   readonly publishTimeoutMs: number;
   readonly provisionStreams: boolean;
+  readonly ackWaitOverrideMs: number | null;
 }
 
 const MINUTE = 60_000;
@@ -166,6 +174,8 @@ export function resolveBusOptions(options: BusOptions): ResolvedBusOptions {
   check(issues, 'shutdownTimeoutMs', shutdownTimeoutMs, 0);
   check(issues, 'requestTimeoutMs', requestTimeoutMs, 1);
   check(issues, 'publishTimeoutMs', publishTimeoutMs, 1);
+  const ackWaitOverrideMs = options.ackWaitOverrideMs ?? null;
+  if (ackWaitOverrideMs !== null) check(issues, 'ackWaitOverrideMs', ackWaitOverrideMs, 1_000);
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
   if (!/^[a-z][a-z0-9_-]{0,31}$/.test(namespace)) issues.push({ path: 'namespace', message: 'must be 1-32 of [a-z0-9_-], starting with a letter' });
   if (issues.length > 0) {
@@ -182,5 +192,6 @@ export function resolveBusOptions(options: BusOptions): ResolvedBusOptions {
     requestTimeoutMs,
     publishTimeoutMs,
     provisionStreams: options.provisionStreams ?? true,
+    ackWaitOverrideMs,
   });
 }

@@ -13,7 +13,13 @@ describe('resolveBusOptions', () => {
       streams: { duplicateWindowMs: 120_000, eventsMaxAgeMs: 7 * 86_400_000, commitsMaxAgeMs: 86_400_000, criticsMaxAgeMs: 3_600_000, deadLettersMaxAgeMs: 30 * 86_400_000 },
       consumer: { ackWaitMs: 30_000, maxDeliver: 5, concurrency: 8 },
       provisionStreams: true,
+      ackWaitOverrideMs: null,
     });
+  });
+
+  it('checks the ack wait override like any ack wait', () => {
+    expect(resolveBusOptions({ service: 'panel', servers: 'nats://x:4222', ackWaitOverrideMs: 3_000 }).ackWaitOverrideMs).toBe(3_000);
+    expect(() => resolveBusOptions({ service: 'panel', servers: 'nats://x:4222', ackWaitOverrideMs: 10 })).toThrow(/ackWaitOverrideMs must be a number >= 1000, got 10/);
   });
 
   it('names every bad field', () => {

@@ -145,7 +145,8 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
       if (consumers.some((c) => c.runner.name === name)) {
         throw new BusConfigError(BUS_ERROR_CODES.invalidHandler, `two handlers map to the consumer ${name}; give one a distinct { name }`, [{ path: name, message: 'duplicate consumer' }]);
       }
-      const merged = mergePolicy(this.options.consumer, spec.options, spec.handler);
+      const { ackWaitOverrideMs } = this.options;
+      const merged = mergePolicy(this.options.consumer, ackWaitOverrideMs === null ? spec.options : { ...spec.options, ackWaitMs: ackWaitOverrideMs }, spec.handler);
       // A batch consumer holds at least two batches, so the next one fills while one runs.
       const policy = spec.kind === 'batch' ? { ...merged, maxBuffered: Math.max(merged.maxBuffered, spec.options.max * 2) } : merged;
       const { stream, filter } = consumerTarget(this.subjects, spec.selector);

@@ -17,6 +17,8 @@ export const CommonEnvironment = z.object({
   RLOOP_CONFIG_DIR: z.string().min(1).optional(),
   /** How long a service keeps retrying an unreachable NATS at start before it exits. */
   RLOOP_NATS_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  /** How soon a message held by a service that died is delivered again (every consumer's ack wait). */
+  RLOOP_ACK_WAIT_MS: z.coerce.number().int().min(1_000).optional(),
 });
 export type CommonEnvironment = z.infer<typeof CommonEnvironment>;
 
@@ -71,7 +73,7 @@ export async function loadYamlConfig<S extends z.ZodType>(path: string, schema: 
 
 /** What every service derives from the common environment. */
 export interface CommonSettings {
-  readonly bus: { readonly servers: string; readonly namespace: string; readonly connect: { readonly timeoutMs: number } };
+  readonly bus: { readonly servers: string; readonly namespace: string; readonly connect: { readonly timeoutMs: number }; readonly ackWaitOverrideMs?: number };
   readonly logFormat: (typeof LOG_FORMATS)[number];
   /** Absolute path of RLOOP_HOME. */
   readonly home: string;
@@ -81,7 +83,12 @@ export interface CommonSettings {
 
 export function commonSettings(env: CommonEnvironment): CommonSettings {
   return {
-    bus: { servers: env.NATS_URL, namespace: env.RLOOP_NAMESPACE, connect: { timeoutMs: env.RLOOP_NATS_CONNECT_TIMEOUT_MS } },
+    bus: {
+      servers: env.NATS_URL,
+      namespace: env.RLOOP_NAMESPACE,
+      connect: { timeoutMs: env.RLOOP_NATS_CONNECT_TIMEOUT_MS },
+      ...(env.RLOOP_ACK_WAIT_MS === undefined ? {} : { ackWaitOverrideMs: env.RLOOP_ACK_WAIT_MS }),
+    },
     logFormat: env.RLOOP_LOG_FORMAT,
     home: resolveDir(env.RLOOP_HOME),
     configDir: env.RLOOP_CONFIG_DIR === undefined ? DEFAULT_CONFIG_DIR : resolveDir(env.RLOOP_CONFIG_DIR),

@@ -17,19 +17,24 @@ let t: TestFleet;
 const KEY = 'AKIAZ7Q4N2LM8RT3KXWP';
 const CONFIG_JS = `export const region = 'eu-west-1';\nexport const accessKeyId = '${KEY}';\n`;
 
-/** Fixes the key; the first time it runs for a plan it signals that it started and then takes its time (the window for the kill). */
+/**
+ * Fixes the key. The first time it runs for a plan it signals that it started and then takes its
+ * time (the window for the kill); if it lives through that window it leaves a second marker.
+ */
 const FIX_SCRIPT = `
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 const marker = process.argv[2];
 if (marker && !existsSync(marker)) {
   writeFileSync(marker, 'started');
-  await new Promise((resolve) => setTimeout(resolve, 4000));
+  await new Promise((resolve) => setTimeout(resolve, 10000));
+  writeFileSync(marker + '.survived', 'the first run was not stopped');
 }
 writeFileSync('src/config.js', readFileSync('src/config.js', 'utf8').replace(/'AKIA[0-9A-Z]{16}'/, 'process.env.AWS_ACCESS_KEY_ID'));
 `;
 
 beforeAll(async () => {
-  t = await startTestFleet();
+  // Messages held by a killed service come back after 3 s instead of the handlers' minutes.
+  t = await startTestFleet({ env: { RLOOP_ACK_WAIT_MS: '3000' } });
   await mkdir(join(t.home, 'scripts'), { recursive: true });
   await writeFile(join(t.home, 'scripts', 'fix.mjs'), FIX_SCRIPT);
 }, 120_000);
@@ -105,20 +110,21 @@ async function crash(services: readonly FleetService[]): Promise<void> {
 }
 
 describe('faults: services killed mid-round', () => {
-  it('critic-runner and synthesizer killed during a fix, journal, panel and implementer killed during a review: the loop goes on from the journal and ends like an undisturbed run', async () => {
+  it('implementer killed while its fix command runs, critic-runner, journal and panel killed during a review: the loop goes on from the journal and ends like an undisturbed run', async () => {
     const reference = await run('f-reference', null);
     const undisturbed = await t.outcome('f-reference', reference, 45_000);
     expect(undisturbed.status).toBe('converged');
 
     const marker = join(t.home, 'fix-started');
     const runId = await run('f-faulted', marker);
-    // Round 1 is being fixed (the fix command has started): kill -9 the reviewers' side.
+    // Round 1 is being fixed (the fix command has started): kill -9 the implementer, and the synthesizer.
     await until('f-faulted', 'the fix request of round 1', (events) => events.some((e) => e.type === 'FixRequested'));
     await eventually(() => (existsSync(marker) ? true : undefined), { timeoutMs: 20_000, intervalMs: 20, description: 'the fix command to start' });
-    await crash(['critic-runner', 'synthesizer']);
-    // Round 2 is under review: kill -9 the journal, the panel and the implementer.
+    await crash(['implementer', 'synthesizer']);
+    const killedDuringFix = Date.now();
+    // Round 2 is under review (its critics are running): kill -9 the critic-runner, the journal and the panel.
     await until('f-faulted', 'round 2 to start', (events) => events.some((e) => e.type === 'RoundStarted' && e.data.round === 2));
-    await crash(['journal', 'panel', 'implementer']);
+    await crash(['critic-runner', 'journal', 'panel']);
 
     const faulted = await t.outcome('f-faulted', runId, 90_000);
     expect(faulted.status).toBe('converged');
@@ -128,6 +134,11 @@ describe('faults: services killed mid-round', () => {
     // Nothing was done twice: one fix per round, one start per round, each event once.
     expect(events.filter((e) => e.type === 'FixApplied')).toHaveLength(1);
     expect(new Set(events.map((e) => e.event_id)).size).toBe(events.length);
+    // The fix command the killed implementer left running was stopped by the next one, before it could touch the worktree again
+    // (checked once it would have finished its wait had it lived).
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, killedDuringFix + 11_000 - Date.now())));
+    expect(existsSync(`${marker}.survived`)).toBe(false);
+    expect(t.lines.filter((line) => /implementer.*killed `.*fix\.mjs.*` \(pid \d+\), left running by implementer pid \d+, which is gone/.test(line)).length).toBeGreaterThanOrEqual(1);
   }, 150_000);
 
   it('projections rebuilt from zero equal the live ones', async () => {

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { Controller, Inject, Logger, type OnApplicationShutdown } from '@nestjs/common';
+import { Controller, Inject, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent } from '@rloop/bus';
 import { type EventOf, TransientError } from '@rloop/contracts';
 import { type DecisionMeta, decisionEvent } from '@rloop/domain';
@@ -10,6 +10,7 @@ import { createPlanTestRunner } from '../anthropic/test-runner.js';
 import { createWarningCounter } from '../anthropic/warnings.js';
 import type { AnthropicImplementerSettings, ImplementerConfig } from '../config.js';
 import { applyFix, builtInStrategies, type ImplementerEnv, recordBaseline, type StrategyResolver } from '../core.js';
+import { OWNER_TAG, OWNER_VARIABLE, reapOrphans } from '../shell/orphans.js';
 import { IMPLEMENTER_CONFIG } from '../tokens.js';
 
 const PRODUCER = `implementer@${process.pid}`;
@@ -39,7 +40,7 @@ interface AnthropicWiring {
  * budget) when a budget stops it. Its commands run without any secret in their environment.
  */
 @Controller()
-export class ImplementerController implements OnApplicationShutdown {
+export class ImplementerController implements OnModuleInit, OnApplicationShutdown {
   private readonly log = new Logger('Implementer');
   private readonly abort = new AbortController();
   private readonly env: ImplementerEnv;
@@ -53,9 +54,11 @@ export class ImplementerController implements OnApplicationShutdown {
     @Inject(JournalClient) private readonly journal: JournalClient,
     @Inject(IMPLEMENTER_CONFIG) private readonly config: ImplementerConfig,
   ) {
-    this.env = { workRoot: config.home, env: process.env, testTimeoutMs: config.testTimeoutMs, signal: this.abort.signal };
+    // Every command started here carries our tag, so an implementer starting after a crash of this one can find what it left running.
+    const env = { ...process.env, [OWNER_VARIABLE]: OWNER_TAG };
+    this.env = { workRoot: config.home, env, testTimeoutMs: config.testTimeoutMs, signal: this.abort.signal };
     this.strategies = builtInStrategies({ commandTimeoutMs: config.commandTimeoutMs });
-    this.safeEnv = scrubEnv(Object.fromEntries(Object.entries(process.env).filter((e): e is [string, string] => e[1] !== undefined)));
+    this.safeEnv = scrubEnv(Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)));
     const settings = config.anthropic;
     if (settings === null) {
       this.anthropic = null;
@@ -66,6 +69,16 @@ export class ImplementerController implements OnApplicationShutdown {
       const testWriter = client(settings.testWriter.id);
       this.anthropic = { settings, testWriter, implementer: settings.implementer.id === settings.testWriter.id ? testWriter : client(settings.implementer.id) };
     }
+  }
+
+  /** Runs before the consumers start: nothing a dead implementer left running may touch a worktree we are about to reset. */
+  async onModuleInit(): Promise<void> {
+    const reaped = await reapOrphans();
+    if (reaped === null) {
+      this.log.warn('no /proc here: commands an implementer killed earlier may have left running are not looked for');
+      return;
+    }
+    for (const orphan of reaped) this.log.warn(`killed \`${orphan.command}\` (pid ${orphan.pid}), left running by implementer pid ${orphan.ownerPid}, which is gone`);
   }
 
   onApplicationShutdown(): void {
