@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { stringify as toYaml } from 'yaml';
 import type { RloopEvent } from '@rloop/contracts';
 import { parseEvent } from '@rloop/contracts';
+import { eventually } from '@rloop/testing';
 import { followEvents } from '../bus/connect.js';
 import { type TestFleet, samplePlan, startTestFleet } from './fleet.test-helpers.js';
 
@@ -129,6 +130,31 @@ describe('the refinement loop, end to end on the real NATS and PostgreSQL', () =
       throw new Error(`expected e2e-running to wait escalated, got ${state?.status}`);
     }
   }, 180_000);
+
+  it('lets one of several submissions racing for a free slug start the loop, and rejects the others naming it', async () => {
+    const repo = await t.sampleRepo('fixable', 'racing');
+    const plan = (n: number): Record<string, unknown> => samplePlan('e2e-racing', repo, { title: 'Quick fix: racing submissions', submission_id: `race-${n}` });
+    const replies = await Promise.all([1, 2, 3, 4].map((n) => t.submit(plan(n))));
+
+    const accepted = replies.filter((r) => r.status === 'accepted');
+    expect(accepted).toHaveLength(1);
+    const winner = accepted[0]?.event_id;
+    expect(replies.filter((r) => r.status === 'rejected')).toEqual(
+      Array.from({ length: 3 }, () => ({ status: 'rejected', plan: 'e2e-racing', errors: [{ path: 'slug', message: expect.stringContaining('already has a loop running') }] })),
+    );
+    // The journal agrees: one run gated and ended, a PlanRejected for each of the others, no second loop.
+    const events = await eventually(
+      async () => {
+        const all = (await t.bus.journal.events('e2e-racing', { scope: 'all' })).entries.map((e) => e.event);
+        return all.filter((e) => e.type === 'PlanRejected').length === 3 && all.some((e) => e.type === 'LoopBypassed') ? all : undefined;
+      },
+      { timeoutMs: 60_000, description: 'the racing runs to settle' },
+    );
+    expect(events.filter((e) => e.type === 'PlanSubmitted')).toHaveLength(4);
+    expect(events.filter((e) => e.type === 'LoopGated').map((e) => e.correlation_id)).toEqual([winner]);
+    expect(new Set(events.filter((e) => e.type === 'PlanRejected').map((e) => e.correlation_id))).not.toContain(winner);
+    expect((await t.bus.journal.loopState('e2e-racing')).state).toMatchObject({ run_id: winner, status: 'bypassed' });
+  }, 90_000);
 });
 
 const RLOOP = fileURLToPath(new URL('../../bin/rloop.js', import.meta.url));

@@ -1,13 +1,16 @@
 import { Controller, Inject } from '@nestjs/common';
-import { EVENT_PUBLISHER, type EventPublisher, OnEvent } from '@rloop/bus';
+import { EVENT_PUBLISHER, type EventPublisher, OnEvent, RetryLaterError } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
-import { TERMINAL_STATUSES, decideGate, decisionEvent } from '@rloop/domain';
+import { decideGate, decisionEvent } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
 import { admitPlan } from '../intake/admit.js';
+import { slugTakenIssue } from '../intake/one-run-per-slug.js';
 import { GATE_CONFIG } from '../tokens.js';
 import type { GateConfig } from '../config.js';
 
 const PRODUCER = `gate@${process.pid}`;
+/** How soon a submission the journal has not committed yet is looked at again. */
+const JOURNAL_WAIT_MS = 100;
 
 /**
  * Spec Decision 7, acted on: every PlanSubmitted (from the request API or published directly by
@@ -26,14 +29,11 @@ export class GatingController {
   @OnEvent('PlanSubmitted', { name: 'gate-plans', ackWaitMs: 120_000 })
   async gate(event: EventOf<'PlanSubmitted'>): Promise<void> {
     const meta = { plan: event.plan, run_id: event.event_id, causation_id: event.event_id, producer: PRODUCER, now: new Date().toISOString() };
+    // The journal's order decides between submissions racing for one slug: wait until it has this one, then see which run holds the slug.
+    if (!(await this.journal.hasEvent(event.event_id)).found) throw new RetryLaterError(JOURNAL_WAIT_MS, `PlanSubmitted ${event.event_id} is not in the journal yet`);
     const { state } = await this.journal.loopState(event.plan);
-    if (state !== null && state.run_id !== null && state.run_id !== event.event_id && !TERMINAL_STATUSES.has(state.status)) {
-      await this.publisher.publish(
-        decisionEvent('PlanRejected', meta, ['rejected'], {
-          submission_id: event.data.submission_id,
-          errors: [{ path: 'slug', message: `plan ${event.plan} already has a loop running (${state.status}); wait for it or stop it` }],
-        }),
-      );
+    if (state !== null && state.run_id !== event.event_id) {
+      await this.publisher.publish(decisionEvent('PlanRejected', meta, ['rejected'], { submission_id: event.data.submission_id, errors: [slugTakenIssue(event.plan, state)] }));
       return;
     }
     const admitted = await admitPlan(event.data.plan, this.config);

@@ -7,9 +7,12 @@ import { ulid } from 'ulid';
 import { GATE_CONFIG } from '../tokens.js';
 import type { GateConfig } from '../config.js';
 import { admitPlan } from './admit.js';
+import { slugTakenIssue, stateOnceJournaled } from './one-run-per-slug.js';
 import { parsePlanBody } from './parse-plan.js';
 
 const PRODUCER = `gate@${process.pid}`;
+/** How long a submit request waits for the journal to say whether its plan got the slug (usually milliseconds). */
+const SETTLE_TIMEOUT_MS = 3_000;
 
 /**
  * The bus API for posting a plan: a request on `<ns>.v1.plans.submit` whose body is the plan as
@@ -42,12 +45,7 @@ export class SubmitController {
       return { status: 'accepted', plan: plan.slug, event_id: eventId, submission_id: submissionId, duplicate: true };
     }
     if (state !== null && state.run_id !== null && !TERMINAL_STATUSES.has(state.status)) {
-      return this.reject(
-        [{ path: 'slug', message: `plan ${plan.slug} already has a loop running (${state.status}, round ${state.round}); wait for it or stop it with \`rloop stop ${plan.slug}\`` }],
-        plan.slug,
-        ctx,
-        submissionId,
-      );
+      return this.reject([slugTakenIssue(plan.slug, state)], plan.slug, ctx, submissionId);
     }
     const admitted = await admitPlan(plan, this.config);
     if (!admitted.ok) return this.reject(admitted.errors, plan.slug, ctx, submissionId);
@@ -63,6 +61,11 @@ export class SubmitController {
       data: { plan, submission_id: submissionId },
     };
     const receipt = await this.publisher.publish(event);
+    if (ctx.expectsReply) {
+      // A submission racing this one may have been journaled first; the gating handler records the loser's PlanRejected.
+      const settled = await stateOnceJournaled(this.journal, plan.slug, eventId, SETTLE_TIMEOUT_MS);
+      if (settled !== 'pending' && settled !== null && settled.run_id !== eventId) return { status: 'rejected', plan: plan.slug, errors: [slugTakenIssue(plan.slug, settled)] };
+    }
     return { status: 'accepted', plan: plan.slug, event_id: eventId, submission_id: submissionId, duplicate: receipt.duplicate };
   }
 
