@@ -1,6 +1,8 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readFile, readdir } from 'node:fs/promises';
+import { eventually } from '@rloop/testing';
 import { OWNER_TAG, type ReapOptions, reapOrphans } from './orphans.js';
 
 // Real processes, found through the real /proc: what an implementer killed with -9 leaves behind.
@@ -10,25 +12,43 @@ const started: ChildProcess[] = [];
 const variable = `RLOOP_IMPLEMENTER_TEST_${randomUUID().replaceAll('-', '')}`;
 const scan: ReapOptions = { variable };
 
-afterEach(() => {
-  for (const child of started.splice(0)) {
+afterEach(async () => {
+  const children = started.splice(0);
+  for (const child of children) {
     if (child.pid === undefined) continue;
     try {
-      // The whole group: a shell killed alone would leave its sleep behind.
+      // The whole group: a shell killed alone would leave its sleep behind, holding the output pipe open.
       process.kill(child.spawnargs[0] === 'sleep' ? child.pid : -child.pid, 'SIGKILL');
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
     }
   }
+  await Promise.all(children.map(exited));
 });
+
+/** The pids whose environment carries `owner` under this run's variable and whose command is `sleep 60`. */
+async function sleepsOf(owner: string): Promise<number[]> {
+  const found: number[] = [];
+  for (const name of await readdir('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const cmdline = await readFile(`/proc/${name}/cmdline`, 'utf8');
+      const environ = await readFile(`/proc/${name}/environ`, 'latin1');
+      if (cmdline === 'sleep\u000060\u0000' && environ.split('\u0000').includes(`${variable}=${owner}`)) found.push(Number(name));
+    } catch (error) {
+      // Gone between the listing and the read, or not ours to read: not one of these sleeps.
+      if (!['ENOENT', 'ESRCH', 'EACCES', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
+    }
+  }
+  return found;
+}
 
 /** A detached shell with a `sleep` child (like the commands the implementer runs), tagged as started by `owner`. */
 async function tagged(owner: string): Promise<ChildProcess> {
-  // "ready" once the child has exec'd sleep, so the scan sees both processes as they will run.
-  const script = 'sleep 60 & until grep -q sleep /proc/$!/cmdline 2>/dev/null; do :; done; echo ready; wait';
-  const child = spawn('/bin/sh', ['-c', script], { detached: true, stdio: ['ignore', 'pipe', 'ignore'], env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', [variable]: owner } });
+  const child = spawn('/bin/sh', ['-c', 'sleep 60 & wait'], { detached: true, stdio: 'ignore', env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', [variable]: owner } });
   started.push(child);
-  await new Promise((resolve) => child.stdout?.once('data', resolve));
+  // Both processes running as they will be scanned: the child has exec'd sleep.
+  await eventually(async () => ((await sleepsOf(owner)).length === 1 ? true : undefined), { intervalMs: 10, description: `the sleep of ${owner}` });
   return child;
 }
 
@@ -66,7 +86,7 @@ describe('reapOrphans', () => {
     expect(reaped?.map((r) => r.pid)).toEqual(expect.arrayContaining([orphan.pid, earlierSelf.pid]));
     expect(reaped).toHaveLength(4);
     expect(reaped?.filter((r) => r.command === 'sleep 60')).toHaveLength(2);
-    expect(reaped?.find((r) => r.pid === orphan.pid)?.command).toMatch(/^\/bin\/sh -c sleep 60 & until/);
+    expect(reaped?.find((r) => r.pid === orphan.pid)?.command).toBe('/bin/sh -c sleep 60 & wait');
     expect([ours, liveOwner, untagged].map(running)).toEqual([true, true, true]);
     expect(await reapOrphans(scan)).toEqual([]);
   });
