@@ -1,5 +1,5 @@
 // One jest run for the whole workspace. NestJS 12 is ESM-only, so tests run as native ESM
-// (see docs/development.md); ts-jest transpiles each file in isolation and `tsc` does the
+// (see the README's development notes); ts-jest transpiles each file in isolation and `tsc` does the
 // type-checking, which keeps the run fast.
 /** @type {import('jest').Config} */
 export default {
