@@ -2,12 +2,13 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { JetStreamClient, type RunningService, startService } from '@rloop/bus';
-import { type EventOf, type JournaledEvent, currentVersion } from '@rloop/contracts';
+import type { EventOf } from '@rloop/contracts';
 import { JournalClient } from '@rloop/journal-client';
 import { TEST_NATS_URL, type TestDatabase, type TestNats, connectTestNats, createTestDatabase, eventually, uniqueNamespace } from '@rloop/testing';
 import { JournalModule } from './app.module.js';
 import { loadJournalConfig } from './config.js';
 import { openJournalStore } from './open-store.js';
+import { envelopeFactory } from './testing/envelopes.test-helpers.js';
 
 const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined, verbose: () => undefined };
 const SHA = 'a'.repeat(40);
@@ -18,22 +19,8 @@ let service: RunningService;
 let client: JetStreamClient;
 let journal: JournalClient;
 let nats: TestNats;
-let counter = 0;
 
-function envelope<T extends JournaledEvent['type']>(type: T, plan: string, runId: string, data: EventOf<T>['data'], eventId?: string): EventOf<T> {
-  counter += 1;
-  return {
-    event_id: eventId ?? `01JTEST${String(counter).padStart(19, '0')}`,
-    type,
-    schema_version: currentVersion(type),
-    plan,
-    correlation_id: runId,
-    causation_id: null,
-    occurred_at: new Date().toISOString(),
-    producer: 'journal-spec',
-    data,
-  } as EventOf<T>;
-}
+const envelope = envelopeFactory({ idPrefix: '01JTEST', producer: 'journal-spec' });
 
 function submitted(plan: string, runId: string): EventOf<'PlanSubmitted'> {
   return envelope(

@@ -7,26 +7,13 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import type { RloopEvent } from '@rloop/contracts';
-import { type FakeAnthropic, type FakeMessagesRequest, type FakeTurn, fakeTurn, startFakeAnthropic } from '@rloop/testing';
+import { type FakeAnthropic, type FakeMessagesRequest, type FakeTurn, INVOICE_SIGNATURE, RED_TEST, RED_TEST_PATH, SEQUENCE_GUARD, fakeTurn, startFakeAnthropic } from '@rloop/testing';
 import { type TestFleet, samplePlan, startTestFleet } from './fleet.test-helpers.js';
 
 const API_KEY = 'sk-ant-api03-e2eLlmFleetKey-7f3a9c1d5e2b8046aa71c3d9e5f0b2c4';
 const SCENARIOS = ['A', 'B', 'C', 'D'] as const;
 type Scenario = (typeof SCENARIOS)[number];
 
-const RED_TEST_PATH = 'test/invoice-sequence.test.mjs';
-const RED_TEST = [
-  "import { test } from 'node:test';",
-  "import assert from 'node:assert/strict';",
-  "import { invoiceNumber } from '../src/tax.js';",
-  '',
-  "test('invoiceNumber rejects a sequence below 1', () => {",
-  '  assert.throws(() => invoiceNumber(2026, -1), RangeError);',
-  '});',
-  '',
-].join('\n');
-const SIGNATURE = 'export function invoiceNumber(year, sequence) {\n';
-const GUARD = '  if (!Number.isInteger(sequence) || sequence < 1) throw new RangeError(`invalid invoice sequence: ${sequence}`);\n';
 
 function finding(scenario: Scenario, lines: { start: number; end: number }): Record<string, unknown> {
   return {
@@ -89,7 +76,7 @@ function script(request: FakeMessagesRequest): FakeTurn {
     const id = /"id": "([^"]+)"/.exec(text)?.[1] ?? 'unknown';
     return fakeTurn.toolUse('write_test_file', { path: RED_TEST_PATH, content: RED_TEST, finding_ids: [id], test_name: 'invoiceNumber rejects a sequence below 1' });
   } else if (tools.includes('edit_file') && scenario === 'A') {
-    if (turn === 1) return fakeTurn.toolUse('edit_file', { path: 'src/tax.js', old_string: SIGNATURE, new_string: `${SIGNATURE}${GUARD}` });
+    if (turn === 1) return fakeTurn.toolUse('edit_file', { path: 'src/tax.js', old_string: INVOICE_SIGNATURE, new_string: `${INVOICE_SIGNATURE}${SEQUENCE_GUARD}` });
     if (turn === 3) return fakeTurn.toolUse('run_tests', { command: 'node --test' });
     return fakeTurn.text('invoiceNumber now throws a RangeError for a sequence below 1.');
   } else if (tools.includes('edit_file') && scenario === 'B') {

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { FixApplied, type Finding } from '@rloop/contracts';
 import { type BudgetReached, type BudgetState, type ModelSpec, type UsageRecord, createAnthropicClient, findModelOrThrow, loadModelCatalogue } from '@rloop/llm';
-import { type FakeAnthropic, type FakeMessagesRequest, type FakeTurn, fakeTurn, startFakeAnthropic } from '@rloop/testing';
+import { type FakeAnthropic, type FakeMessagesRequest, type FakeTurn, INVOICE_SIGNATURE, RED_TEST, RED_TEST_PATH, SEQUENCE_GUARD, fakeTurn, startFakeAnthropic } from '@rloop/testing';
 import { type FixRequestedData, applyFix } from '../fix/fix-cycle.js';
 import { fixRecordRef } from '../git/records.js';
 import { builtInStrategies } from '../strategies/resolve.js';
@@ -14,19 +14,6 @@ import { createWarningCounter } from './warnings.js';
 
 const MODEL = 'claude-sonnet-5-5';
 const API_KEY = 'sk-ant-api03-implementer-int-0123456789abcdefghij';
-const RED_TEST_PATH = 'test/invoice-sequence.test.mjs';
-const RED_TEST = [
-  "import { test } from 'node:test';",
-  "import assert from 'node:assert/strict';",
-  "import { invoiceNumber } from '../src/tax.js';",
-  '',
-  "test('invoiceNumber rejects a sequence below 1', () => {",
-  '  assert.throws(() => invoiceNumber(2026, -1), RangeError);',
-  '});',
-  '',
-].join('\n');
-const SIGNATURE = 'export function invoiceNumber(year, sequence) {\n';
-const GUARD = '  if (!Number.isInteger(sequence) || sequence < 1) throw new RangeError(`invalid invoice sequence: ${sequence}`);\n';
 
 function sequenceFinding(): Finding {
   return {
@@ -56,7 +43,7 @@ function scriptFor(behaviour: () => Behaviour): (request: FakeMessagesRequest) =
         : fakeTurn.text('Wrote one failing test.');
     }
     if (behaviour() === 'fix') {
-      if (turn === 1) return fakeTurn.toolUse('edit_file', { path: 'src/tax.js', old_string: SIGNATURE, new_string: `${SIGNATURE}${GUARD}` });
+      if (turn === 1) return fakeTurn.toolUse('edit_file', { path: 'src/tax.js', old_string: INVOICE_SIGNATURE, new_string: `${INVOICE_SIGNATURE}${SEQUENCE_GUARD}` });
       if (turn === 3) return fakeTurn.toolUse('run_tests', { command: 'node --test' });
       return fakeTurn.text('Added the guard.');
     }

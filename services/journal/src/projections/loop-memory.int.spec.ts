@@ -1,12 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Kysely } from 'kysely';
-import { type EventOf, type Finding, type JournaledEvent, currentVersion } from '@rloop/contracts';
+import type { Finding, JournaledEvent } from '@rloop/contracts';
 import { DEFAULT_LOOP_CONFIG, type LoopState, fingerprintOf } from '@rloop/domain';
 import { type AppendResult, type EventStoreClient, createEventStore } from '@rloop/event-store';
 import { type TestDatabase, createTestDatabase } from '@rloop/testing';
 import { ProjectionCatchUp } from './catch-up.js';
 import { toNewEvent } from './envelope.js';
 import { type JournalTables, migrateProjections } from './schema.js';
+import { envelopeFactory } from '../testing/envelopes.test-helpers.js';
 
 // The loop-memory projections on a real PostgreSQL: a heuristic that fires is in the loop state
 // with the event that fired it, its LoopDetected is journaled once before appendAndProject returns (so
@@ -18,22 +19,8 @@ const CRITIC = 'security/secrets-detector';
 let database: TestDatabase;
 let store: EventStoreClient;
 let projections: ProjectionCatchUp;
-let counter = 0;
 
-function envelope<T extends JournaledEvent['type']>(type: T, plan: string, runId: string, data: EventOf<T>['data'], eventId?: string): EventOf<T> {
-  counter += 1;
-  return {
-    event_id: eventId ?? `01JMEMSPEC${String(counter).padStart(16, '0')}`,
-    type,
-    schema_version: currentVersion(type),
-    plan,
-    correlation_id: runId,
-    causation_id: null,
-    occurred_at: new Date(Date.UTC(2026, 10, 30, 10, 0, counter)).toISOString(),
-    producer: 'memory-spec',
-    data,
-  } as EventOf<T>;
-}
+const envelope = envelopeFactory({ idPrefix: '01JMEMSPEC', producer: 'memory-spec', occurredAt: (n) => new Date(Date.UTC(2026, 10, 30, 10, 0, n)) });
 
 const key: Finding = {
   id: 'secret-1',
