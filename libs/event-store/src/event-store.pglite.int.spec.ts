@@ -1,4 +1,5 @@
-// The functional suite against embedded PGlite (in memory), plus what only the on-disk mode has.
+// The functional suite against embedded PGlite (in memory), plus what only PGlite has: the
+// on-disk mode and a fresh database's small transaction ids.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sql } from 'kysely';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -12,36 +13,39 @@ describeFunctionalSuite('PGlite', async () => {
   return { store, close: () => store.close() };
 });
 
-describe('event store on PGlite on disk', () => {
+describe('what only PGlite has', () => {
   let dir: string;
-  let pgliteDir: string;
-  let reopened: EventStoreClient | undefined;
+  const open: EventStoreClient[] = [];
 
   beforeAll(async () => {
     dir = await mkdtemp(join(tmpdir(), 'rloop-es-'));
-    pgliteDir = join(dir, 'journal');
   });
   afterAll(async () => {
-    await reopened?.close();
+    await Promise.all(open.map((store) => store.close()));
     await rm(dir, { recursive: true, force: true });
   });
 
+  // Two cold starts of the WebAssembly build plus an initdb on disk: about 3 s on an idle 2-core
+  // machine, but past 30 s was seen in a full parallel run with end-to-end fleets on both cores.
   it('keeps its events across a close and a reopen of the same directory', async () => {
+    const pgliteDir = join(dir, 'journal');
     const first = await createEventStore({ pgliteDir });
     const appended = await first.append('plan-a', [newEvent('e-1'), newEvent('e-2')], { expectedVersion: 'no_stream' });
     await first.close();
 
-    reopened = await createEventStore({ pgliteDir });
+    const reopened = await createEventStore({ pgliteDir });
+    open.push(reopened);
     const read = await reopened.readStream('plan-a');
     expect(read.map((e) => [e.eventId, e.globalPosition])).toEqual(appended.events.map((e) => [e.eventId, e.globalPosition]));
     await expect(reopened.append('plan-a', [newEvent('e-3')], { expectedVersion: 'no_stream' })).rejects.toMatchObject({ actualVersion: 2 });
-  });
+  }, 120_000);
 
   // PGlite only: a fresh PGlite database starts its transaction ids in the hundreds, so reaching
   // 1000 costs a few hundred empty transactions; on the shared PostgreSQL server the next power of
   // ten may be tens of thousands of transactions away.
   it('reads transaction ids across a power of ten (999 < 1000) in order', async () => {
-    const store = reopened as EventStoreClient;
+    const store = await createEventStore({ inMemory: true });
+    open.push(store);
     const currentXid = async (): Promise<bigint> => {
       const { rows } = await sql<{ xid: string }>`SELECT pg_current_xact_id()::text AS xid`.execute(store.db);
       return BigInt(rows[0]?.xid ?? '0');
@@ -57,5 +61,5 @@ describe('event store on PGlite on disk', () => {
 
     const page = await store.readAll({ after: { transactionId: String(power - 2n), globalPosition: '0' }, limit: 2 });
     expect(page.events.map((e) => e.eventId)).toEqual(['x-1', 'x-2']);
-  });
+  }, 120_000);
 });
