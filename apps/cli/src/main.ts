@@ -1,4 +1,5 @@
 import { letterToSarif } from '@rloop/critics';
+import { asCliError } from './bus/connect.js';
 import { registerCalibrate } from './commands/calibrate.js';
 import { registerCritics } from './commands/critics.js';
 import { registerDemo, registerUp } from './commands/fleet.js';
@@ -6,18 +7,14 @@ import { registerResume, registerStop } from './commands/loop-control.js';
 import { registerEscalations, registerJournal, registerLetter, registerStatus } from './commands/read.js';
 import { registerReview } from './commands/review.js';
 import { registerSubmit } from './commands/submit.js';
-import { CliError, buildProgram } from './program.js';
+import { buildProgram } from './program.js';
 
 const program = buildProgram([registerUp, registerDemo, registerSubmit, registerStatus, registerJournal, registerLetter((letter) => JSON.stringify(letterToSarif(letter), null, 2)), registerEscalations, registerCritics, registerResume, registerStop, registerCalibrate, registerReview]);
 
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof CliError) {
-    process.stderr.write(`rloop: ${error.message}\n`);
-    process.exitCode = error.exitCode;
-  } else {
-    process.stderr.write(`rloop: ${error instanceof Error ? error.message : String(error)}\n`);
-    process.exitCode = 1;
-  }
+  const failure = asCliError(error);
+  process.stderr.write(`rloop: ${failure.message}\n`);
+  process.exitCode = failure.exitCode;
 }

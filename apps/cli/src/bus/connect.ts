@@ -1,7 +1,7 @@
 import type { LoggerService } from '@nestjs/common';
 import { type ConsumerMessages, DeliverPolicy, jetstream } from '@nats-io/jetstream';
 import type { NatsConnection } from '@nats-io/transport-node';
-import { BusConnectionError, JetStreamClient } from '@rloop/bus';
+import { BUS_ERROR_CODES, BusConnectionError, BusRequestError, JetStreamClient } from '@rloop/bus';
 import { DEFAULT_NAMESPACE, type RloopEvent, type Subjects, parseEvent, subjectsFor } from '@rloop/contracts';
 import { JournalClient } from '@rloop/journal-client';
 import { CliError } from '../program.js';
@@ -32,6 +32,22 @@ export interface CliBus {
 /** The one line a user needs when NATS is not there. */
 export function natsUnreachable(natsUrl: string): CliError {
   return new CliError(`cannot reach NATS at ${natsUrl} — start it with \`nats-server -js\` (JetStream on), or point NATS_URL / --nats-url at yours`);
+}
+
+/**
+ * The one line a user needs when NATS is there but the fleet is not: no service listens on the
+ * subject (nothing started, or another namespace), or none replied in time.
+ */
+export function fleetNotAnswering(error: BusRequestError): CliError {
+  const what = error.code === BUS_ERROR_CODES.noResponders ? `no service answers ${error.subject}` : error.message;
+  return new CliError(`${what} — is the fleet running? start it with \`rloop up\`, or point --namespace / RLOOP_NAMESPACE at the one it uses`);
+}
+
+/** What the CLI prints for an error a command did not handle itself. */
+export function asCliError(error: unknown): CliError {
+  if (error instanceof CliError) return error;
+  if (error instanceof BusRequestError && error.code !== BUS_ERROR_CODES.requestFailed) return fleetNotAnswering(error);
+  return new CliError(error instanceof Error ? error.message : String(error));
 }
 
 /** Connects to the fleet's NATS; a missing server is one clear line, not a stack trace. */

@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { BusRequestError } from '@rloop/bus';
 import { SubmitReply } from '@rloop/contracts';
-import { type CliBus, connectCli, followEvents } from '../bus/connect.js';
+import { type CliBus, connectCli, fleetNotAnswering, followEvents } from '../bus/connect.js';
 import { loadPlanFile } from '../plans/load-plan.js';
 import { CliError, type CommandRegistrar } from '../program.js';
 import { type Outcome, type Progress, exitCodeFor, initialProgress, reduceProgress, renderProgress } from '../watch/progress.js';
@@ -58,7 +58,7 @@ export async function postPlan(bus: CliBus, plan: Record<string, unknown>): Prom
   try {
     raw = await bus.client.request('plans.submit', plan, { timeoutMs: 60_000 });
   } catch (error) {
-    if (error instanceof BusRequestError) throw new CliError(`no gate answered on ${bus.subjects.planSubmit} (${error.code}) — start the fleet with \`rloop up\``);
+    if (error instanceof BusRequestError) throw fleetNotAnswering(error);
     throw error;
   }
   return SubmitReply.parse(raw);

@@ -217,4 +217,14 @@ describe('the rloop command against the fleet', () => {
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('rloop: cannot reach NATS at nats://127.0.0.1:4299 — start it with `nats-server -js` (JetStream on), or point NATS_URL / --nats-url at yours\n');
   }, 30_000);
+
+  it('says how to start the fleet when NATS answers but no service of the fleet does', async () => {
+    const hint = ' — is the fleet running? start it with `rloop up`, or point --namespace / RLOOP_NAMESPACE at the one it uses\n';
+    const status = await rloop(['status', '--namespace', 'rloop-nobody']);
+    expect(status).toMatchObject({ code: 1, stderr: `rloop: no service answers rloop-nobody.v1.journal.status${hint}` });
+    const planFile = join(t.home, 'nobody-plan.yaml');
+    await writeFile(planFile, toYaml(samplePlan('e2e-nobody', fixableRepo)));
+    const submitted = await rloop(['submit', planFile], { RLOOP_NAMESPACE: 'rloop-nobody' });
+    expect(submitted).toMatchObject({ code: 1, stderr: `rloop: no service answers rloop-nobody.v1.plans.submit${hint}` });
+  }, 30_000);
 });
