@@ -1,6 +1,7 @@
 # One image for every service: docker build --build-arg SERVICE=<journal|gate|panel|critic-runner|synthesizer|implementer> .
-# docker-compose.yml builds it once per service.
-FROM node:20-bookworm-slim AS build
+# docker-compose.yml builds it once per service. Node 24 (LTS until 2028-04): Node 20, which the
+# development machine runs, reached end of life on 2026-04-30.
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates && rm -rf /var/lib/apt/lists/*
 COPY package.json package-lock.json nx.json tsconfig.json tsconfig.base.json ./
@@ -15,7 +16,7 @@ COPY scripts scripts
 # npm ci runs the root prepare script, which compiles every project (tsc -b).
 RUN npm ci --no-audit --no-fund
 
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 # git: the gate resolves refs, critics read pinned commits, the implementer commits on rloop/<slug>.
 RUN apt-get update && apt-get install -y --no-install-recommends git ca-certificates && rm -rf /var/lib/apt/lists/*
 WORKDIR /app

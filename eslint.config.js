@@ -1,4 +1,5 @@
 import js from '@eslint/js';
+import { defineConfig } from 'eslint/config';
 import nx from '@nx/eslint-plugin';
 import globals from 'globals';
 import tseslint from 'typescript-eslint';
@@ -22,7 +23,7 @@ function moduleBoundaries(depConstraints) {
   return ['error', { enforceBuildableLibDependency: true, allow: [], depConstraints }];
 }
 
-export default tseslint.config(
+export default defineConfig(
   {
     ignores: ['**/dist/**', '**/node_modules/**', '**/.rloop/**', '**/.nx/**', 'coverage/**', 'bench/.out/**', 'examples/**/fixtures/**', 'bench/critics/corpus/**'],
   },
