@@ -27,7 +27,7 @@ interface HintRecord {
 }
 
 /** Bump when the engine's rules change so cached results are not reused. */
-export const TAINT_ENGINE_VERSION = 'taint-17';
+export const TAINT_ENGINE_VERSION = 'taint-18';
 
 /**
  * Files that can start a flow: they mention a request, a framework handler, process.env/argv or a

@@ -1970,7 +1970,9 @@ export class TaintInterpreter {
     const program = literalText(argNodes[0] === undefined ? undefined : skip(argNodes[0]));
     const argv = argNodes[1] === undefined ? undefined : skip(argNodes[1]);
     const viaShell = program !== null && SHELL_PROGRAMS.test(program) && argv !== undefined && /['"](-c|\/c|-Command|\/C)['"]/.test(argv.getText());
-    if (shell || viaShell) this.report('command', args[1], loc, name);
+    // Through a shell the argument array is part of the command line; the options object (env,
+    // cwd) is not, even when it is the second argument: spawn(command, { env, shell: true }).
+    if ((shell || viaShell) && args[1] !== options) this.report('command', args[1], loc, name);
   }
 
   private validationSinks(c: Callee, args: readonly Val[], argNodes: readonly ts.Expression[], loc: Loc, resolved: FnV | null, ctx: Ctx): void {

@@ -172,6 +172,30 @@ describe('security/sast-scanner', () => {
     expect(findings.map((f) => `${f.finding_type} ${f.file}:${f.line_range.start}`)).toEqual([]);
   });
 
+  it('tells a command line through a shell from the environment the command runs with', async () => {
+    const files = {
+      'src/run.ts': `import { spawn } from 'node:child_process';
+export function runShell(command: string, env: Record<string, string>) {
+  return spawn(command, { env, shell: '/bin/sh' });
+}
+export function listing(dir: string) {
+  return spawn('ls', [dir], { shell: true }); // ARGV
+}
+`,
+      'src/main.ts': `import { listing, runShell } from './run.js';
+runShell('npm test', { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/' });
+listing(process.argv[2] ?? '.');
+`,
+    };
+    const repo = fixtureRepo(files);
+    try {
+      const { findings } = await sast(repo.dir, Object.keys(files));
+      expect(findings.map((f) => `${f.finding_type} ${f.file}:${f.line_range.start}`)).toEqual([`sast/command-injection src/run.ts:${lineOf(files['src/run.ts'], 'ARGV')}`]);
+    } finally {
+      repo.remove();
+    }
+  });
+
   it('reports only flows that touch the files under review', async () => {
     const { findings } = await sast(vulnerable.dir, ['src/db.ts']);
     expect(findings.map((f) => f.file)).toEqual(['src/db.ts']);
