@@ -5,7 +5,7 @@ import { FileHashIndex, RepoReader, listRepoFiles, yieldToEventLoop } from '../r
 import { isCodeFile } from '../sast/project.js';
 import { type Clone, DEFAULT_DETECT_OPTIONS, type DetectOptions, type TokenStream, detectClones, sortClones, tokenize } from './detect.js';
 
-const DUPLICATES_VERSION = 'dup-11';
+const DUPLICATES_VERSION = 'dup-12';
 
 interface Region {
   readonly file: string;
@@ -101,7 +101,7 @@ export function duplicateCodeCritic(options: { readonly timeoutMs?: number; read
   return defineCritic({
     id: 'quality/duplicate-code-detector',
     evidence: 'ast',
-    description: 'Deterministic clone detection on TypeScript-scanner tokens with identifiers and literals normalised (renamed copies still match), within the change and against the rest of the repository.',
+    description: 'Deterministic clone detection on TypeScript-scanner tokens with identifiers and literals normalised (renamed copies still match; tables of the same shape holding other data do not), within the change and against the rest of the repository.',
     triggers: [],
     timeoutMs: options.timeoutMs ?? 300_000,
     async run(context: CriticContext): Promise<readonly FindingDraft[]> {

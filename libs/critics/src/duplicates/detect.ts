@@ -13,6 +13,8 @@ export interface TokenStream {
   readonly idents: string;
   /** A short hash of each identifier name (by index), to tell a verbatim copy from a renamed one. */
   readonly names: string;
+  /** CODE_OFFSET + 1 + a short hash of the text of string and number literals, CODE_OFFSET otherwise (same shape, other data?). */
+  readonly literals: string;
 }
 
 /**
@@ -36,6 +38,10 @@ function memberCode(name: string): number {
   let hash = 5381;
   for (let i = 0; i < name.length; i += 1) hash = ((hash * 33) ^ name.charCodeAt(i)) >>> 0;
   return hash % 0x4000;
+}
+/** A literal's code: above CODE_OFFSET (which marks "not a literal"), below the surrogates. */
+function literalCode(text: string): number {
+  return CODE_OFFSET + 1 + (memberCode(text) % (MAX_CODE - CODE_OFFSET - 1));
 }
 const STR = -2;
 const NUM = -3;
@@ -81,6 +87,7 @@ export function tokenize(file: string, text: string): TokenStream {
   const kinds: number[] = [];
   const lines: number[] = [];
   const idents: number[] = [];
+  const literals: number[] = [];
   const names: string[] = [];
   const nameIds = new Map<string, number>();
   const braces: ('brace' | 'template')[] = [];
@@ -115,6 +122,7 @@ export function tokenize(file: string, text: string): TokenStream {
     }
     let normalised: number = kind;
     let ident = -1;
+    let literal = CODE_OFFSET;
     if ((kind === ts.SyntaxKind.Identifier || kind === ts.SyntaxKind.PrivateIdentifier) && (afterDot || kind === ts.SyntaxKind.PrivateIdentifier)) {
       // Member names stay as they are (`.length`, `.quantity`): a renamed copy keeps them, while
       // unrelated code that merely has the same shape rarely does.
@@ -136,8 +144,10 @@ export function tokenize(file: string, text: string): TokenStream {
       kind === ts.SyntaxKind.JsxText
     ) {
       normalised = STR;
+      literal = literalCode(scanner.getTokenValue());
     } else if (kind === ts.SyntaxKind.NumericLiteral || kind === ts.SyntaxKind.BigIntLiteral) {
       normalised = NUM;
+      literal = literalCode(scanner.getTokenValue());
     } else if (kind === ts.SyntaxKind.RegularExpressionLiteral) {
       normalised = RE;
     } else if (kind === ts.SyntaxKind.SemicolonToken) {
@@ -147,6 +157,7 @@ export function tokenize(file: string, text: string): TokenStream {
     kinds.push(normalised + KIND_OFFSET);
     lines.push(lineIndex + 1);
     idents.push(Math.min(MAX_CODE, ident + 1 + CODE_OFFSET));
+    literals.push(literal);
   }
   const perLine: number[] = [];
   for (const line of lines) {
@@ -158,6 +169,7 @@ export function tokenize(file: string, text: string): TokenStream {
     lines: packCodes(perLine.map((count) => Math.min(MAX_CODE, count + CODE_OFFSET))),
     idents: packCodes(idents),
     names: packCodes(names.map((name) => CODE_OFFSET + (memberCode(name) % (MAX_CODE - CODE_OFFSET)))),
+    literals: packCodes(literals),
   };
 }
 
@@ -199,9 +211,16 @@ export interface DetectOptions {
   readonly minRenamingConsistency: number;
   /** Distinct token kinds a clone must contain (filters data tables and repeated one-liners). TODO(calibration). */
   readonly minDistinctKinds: number;
+  /**
+   * Same shape, other data: a match whose string and number literals are at least `share` of its
+   * names and literals, and differ between the two sides in at least `changed` of them, is a table
+   * or a config filled with other values (rule texts, fixtures, option lists), not copied logic.
+   * TODO(calibration): 0.3 / 0.6 drop such tables here and keep every clone of the corpus.
+   */
+  readonly otherData: { readonly share: number; readonly changed: number };
 }
 
-export const DEFAULT_DETECT_OPTIONS: DetectOptions = { minTokens: 50, minLines: 5, minRenamingConsistency: 0.6, minDistinctKinds: 12 };
+export const DEFAULT_DETECT_OPTIONS: DetectOptions = { minTokens: 50, minLines: 5, minRenamingConsistency: 0.6, minDistinctKinds: 12, otherData: { share: 0.3, changed: 0.6 } };
 
 export interface Clone {
   readonly a: { readonly file: string; readonly startLine: number; readonly endLine: number };
@@ -370,6 +389,15 @@ function extend(
     if (bwd === undefined) backward.set(ib, ia);
   }
   if (pairs > 0 && consistent / pairs < options.minRenamingConsistency) return null;
+  let literals = 0;
+  let changed = 0;
+  for (let i = 0; i < length; i += 1) {
+    const la = a.literals.charCodeAt(sa + i);
+    if (la === CODE_OFFSET) continue;
+    literals += 1;
+    if (la !== b.literals.charCodeAt(sb + i)) changed += 1;
+  }
+  if (literals > 0 && literals / (literals + pairs) >= options.otherData.share && changed / literals >= options.otherData.changed) return null;
   return {
     a: { file: fileA, startLine: startA, endLine: endA },
     b: { file: fileB, startLine: startB, endLine: endB },

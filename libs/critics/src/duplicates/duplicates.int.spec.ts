@@ -33,6 +33,28 @@ const DIFFERENT = `export function quoteSum(lines: { quantity: number; unitPrice
 }
 `;
 
+// Two tables of the same shape filled with other data (rule texts): no logic is repeated.
+const RULES_A = `export const SQL_RULE = {
+  type: 'sast/sql-injection',
+  title: 'SQL injection',
+  severity: 'critical',
+  score: 10,
+  expected: 'User input is passed as a bound parameter, never as SQL text.',
+  observable: (input: { text: string }) => [\`with \${input.text} = "' OR 1=1" only matching rows come back\`, 'the SQL text never changes'],
+  forbidden: ['mocking the database driver', 'asserting on the formatting of the SQL string'],
+};
+`;
+const RULES_B = `export const XSS_RULE = {
+  type: 'sast/xss',
+  title: 'Cross-site scripting',
+  severity: 'medium',
+  score: 9,
+  expected: 'User input is HTML-escaped before it reaches a page.',
+  observable: (value: { text: string }) => [\`with \${value.text} = "<script>" no script element is produced\`, 'plain text still renders'],
+  forbidden: ['stubbing the template engine', 'asserting on escaping helper calls only'],
+};
+`;
+
 async function findings(dir: string, files: readonly string[], cacheDir?: string) {
   const result = await runCritic(duplicateCodeCritic(), { repoDir: dir, commit: '0'.repeat(40), files, phase: 'final_sweep', ...(cacheDir === undefined ? {} : { cacheDir }) });
   if (result.status !== 'reported') throw new Error(result.message);
@@ -70,6 +92,16 @@ describe('quality/duplicate-code-detector', () => {
     const repo = fixtureRepo({ 'src/invoice.ts': ORIGINAL, 'src/quote.ts': DIFFERENT });
     try {
       expect((await findings(repo.dir, ['src/invoice.ts', 'src/quote.ts'])).findings).toEqual([]);
+    } finally {
+      repo.remove();
+    }
+  });
+
+  it('stays quiet on two tables of the same shape filled with other data', async () => {
+    const repo = fixtureRepo({ 'src/sql-rule.ts': RULES_A, 'src/xss-rule.ts': RULES_B, 'src/invoice.ts': ORIGINAL, 'src/quote.ts': RENAMED });
+    try {
+      const found = (await findings(repo.dir, ['src/sql-rule.ts', 'src/xss-rule.ts', 'src/invoice.ts', 'src/quote.ts'])).findings;
+      expect(found.map((f) => f.file)).toEqual(['src/quote.ts']);
     } finally {
       repo.remove();
     }
