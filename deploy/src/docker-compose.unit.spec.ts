@@ -1,6 +1,6 @@
 // There is no Docker engine on the build machine, so docker-compose.yml and the Dockerfile are
 // checked statically: every service they name exists here, and every variable they set is one
-// that service's code reads.
+// that service's code reads; and every variable the code declares is documented.
 import { describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -83,6 +83,16 @@ describe('docker-compose.yml', () => {
       const set = Object.keys(compose.services[name]?.environment ?? {});
       expect({ service: name, unknown: set.filter((v) => !read.has(v)) }).toEqual({ service: name, unknown: [] });
     }
+  });
+});
+
+describe('the documentation of the environment', () => {
+  it('documents every variable an environment schema declares, in the README or docs/', () => {
+    const schemas = ['libs/bus/src/service-config.ts', 'libs/critic-sdk/src/options.ts', ...fleet.map((name) => `services/${name}/src/config.ts`), 'services/critic-runner/src/registry/registry-config.ts'];
+    const declared = [...new Set(schemas.flatMap((file) => declaredVariables(readFileSync(join(ROOT, file), 'utf8'))))];
+    expect(declared).toEqual(expect.arrayContaining(['NATS_URL', 'RLOOP_JOURNAL_BATCH', 'RLOOP_CRITIC_HEARTBEAT_MS']));
+    const docs = [join(ROOT, 'README.md'), ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(ROOT, 'docs', f))].map((f) => readFileSync(f, 'utf8')).join('\n');
+    expect(declared.filter((name) => !docs.includes(`\`${name}\``)).sort()).toEqual([]);
   });
 });
 
