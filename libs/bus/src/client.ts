@@ -5,7 +5,7 @@ import { type Msg, type NatsConnection, NoRespondersError, RequestError, Timeout
 import { type RloopEvent, type Subjects, ValidationError, describeError, isEventType, parseEvent, subjectsFor } from '@rloop/contracts';
 import { decodeUtf8, encodeJson } from './codec.js';
 import { connectWithRetry, watchConnection } from './connection.js';
-import { BUS_ERROR_CODES, BusPublishError, BusRequestError, RemoteError } from './errors.js';
+import { BUS_ERROR_CODES, BusPublishError, BusRequestError, RemoteError, RemoteTransientError } from './errors.js';
 import { type BusOptions, type ResolvedBusOptions, resolveBusOptions } from './options.js';
 import { type RequestOperation, isRequestOperation, requestSubject, subjectOf } from './routing.js';
 import { type BusStatus, isErrorReply } from './replies.js';
@@ -128,7 +128,10 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
     } catch (error) {
       throw new ValidationError(BUS_ERROR_CODES.invalidReply, `reply on ${subject} is not JSON: ${describeError(error)}`, [{ path: '(root)', message: describeError(error) }]);
     }
-    if (isErrorReply(value)) throw new RemoteError(subject, value.code, value.message, value.retryable === true, value.issues ?? []);
+    if (isErrorReply(value)) {
+      if (value.transient === true) throw new RemoteTransientError(subject, value.code, value.message);
+      throw new RemoteError(subject, value.code, value.message, value.retryable === true, value.issues ?? []);
+    }
     return value;
   }
 

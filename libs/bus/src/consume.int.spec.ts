@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Controller, type DynamicModule, Inject, Module } from '@nestjs/common';
-import { type EventOf, IllegalStateError, TransientError } from '@rloop/contracts';
+import { type EventOf, IllegalStateError, RloopError, TransientError } from '@rloop/contracts';
 import { eventually } from '@rloop/testing';
 import { criticHeartbeat, loopStopped } from './__fixtures__/events.js';
 import { type Scenario, deferred, openScenario } from './__fixtures__/harness.js';
@@ -138,7 +138,7 @@ describe('JetStreamServer consuming through a Nest microservice', () => {
   it('dead-letters a non-retryable rejection at once, and a retryable failure after maxDeliver attempts', async () => {
     const s = await scenario();
     const probe = newProbe((event) =>
-      Promise.reject(event.data.note === 'illegal' ? new IllegalStateError('LOOP.ALREADY_ENDED', 'the loop already ended') : new TransientError('DEP.DOWN', 'dependency down')),
+      Promise.reject(event.data.note === 'illegal' ? new IllegalStateError('LOOP.ALREADY_ENDED', 'the loop already ended') : new RloopError('DEP.FLAKY', 'flaky handler', { retryable: true })),
     );
     const service = await s.start(SERVICE, ProbeModule.with(probe, StoppedHandler), { maxDeliver: 3 });
     const publisher = service.app.get<EventPublisher>(EVENT_PUBLISHER);
@@ -153,9 +153,32 @@ describe('JetStreamServer consuming through a Nest microservice', () => {
     await ackedThrough(s, flaky.seq);
     const bySeq = new Map(letters.map((l) => [l.stream_sequence, l]));
     expect(bySeq.get(1)).toMatchObject({ reason: 'handler_rejected', code: 'LOOP.ALREADY_ENDED', deliveries: 1 });
-    expect(bySeq.get(flaky.seq)).toMatchObject({ reason: 'max_deliver', code: 'DEP.DOWN', deliveries: 3 });
+    expect(bySeq.get(flaky.seq)).toMatchObject({ reason: 'max_deliver', code: 'DEP.FLAKY', deliveries: 3 });
     expect(probe.calls.filter((c) => c.note === 'illegal')).toHaveLength(1);
     expect(probe.calls.filter((c) => c.note === 'flaky').map((c) => c.deliveries)).toEqual([1, 2, 3]);
+  });
+
+  it('lets a message wait out a dependency outage (TransientError) past maxDeliver, and dead-letters it only when the outage outlasts maxOutageMs', async () => {
+    const s = await scenario();
+    const probe = newProbe((event, context) =>
+      (event.data.note === 'outage' && context.deliveries <= 4) || event.data.note === 'forever' ? Promise.reject(new TransientError('DEP.DOWN', 'dependency down')) : Promise.resolve(),
+    );
+    const service = await s.start(SERVICE, ProbeModule.with(probe, StoppedHandler), { maxDeliver: 2, backoff: { initialMs: 50, maxMs: 200 }, maxOutageMs: 2_000 });
+    const publisher = service.app.get<EventPublisher>(EVENT_PUBLISHER);
+
+    await publisher.publish(loopStopped('plan-a', 'outage'));
+    const forever = await publisher.publish(loopStopped('plan-b', 'forever'));
+
+    const [letter] = await eventually(async () => {
+      const found = await s.nats.deadLetters();
+      return found.length === 1 ? found : undefined;
+    });
+    await ackedThrough(s, forever.seq);
+    // The first outlived its outage (4 transient failures, twice maxDeliver) and was handled once it was over.
+    expect(probe.calls.filter((c) => c.note === 'outage').map((c) => c.deliveries)).toEqual([1, 2, 3, 4, 5]);
+    expect(letter).toMatchObject({ reason: 'max_deliver', code: 'DEP.DOWN', stream_sequence: forever.seq, message: expect.stringMatching(/^still failing after \d+ transient failure\(s\) over 2 s/) });
+    expect(probe.calls.filter((c) => c.note === 'forever').length).toBeGreaterThan(2);
+    expect(s.log.matching(/waits \(transient failure 1, not an attempt/, 'warn').length).toBeGreaterThanOrEqual(2);
   });
 
   it('dead-letters on receipt a message delivered more than maxDeliver times (a handler that kills the process)', async () => {

@@ -5,7 +5,7 @@ import { type Issue, type RloopEvent, RloopError, type Subjects, ValidationError
 import { decodeEventMessage, encodeJson, payloadForRecord } from './codec.js';
 import { sleep } from './connection.js';
 import { BatchContext, type DeliveryInfo, EventContext } from './context.js';
-import { type DeadLetterReason, backoffDelay, buildDeadLetter, deadLetterMsgId, decideFailure } from './disposition.js';
+import { type DeadLetterReason, type OutageRun, backoffDelay, buildDeadLetter, deadLetterMsgId, decideFailure } from './disposition.js';
 import { BUS_ERROR_CODES } from './errors.js';
 import { type LaneEntry, LaneScheduler, type LaneWork } from './lanes.js';
 import { type ConsumerPolicy } from './options.js';
@@ -59,8 +59,10 @@ export function headersToRecord(headers: MsgHdrs | undefined): Record<string, st
 export class ConsumerRunner {
   private readonly scheduler: LaneScheduler<JsMsg>;
   private readonly inflight = new Set<Promise<void>>();
-  /** RetryLaterError naks per stream sequence: deliveries that were timers, not failures. */
+  /** RetryLaterError and TransientError naks per stream sequence: deliveries that were not attempts. */
   private readonly parked = new Map<number, number>();
+  /** Per stream sequence: the run of transient failures it is in (cleared when it is settled). */
+  private readonly outages = new Map<number, OutageRun>();
   private readonly abort = new AbortController();
   private stopping = false;
   private pulling: Promise<void> | null = null;
@@ -297,7 +299,10 @@ export class ConsumerRunner {
   }
 
   private async onFailure(entries: readonly LaneEntry<JsMsg>[], error: unknown, attempt: number): Promise<Settled> {
-    const decision = decideFailure(error, attempt, this.settings.policy);
+    const runs = entries.map((e) => this.outages.get(e.seq)).filter((r): r is OutageRun => r !== undefined);
+    const outage = runs.length === 0 ? null : { failures: Math.max(...runs.map((r) => r.failures)), sinceMs: Math.min(...runs.map((r) => r.sinceMs)) };
+    const now = Date.now();
+    const decision = decideFailure(error, attempt, this.settings.policy, outage, now);
     const what = describeSeqs(entries);
     switch (decision.action) {
       case 'park':
@@ -316,6 +321,20 @@ export class ConsumerRunner {
         );
         return { seqs: entries.map((e) => e.seq), until: Date.now() + decision.delayMs + this.settings.policy.ackWaitMs };
       }
+      case 'wait': {
+        const run = { failures: (outage?.failures ?? 0) + 1, sinceMs: outage?.sinceMs ?? now };
+        for (const entry of entries) {
+          this.parked.set(entry.seq, (this.parked.get(entry.seq) ?? 0) + 1);
+          this.outages.set(entry.seq, run);
+          entry.msg.nak(decision.delayMs);
+        }
+        const bound = Math.round(this.settings.policy.maxOutageMs / 1000);
+        this.settings.logger.warn(
+          `${this.name}: ${what} waits (transient failure ${run.failures}, not an attempt; dead-lettered if it lasts ${bound} s): ${decision.code}: ${decision.message}; retry in ${decision.delayMs} ms`,
+          'Bus',
+        );
+        return { seqs: entries.map((e) => e.seq), until: Date.now() + decision.delayMs + this.settings.policy.ackWaitMs };
+      }
       case 'dead_letter':
         await this.deadLetter(entries, decision.reason, decision.code, decision.message, decision.issues);
         return undefined;
@@ -326,6 +345,7 @@ export class ConsumerRunner {
     await Promise.all(
       entries.map(async (entry) => {
         this.parked.delete(entry.seq);
+        this.outages.delete(entry.seq);
         try {
           // A confirmed ack: after it, the server will not redeliver this message.
           await entry.msg.ackAck({ timeout: this.settings.publishTimeoutMs });
@@ -344,6 +364,7 @@ export class ConsumerRunner {
   private async ackBatch(entries: readonly LaneEntry<JsMsg>[]): Promise<void> {
     for (const entry of entries) {
       this.parked.delete(entry.seq);
+      this.outages.delete(entry.seq);
       entry.msg.ack();
     }
     try {
@@ -382,6 +403,7 @@ export class ConsumerRunner {
       // Only after the record is stored: a lost term means a redelivery and a deduplicated record.
       entry.msg.term();
       this.parked.delete(entry.seq);
+      this.outages.delete(entry.seq);
     }
   }
 

@@ -1,4 +1,4 @@
-import { DeadLetter, type Issue, RloopError, ValidationError, describeError } from '@rloop/contracts';
+import { DeadLetter, type Issue, RloopError, TransientError, ValidationError, describeError } from '@rloop/contracts';
 import { BUS_ERROR_CODES, RetryLaterError } from './errors.js';
 import { type BackoffOptions } from './options.js';
 
@@ -16,6 +16,8 @@ export type FailureDisposition =
   | { readonly action: 'park'; readonly delayMs: number; readonly reason: string }
   /** Retryable failure with attempts left: nak with backoff. */
   | { readonly action: 'retry'; readonly delayMs: number; readonly code: string; readonly message: string }
+  /** TransientError within the outage bound: nak with backoff; not an attempt. */
+  | { readonly action: 'wait'; readonly delayMs: number; readonly code: string; readonly message: string }
   /** Rejected for good, or out of attempts: dead letter, then term. */
   | { readonly action: 'dead_letter'; readonly reason: DeadLetterReason; readonly code: string; readonly message: string; readonly issues: readonly Issue[] };
 
@@ -25,15 +27,37 @@ export function describeFailure(error: unknown): { readonly code: string; readon
   return { code: BUS_ERROR_CODES.handlerCrashed, message: describeError(error), issues: [] };
 }
 
+/** A message's run of transient failures before this one (in this process): how many, since when. */
+export interface OutageRun {
+  readonly failures: number;
+  readonly sinceMs: number;
+}
+
 /**
  * Decides the fate of a message after its handler failed on `attempt` (deliveries that counted
- * as attempts, 1-based). RloopError with retryable=false is rejected at once; anything else
- * that is not a RloopError is a crash and is retried, like a retryable RloopError.
+ * as attempts, 1-based). RloopError with retryable=false is rejected at once; a TransientError
+ * (a dependency down) waits with backoff without using an attempt, until its run of transient
+ * failures (`outage`, this one included from `nowMs`) lasts maxOutageMs; anything else that is not
+ * a RloopError is a crash and is retried, like a retryable RloopError.
  */
-export function decideFailure(error: unknown, attempt: number, policy: { readonly maxDeliver: number; readonly backoff: BackoffOptions }): FailureDisposition {
+export function decideFailure(
+  error: unknown,
+  attempt: number,
+  policy: { readonly maxDeliver: number; readonly backoff: BackoffOptions; readonly maxOutageMs: number },
+  outage: OutageRun | null = null,
+  nowMs: number = Date.now(),
+): FailureDisposition {
   if (error instanceof RetryLaterError) return { action: 'park', delayMs: error.delayMs, reason: error.reason };
   const { code, message, issues } = describeFailure(error);
   if (error instanceof RloopError && !error.retryable) return { action: 'dead_letter', reason: 'handler_rejected', code, message, issues };
+  if (error instanceof TransientError) {
+    const failures = (outage?.failures ?? 0) + 1;
+    const lastedMs = nowMs - (outage?.sinceMs ?? nowMs);
+    if (lastedMs >= policy.maxOutageMs) {
+      return { action: 'dead_letter', reason: 'max_deliver', code, message: `still failing after ${failures} transient failure(s) over ${Math.round(lastedMs / 1000)} s; last error: ${message}`, issues };
+    }
+    return { action: 'wait', delayMs: backoffDelay(failures, policy.backoff), code, message };
+  }
   if (attempt >= policy.maxDeliver) {
     return { action: 'dead_letter', reason: 'max_deliver', code, message: `gave up after ${attempt} attempt(s); last error: ${message}`, issues };
   }

@@ -1,23 +1,36 @@
 import { describe, expect, it } from '@jest/globals';
-import { IllegalStateError, TransientError, ValidationError } from '@rloop/contracts';
+import { IllegalStateError, RloopError, TransientError, ValidationError } from '@rloop/contracts';
 import { backoffDelay, buildDeadLetter, deadLetterMsgId, decideFailure } from './disposition.js';
 import { RetryLaterError } from './errors.js';
 
-const policy = { maxDeliver: 3, backoff: { initialMs: 100, maxMs: 250 } };
+const policy = { maxDeliver: 3, backoff: { initialMs: 100, maxMs: 250 }, maxOutageMs: 60_000 };
+const DEP_DOWN = new TransientError('DEP.DOWN', 'down');
 
 describe('decideFailure', () => {
   it('retries a crash (any non-RloopError) and a retryable RloopError with exponential backoff', () => {
     expect(decideFailure(new Error('boom'), 1, policy)).toEqual({ action: 'retry', delayMs: 100, code: 'BUS.HANDLER_CRASHED', message: 'boom' });
-    expect(decideFailure(new TransientError('DEP.DOWN', 'down'), 2, policy)).toEqual({ action: 'retry', delayMs: 200, code: 'DEP.DOWN', message: 'down' });
+    expect(decideFailure(new RloopError('X.FLAKY', 'flaky', { retryable: true }), 2, policy)).toEqual({ action: 'retry', delayMs: 200, code: 'X.FLAKY', message: 'flaky' });
     expect(decideFailure('a string', 1, policy)).toMatchObject({ action: 'retry', code: 'BUS.HANDLER_CRASHED' });
   });
 
   it('dead-letters the last allowed attempt with reason max_deliver', () => {
-    expect(decideFailure(new TransientError('DEP.DOWN', 'down'), 3, policy)).toEqual({
+    expect(decideFailure(new Error('boom'), 3, policy)).toEqual({
+      action: 'dead_letter',
+      reason: 'max_deliver',
+      code: 'BUS.HANDLER_CRASHED',
+      message: 'gave up after 3 attempt(s); last error: boom',
+      issues: [],
+    });
+  });
+
+  it('lets a TransientError (a dependency down) wait with backoff past maxDeliver, until its run of failures lasts maxOutageMs', () => {
+    expect(decideFailure(DEP_DOWN, 1, policy, null, 1_000)).toEqual({ action: 'wait', delayMs: 100, code: 'DEP.DOWN', message: 'down' });
+    expect(decideFailure(DEP_DOWN, 3, policy, { failures: 7, sinceMs: 1_000 }, 59_999)).toEqual({ action: 'wait', delayMs: 250, code: 'DEP.DOWN', message: 'down' });
+    expect(decideFailure(DEP_DOWN, 3, policy, { failures: 7, sinceMs: 1_000 }, 61_000)).toEqual({
       action: 'dead_letter',
       reason: 'max_deliver',
       code: 'DEP.DOWN',
-      message: 'gave up after 3 attempt(s); last error: down',
+      message: 'still failing after 8 transient failure(s) over 60 s; last error: down',
       issues: [],
     });
   });

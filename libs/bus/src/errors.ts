@@ -94,5 +94,15 @@ export class RemoteError extends RloopError {
   }
 }
 
+/** The responder's dependency is down (it failed with a TransientError): the caller's outage too. */
+export class RemoteTransientError extends TransientError {
+  readonly subject: string;
+
+  constructor(subject: string, code: string, message: string) {
+    super(code, message);
+    this.subject = subject;
+  }
+}
+
 /** Bad options or a badly declared handler: a programming error found at start. */
 export class BusConfigError extends ValidationError {}

@@ -15,6 +15,7 @@ export {
   BusPublishError,
   BusRequestError,
   RemoteError,
+  RemoteTransientError,
   BusConfigError,
 } from './errors.js';
 export {

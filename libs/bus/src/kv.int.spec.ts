@@ -50,6 +50,21 @@ describe('KvBucket on the real NATS server', () => {
     expect((await nats.jsm.streams.info(`KV_${bucket}`)).config.subjects).toEqual([`$KV.${bucket}.>`]);
   });
 
+  it('creates a bucket that vanished (a NATS server started again without it) when it is next read or written', async () => {
+    const bucket = `${namespace}_vanish`;
+    buckets.push(bucket);
+    const reader = await KvBucket.open(nats.connection, { bucket, maxAgeMs: 60_000 });
+    const writer = await KvBucket.open(nats.connection, { bucket, maxAgeMs: 60_000 });
+    await writer.put('k', new Uint8Array([1]));
+    expect((await nats.jsm.streams.info(`KV_${bucket}`)).config.storage).toBe('file');
+
+    await nats.jsm.streams.delete(`KV_${bucket}`);
+    expect(await reader.entries()).toEqual([]);
+    await nats.jsm.streams.delete(`KV_${bucket}`);
+    await writer.put('k', new Uint8Array([2]));
+    expect((await reader.entries()).map((e) => [e.key, [...e.value]])).toEqual([['k', [2]]]);
+  });
+
   it('lets a value expire when it is not written again within the max age', async () => {
     const bucket = `${namespace}_ttl`;
     buckets.push(bucket);

@@ -40,6 +40,8 @@ export class KvBucket {
     readonly maxAgeMs: number,
     private readonly js: JetStreamClient,
     private readonly jsm: JetStreamManager,
+    /** How to create the bucket again if it vanishes (null for a bucket opened with find()). */
+    private readonly recreate: KvBucketOptions | null,
   ) {}
 
   get stream(): string {
@@ -62,17 +64,8 @@ export class KvBucket {
     const name = `KV_${options.bucket}`;
     try {
       const existing = await streamConfigOrNull(jsm, name);
-      if (existing !== null) return new KvBucket(options.bucket, millis(existing.max_age), js, jsm);
-      const config = bucketStreamConfig(options);
-      try {
-        await jsm.streams.add(config);
-        return new KvBucket(options.bucket, options.maxAgeMs, js, jsm);
-      } catch (error) {
-        // Another process created it in the meantime: use theirs.
-        if (!(error instanceof JetStreamApiError && error.code === STREAM_NAME_IN_USE)) throw error;
-        const created = await jsm.streams.info(name);
-        return new KvBucket(options.bucket, millis(created.config.max_age), js, jsm);
-      }
+      if (existing !== null) return new KvBucket(options.bucket, millis(existing.max_age), js, jsm, options);
+      return new KvBucket(options.bucket, await createBucketStream(jsm, options), js, jsm, options);
     } catch (error) {
       if (error instanceof BusConfigError) throw error;
       throw new BusConfigError(BUS_ERROR_CODES.provisionFailed, `could not open KV bucket ${options.bucket}: ${describeError(error)}`, [{ path: options.bucket, message: describeError(error) }], { cause: error });
@@ -83,17 +76,35 @@ export class KvBucket {
   static async find(connection: NatsConnection, bucket: string): Promise<KvBucket | null> {
     const jsm = await jetstreamManager(connection);
     const config = await streamConfigOrNull(jsm, `KV_${bucket}`);
-    return config === null ? null : new KvBucket(bucket, millis(config.max_age), jetstream(connection), jsm);
+    return config === null ? null : new KvBucket(bucket, millis(config.max_age), jetstream(connection), jsm, null);
   }
 
-  /** Writes a key's value (awaiting the server's ack); returns its revision. */
+  /**
+   * Writes a key's value (awaiting the server's ack); returns its revision. A bucket that has
+   * vanished (a NATS server started again without its store, or a bucket deleted by hand) is
+   * created again first, so heartbeats resume on their own.
+   */
   async put(key: string, value: Uint8Array): Promise<number> {
     const subject = this.subject(key);
     try {
       return (await this.js.publish(subject, value)).seq;
     } catch (error) {
+      if (await this.recreated().catch(() => false)) {
+        try {
+          return (await this.js.publish(subject, value)).seq;
+        } catch (again) {
+          throw new BusPublishError(subject, describeError(again), { cause: again });
+        }
+      }
       throw new BusPublishError(subject, describeError(error), { cause: error });
     }
+  }
+
+  /** Creates the bucket again when it no longer exists; true when it did. */
+  private async recreated(): Promise<boolean> {
+    if (this.recreate === null || (await streamConfigOrNull(this.jsm, this.stream)) !== null) return false;
+    await createBucketStream(this.jsm, this.recreate);
+    return true;
   }
 
   /** Removes a key now (a tombstone), rather than letting it expire. */
@@ -111,7 +122,14 @@ export class KvBucket {
   /** Every live key with its latest value (expired and deleted keys are absent), in key order. */
   async entries(): Promise<KvEntry[]> {
     const prefix = `$KV.${this.bucket}.`;
-    const info = await this.jsm.streams.info(this.stream, { subjects_filter: `${prefix}>` });
+    let info;
+    try {
+      info = await this.jsm.streams.info(this.stream, { subjects_filter: `${prefix}>` });
+    } catch (error) {
+      // Vanished: it is empty, and there again for the writers.
+      if (error instanceof JetStreamApiError && error.code === STREAM_NOT_FOUND && (await this.recreated())) return [];
+      throw error;
+    }
     const subjects = Object.keys(info.state.subjects ?? {}).sort();
     const entries: KvEntry[] = [];
     for (const subject of subjects) {
@@ -140,8 +158,9 @@ export function bucketStreamConfig(options: KvBucketOptions): Partial<StreamConf
     subjects: [`$KV.${options.bucket}.>`],
     description: options.description ?? '',
     retention: RetentionPolicy.Limits,
-    // Health entries are rewritten every few seconds and worthless after a restart: memory is enough.
-    storage: StorageType.Memory,
+    // On file, like every stream of the fleet: a NATS server started again finds the bucket (and the
+    // entries still within their max age) instead of leaving every reader to "stream not found".
+    storage: StorageType.File,
     discard: DiscardPolicy.New,
     max_msgs_per_subject: 1,
     max_age: nanos(options.maxAgeMs),
@@ -151,6 +170,18 @@ export function bucketStreamConfig(options: KvBucketOptions): Partial<StreamConf
     allow_direct: true,
     num_replicas: 1,
   };
+}
+
+/** Creates the bucket's stream (or finds the one another process just created); returns its max age. */
+async function createBucketStream(jsm: JetStreamManager, options: KvBucketOptions): Promise<number> {
+  try {
+    await jsm.streams.add(bucketStreamConfig(options));
+    return options.maxAgeMs;
+  } catch (error) {
+    // Another process created it in the meantime: use theirs.
+    if (!(error instanceof JetStreamApiError && error.code === STREAM_NAME_IN_USE)) throw error;
+    return millis((await jsm.streams.info(`KV_${options.bucket}`)).config.max_age);
+  }
 }
 
 async function streamConfigOrNull(jsm: JetStreamManager, name: string): Promise<StreamConfig | null> {

@@ -27,6 +27,12 @@ export interface ConsumerPolicy {
   readonly maxDeliver: number;
   /** Nak delay after a retryable failure. */
   readonly backoff: BackoffOptions;
+  /**
+   * How long a message may keep failing with a TransientError (a dependency down: NATS, PostgreSQL,
+   * the journal) before it is dead-lettered. Those failures are retried with the backoff but do not
+   * use up maxDeliver: an outage is not the message's fault, and a loop must outlive a restart.
+   */
+  readonly maxOutageMs: number;
   /** Plans handled at the same time (messages of one plan are always sequential). */
   readonly concurrency: number;
   /** Messages pulled and held in memory at most (queued behind their plan or running). */
@@ -101,6 +107,8 @@ export const DEFAULT_CONSUMER_POLICY: ConsumerPolicy = Object.freeze({
   maxDeliver: 5,
   // TODO(calibration): 1 s doubling to 1 min is a guess; tune from dead-letter and retry counts.
   backoff: Object.freeze({ initialMs: 1_000, maxMs: 60_000 }),
+  // TODO(calibration): 15 min outlives a restart of NATS or PostgreSQL and most maintenance.
+  maxOutageMs: 15 * 60_000,
   concurrency: 8,
   maxBuffered: 256,
   pullExpiresMs: 5_000,
@@ -136,6 +144,7 @@ function checkPolicy(issues: Issue[], prefix: string, p: ConsumerPolicy): void {
   check(issues, `${prefix}.maxDeliver`, p.maxDeliver, 1);
   check(issues, `${prefix}.backoff.initialMs`, p.backoff.initialMs, 1);
   check(issues, `${prefix}.backoff.maxMs`, p.backoff.maxMs, p.backoff.initialMs);
+  check(issues, `${prefix}.maxOutageMs`, p.maxOutageMs, 0);
   check(issues, `${prefix}.concurrency`, p.concurrency, 1);
   check(issues, `${prefix}.maxBuffered`, p.maxBuffered, 1);
   check(issues, `${prefix}.pullExpiresMs`, p.pullExpiresMs, 1_000);

@@ -1,4 +1,4 @@
-import { RloopError, ValidationError, describeError } from '@rloop/contracts';
+import { RloopError, TransientError, ValidationError, describeError } from '@rloop/contracts';
 import { BUS_ERROR_CODES } from './errors.js';
 
 /** Connection state of the transport, as Nest's `status` observable reports it. */
@@ -10,6 +10,8 @@ export interface ErrorReply {
   readonly code: string;
   readonly message: string;
   readonly retryable: boolean;
+  /** The responder failed on a dependency that is down (a TransientError there): retry it later. */
+  readonly transient?: boolean;
   readonly issues?: readonly { readonly path: string; readonly message: string }[];
 }
 
@@ -25,6 +27,7 @@ export function toErrorReply(error: unknown): ErrorReply {
       code: error.code,
       message: error.message,
       retryable: error.retryable,
+      ...(error instanceof TransientError ? { transient: true } : {}),
       ...(error instanceof ValidationError ? { issues: error.issues.map((i) => ({ path: i.path, message: i.message })) } : {}),
     };
   }

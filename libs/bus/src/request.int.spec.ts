@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Controller, Module } from '@nestjs/common';
-import { NotFoundError } from '@rloop/contracts';
+import { NotFoundError, TransientError } from '@rloop/contracts';
 import { firstValueFrom } from 'rxjs';
 import { type Scenario, openScenario } from './__fixtures__/harness.js';
-import { BUS_REQUESTER, BusRequestError, JetStreamClient, OnRequest, RemoteError, type RequestContext, type Requester, decodeJsonBody } from './index.js';
+import { BUS_REQUESTER, BusRequestError, JetStreamClient, OnRequest, RemoteError, RemoteTransientError, type RequestContext, type Requester, decodeJsonBody } from './index.js';
 
 @Controller()
 class JournalQueries {
@@ -16,6 +16,11 @@ class JournalQueries {
   letter(body: Uint8Array): Promise<unknown> {
     const { id } = decodeJsonBody(body, 1_024) as { id: string };
     return Promise.reject(new NotFoundError('JOURNAL.LETTER_NOT_FOUND', `no letter ${id}`));
+  }
+
+  @OnRequest('journal.status')
+  status(): Promise<unknown> {
+    return Promise.reject(new TransientError('JOURNAL.STORE_UNAVAILABLE', 'cannot reach PostgreSQL'));
   }
 
   @OnRequest('journal.crash')
@@ -63,6 +68,17 @@ describe('request/reply through @OnRequest', () => {
 
     expect(error).toBeInstanceOf(RemoteError);
     expect(error).toMatchObject({ code: 'JOURNAL.LETTER_NOT_FOUND', message: 'no letter l-1', retryable: false });
+  });
+
+  it('tells the caller when the responder failed on a dependency that is down, so the caller waits it out too', async () => {
+    const down = await failure(requester.request('journal.status', {}));
+    const missing = await failure(requester.request('journal.letter', { id: 'l-2' }));
+
+    expect(down).toBeInstanceOf(RemoteTransientError);
+    expect(down).toBeInstanceOf(TransientError);
+    expect(down).toMatchObject({ code: 'JOURNAL.STORE_UNAVAILABLE', message: 'cannot reach PostgreSQL', retryable: true });
+    expect(missing).toBeInstanceOf(RemoteError);
+    expect(missing).not.toBeInstanceOf(TransientError);
   });
 
   it('hands the raw bytes to the handler so it can refuse a body that is not UTF-8 or too large', async () => {

@@ -39,11 +39,14 @@ export interface TestFleetOptions extends Pick<FleetOptions, 'replicas'> {
   /** Changes to config/models.yaml for this fleet (e.g. small budgets). */
   readonly models?: (models: Record<string, unknown>) => Record<string, unknown>;
   readonly env?: NodeJS.ProcessEnv;
+  /** A NATS server of the spec's own (default: the shared one on this machine). */
+  readonly natsUrl?: string;
 }
 
 /** Starts a fleet for one spec file. Call stop() in afterAll. */
 export async function startTestFleet(options: TestFleetOptions = {}): Promise<TestFleet> {
   const namespace = uniqueNamespace('e');
+  const natsUrl = options.natsUrl ?? TEST_NATS_URL;
   const home = await mkdtemp(join(tmpdir(), 'rloop-e2e-'));
   const configDir = join(home, 'config');
   await cp(join(REPO_ROOT, 'config'), configDir, { recursive: true });
@@ -61,7 +64,7 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
   const lines: string[] = [];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
-    NATS_URL: TEST_NATS_URL,
+    NATS_URL: natsUrl,
     RLOOP_NAMESPACE: namespace,
     DATABASE_URL: database.url,
     RLOOP_HOME: home,
@@ -72,7 +75,7 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
   delete env['ANTHROPIC_API_KEY'];
   Object.assign(env, options.env);
   const fleet = await startFleet({ env, ...(options.replicas === undefined ? {} : { replicas: options.replicas }), onLine: (line) => lines.push(line) });
-  const bus = await connectCli({ natsUrl: TEST_NATS_URL, namespace });
+  const bus = await connectCli({ natsUrl, namespace });
   const samples = (await import(new URL('../../../../examples/sample-repo.mjs', import.meta.url).href)) as SampleRepoModule;
   return {
     fleet,
@@ -94,7 +97,7 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     stop: async () => {
       await bus.close();
       await fleet.stop();
-      const nats = await connectCli({ natsUrl: TEST_NATS_URL, namespace });
+      const nats = await connectCli({ natsUrl, namespace });
       await deleteNamespaceStreams(await jetstreamManager(nats.connection), namespace);
       await nats.close();
       await database.drop();

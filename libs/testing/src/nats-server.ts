@@ -1,0 +1,87 @@
+// A NATS server of a test's own, for the faults the shared one must never suffer: kill -9 it in the
+// middle of a loop, start it again on the same port and store directory.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { type AddressInfo, connect as connectTcp, createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eventually } from './wait.js';
+
+/** Where the machine's nats-server is (NATS_SERVER_BIN overrides). */
+const NATS_SERVER_BIN = process.env['NATS_SERVER_BIN'] ?? ['/usr/sbin/nats-server', '/usr/local/bin/nats-server', '/usr/bin/nats-server'].find((path) => existsSync(path)) ?? 'nats-server';
+
+export interface PrivateNatsServer {
+  /** nats://127.0.0.1:<port> */
+  readonly url: string;
+  /** SIGKILL: no flush, no goodbye to the clients. */
+  kill(): Promise<void>;
+  /** Starts it again (when killed) on the same port and JetStream store, and waits until it accepts connections. */
+  restart(): Promise<void>;
+  /** Stops it and removes its store. */
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+function accepts(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connectTcp({ host: '127.0.0.1', port });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function exited(child: ChildProcess): Promise<void> {
+  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+}
+
+/** Starts a nats-server with JetStream on a free port, its store in a temp directory. */
+export async function startPrivateNatsServer(): Promise<PrivateNatsServer> {
+  const port = await freePort();
+  const storeDir = await mkdtemp(join(tmpdir(), 'rloop-nats-'));
+  let child: ChildProcess | null = null;
+  let output = '';
+  const start = async (): Promise<void> => {
+    if (child !== null) return;
+    output = '';
+    const started = spawn(NATS_SERVER_BIN, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    started.stderr?.on('data', (chunk: Buffer) => (output = `${output}${chunk.toString()}`.slice(-4000)));
+    child = started;
+    started.once('exit', () => {
+      if (child === started) child = null;
+    });
+    const failed = new Promise<never>((_resolve, reject) => {
+      started.once('error', reject);
+      started.once('exit', (code, signal) => reject(new Error(`nats-server exited (${code ?? signal}) at start: ${output}`)));
+    });
+    await Promise.race([eventually(async () => ((await accepts(port)) ? true : undefined), { timeoutMs: 10_000, intervalMs: 50, description: `nats-server on port ${port}` }), failed]);
+    failed.catch(() => undefined);
+  };
+  const kill = async (): Promise<void> => {
+    const running = child;
+    child = null;
+    if (running === null) return;
+    running.kill('SIGKILL');
+    await exited(running);
+  };
+  await start();
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    kill,
+    restart: start,
+    stop: async () => {
+      await kill();
+      await rm(storeDir, { recursive: true, force: true });
+    },
+  };
+}
