@@ -169,9 +169,10 @@ export class CriticPresence {
     };
   }
 
-  private schedule(): void {
+  private schedule(delayMs: number = this.heartbeatIntervalMs): void {
     if (this.withdrawn) return;
     this.timer = setTimeout(() => {
+      const started = Date.now();
       this.beating = this.beat().then(
         () => undefined,
         (error: unknown) => {
@@ -179,8 +180,10 @@ export class CriticPresence {
           this.log.warn(`heartbeat of ${this.critics.join(', ')} failed: ${describeError(error)}`);
         },
       );
-      void this.beating.finally(() => this.schedule());
-    }, this.heartbeatIntervalMs);
+      // At a steady rate: a beat that hung on a publish timeout (NATS restarting) must not push the
+      // next one a whole interval further, or the panel would count the critics gone.
+      void this.beating.finally(() => this.schedule(Math.max(0, this.heartbeatIntervalMs - (Date.now() - started))));
+    }, delayMs);
     // The bus connection keeps a service alive; the heartbeat alone must not keep a finished process up.
     this.timer.unref();
   }

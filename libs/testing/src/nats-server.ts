@@ -3,9 +3,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { type AddressInfo, connect as connectTcp, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { freePort, portAccepts } from './ports.js';
 import { eventually } from './wait.js';
 
 /** Where the machine's nats-server is (NATS_SERVER_BIN overrides). */
@@ -20,25 +20,6 @@ export interface PrivateNatsServer {
   restart(): Promise<void>;
   /** Stops it and removes its store. */
   stop(): Promise<void>;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-function accepts(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connectTcp({ host: '127.0.0.1', port });
-    socket.once('connect', () => {
-      socket.destroy();
-      resolve(true);
-    });
-    socket.once('error', () => resolve(false));
-  });
 }
 
 function exited(child: ChildProcess): Promise<void> {
@@ -64,7 +45,7 @@ export async function startPrivateNatsServer(): Promise<PrivateNatsServer> {
       started.once('error', reject);
       started.once('exit', (code, signal) => reject(new Error(`nats-server exited (${code ?? signal}) at start: ${output}`)));
     });
-    await Promise.race([eventually(async () => ((await accepts(port)) ? true : undefined), { timeoutMs: 10_000, intervalMs: 50, description: `nats-server on port ${port}` }), failed]);
+    await Promise.race([eventually(async () => ((await portAccepts(port)) ? true : undefined), { timeoutMs: 10_000, intervalMs: 50, description: `nats-server on port ${port}` }), failed]);
     failed.catch(() => undefined);
   };
   const kill = async (): Promise<void> => {

@@ -21,6 +21,11 @@ export interface RegistrySettings {
   readonly graceMs: number;
   /** A snapshot older than this is read again before a decision (the background read may be failing). */
   readonly maxSnapshotAgeMs: number;
+  /**
+   * How long a round retried because core critics were unavailable waits for them to heartbeat
+   * again (a NATS restart, a busy machine) before it runs without them.
+   */
+  readonly retryWaitMs: number;
 }
 
 export interface PanelConfig extends CommonSettings {
@@ -43,6 +48,8 @@ export async function loadPanelConfig(env: NodeJS.ProcessEnv = process.env): Pro
     refreshMs,
     graceMs: parsed.RLOOP_PANEL_REGISTRY_GRACE_MS ?? heartbeatIntervalMs * CRITIC_HEALTH_DEFAULTS.ttlHeartbeats,
     maxSnapshotAgeMs: Math.max(5 * refreshMs, heartbeatIntervalMs),
+    // TODO(calibration): twelve heartbeats (a minute by default) outlasts a restart of NATS or a critic service.
+    retryWaitMs: heartbeatIntervalMs * 12,
   };
   return Object.freeze({ ...common, catalogue, anthropicConfigured: parsed.ANTHROPIC_API_KEY !== undefined, registry });
 }

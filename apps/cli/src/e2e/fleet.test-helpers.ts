@@ -41,6 +41,8 @@ export interface TestFleetOptions extends Pick<FleetOptions, 'replicas'> {
   readonly env?: NodeJS.ProcessEnv;
   /** A NATS server of the spec's own (default: the shared one on this machine). */
   readonly natsUrl?: string;
+  /** The journal's database (default: a new database on the shared PostgreSQL, dropped at stop()). */
+  readonly database?: TestDatabase;
 }
 
 /** Starts a fleet for one spec file. Call stop() in afterAll. */
@@ -60,7 +62,7 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     const models = parseYaml(await readFile(path, 'utf8')) as Record<string, unknown>;
     await writeFile(path, toYaml(options.models(models)));
   }
-  const database = await createTestDatabase('rloop_e2e');
+  const database = options.database ?? (await createTestDatabase('rloop_e2e'));
   const lines: string[] = [];
   const env: NodeJS.ProcessEnv = {
     ...process.env,

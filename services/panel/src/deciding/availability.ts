@@ -1,5 +1,24 @@
 import type { CriticRegistrySnapshot, RegisteredCritic } from '@rloop/bus';
-import type { CriticAvailability, CriticCatalogue } from '@rloop/domain';
+import type { CriticAvailability, CriticCatalogue, LoopState } from '@rloop/domain';
+
+/**
+ * How long to hold back the next decision, or null to decide now (pure). A round whose letter came
+ * back empty but incomplete is run again; when critics were missing because their heartbeats
+ * stopped (a NATS restart, a busy machine), running it again at once only fails it again, and
+ * rounds would race to the soft cap in seconds. So that retry waits, up to `retryWaitMs` after the
+ * letter, for them to heartbeat again (checking every heartbeat interval); then it runs without them.
+ */
+export function retryWaitMs(
+  state: Pick<LoopState, 'status' | 'current'>,
+  unavailable: readonly string[],
+  nowMs: number,
+  settings: { readonly retryWaitMs: number; readonly heartbeatIntervalMs: number },
+): number | null {
+  const letter = state.current?.letter;
+  if (state.status !== 'reviewing' || letter === null || letter === undefined || letter.findings > 0 || letter.complete || unavailable.length === 0) return null;
+  const leftMs = settings.retryWaitMs - (nowMs - Date.parse(letter.occurred_at));
+  return leftMs <= 0 ? null : Math.min(settings.heartbeatIntervalMs, leftMs);
+}
 
 /** What decideNext needs from the registry: the catalogue it selects from and who can be dispatched. */
 export interface PanelView {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { CriticRegistrySnapshot, RegisteredCritic } from '@rloop/bus';
 import { CriticCatalogue, selectPanel } from '@rloop/domain';
-import { effectiveCatalogue, panelView, registeredTriggerName } from './availability.js';
+import { effectiveCatalogue, panelView, registeredTriggerName, retryWaitMs } from './availability.js';
 
 const catalogue = CriticCatalogue.parse({
   k: { critical: 3, medium: 5, low: 7, final_sweep: null },
@@ -83,5 +83,30 @@ describe('effectiveCatalogue', () => {
     expect(effective.dynamic.at(-1)).toMatchObject({ globs: ['**'], critics: ['team/always'] });
     expect(effective.critics['team/external-core']?.evidence).toBe('pattern');
     expect(effectiveCatalogue(catalogue, snapshot())).toBe(catalogue);
+  });
+});
+
+describe('retryWaitMs', () => {
+  const settings = { retryWaitMs: 60_000, heartbeatIntervalMs: 5_000 };
+  const letterAt = Date.parse('2026-01-01T00:00:00.000Z');
+  const reviewing = (letter: { findings: number; complete: boolean }) => ({
+    status: 'reviewing' as const,
+    current: {
+      letter: { letter_id: 'l', event_id: 'e', occurred_at: '2026-01-01T00:00:00.000Z', findings: letter.findings, counts: { critical: letter.findings, medium: 0, low: 0 }, complete: letter.complete },
+    } as NonNullable<Parameters<typeof retryWaitMs>[0]['current']>,
+  });
+
+  it('holds back the retry of an empty, incomplete round while critics are missing, a heartbeat at a time, up to the bound', () => {
+    expect(retryWaitMs(reviewing({ findings: 0, complete: false }), ['toolchain/compiler-linter'], letterAt + 1_000, settings)).toBe(5_000);
+    expect(retryWaitMs(reviewing({ findings: 0, complete: false }), ['toolchain/compiler-linter'], letterAt + 58_000, settings)).toBe(2_000);
+    expect(retryWaitMs(reviewing({ findings: 0, complete: false }), ['toolchain/compiler-linter'], letterAt + 60_000, settings)).toBeNull();
+  });
+
+  it('decides at once when every critic heartbeats, the round had findings or was complete, or no round is under review', () => {
+    expect(retryWaitMs(reviewing({ findings: 0, complete: false }), [], letterAt + 1_000, settings)).toBeNull();
+    expect(retryWaitMs(reviewing({ findings: 2, complete: false }), ['x'], letterAt + 1_000, settings)).toBeNull();
+    expect(retryWaitMs(reviewing({ findings: 0, complete: true }), ['x'], letterAt + 1_000, settings)).toBeNull();
+    expect(retryWaitMs({ ...reviewing({ findings: 0, complete: false }), status: 'fixing' }, ['x'], letterAt + 1_000, settings)).toBeNull();
+    expect(retryWaitMs({ status: 'reviewing', current: null }, ['x'], letterAt + 1_000, settings)).toBeNull();
   });
 });

@@ -1,12 +1,13 @@
 import { join } from 'node:path';
 import { Controller, Inject, type OnModuleInit } from '@nestjs/common';
-import { BUS_REQUESTER, EVENT_PUBLISHER, type EventPublisher, OnEvent, type Requester, loadYamlConfig } from '@rloop/bus';
+import { BUS_REQUESTER, EVENT_PUBLISHER, type EventPublisher, OnEvent, type Requester, RetryLaterError, loadYamlConfig } from '@rloop/bus';
 import { type EventOf, type FindingTimeline, JOURNAL_QUERIES, TransientError } from '@rloop/contracts';
 import { DEFAULT_LOOP_CONFIG, LoopConfig, type LoopState, type PanelContext, decideNext, needsLetter } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
 import type { PanelConfig } from '../config.js';
 import { PANEL_CONFIG } from '../tokens.js';
 import { PanelRegistry } from '../registry/panel-registry.js';
+import { retryWaitMs } from './availability.js';
 
 const PRODUCER = `panel@${process.pid}`;
 
@@ -61,7 +62,12 @@ export class DecideController implements OnModuleInit {
     }
     const letterId = needsLetter(state);
     const letter = letterId === null ? null : await this.journal.letterAt(event, letterId);
-    const ctx: PanelContext = { ...(await this.registry.view(new Date())), producer: PRODUCER, now: new Date().toISOString(), letter, retention: this.loop.best_round_retention.enabled };
+    const view = await this.registry.view(new Date());
+    // An incomplete round is run again once its missing critics heartbeat again (see retryWaitMs).
+    const missing = this.registry.unavailable(new Date());
+    const waitMs = retryWaitMs(state, missing, Date.now(), this.config.registry);
+    if (waitMs !== null) throw new RetryLaterError(waitMs, `round ${state.round} of ${state.plan} is run again once ${missing.join(', ')} heartbeat again`);
+    const ctx: PanelContext = { ...view, producer: PRODUCER, now: new Date().toISOString(), letter, retention: this.loop.best_round_retention.enabled };
     let decisions = decideNext(state, ctx);
     if (decisions.some((d) => d.type === 'EscalationRaised')) {
       // The stuck-issue report carries the findings' timelines and what was tried (read only now: escalations are rare).

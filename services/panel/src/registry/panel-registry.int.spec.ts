@@ -30,7 +30,7 @@ describe('PanelRegistry on the real NATS server', () => {
       configDir: '/tmp',
       catalogue,
       anthropicConfigured: false,
-      registry: { heartbeatIntervalMs: 1_000, refreshMs: 100, graceMs: 5_000, maxSnapshotAgeMs: 60_000, ...registry },
+      registry: { heartbeatIntervalMs: 1_000, refreshMs: 100, graceMs: 5_000, maxSnapshotAgeMs: 60_000, retryWaitMs: 12_000, ...registry },
     };
   }
 

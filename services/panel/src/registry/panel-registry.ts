@@ -87,6 +87,11 @@ export class PanelRegistry implements OnModuleInit, OnApplicationShutdown {
     return panelView(this.config.catalogue, this.config.anthropicConfigured, this.snapshot(now));
   }
 
+  /** Critics the catalogue can dispatch here that have no live instance in the last read (sorted). */
+  unavailable(now: Date): string[] {
+    return criticsAwaited(this.config.catalogue, this.config.anthropicConfigured, this.snapshot(now));
+  }
+
   private async refresh(): Promise<void> {
     if (this.bucket === null) return;
     const entries: StoredHealthEntry[] = [];
