@@ -17,6 +17,7 @@ interface ComposeService {
   healthcheck?: { test: string[] };
   volumes?: string[];
   ports?: string[];
+  restart?: string;
 }
 
 const compose = parseYaml(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, ComposeService>; volumes?: Record<string, unknown> };
@@ -47,6 +48,10 @@ describe('docker-compose.yml', () => {
       expect(existsSync(join(ROOT, 'services', name, 'src', 'main.ts'))).toBe(true);
       expect(existsSync(join(ROOT, service.build?.context ?? '', service.build?.dockerfile ?? ''))).toBe(true);
     }
+  });
+
+  it('restarts whatever stops, the servers included: the fleet waits out their restarts (outages.e2e.spec.ts)', () => {
+    for (const [name, service] of Object.entries(compose.services)) expect({ name, restart: service.restart }).toEqual({ name, restart: 'unless-stopped' });
   });
 
   it('brings up NATS with JetStream and a volume, and PostgreSQL with a volume and a healthcheck', () => {
