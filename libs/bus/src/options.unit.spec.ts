@@ -39,5 +39,8 @@ describe('resolveBusOptions', () => {
 
     expect(mergePolicy(base, { backoff: { maxMs: 5_000 } }, 'h')).toMatchObject({ backoff: { initialMs: 1_000, maxMs: 5_000 }, maxDeliver: 5 });
     expect(() => mergePolicy(base, { ackWaitMs: 10 }, 'h')).toThrow(BusConfigError);
+    expect(base.maxOutageMs).toBe(15 * 60_000);
+    expect(mergePolicy(base, { maxOutageMs: 0 }, 'h').maxOutageMs).toBe(0);
+    expect(() => mergePolicy(base, { maxOutageMs: -1 }, 'h')).toThrow(/h\.maxOutageMs must be a number >= 0, got -1/);
   });
 });
