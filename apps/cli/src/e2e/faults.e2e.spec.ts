@@ -6,7 +6,7 @@ import pg from 'pg';
 import type { JournaledEvent } from '@rloop/contracts';
 import { eventually } from '@rloop/testing';
 import type { FleetService } from '../fleet/supervisor.js';
-import { type TestFleet, samplePlan, scriptedRepo, startTestFleet } from './fleet.test-helpers.js';
+import { type TestFleet, loopStory, samplePlan, scriptedRepo, startTestFleet } from './fleet.test-helpers.js';
 
 // kill -9 services in the middle of a round, start them again: the loop goes on from the journal
 // and ends exactly as an undisturbed run of the same plan. Then the projections rebuilt from zero
@@ -59,26 +59,6 @@ async function until(plan: string, description: string, check: (events: Journale
   await eventually(async () => (check(await eventsOf(plan)) ? true : undefined), { timeoutMs: 60_000, intervalMs: 50, description });
 }
 
-/** What "ending the same way" means: the rounds, their letters and fixes, and the outcome. */
-function story(events: readonly JournaledEvent[]): string[] {
-  return events.flatMap((e) => {
-    switch (e.type) {
-      case 'RoundStarted':
-        return [`round ${e.data.round} ${e.data.phase}`];
-      case 'LetterWritten':
-        return [`letter ${e.data.letter.round}: ${e.data.letter.findings.map((f) => `${f.raised_by} ${f.finding_type} ${f.file}:${f.line_range.start}`).join(', ') || 'clean'}`];
-      case 'FixApplied':
-        return [`fix ${e.data.round}: ${e.data.outcome} ${e.data.fixes_applied.map((f) => f.file).join(', ')}`];
-      case 'PhaseAdvanced':
-      case 'LoopConverged':
-      case 'EscalationRaised':
-      case 'LoopDetected':
-        return [e.type];
-      default:
-        return [];
-    }
-  });
-}
 
 const PROJECTIONS: Readonly<Record<string, string>> = {
   loop_states: 'SELECT plan, run_id, status, phase, round, state, version, findings_open, spend_usd, updated_at FROM loop_states ORDER BY plan',
@@ -130,7 +110,7 @@ describe('faults: services killed mid-round', () => {
     expect(faulted.status).toBe('converged');
     expect(faulted.round).toBe(undisturbed.round);
     const events = await eventsOf('f-faulted');
-    expect(story(events)).toEqual(story(await eventsOf('f-reference')));
+    expect(loopStory(events)).toEqual(loopStory(await eventsOf('f-reference')));
     // Nothing was done twice: one fix per round, one start per round, each event once.
     expect(events.filter((e) => e.type === 'FixApplied')).toHaveLength(1);
     expect(new Set(events.map((e) => e.event_id)).size).toBe(events.length);

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { SubmitReply } from '@rloop/contracts';
+import { type JournaledEvent, SubmitReply } from '@rloop/contracts';
 import type { LoopState } from '@rloop/domain';
 import { TEST_NATS_URL, type TestDatabase, createTestDatabase, deleteNamespaceStreams, eventually, uniqueNamespace } from '@rloop/testing';
 import { type CliBus, connectCli } from '../bus/connect.js';
@@ -161,5 +161,33 @@ export async function rloopCli(t: TestFleet, args: readonly string[]): Promise<{
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/**
+ * What "ending the same way" means for a loop: its rounds, their letters (each finding by critic,
+ * type and place) and fixes, critics that failed, detections, phase changes and the outcome — with
+ * an escalation's reason, so a run that ended differently says why.
+ */
+export function loopStory(events: readonly JournaledEvent[]): string[] {
+  return events.flatMap((e) => {
+    switch (e.type) {
+      case 'RoundStarted':
+        return [`round ${e.data.round} ${e.data.phase}`];
+      case 'LetterWritten':
+        return [`letter ${e.data.letter.round}: ${e.data.letter.findings.map((f) => `${f.raised_by} ${f.finding_type} ${f.file}:${f.line_range.start}`).join(', ') || 'clean'}`];
+      case 'FixApplied':
+        return [`fix ${e.data.round}: ${e.data.outcome} ${e.data.fixes_applied.map((f) => f.file).join(', ')}`];
+      case 'CriticFailed':
+        return [`critic failed ${e.data.round}: ${e.data.critic_id} ${e.data.reason}: ${e.data.message}`];
+      case 'EscalationRaised':
+        return [`${e.type} ${e.data.report.trigger.kind} ${e.data.report.trigger.heuristic ?? ''}: ${e.data.report.trigger.detail}`];
+      case 'PhaseAdvanced':
+      case 'LoopConverged':
+      case 'LoopDetected':
+        return [e.type];
+      default:
+        return [];
+    }
   });
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { JournaledEvent } from '@rloop/contracts';
 import { type PrivateNatsServer, type PrivatePostgresServer, eventually, startPrivateNatsServer, startPrivatePostgresServer } from '@rloop/testing';
-import { type TestFleet, samplePlan, startTestFleet } from './fleet.test-helpers.js';
+import { type TestFleet, loopStory, samplePlan, startTestFleet } from './fleet.test-helpers.js';
 
 // The infrastructure goes down: kill -9 the NATS server, then the journal's PostgreSQL, in the
 // middle of a round, and start each again on its data. Every service reconnects on its own and
@@ -43,28 +43,6 @@ async function eventsOf(plan: string): Promise<JournaledEvent[]> {
   return (await t.bus.journal.events(plan)).entries.map((e) => e.event);
 }
 
-/** The rounds, their letters and fixes, and the outcome. */
-function story(events: readonly JournaledEvent[]): string[] {
-  return events.flatMap((e) => {
-    switch (e.type) {
-      case 'RoundStarted':
-        return [`round ${e.data.round} ${e.data.phase}`];
-      case 'LetterWritten':
-        return [`letter ${e.data.letter.round}: ${e.data.letter.counts.critical}/${e.data.letter.counts.medium}/${e.data.letter.counts.low}`];
-      case 'FixApplied':
-        return [`fix ${e.data.round}: ${e.data.outcome} ${e.data.fixes_applied.map((f) => f.file).join(', ')}`];
-      case 'CriticFailed':
-        return [`critic failed ${e.data.round}: ${e.data.critic_id} ${e.data.reason}: ${e.data.message}`];
-      case 'EscalationRaised':
-        return [`${e.type} ${e.data.report.trigger.kind} ${e.data.report.trigger.heuristic ?? ''}: ${e.data.report.trigger.detail}`];
-      case 'PhaseAdvanced':
-      case 'LoopConverged':
-        return [e.type];
-      default:
-        return [];
-    }
-  });
-}
 
 describe('outages: NATS and PostgreSQL killed mid-round', () => {
   let reference: string[];
@@ -72,7 +50,7 @@ describe('outages: NATS and PostgreSQL killed mid-round', () => {
   beforeAll(async () => {
     const runId = await submitted('o-reference');
     expect((await t.outcome('o-reference', runId, 60_000)).status).toBe('converged');
-    reference = story(await eventsOf('o-reference'));
+    reference = loopStory(await eventsOf('o-reference'));
   }, 90_000);
 
   /** Runs the sample plan, takes a server down for a while when round 2 starts, and checks the loop ends like the reference. */
@@ -86,7 +64,7 @@ describe('outages: NATS and PostgreSQL killed mid-round', () => {
     const outcome = await t.outcome(slug, runId, 120_000);
     const events = await eventsOf(slug);
     // The story first: when the loop did not converge, it says why.
-    expect(story(events)).toEqual(reference);
+    expect(loopStory(events)).toEqual(reference);
     expect(outcome.status).toBe('converged');
     expect(new Set(events.map((e) => e.event_id)).size).toBe(events.length);
   }
