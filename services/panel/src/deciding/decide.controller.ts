@@ -64,7 +64,7 @@ export class DecideController implements OnModuleInit {
     const letter = letterId === null ? null : await this.journal.letterAt(event, letterId);
     const view = await this.registry.view(new Date());
     // An incomplete round is run again once its missing critics heartbeat again (see retryWaitMs).
-    const missing = this.registry.unavailable(new Date());
+    const missing = this.registry.coreUnavailable(new Date());
     const waitMs = retryWaitMs(state, missing, Date.now(), this.config.registry);
     if (waitMs !== null) throw new RetryLaterError(waitMs, `round ${state.round} of ${state.plan} is run again once ${missing.join(', ')} heartbeat again`);
     const ctx: PanelContext = { ...view, producer: PRODUCER, now: new Date().toISOString(), letter, retention: this.loop.best_round_retention.enabled };

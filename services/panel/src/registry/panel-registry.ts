@@ -87,9 +87,10 @@ export class PanelRegistry implements OnModuleInit, OnApplicationShutdown {
     return panelView(this.config.catalogue, this.config.anthropicConfigured, this.snapshot(now));
   }
 
-  /** Critics the catalogue can dispatch here that have no live instance in the last read (sorted). */
-  unavailable(now: Date): string[] {
-    return criticsAwaited(this.config.catalogue, this.config.anthropicConfigured, this.snapshot(now));
+  /** Core critics (the ones whose absence makes a round incomplete) with no live instance in the last read, sorted. */
+  coreUnavailable(now: Date): string[] {
+    const core = new Set(this.config.catalogue.core);
+    return criticsAwaited(this.config.catalogue, this.config.anthropicConfigured, this.snapshot(now)).filter((id) => core.has(id));
   }
 
   private async refresh(): Promise<void> {
