@@ -14,7 +14,7 @@ import { HandlerFailure, type HandlerSpec, JETSTREAM_TRANSPORT, readHandlerSpec 
 import { BUS_ERROR_CODES, BusConfigError } from './errors.js';
 import { type BusOptions, type ResolvedBusOptions, mergePolicy, resolveBusOptions } from './options.js';
 import { type RequestOperation, consumerTarget, durableName, requestSubject } from './routing.js';
-import { consumerConfig, ensureConsumer, provisionStreams } from './streams.js';
+import { type DurableConfig, consumerConfig, ensureConsumer, provisionStreams } from './streams.js';
 
 type Handler = MessageHandler<unknown, BaseRpcContext<unknown>, unknown>;
 type EventsMap = { status: (status: BusStatus) => void };
@@ -93,6 +93,16 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
     return this.connection as T;
   }
 
+  /** After a reconnect: the streams and this service's durable consumers, created again where missing. */
+  private async reprovision(provision: () => Promise<void>): Promise<void> {
+    try {
+      await provision();
+    } catch (error) {
+      // The pulls keep retrying; the next reconnect (or a restart) provisions again.
+      this.log.warn(`${this.options.service}: checking streams and consumers after a reconnect failed: ${describeError(error)}`);
+    }
+  }
+
   private setStatus(status: BusStatus): void {
     this._status$.next(status);
     this.events.emit('status', status);
@@ -131,12 +141,22 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
     }
     this.connection = connection;
     this.setStatus('connected');
-    this.watching = watchConnection(connection, this.log, this.options.service, (s) => this.setStatus(s)).catch((error: unknown) => {
-      this.log.error(`${this.options.service}: connection watcher stopped: ${describeError(error)}`);
-    });
     const jsm = await jetstreamManager(connection);
     const js = jetstream(connection, { timeout: this.options.publishTimeoutMs });
-    if (this.options.provisionStreams) await provisionStreams(jsm, this.subjects, this.options.streams);
+    const durables: { stream: string; config: DurableConfig }[] = [];
+    const provision = async (): Promise<void> => {
+      if (this.options.provisionStreams) await provisionStreams(jsm, this.subjects, this.options.streams);
+      for (const { stream, config } of durables) await ensureConsumer(jsm, stream, config);
+    };
+    this.watching = watchConnection(connection, this.log, this.options.service, (s) => {
+      this.setStatus(s);
+      // A server that came back without its store (run without a volume) has no streams or
+      // consumers: provisioning is idempotent, so every reconnect checks them and the pulls resume.
+      if (s === 'connected') void this.reprovision(provision);
+    }).catch((error: unknown) => {
+      this.log.error(`${this.options.service}: connection watcher stopped: ${describeError(error)}`);
+    });
+    await provision();
 
     const consumers: { runner: ConsumerRunner; stream: string }[] = [];
     for (const { spec, handler } of bindings) {
@@ -150,7 +170,9 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
       // A batch consumer holds at least two batches, so the next one fills while one runs.
       const policy = spec.kind === 'batch' ? { ...merged, maxBuffered: Math.max(merged.maxBuffered, spec.options.max * 2) } : merged;
       const { stream, filter } = consumerTarget(this.subjects, spec.selector);
-      await ensureConsumer(jsm, stream, consumerConfig(name, filter, policy, `${this.options.service}: ${spec.handler}`));
+      const config = consumerConfig(name, filter, policy, `${this.options.service}: ${spec.handler}`);
+      await ensureConsumer(jsm, stream, config);
+      durables.push({ stream, config });
       const runner = new ConsumerRunner({
         name,
         stream,

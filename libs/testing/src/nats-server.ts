@@ -2,7 +2,7 @@
 // middle of a loop, start it again on the same port and store directory.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, portAccepts } from './ports.js';
@@ -16,8 +16,11 @@ export interface PrivateNatsServer {
   readonly url: string;
   /** SIGKILL: no flush, no goodbye to the clients. */
   kill(): Promise<void>;
-  /** Starts it again (when killed) on the same port and JetStream store, and waits until it accepts connections. */
-  restart(): Promise<void>;
+  /**
+   * Starts it again (when killed) on the same port, on its JetStream store — or, with `emptyStore`,
+   * on a new empty one (a server run without its volume) — and waits until it accepts connections.
+   */
+  restart(options?: { readonly emptyStore?: boolean }): Promise<void>;
   /** Stops it and removes its store. */
   stop(): Promise<void>;
 }
@@ -59,7 +62,13 @@ export async function startPrivateNatsServer(): Promise<PrivateNatsServer> {
   return {
     url: `nats://127.0.0.1:${port}`,
     kill,
-    restart: start,
+    restart: async (options = {}) => {
+      if (options.emptyStore === true && child === null) {
+        await rm(storeDir, { recursive: true, force: true });
+        await mkdir(storeDir, { recursive: true });
+      }
+      await start();
+    },
     stop: async () => {
       await kill();
       await rm(storeDir, { recursive: true, force: true });
