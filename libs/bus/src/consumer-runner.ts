@@ -319,7 +319,7 @@ export class ConsumerRunner {
           `${this.name}: ${what} failed (attempt ${attempt} of ${this.settings.policy.maxDeliver}): ${decision.code}: ${decision.message}; retry in ${decision.delayMs} ms${stack}`,
           'Bus',
         );
-        return { seqs: entries.map((e) => e.seq), until: Date.now() + decision.delayMs + this.settings.policy.ackWaitMs };
+        return this.holdPlan(entries, decision.delayMs);
       }
       case 'wait': {
         const run = { failures: (outage?.failures ?? 0) + 1, sinceMs: outage?.sinceMs ?? now };
@@ -333,12 +333,17 @@ export class ConsumerRunner {
           `${this.name}: ${what} waits (transient failure ${run.failures}, not an attempt; dead-lettered if it lasts ${bound} s): ${decision.code}: ${decision.message}; retry in ${decision.delayMs} ms`,
           'Bus',
         );
-        return { seqs: entries.map((e) => e.seq), until: Date.now() + decision.delayMs + this.settings.policy.ackWaitMs };
+        return this.holdPlan(entries, decision.delayMs);
       }
       case 'dead_letter':
         await this.deadLetter(entries, decision.reason, decision.code, decision.message, decision.issues);
         return undefined;
     }
+  }
+
+  /** After a nak: the plan's later messages wait until these come back (or their redelivery is overdue). */
+  private holdPlan(entries: readonly LaneEntry<JsMsg>[], delayMs: number): Settled {
+    return { seqs: entries.map((e) => e.seq), until: Date.now() + delayMs + this.settings.policy.ackWaitMs };
   }
 
   private async ack(entries: readonly LaneEntry<JsMsg>[]): Promise<void> {

@@ -48,8 +48,8 @@ export async function startPrivateNatsServer(): Promise<PrivateNatsServer> {
       started.once('error', reject);
       started.once('exit', (code, signal) => reject(new Error(`nats-server exited (${code ?? signal}) at start: ${output}`)));
     });
+    // The race also handles `failed` rejecting later, when the server is killed.
     await Promise.race([eventually(async () => ((await portAccepts(port)) ? true : undefined), { timeoutMs: 10_000, intervalMs: 50, description: `nats-server on port ${port}` }), failed]);
-    failed.catch(() => undefined);
   };
   const kill = async (): Promise<void> => {
     const running = child;

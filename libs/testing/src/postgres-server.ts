@@ -30,17 +30,21 @@ export interface PrivatePostgresServer {
  * user through runuser, otherwise as the current user.
  */
 async function asServerUser(program: string, args: readonly string[]): Promise<void> {
-  const command = process.getuid?.() === 0 ? ['runuser', ['-u', 'postgres', '--', join(PG_BIN_DIR, program), ...args]] as const : [join(PG_BIN_DIR, program), args] as const;
-  await run(command[0], [...command[1]], { timeout: 60_000 });
+  const path = join(PG_BIN_DIR, program);
+  if (runsAsRoot()) await run('runuser', ['-u', 'postgres', '--', path, ...args], { timeout: 60_000 });
+  else await run(path, [...args], { timeout: 60_000 });
+}
+
+function runsAsRoot(): boolean {
+  return process.getuid?.() === 0;
 }
 
 /** initdb in a temp directory, then starts the server on a free port (about a second). */
 export async function startPrivatePostgresServer(): Promise<PrivatePostgresServer> {
   const root = await mkdtemp(join(tmpdir(), 'rloop-pg-'));
-  if (process.getuid?.() === 0) {
-    const { stdout } = await run('id', ['-u', 'postgres']);
-    const { stdout: group } = await run('id', ['-g', 'postgres']);
-    await chown(root, Number(stdout.trim()), Number(group.trim()));
+  if (runsAsRoot()) {
+    const [user, group] = await Promise.all([run('id', ['-u', 'postgres']), run('id', ['-g', 'postgres'])]);
+    await chown(root, Number(user.stdout.trim()), Number(group.stdout.trim()));
   }
   const data = join(root, 'data');
   const port = await freePort();

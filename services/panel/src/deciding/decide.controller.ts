@@ -62,10 +62,11 @@ export class DecideController implements OnModuleInit {
     }
     const letterId = needsLetter(state);
     const letter = letterId === null ? null : await this.journal.letterAt(event, letterId);
-    const view = await this.registry.view(new Date());
+    const now = new Date();
+    const view = await this.registry.view(now);
     // An incomplete round is run again once its missing critics heartbeat again (see retryWaitMs).
-    const missing = this.registry.coreUnavailable(new Date());
-    const waitMs = retryWaitMs(state, missing, Date.now(), this.config.registry);
+    const missing = this.registry.coreUnavailable(now);
+    const waitMs = retryWaitMs(state, missing, now.getTime(), this.config.registry);
     if (waitMs !== null) throw new RetryLaterError(waitMs, `round ${state.round} of ${state.plan} is run again once ${missing.join(', ')} heartbeat again`);
     const ctx: PanelContext = { ...view, producer: PRODUCER, now: new Date().toISOString(), letter, retention: this.loop.best_round_retention.enabled };
     let decisions = decideNext(state, ctx);
