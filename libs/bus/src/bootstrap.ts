@@ -4,6 +4,7 @@ import { type CustomStrategy } from '@nestjs/microservices';
 import { RloopError, describeError } from '@rloop/contracts';
 import { type LogFormat, ServiceLogger } from './logger.js';
 import { BusModule } from './module.js';
+import { type BusObserver } from './observer.js';
 import { type BusOptions } from './options.js';
 import { JetStreamServer } from './server.js';
 
@@ -19,6 +20,8 @@ export interface StartServiceOptions {
   readonly logger?: LoggerService;
   /** Close the app on SIGTERM/SIGINT, then exit (default true). */
   readonly handleSignals?: boolean;
+  /** Watches publishes, handler calls and settlements (metrics, tracing); see BusObserver. */
+  readonly observer?: BusObserver;
   /** On a start failure print one line and exit(1) (default true); false rethrows instead. */
   readonly exitOnFailure?: boolean;
 }
@@ -44,8 +47,8 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   let app: INestMicroservice | undefined;
   try {
     const bus: BusOptions = { ...options.bus, service: options.name };
-    const server = new JetStreamServer(bus, logger);
-    const created = await NestFactory.createMicroservice<CustomStrategy>({ imports: [BusModule.forRoot(bus), options.module] }, { strategy: server, logger, abortOnError: false });
+    const server = new JetStreamServer(bus, logger, options.observer);
+    const created = await NestFactory.createMicroservice<CustomStrategy>({ imports: [BusModule.forRoot(bus, options.observer), options.module] }, { strategy: server, logger, abortOnError: false });
     app = created;
     await created.listen();
     logger.log(`${options.name}: ready (${server.consumers.length} consumers bound)`, 'Bootstrap');

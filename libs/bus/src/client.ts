@@ -1,7 +1,7 @@
 import { Logger, type LoggerService } from '@nestjs/common';
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import { type JetStreamClient as NatsJetStream, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { type Msg, type NatsConnection, NoRespondersError, RequestError, TimeoutError } from '@nats-io/transport-node';
+import { type Msg, type MsgHdrs, type NatsConnection, NoRespondersError, RequestError, TimeoutError, headers as natsHeaders } from '@nats-io/transport-node';
 import { type RloopEvent, type Subjects, ValidationError, describeError, isEventType, parseEvent, subjectsFor } from '@rloop/contracts';
 import { decodeUtf8, encodeJson } from './codec.js';
 import { connectWithRetry, watchConnection } from './connection.js';
@@ -10,6 +10,7 @@ import { type BusOptions, type ResolvedBusOptions, resolveBusOptions } from './o
 import { type RequestOperation, isRequestOperation, requestSubject, subjectOf } from './routing.js';
 import { type BusStatus, isErrorReply } from './replies.js';
 import { provisionStreams } from './streams.js';
+import { type BusObserver } from './observer.js';
 
 /** What the server said about a publish. `duplicate`: the event id was already stored (nothing new). */
 export interface PublishReceipt {
@@ -50,7 +51,11 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
   private connection: NatsConnection | null = null;
   private watching: Promise<void> | null = null;
 
-  constructor(options: BusOptions, logger?: LoggerService) {
+  constructor(
+    options: BusOptions,
+    logger?: LoggerService,
+    private readonly observer: BusObserver = {},
+  ) {
     super();
     this.options = resolveBusOptions(options);
     this.subjects = subjectsFor(this.options.namespace);
@@ -100,7 +105,8 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
     const { js } = await this.open();
     const subject = subjectOf(this.subjects, parsed.event);
     try {
-      const ack = await js.publish(subject, encodeJson(parsed.event), { msgID: parsed.event.event_id, timeout: this.options.publishTimeoutMs });
+      const ack = await js.publish(subject, encodeJson(parsed.event), { msgID: parsed.event.event_id, timeout: this.options.publishTimeoutMs, ...this.traceHeaders(parsed.event) });
+      this.observer.published?.(parsed.event, ack.duplicate);
       return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
     } catch (error) {
       throw new BusPublishError(subject, describeError(error), { cause: error });
@@ -116,7 +122,7 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
     const timeout = options.timeoutMs ?? this.options.requestTimeoutMs;
     let reply: Msg;
     try {
-      reply = await connection.request(subject, body instanceof Uint8Array ? body : encodeJson(body), { timeout });
+      reply = await connection.request(subject, body instanceof Uint8Array ? body : encodeJson(body), { timeout, ...this.traceHeaders(null) });
     } catch (error) {
       throw toRequestError(subject, timeout, error);
     }
@@ -133,6 +139,15 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
       throw new RemoteError(subject, value.code, value.message, value.retryable === true, value.issues ?? []);
     }
     return value;
+  }
+
+  /** The observer's headers (trace context) for a publish or a request, when it has any. */
+  private traceHeaders(event: RloopEvent | null): { headers?: MsgHdrs } {
+    const extra = this.observer.outgoingHeaders?.(event);
+    if (extra === undefined || Object.keys(extra).length === 0) return {};
+    const headers = natsHeaders();
+    for (const [key, value] of Object.entries(extra)) headers.set(key, value);
+    return { headers };
   }
 
   protected async dispatchEvent<T = PublishReceipt>(packet: ReadPacket): Promise<T> {

@@ -8,6 +8,7 @@ import { BatchContext, type DeliveryInfo, EventContext } from './context.js';
 import { type DeadLetterReason, type OutageRun, backoffDelay, buildDeadLetter, deadLetterMsgId, decideFailure } from './disposition.js';
 import { BUS_ERROR_CODES } from './errors.js';
 import { type LaneEntry, LaneScheduler, type LaneWork } from './lanes.js';
+import { type BusObserver } from './observer.js';
 import { type ConsumerPolicy } from './options.js';
 import { orderingKeyOf } from './routing.js';
 
@@ -30,6 +31,8 @@ export interface RunnerSettings {
   readonly connection: NatsConnection;
   readonly logger: LoggerService;
   readonly publishTimeoutMs: number;
+  /** Told how messages are settled (metrics). */
+  readonly observer?: BusObserver;
 }
 
 type Settled = { readonly seqs: readonly number[]; readonly until: number } | undefined;
@@ -310,10 +313,12 @@ export class ConsumerRunner {
           this.parked.set(entry.seq, (this.parked.get(entry.seq) ?? 0) + 1);
           entry.msg.nak(decision.delayMs);
         }
+        this.settings.observer?.settled?.(this.name, 'parked', entries.length);
         this.settings.logger.debug?.(`${this.name}: ${what} parked for ${decision.delayMs} ms: ${decision.reason}`, 'Bus');
         return undefined;
       case 'retry': {
         for (const entry of entries) entry.msg.nak(decision.delayMs);
+        this.settings.observer?.settled?.(this.name, 'retried', entries.length);
         const stack = !(error instanceof RloopError) && error instanceof Error && error.stack !== undefined ? `\n${error.stack}` : '';
         this.settings.logger.warn(
           `${this.name}: ${what} failed (attempt ${attempt} of ${this.settings.policy.maxDeliver}): ${decision.code}: ${decision.message}; retry in ${decision.delayMs} ms${stack}`,
@@ -328,6 +333,7 @@ export class ConsumerRunner {
           this.outages.set(entry.seq, run);
           entry.msg.nak(decision.delayMs);
         }
+        this.settings.observer?.settled?.(this.name, 'waiting', entries.length);
         const bound = Math.round(this.settings.policy.maxOutageMs / 1000);
         this.settings.logger.warn(
           `${this.name}: ${what} waits (transient failure ${run.failures}, not an attempt; dead-lettered if it lasts ${bound} s): ${decision.code}: ${decision.message}; retry in ${decision.delayMs} ms`,
@@ -347,6 +353,7 @@ export class ConsumerRunner {
   }
 
   private async ack(entries: readonly LaneEntry<JsMsg>[]): Promise<void> {
+    this.settings.observer?.settled?.(this.name, 'acked', entries.length);
     await Promise.all(
       entries.map(async (entry) => {
         this.parked.delete(entry.seq);
@@ -367,6 +374,7 @@ export class ConsumerRunner {
    * ack separately costs a request per message, which dominated large batches.
    */
   private async ackBatch(entries: readonly LaneEntry<JsMsg>[]): Promise<void> {
+    this.settings.observer?.settled?.(this.name, 'acked', entries.length);
     for (const entry of entries) {
       this.parked.delete(entry.seq);
       this.outages.delete(entry.seq);
@@ -407,6 +415,7 @@ export class ConsumerRunner {
       );
       // Only after the record is stored: a lost term means a redelivery and a deduplicated record.
       entry.msg.term();
+      this.settings.observer?.settled?.(this.name, 'dead_lettered', 1);
       this.parked.delete(entry.seq);
       this.outages.delete(entry.seq);
     }

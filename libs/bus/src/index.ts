@@ -6,7 +6,9 @@ export { OnEvent, OnEventBatch, OnRequest, JETSTREAM_TRANSPORT, type OnEventOpti
 export { EventContext, BatchContext, RequestContext, type DeliveryInfo } from './context.js';
 export { BusModule, EVENT_PUBLISHER, BUS_REQUESTER } from './module.js';
 export { startService, type StartServiceOptions, type RunningService } from './bootstrap.js';
-export { ServiceLogger, LOG_FORMATS, type LogFormat, type LogSink, type ServiceLoggerOptions } from './logger.js';
+export { ServiceLogger, LOG_FORMATS, LOG_LEVEL_NAMES, nestLevelsFrom, type LogFormat, type LogLevelName, type LogSink, type ServiceLoggerOptions } from './logger.js';
+export { withLogContext, currentLogContext, logContextOf, type LogContext } from './log-context.js';
+export { SETTLEMENTS, type BusObserver, type Settlement } from './observer.js';
 export {
   BUS_ERROR_CODES,
   type BusErrorCode,
@@ -46,7 +48,7 @@ export { decodeJsonBody, decodeEventMessage, type DecodeResult } from './codec.j
 export { type BusStatus, type ErrorReply, isErrorReply, toErrorReply } from './replies.js';
 export { provisionStreams, streamSpecs } from './streams.js';
 export { backoffDelay, decideFailure, buildDeadLetter, deadLetterMsgId, type FailureDisposition } from './disposition.js';
-export { CommonEnvironment, parseEnvironment, resolveDir, loadYamlConfig, DEFAULT_CONFIG_DIR, commonSettings, type CommonSettings } from './service-config.js';
+export { CommonEnvironment, parseEnvironment, resolveDir, loadYamlConfig, DEFAULT_CONFIG_DIR, commonSettings, type CommonSettings, type OpsSettings } from './service-config.js';
 export { KvBucket, bucketStreamConfig, type KvEntry, type KvBucketOptions } from './kv.js';
 export {
   CriticHealthEntry,

@@ -1,7 +1,15 @@
 import { type LogLevel, type LoggerService } from '@nestjs/common';
+import { type Logger as Pino, type LevelWithSilent, pino } from 'pino';
+import { prettyFactory } from 'pino-pretty';
+import { currentLogContext } from './log-context.js';
 
+/** `json`: one JSON object per line (for log shippers); `plain`: pino-pretty's one-line text. */
 export const LOG_FORMATS = ['json', 'plain'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** The lowest level written (`RLOOP_LOG_LEVEL`). */
+export const LOG_LEVEL_NAMES = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'] as const;
+export type LogLevelName = (typeof LOG_LEVEL_NAMES)[number];
 
 /** Where a log line goes; the default writes errors and warnings to stderr, the rest to stdout. */
 export type LogSink = (line: string, level: LogLevel) => void;
@@ -10,7 +18,21 @@ const defaultSink: LogSink = (line, level) => {
   (level === 'error' || level === 'fatal' || level === 'warn' ? process.stderr : process.stdout).write(`${line}\n`);
 };
 
-const LEVEL_NAMES: Readonly<Record<LogLevel, string>> = { log: 'info', error: 'error', warn: 'warn', debug: 'debug', verbose: 'verbose', fatal: 'fatal' };
+const PINO_LEVEL: Readonly<Record<LogLevel, Exclude<LevelWithSilent, 'silent'>>> = { verbose: 'trace', debug: 'debug', log: 'info', warn: 'warn', error: 'error', fatal: 'fatal' };
+const NEST_LEVEL_BY_NUMBER: ReadonlyMap<number, LogLevel> = new Map([
+  [10, 'verbose'],
+  [20, 'debug'],
+  [30, 'log'],
+  [40, 'warn'],
+  [50, 'error'],
+  [60, 'fatal'],
+]);
+
+/** Nest's levels at or above a pino level name. */
+export function nestLevelsFrom(level: LogLevelName): LogLevel[] {
+  const order: LogLevel[] = ['verbose', 'debug', 'log', 'warn', 'error', 'fatal'];
+  return order.slice(LOG_LEVEL_NAMES.indexOf(level));
+}
 
 export interface ServiceLoggerOptions {
   readonly format?: LogFormat;
@@ -20,21 +42,45 @@ export interface ServiceLoggerOptions {
 }
 
 /**
- * One line per entry, as JSON (`{"time","level","service","context","msg"}`) or plain text
- * (`<time> <LEVEL> <service> [<context>] <msg>`); Nest's own messages go through it as well.
+ * The NestJS logger of a service, written through pino: JSON lines (`time`, `level`, `service`,
+ * `context`, `msg`, plus `plan`, `run_id`, `round`, `event_id` and `trace_id` while a handler works
+ * on a plan's message) or the same as one line of text. Nest's own messages go through it too.
  */
 export class ServiceLogger implements LoggerService {
   private levels: Set<LogLevel>;
-  private readonly format: LogFormat;
-  private readonly sink: LogSink;
+  private readonly pino: Pino;
 
   constructor(
     private readonly service: string,
     options: ServiceLoggerOptions = {},
   ) {
-    this.format = options.format ?? 'plain';
     this.levels = new Set(options.levels ?? ['log', 'warn', 'error', 'fatal']);
-    this.sink = options.sink ?? defaultSink;
+    const sink = options.sink ?? defaultSink;
+    const pretty = options.format === 'json' ? null : prettyFactory({
+          colorize: false,
+          singleLine: true,
+          translateTime: 'SYS:standard',
+          ignore: 'pid,hostname,level_name,service,context',
+          messageFormat: '{service}{if context} [{context}]{end} {msg}',
+        });
+    const destination = {
+      write(line: string): void {
+        const record = JSON.parse(line) as { level: number };
+        const level = NEST_LEVEL_BY_NUMBER.get(record.level) ?? 'log';
+        sink(pretty === null ? line.trimEnd() : pretty(record).trimEnd(), level);
+      },
+    };
+    this.pino = pino(
+      {
+        base: { service },
+        level: 'trace',
+        messageKey: 'msg',
+        timestamp: pino.stdTimeFunctions.isoTime,
+        formatters: { level: (label, number) => ({ level: number, level_name: label }) },
+        mixin: () => ({ ...currentLogContext() }),
+      },
+      destination,
+    );
   }
 
   log(message: unknown, ...optional: unknown[]): void {
@@ -80,13 +126,7 @@ export class ServiceLogger implements LoggerService {
     } else {
       text = safeJson(message);
     }
-    const time = new Date().toISOString();
-    if (this.format === 'json') {
-      this.sink(safeJson({ time, level: LEVEL_NAMES[level], service: this.service, ...(context === undefined ? {} : { context }), msg: text, ...(stack === undefined ? {} : { stack }) }), level);
-      return;
-    }
-    const where = context === undefined ? '' : ` [${context}]`;
-    this.sink(`${time} ${LEVEL_NAMES[level].toUpperCase()} ${this.service}${where} ${text}${stack === undefined ? '' : `\n${stack}`}`, level);
+    this.pino[PINO_LEVEL[level]]({ ...(context === undefined ? {} : { context }), ...(stack === undefined ? {} : { stack }) }, text);
   }
 }
 

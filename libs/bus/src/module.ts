@@ -1,5 +1,6 @@
 import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { JetStreamClient } from './client.js';
+import { type BusObserver } from './observer.js';
 import { type BusOptions } from './options.js';
 
 /** Injection token of the EventPublisher port: `@Inject(EVENT_PUBLISHER) publisher: EventPublisher`. */
@@ -27,12 +28,12 @@ class BusClientLifecycle implements OnModuleInit, OnApplicationShutdown {
  */
 @Module({})
 export class BusModule {
-  static forRoot(options: BusOptions): DynamicModule {
+  static forRoot(options: BusOptions, observer?: BusObserver): DynamicModule {
     return {
       module: BusModule,
       global: true,
       providers: [
-        { provide: JetStreamClient, useFactory: () => new JetStreamClient(options) },
+        { provide: JetStreamClient, useFactory: () => new JetStreamClient(options, undefined, observer) },
         { provide: EVENT_PUBLISHER, useExisting: JetStreamClient },
         { provide: BUS_REQUESTER, useExisting: JetStreamClient },
         BusClientLifecycle,

@@ -8,13 +8,15 @@ import { isObservable, lastValueFrom } from 'rxjs';
 import { encodeJson } from './codec.js';
 import { type BusStatus, type ErrorReply, toErrorReply } from './replies.js';
 import { connectWithRetry, watchConnection } from './connection.js';
-import { type BatchContext, type EventContext, RequestContext } from './context.js';
+import { type BatchContext, type DeliveryInfo, type EventContext, RequestContext } from './context.js';
 import { ConsumerRunner, type HandlerOutcome, headersToRecord } from './consumer-runner.js';
 import { HandlerFailure, type HandlerSpec, JETSTREAM_TRANSPORT, readHandlerSpec } from './decorators.js';
 import { BUS_ERROR_CODES, BusConfigError } from './errors.js';
 import { type BusOptions, type ResolvedBusOptions, mergePolicy, resolveBusOptions } from './options.js';
 import { type RequestOperation, consumerTarget, durableName, requestSubject } from './routing.js';
 import { type DurableConfig, consumerConfig, ensureConsumer, provisionStreams } from './streams.js';
+import { logContextOf, withLogContext } from './log-context.js';
+import { type BusObserver } from './observer.js';
 
 type Handler = MessageHandler<unknown, BaseRpcContext<unknown>, unknown>;
 type EventsMap = { status: (status: BusStatus) => void };
@@ -48,7 +50,11 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
   private closing: Promise<void> | null = null;
   private boundConsumers: readonly string[] = [];
 
-  constructor(options: BusOptions, logger?: LoggerService) {
+  constructor(
+    options: BusOptions,
+    logger?: LoggerService,
+    private readonly observer: BusObserver = {},
+  ) {
     super();
     this.options = resolveBusOptions(options);
     this.subjects = subjectsFor(this.options.namespace);
@@ -182,10 +188,17 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
         connection,
         logger: this.log,
         publishTimeoutMs: this.options.publishTimeoutMs,
+        observer: this.observer,
         mode:
           spec.kind === 'batch'
-            ? { kind: 'batch', max: spec.options.max, lingerMs: spec.options.lingerMs ?? 20, partitions: spec.options.partitions ?? 1, invoke: (events: RloopEvent[], context: BatchContext) => invokeHandler(handler, events, context) }
-            : { kind: 'event', invoke: (event: RloopEvent, context: EventContext) => invokeHandler(handler, event, context) },
+            ? {
+                kind: 'batch',
+                max: spec.options.max,
+                lingerMs: spec.options.lingerMs ?? 20,
+                partitions: spec.options.partitions ?? 1,
+                invoke: (events: RloopEvent[], context: BatchContext) => this.observed(name, events, context.deliveries, () => invokeHandler(handler, events, context)),
+              }
+            : { kind: 'event', invoke: (event: RloopEvent, context: EventContext) => this.observed(name, [event], [context.delivery], () => invokeHandler(handler, event, context)) },
       });
       consumers.push({ runner, stream });
     }
@@ -219,8 +232,10 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
 
   private async answer(msg: Msg, handler: Handler): Promise<void> {
     const expectsReply = msg.reply !== undefined && msg.reply !== '';
-    const context = new RequestContext([msg.subject, headersToRecord(msg.headers), expectsReply]);
-    const outcome = await invokeHandler(handler, msg.data, context);
+    const headers = headersToRecord(msg.headers);
+    const context = new RequestContext([msg.subject, headers, expectsReply]);
+    const call = (): Promise<HandlerOutcome> => invokeHandler(handler, msg.data, context);
+    const outcome = await (this.observer.request === undefined ? call() : this.observer.request(msg.subject, headers, call));
     let reply: unknown;
     if (outcome.ok) {
       reply = outcome.value ?? null;
@@ -250,6 +265,13 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
       bytes = encodeJson({ status: 'error', code: BUS_ERROR_CODES.replyTooLarge, message, retryable: false } satisfies ErrorReply);
     }
     msg.respond(bytes);
+  }
+
+  /** A handler call inside its log context (one event: its plan, run, round, id) and the observer's wrapper. */
+  private observed(consumer: string, events: readonly RloopEvent[], deliveries: readonly DeliveryInfo[], call: () => Promise<HandlerOutcome>): Promise<HandlerOutcome> {
+    const [first] = events;
+    const wrapped = (): Promise<HandlerOutcome> => (this.observer.handle === undefined ? call() : this.observer.handle(consumer, events, deliveries, call));
+    return events.length === 1 && first !== undefined ? withLogContext(logContextOf(first), wrapped) : wrapped();
   }
 
   private async shutdown(): Promise<void> {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
 import { DEFAULT_NAMESPACE, ValidationError, toIssues } from '@rloop/contracts';
 import { z } from 'zod';
-import { LOG_FORMATS } from './logger.js';
+import { LOG_FORMATS, LOG_LEVEL_NAMES, type LogLevelName } from './logger.js';
 
 /** Environment every service reads. Service config.ts files extend it with their own variables. */
 export const CommonEnvironment = z.object({
@@ -19,6 +19,16 @@ export const CommonEnvironment = z.object({
   RLOOP_NATS_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   /** How soon a message held by a service that died is delivered again (every consumer's ack wait). */
   RLOOP_ACK_WAIT_MS: z.coerce.number().int().min(1_000).optional(),
+  /** The lowest log level written. */
+  RLOOP_LOG_LEVEL: z.enum(LOG_LEVEL_NAMES).default('info'),
+  /** Port of /healthz, /readyz and /metrics (the console's pages too); 0 = off. `rloop up` gives each service its own. */
+  RLOOP_HTTP_PORT: z.coerce.number().int().min(0).max(65_535).default(0),
+  /** Address that port listens on. */
+  RLOOP_HTTP_HOST: z.string().min(1).default('127.0.0.1'),
+  /** OTLP/HTTP collector (e.g. `http://collector:4318`): traces go to `<it>/v1/traces`. Unset: tracing off. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url().optional(),
+  /** The full traces URL, over OTEL_EXPORTER_OTLP_ENDPOINT. */
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: z.url().optional(),
 });
 export type CommonEnvironment = z.infer<typeof CommonEnvironment>;
 
@@ -75,10 +85,26 @@ export async function loadYamlConfig<S extends z.ZodType>(path: string, schema: 
 export interface CommonSettings {
   readonly bus: { readonly servers: string; readonly namespace: string; readonly connect: { readonly timeoutMs: number }; readonly ackWaitOverrideMs?: number };
   readonly logFormat: (typeof LOG_FORMATS)[number];
+  readonly logLevel: LogLevelName;
+  readonly ops: OpsSettings;
   /** Absolute path of RLOOP_HOME. */
   readonly home: string;
   /** Absolute path of the config directory. */
   readonly configDir: string;
+}
+
+/** Health, metrics and traces of a service. */
+export interface OpsSettings {
+  /** null: no HTTP endpoint. */
+  readonly http: { readonly host: string; readonly port: number } | null;
+  /** OTLP/HTTP traces URL; null: tracing off. */
+  readonly tracesEndpoint: string | null;
+}
+
+function tracesEndpoint(env: CommonEnvironment): string | null {
+  if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT !== undefined) return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  if (env.OTEL_EXPORTER_OTLP_ENDPOINT === undefined) return null;
+  return `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`;
 }
 
 export function commonSettings(env: CommonEnvironment): CommonSettings {
@@ -90,6 +116,8 @@ export function commonSettings(env: CommonEnvironment): CommonSettings {
       ...(env.RLOOP_ACK_WAIT_MS === undefined ? {} : { ackWaitOverrideMs: env.RLOOP_ACK_WAIT_MS }),
     },
     logFormat: env.RLOOP_LOG_FORMAT,
+    logLevel: env.RLOOP_LOG_LEVEL,
+    ops: { http: env.RLOOP_HTTP_PORT === 0 ? null : { host: env.RLOOP_HTTP_HOST, port: env.RLOOP_HTTP_PORT }, tracesEndpoint: tracesEndpoint(env) },
     home: resolveDir(env.RLOOP_HOME),
     configDir: env.RLOOP_CONFIG_DIR === undefined ? DEFAULT_CONFIG_DIR : resolveDir(env.RLOOP_CONFIG_DIR),
   };

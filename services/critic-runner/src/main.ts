@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Logger } from '@nestjs/common';
-import { ServiceLogger, startService } from '@rloop/bus';
+import { ServiceLogger, nestLevelsFrom } from '@rloop/bus';
+import { startObservedService } from '@rloop/observability';
 import { describeError } from '@rloop/contracts';
 import { stopOnSignals } from '@rloop/critic-sdk';
 import { redactSecrets } from '@rloop/llm';
@@ -19,12 +20,15 @@ const { config, registry } = await loadSettings().catch((error: unknown) => {
   process.stderr.write(`${redactSecrets(describeError(error))}\n`);
   process.exit(1);
 });
-const logger = new ServiceLogger('critic-runner', { format: config.logFormat });
+const logger = new ServiceLogger('critic-runner', { format: config.logFormat, levels: nestLevelsFrom(config.logLevel) });
 const anthropicLog = new Logger('Anthropic');
 // With ANTHROPIC_API_KEY the LLM critics are hosted (and registered) beside the built-in ones.
 const llm = config.anthropic === null ? null : new LlmCriticHost(config.anthropic, config.catalogue, { warn: (m) => anthropicLog.warn(m), info: (m) => anthropicLog.log(m) });
-const service = await startService({
+const service = await startObservedService({
   name: 'critic-runner',
+  logFormat: config.logFormat,
+  logLevel: config.logLevel,
+  ops: config.ops,
   module: CriticRunnerModule.forRoot(config, hostedCritics(config, llm), registry, llm),
   bus: { ...config.bus, consumer: { concurrency: config.roundConcurrency } },
   logger,

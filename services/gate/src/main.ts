@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { startService } from '@rloop/bus';
+import { startObservedService } from '@rloop/observability';
 import { describeError } from '@rloop/contracts';
 import { GateModule } from './app.module.js';
 import { loadGateConfig } from './config.js';
@@ -8,4 +8,4 @@ const config = await loadGateConfig().catch((error: unknown) => {
   process.stderr.write(`${describeError(error)}\n`);
   process.exit(1);
 });
-await startService({ name: 'gate', module: GateModule.forRoot(config), bus: config.bus, logFormat: config.logFormat });
+await startObservedService({ name: 'gate', module: GateModule.forRoot(config), bus: config.bus, logFormat: config.logFormat, logLevel: config.logLevel, ops: config.ops });

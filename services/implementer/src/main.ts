@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { startService } from '@rloop/bus';
+import { startObservedService } from '@rloop/observability';
 import { describeError } from '@rloop/contracts';
 import { redactSecrets } from '@rloop/llm';
 import { ImplementerModule } from './app.module.js';
@@ -12,4 +12,4 @@ try {
   process.stderr.write(`${redactSecrets(describeError(error))}\n`);
   process.exit(1);
 }
-await startService({ name: 'implementer', module: ImplementerModule.forRoot(config), bus: config.bus, logFormat: config.logFormat });
+await startObservedService({ name: 'implementer', module: ImplementerModule.forRoot(config), bus: config.bus, logFormat: config.logFormat, logLevel: config.logLevel, ops: config.ops });

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
-import { startService } from '@rloop/bus';
+import { FleetMetrics, startObservedService } from '@rloop/observability';
+import { observeAppends } from './append-metrics.js';
 import { RloopError, describeError } from '@rloop/contracts';
 import { JournalModule } from './app.module.js';
 import { type JournalConfig, loadJournalConfig } from './config.js';
@@ -27,4 +28,14 @@ if (process.argv[2] === 'rebuild') {
   process.stdout.write(`journal: rebuilt the projections from ${replayed} events\n`);
   process.exit(0);
 }
-await startService({ name: 'journal', module: JournalModule.forRoot(config, store), bus: config.bus, logFormat: config.logFormat });
+// Append latency and batch size are measured around the store's transactions, in the service's registry.
+const metrics = new FleetMetrics('journal');
+await startObservedService({
+  name: 'journal',
+  module: JournalModule.forRoot(config, observeAppends(store, metrics)),
+  bus: config.bus,
+  logFormat: config.logFormat,
+  logLevel: config.logLevel,
+  ops: config.ops,
+  metrics,
+});

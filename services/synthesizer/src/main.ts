@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { startService } from '@rloop/bus';
+import { startObservedService } from '@rloop/observability';
 import { describeError } from '@rloop/contracts';
 import { SynthesizerModule } from './app.module.js';
 import { type SynthesizerConfig, loadSynthesizerConfig } from './config.js';
@@ -11,4 +11,4 @@ try {
   process.stderr.write(`${describeError(error)}\n`);
   process.exit(1);
 }
-await startService({ name: 'synthesizer', module: SynthesizerModule, bus: config.bus, logFormat: config.logFormat });
+await startObservedService({ name: 'synthesizer', module: SynthesizerModule, bus: config.bus, logFormat: config.logFormat, logLevel: config.logLevel, ops: config.ops });
