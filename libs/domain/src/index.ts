@@ -58,3 +58,18 @@ export { topScoreAverage, slope, keyMomentOf, isInfraFailure } from './heuristic
 export { loopDetectedEvent } from './heuristics/detection.js';
 export { findingTimelines, patchOfFile, type TimelineDraft } from './heuristics/timelines.js';
 export { calibrate, type CalibrationReport, type Spread, type ThresholdAdvice, type HeuristicStats } from './heuristics/calibrate.js';
+export {
+  buildLoopReport,
+  reportSummaryLine,
+  KEY_DROP,
+  type LoopReport,
+  type ReportOutcome,
+  type ReportRound,
+  type ReportCritic,
+  type ReportFix,
+  type KeyMoment,
+  type FixedFinding,
+  type OpenFinding,
+  type ReportLearning,
+} from './report/loop-report.js';
+export { renderReportMarkdown, renderReportHtml, sparkline, escapeHtml } from './report/render.js';

@@ -113,6 +113,12 @@ export class JournalClient {
     return (await this.ask('escalations', { open: options.open ?? false, ...(options.plan === undefined ? {} : { plan: options.plan }), ...(options.limit === undefined ? {} : { limit: options.limit }) })).escalations;
   }
 
+  /** Patterns seen in at least `minLoops` loops (optionally for some finding types), most widespread first. */
+  async learnings(options: { readonly findingTypes?: readonly string[]; readonly minLoops?: number; readonly limit?: number } = {}): Promise<JournalReply<'learnings'>['learnings']> {
+    const types = options.findingTypes === undefined ? {} : { finding_types: [...options.findingTypes].slice(0, 200) };
+    return (await this.ask('learnings', { ...types, min_loops: options.minLoops ?? 2, limit: options.limit ?? 100 })).learnings;
+  }
+
   async rebuild(projection?: string): Promise<JournalReply<'rebuild'>['rebuilt']> {
     return (await this.ask('rebuild', projection === undefined ? {} : { projection })).rebuilt;
   }

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -6,11 +7,13 @@ import { stringify as toYaml } from 'yaml';
 import type { JournaledEvent } from '@rloop/contracts';
 import { TERMINAL_STATUSES, journalDocument, renderLetterMarkdown } from '@rloop/domain';
 import { type CliBus, connectCli, resolveBusFlags } from '../bus/connect.js';
-import { type Fleet, startFleet } from '../fleet/supervisor.js';
+import { ALL_SERVICES, type Fleet, type FleetMember, startFleet } from '../fleet/supervisor.js';
 import { loadPlanFile } from '../plans/load-plan.js';
 import { CliError, type CommandRegistrar } from '../program.js';
 import { exitCodeFor } from '../watch/progress.js';
-import { busFlagsOf, note, out, parsePositiveInt } from './options.js';
+import { writeConsoleAddress } from './console.js';
+import { busFlagsOf, note, out, parsePort, parsePositiveInt } from './options.js';
+import { loadLoopReport, reportSummaryLineFor, waitForJournal, writeLoopReport } from './report.js';
 import { stopLoop } from './loop-control.js';
 import { postPlan, watchRun } from './submit.js';
 
@@ -27,24 +30,44 @@ function fleetEnv(flags: { natsUrl?: string; namespace?: string }, extra: NodeJS
   return { ...process.env, NATS_URL: natsUrl, RLOOP_NAMESPACE: namespace, ...extra };
 }
 
+/** Where each member's endpoints are, for the lines `rloop up` prints. */
+function endpointLines(members: readonly FleetMember[], host: string): string[] {
+  return members.filter((m) => m.httpPort !== null && m.service !== 'console').map((m) => `  ${m.label.padEnd(16)} http://${host}:${m.httpPort}/metrics  (/healthz, /readyz)`);
+}
+
 /** `rloop up`: the whole fleet on this machine, until Ctrl-C. */
 export const registerUp: CommandRegistrar = (program) => {
   program
     .command('up')
-    .description('start the whole fleet on this machine (journal, gate, panel, critic-runner, synthesizer, implementer)')
+    .description('start the whole fleet on this machine (journal, gate, panel, critic-runner, synthesizer, implementer) and the console')
     .option('--replicas <n>', 'instances of each service', parsePositiveInt, 1)
+    .option('--port <n>', 'the console listens here, each service (/healthz, /readyz, /metrics) on the next ports; 0: no HTTP endpoints', parsePort, 9460)
     .option('-q, --quiet', "do not echo the services' log lines")
     .addHelpText(
       'after',
       '\nEnvironment: NATS_URL (default nats://127.0.0.1:4222); DATABASE_URL for a PostgreSQL journal (unset: an embedded\n' +
-        'PGlite journal under $RLOOP_HOME, default .rloop/); RLOOP_NAMESPACE; ANTHROPIC_API_KEY enables the LLM critics.',
+        'PGlite journal under $RLOOP_HOME, default .rloop/); RLOOP_NAMESPACE; ANTHROPIC_API_KEY enables the LLM critics;\n' +
+        'RLOOP_CONSOLE_TOKEN: the ops token the console asks for before resume and stop (unset: one is made up and printed).',
     )
-    .action(async (opts: { replicas: number; quiet?: boolean }, command: Command) => {
+    .action(async (opts: { replicas: number; port: number; quiet?: boolean }, command: Command) => {
       const flags = busFlagsOf(command);
       await ensureNats(flags);
       note(`rloop: starting the fleet (${opts.replicas} of each service)…`);
-      const fleet = await startFleet({ replicas: opts.replicas, env: fleetEnv(flags), ...(opts.quiet === true ? {} : { onLine: (line) => note(line) }) });
+      const token = process.env['RLOOP_CONSOLE_TOKEN'] ?? randomBytes(18).toString('base64url');
+      const fleet = await startFleet({
+        replicas: opts.replicas,
+        services: ALL_SERVICES,
+        env: fleetEnv(flags, { RLOOP_CONSOLE_TOKEN: token }),
+        ...(opts.port === 0 ? {} : { httpPortBase: opts.port }),
+        ...(opts.quiet === true ? {} : { onLine: (line) => note(line) }),
+      });
       out('rloop: fleet ready');
+      if (opts.port !== 0) {
+        const url = `http://127.0.0.1:${opts.port}/`;
+        const saved = await writeConsoleAddress({ url, token });
+        out(`console: ${url}  (\`rloop console\` opens it signed in; ops token in ${saved}${process.env['RLOOP_CONSOLE_TOKEN'] === undefined ? ', made up for this run' : ''})`);
+        for (const line of endpointLines(fleet.members, '127.0.0.1')) out(line);
+      }
       await new Promise<void>((resolveStop, rejectStop) => {
         const stop = (): void => {
           note('rloop: stopping the fleet…');
@@ -89,15 +112,19 @@ async function exportRun(bus: CliBus, plan: string, dir: string): Promise<{ jour
   return { journal, letters, escalation };
 }
 
-/** The watch follows the bus; the export reads the journal: wait until the journal has the ending too. */
-async function waitForJournal(bus: CliBus, plan: string, runId: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const { state } = await bus.journal.loopState(plan);
-    if (state !== null && state.run_id === runId && (state.outcome_event_id !== null || state.status === 'escalated')) return;
-    if (Date.now() > deadline) throw new CliError(`the journal did not record the end of ${plan} within ${timeoutMs / 1000} s`);
-    await new Promise((resolveWait) => setTimeout(resolveWait, 50));
+/** The demo's first metrics port (the journal's); the others follow in start order. */
+const DEMO_METRICS_PORT = 9461;
+
+/** Saves each member's /metrics as `<service>.prom` under `dir`; returns the directory. */
+async function scrapeMetrics(fleet: Fleet, dir: string): Promise<string> {
+  await mkdir(dir, { recursive: true });
+  for (const member of fleet.members) {
+    if (member.httpPort === null) continue;
+    const response = await fetch(`http://127.0.0.1:${member.httpPort}/metrics`);
+    if (!response.ok) throw new CliError(`${member.label}'s /metrics answered ${response.status}`);
+    await writeFile(join(dir, `${member.service}${member.index === 1 ? '' : `-${member.index}`}.prom`), await response.text());
   }
+  return relative(process.cwd(), dir) || dir;
 }
 
 interface SampleRepoModule {
@@ -111,7 +138,8 @@ export const registerDemo: CommandRegistrar = (program) => {
     .description('run the fleet on a sample repository and plan: gate, critic rounds, letters, fixes, outcome — then stop')
     .option('--variant <variant>', 'fixable (converges) | unfixable (escalates)', 'fixable')
     .option('-v, --verbose', "echo the services' log lines")
-    .action(async (opts: { variant: string; verbose?: boolean }, command: Command) => {
+    .option('--metrics', "serve every service's /metrics during the run (ports from 9461) and save a scrape of each next to the journal before the fleet stops")
+    .action(async (opts: { variant: string; verbose?: boolean; metrics?: boolean }, command: Command) => {
       if (opts.variant !== 'fixable' && opts.variant !== 'unfixable') throw new CliError(`--variant must be fixable or unfixable, not ${opts.variant}`);
       const flags = busFlagsOf(command);
       await ensureNats(flags);
@@ -122,7 +150,11 @@ export const registerDemo: CommandRegistrar = (program) => {
       const planFile = join(REPO_ROOT, 'examples', 'plans', opts.variant === 'fixable' ? 'fixable-high-effort.yaml' : 'unfixable.yaml');
       const plan = { ...(await loadPlanFile(planFile)), repo: { path: repo.dir, ref: 'main' } };
       note(`rloop demo: starting the fleet (journal: ${process.env['DATABASE_URL'] === undefined ? `embedded PGlite under ${relative(process.cwd(), home) || '.'}` : 'DATABASE_URL'})…`);
-      const fleet: Fleet = await startFleet({ env: fleetEnv(flags, { RLOOP_HOME: home }), ...(opts.verbose === true ? { onLine: (line) => note(line) } : {}) });
+      const fleet: Fleet = await startFleet({
+        env: fleetEnv(flags, { RLOOP_HOME: home }),
+        ...(opts.metrics === true ? { httpPortBase: DEMO_METRICS_PORT - 1 } : {}),
+        ...(opts.verbose === true ? { onLine: (line) => note(line) } : {}),
+      });
       note('rloop: fleet ready');
       const bus = await connectCli(flags);
       try {
@@ -139,12 +171,16 @@ export const registerDemo: CommandRegistrar = (program) => {
         note(`rloop demo: plan ${reply.plan} accepted; following the loop…`);
         const result = await watchRun(bus, reply.plan, reply.event_id, { json: false, since, timeoutMs: 15 * 60_000 });
         await waitForJournal(bus, reply.plan, reply.event_id);
-        const exported = await exportRun(bus, reply.plan, join(home, 'demo', reply.plan));
-        out(`outcome: ${result.outcome} after ${result.progress.round} round(s) — ${result.progress.detail ?? ''}`);
+        const dir = join(home, 'demo', reply.plan);
+        const exported = await exportRun(bus, reply.plan, dir);
+        const report = await loadLoopReport(bus, reply.plan);
+        const reportPath = await writeLoopReport(report, dir);
+        out(reportSummaryLineFor(report, reportPath));
         out(`branch:  rloop/${reply.plan} in ${repo.dir} (git -C ${repo.dir} log --oneline rloop/${reply.plan})`);
         out(`journal: ${exported.journal}`);
         out(`letters: ${exported.letters.length > 0 ? relative(process.cwd(), join(home, 'demo', reply.plan, 'letters')) : '(none)'} (${exported.letters.length} rounds)`);
         if (exported.escalation !== null) out(`escalation report: ${exported.escalation}`);
+        if (opts.metrics === true) out(`metrics: ${await scrapeMetrics(fleet, join(dir, 'metrics'))}`);
         process.exitCode = exitCodeFor(result.outcome);
       } finally {
         await bus.close();

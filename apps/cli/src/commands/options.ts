@@ -22,3 +22,9 @@ export function parsePositiveInt(value: string): number {
   if (!Number.isInteger(n) || n < 1) throw new Error(`expected a positive whole number, got "${value}"`);
   return n;
 }
+
+export function parsePort(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65_535) throw new Error(`expected a port (0-65535), got "${value}"`);
+  return n;
+}

@@ -6,6 +6,7 @@ import { loadPlanFile } from '../plans/load-plan.js';
 import { CliError, type CommandRegistrar } from '../program.js';
 import { type Outcome, type Progress, exitCodeFor, initialProgress, reduceProgress, renderProgress } from '../watch/progress.js';
 import { busFlagsOf, note, out, parsePositiveInt } from './options.js';
+import { loadLoopReport, reportDir, reportSummaryLineFor, waitForJournal, writeLoopReport } from './report.js';
 
 export interface WatchResult {
   readonly outcome: Outcome;
@@ -64,6 +65,13 @@ export async function postPlan(bus: CliBus, plan: Record<string, unknown>): Prom
   return SubmitReply.parse(raw);
 }
 
+/** A finished loop's one-screen summary, with its report written under $RLOOP_HOME/reports/<slug>. */
+async function finishedSummary(bus: CliBus, plan: string, runId: string): Promise<string> {
+  await waitForJournal(bus, plan, runId);
+  const report = await loadLoopReport(bus, plan);
+  return reportSummaryLineFor(report, await writeLoopReport(report, reportDir(plan)));
+}
+
 export function summaryLine(plan: string, outcome: Outcome, rounds: number): string {
   return JSON.stringify({ plan, outcome, rounds });
 }
@@ -106,7 +114,7 @@ export const registerSubmit: CommandRegistrar = (program) => {
           ...(opts.timeout === undefined ? {} : { timeoutMs: opts.timeout * 1000 }),
         });
         if (opts.json === true) out(summaryLine(reply.plan, result.outcome, result.progress.round));
-        else note(`${reply.plan}: ${result.outcome}${result.progress.detail === null ? '' : ` — ${result.progress.detail}`}`);
+        else note(await finishedSummary(bus, reply.plan, reply.event_id));
         process.exitCode = exitCodeFor(result.outcome);
       } finally {
         await bus.close();

@@ -5,7 +5,9 @@ import { createInterface } from 'node:readline';
 
 /** The fleet's services, in start order: the journal first, since every decider asks it. */
 export const FLEET_SERVICES = ['journal', 'gate', 'panel', 'critic-runner', 'synthesizer', 'implementer'] as const;
-export type FleetService = (typeof FLEET_SERVICES)[number];
+/** The loop's services and the console (the web page ops read the fleet on); `rloop up` starts them all. */
+export const ALL_SERVICES = [...FLEET_SERVICES, 'console'] as const;
+export type FleetService = (typeof ALL_SERVICES)[number];
 
 /** Where a service's compiled entry point is (the CLI runs from the same checkout). */
 export function serviceEntry(service: FleetService): string {
@@ -22,12 +24,19 @@ export interface FleetOptions {
   readonly onLine?: (line: string) => void;
   /** Most time to wait for every service to say it is ready. */
   readonly readyTimeoutMs?: number;
+  /**
+   * First port of the services' HTTP endpoints (/healthz, /readyz, /metrics; the console's pages):
+   * the console gets this one, every other member the next ones in start order. Unset: none.
+   */
+  readonly httpPortBase?: number;
 }
 
 export interface FleetMember {
   readonly service: FleetService;
   readonly index: number;
   readonly label: string;
+  /** Its /healthz, /readyz, /metrics (and the console's pages), when the fleet has HTTP ports. */
+  readonly httpPort: number | null;
   child: ChildProcess;
   /** The last lines it printed, for error messages. */
   readonly tail: string[];
@@ -71,7 +80,8 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   function launch(member: Omit<FleetMember, 'child'>): Promise<FleetMember> {
     const entry = serviceEntry(member.service);
     if (!existsSync(entry)) return Promise.reject(new Error(`${entry} is missing: run \`npm run build\` first`));
-    const child = spawn(process.execPath, [entry], { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const env = member.httpPort === null ? options.env : { ...options.env, RLOOP_HTTP_PORT: String(member.httpPort) };
+    const child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     // The member record is completed here and kept: restart() replaces its child in place.
     const full = Object.assign(member, { child }) as FleetMember;
     return new Promise<FleetMember>((resolve, reject) => {
@@ -122,11 +132,18 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   };
 
   const readiness: Promise<FleetMember>[] = [];
+  let nextPort = options.httpPortBase === undefined ? null : options.httpPortBase + 1;
+  const portFor = (service: FleetService, index: number): number | null => {
+    if (options.httpPortBase === undefined || nextPort === null) return null;
+    if (service === 'console' && index === 1) return options.httpPortBase;
+    nextPort += 1;
+    return nextPort - 1;
+  };
   try {
     for (const service of services) {
       const starting: Promise<FleetMember>[] = [];
       for (let index = 1; index <= replicas; index += 1) {
-        const member: Omit<FleetMember, 'child'> = { service, index, label: `${service}#${index}`, tail: [] };
+        const member: Omit<FleetMember, 'child'> = { service, index, label: `${service}#${index}`, httpPort: portFor(service, index), tail: [] };
         const ready = launch(member);
         // Observed below; this keeps an early failure from being an unhandled rejection meanwhile.
         ready.catch(() => undefined);
