@@ -122,6 +122,10 @@ export const JOURNAL_QUERIES = {
           updated_at: z.string().nullable(),
           outcome_event_id: EventId.nullable(),
           findings_open: z.int().min(0).nullable(),
+          /** The latest letter's findings by severity (null before the first letter). */
+          counts: SeverityCounts.nullable().default(null),
+          /** When the run was gated (its start, for its age). */
+          started_at: z.string().nullable().default(null),
           spend_usd: z.number().min(0).default(0),
         }),
       ),
@@ -171,6 +175,24 @@ export const JOURNAL_QUERIES = {
   calibration: {
     request: z.object({ since: z.string().optional(), limit: z.int().min(1).max(100_000).default(10_000) }),
     reply: z.object({ runs: z.array(RunSummary) }),
+  },
+  /** How each critic fared over the most recent rounds of every plan (the console's critics registry). */
+  critic_stats: {
+    request: z.object({ rounds: z.int().min(1).max(100_000).default(2000) }),
+    reply: z.object({
+      rounds: z.int().min(0),
+      critics: z.array(
+        z.object({
+          critic_id: z.string(),
+          /** Rounds it was dispatched to (among those looked at). */
+          dispatched: z.int().min(0),
+          failed: z.int().min(0),
+          /** Failures by CriticFailed reason. */
+          reasons: z.record(z.string(), z.int().min(0)),
+          last_round_at: z.string().nullable(),
+        }),
+      ),
+    }),
   },
   /** Rebuilds projections from zero (all, or one by name). */
   rebuild: {

@@ -119,6 +119,11 @@ export class JournalClient {
     return (await this.ask('learnings', { ...types, min_loops: options.minLoops ?? 2, limit: options.limit ?? 100 })).learnings;
   }
 
+  /** How each critic fared over the most recent rounds (dispatches, failures by reason). */
+  async criticStats(rounds?: number): Promise<JournalReply<'critic_stats'>> {
+    return this.ask('critic_stats', rounds === undefined ? {} : { rounds });
+  }
+
   async rebuild(projection?: string): Promise<JournalReply<'rebuild'>['rebuilt']> {
     return (await this.ask('rebuild', projection === undefined ? {} : { projection })).rebuilt;
   }

@@ -103,6 +103,8 @@ export class QueriesController {
         updated_at: r.updated_at,
         outcome_event_id: (r.state as LoopState).outcome_event_id,
         findings_open: r.findings_open,
+        counts: (r.state as LoopState).current?.letter?.counts ?? null,
+        started_at: (r.state as LoopState).gated?.occurred_at ?? null,
         spend_usd: Number(r.spend_usd),
       })),
     };
@@ -204,6 +206,27 @@ export class QueriesController {
     if (query.since !== undefined) select = select.where('started_at', '>=', query.since);
     const rows = await select.orderBy('started_at', 'desc').limit(query.limit).execute();
     return { runs: rows.map((r) => r.summary as RunSummaryRow) as JournalReply<'calibration'>['runs'] };
+  }
+
+  @OnRequest('journal.critic_stats')
+  async criticStats(body: Uint8Array): Promise<JournalReply<'critic_stats'>> {
+    const query = parseQuery('critic_stats', body);
+    const rows = await this.db.selectFrom('round_history').select(['row']).orderBy('started_at', 'desc').limit(query.rounds).execute();
+    const stats = new Map<string, { critic_id: string; dispatched: number; failed: number; reasons: Record<string, number>; last_round_at: string | null }>();
+    for (const { row } of rows) {
+      const round = row as RoundHistoryRow;
+      for (const [critic, outcome] of Object.entries(round.critics)) {
+        const s = stats.get(critic) ?? { critic_id: critic, dispatched: 0, failed: 0, reasons: {}, last_round_at: null };
+        s.dispatched += 1;
+        if (outcome !== 'reported') {
+          s.failed += 1;
+          s.reasons[outcome] = (s.reasons[outcome] ?? 0) + 1;
+        }
+        if (s.last_round_at === null || round.started_at > s.last_round_at) s.last_round_at = round.started_at;
+        stats.set(critic, s);
+      }
+    }
+    return { rounds: rows.length, critics: [...stats.values()].sort((a, b) => a.critic_id.localeCompare(b.critic_id)) };
   }
 
   @OnRequest('journal.rebuild')
