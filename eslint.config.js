@@ -66,4 +66,9 @@ export default defineConfig(
     ...tseslint.configs.disableTypeChecked,
     languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: globals.node },
   },
+  {
+    // The console's page runs in a browser.
+    files: ['services/console/src/web/**/*.js'],
+    languageOptions: { globals: globals.browser },
+  },
 );

@@ -34,7 +34,9 @@ export async function checkReadiness(checks: Readonly<Record<string, ReadinessCh
       }
     }),
   );
-  return { ready: results.every(([, r]) => r.ok), checks: Object.fromEntries(results) };
+  const byName: Record<string, { readonly ok: boolean; readonly detail?: string }> = {};
+  for (const [name, result] of results) byName[name] = result;
+  return { ready: results.every(([, r]) => r.ok), checks: byName };
 }
 
 export interface OpsServerOptions {

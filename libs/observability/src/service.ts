@@ -82,10 +82,16 @@ export async function startObservedService(options: ObservedServiceOptions): Pro
       const missing = running.consumers.filter((name) => !present.has(name));
       if (missing.length > 0) throw new Error(`durable consumers missing on the server: ${missing.join(', ')}`);
     },
-    ...(options.checkJournal === false ? {} : { journal: async () => void (await client.request('journal.loop_state', JOURNAL_PROBE, { timeoutMs: 2_000 })) }),
+    ...(options.checkJournal === false
+      ? {}
+      : {
+          journal: async (): Promise<void> => {
+            await client.request('journal.loop_state', JOURNAL_PROBE, { timeoutMs: 2_000 });
+          },
+        }),
     ...options.checks,
   };
-  const stop = running.stop;
+  const stop = (): Promise<void> => running.stop();
   return {
     ...running,
     metrics,
@@ -94,7 +100,9 @@ export async function startObservedService(options: ObservedServiceOptions): Pro
     stop: async () => {
       await stop();
       await http?.close();
-      await tracing?.shutdown().catch((error: unknown) => logger.warn(`${options.name}: exporting the last spans failed: ${describeError(error)}`, 'Bootstrap'));
+      await tracing?.shutdown().catch((error: unknown) => {
+        logger.warn(`${options.name}: exporting the last spans failed: ${describeError(error)}`, 'Bootstrap');
+      });
     },
   };
 }

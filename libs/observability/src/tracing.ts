@@ -91,7 +91,8 @@ export class Tracing {
 
   /** The context a `traceparent` header names, or null when it is not a valid one. */
   extract(header: string): Context | null {
-    const extracted = this.propagator.extract(ROOT_CONTEXT, { [TRACEPARENT]: header }, { get: (carrier, key) => carrier[key], keys: (carrier) => Object.keys(carrier) });
+    const carrier: Record<string, string> = { [TRACEPARENT]: header };
+    const extracted = this.propagator.extract(ROOT_CONTEXT, carrier, { get: (c: Record<string, string>, key: string) => c[key], keys: (c: Record<string, string>) => Object.keys(c) });
     return trace.getSpanContext(extracted) === undefined ? null : extracted;
   }
 
@@ -104,7 +105,7 @@ export class Tracing {
   /** The `traceparent` header for a context. */
   headersOf(ctx: Context): Record<string, string> {
     const carrier: Record<string, string> = {};
-    this.propagator.inject(ctx, carrier, { set: (c, key, value) => void (c[key] = value) });
+    this.propagator.inject(ctx, carrier, { set: (c: Record<string, string>, key: string, value: string) => void (c[key] = value) });
     return carrier;
   }
 
