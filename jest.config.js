@@ -6,6 +6,8 @@ export default {
   testEnvironment: 'node',
   roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/apps', '<rootDir>/deploy'],
   testMatch: ['**/src/**/*.spec.ts'],
+  // Browser tests drive Chromium and run on their own: `npm run test:browser` (jest.browser.config.js).
+  testPathIgnorePatterns: ['/node_modules/', '\\.browser\\.'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: {
     '^@rloop/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',

@@ -19,6 +19,8 @@ export interface ObservedServiceOptions extends Omit<StartServiceOptions, 'obser
   readonly checkJournal?: boolean;
   /** The service's metrics, when it records some of its own before it starts (the journal's appends). */
   readonly metrics?: FleetMetrics;
+  /** Replaces the tracing built from `ops.tracesEndpoint` (tests: an in-memory exporter). */
+  readonly tracing?: Tracing;
 }
 
 export interface ObservedService extends RunningService {
@@ -41,7 +43,7 @@ const JOURNAL_PROBE = { plan: 'rloop-readyz-probe' };
 export async function startObservedService(options: ObservedServiceOptions): Promise<ObservedService> {
   const logger = options.logger ?? new ServiceLogger(options.name, { format: options.logFormat, levels: nestLevelsFrom(options.logLevel) });
   const metrics = options.metrics ?? new FleetMetrics(options.name);
-  const tracing = options.ops.tracesEndpoint === null ? null : new Tracing({ service: options.name, endpoint: options.ops.tracesEndpoint });
+  const tracing = options.tracing ?? (options.ops.tracesEndpoint === null ? null : new Tracing({ service: options.name, endpoint: options.ops.tracesEndpoint }));
   const observer = new FleetObserver(options.name, metrics, tracing, options.observe);
   let checks: Readonly<Record<string, ReadinessCheck>> | null = null;
   let http: OpsServer | null = null;
@@ -57,7 +59,8 @@ export async function startObservedService(options: ObservedServiceOptions): Pro
   }
   let running: RunningService;
   try {
-    running = await startService({ ...options, logger, observer });
+    // Signals are handled below, so a stop also closes the HTTP endpoint and exports the last spans.
+    running = await startService({ ...options, logger, observer, handleSignals: false });
   } catch (error) {
     await http?.close();
     await tracing?.shutdown();
@@ -91,18 +94,31 @@ export async function startObservedService(options: ObservedServiceOptions): Pro
         }),
     ...options.checks,
   };
-  const stop = (): Promise<void> => running.stop();
-  return {
-    ...running,
-    metrics,
-    logger,
-    http,
-    stop: async () => {
-      await stop();
+  let stopping: Promise<void> | null = null;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      await running.stop();
       await http?.close();
-      await tracing?.shutdown().catch((error: unknown) => {
+      // A tracing the caller passed in is theirs to shut down; it is only flushed here.
+      await (options.tracing === undefined ? tracing?.shutdown() : tracing?.flush())?.catch((error: unknown) => {
         logger.warn(`${options.name}: exporting the last spans failed: ${describeError(error)}`, 'Bootstrap');
       });
-    },
+    })();
+    return stopping;
   };
+  if (options.handleSignals ?? true) {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      logger.log(`${options.name}: ${signal} received, stopping`, 'Bootstrap');
+      stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error(`${options.name}: stop failed: ${describeError(error)}`, 'Bootstrap');
+          process.exit(1);
+        },
+      );
+    };
+    process.once('SIGTERM', onSignal);
+    process.once('SIGINT', onSignal);
+  }
+  return { ...running, metrics, logger, http, stop };
 }

@@ -19,7 +19,8 @@ export function runTraceIds(runId: string): { readonly traceId: string; readonly
 
 /**
  * Random ids, except for the one span a caller asks to have given ids (a run's root span): the
- * SDK draws a root span's trace id and then its span id, synchronously, inside startSpan.
+ * SDK draws a root span's ids synchronously inside startSpan, so setting `next` just before and
+ * clearing it just after names exactly that span.
  */
 class RunIdGenerator implements IdGenerator {
   next: { readonly traceId: string; readonly spanId: string } | null = null;
@@ -29,9 +30,7 @@ class RunIdGenerator implements IdGenerator {
   }
 
   generateSpanId(): string {
-    const id = this.next?.spanId ?? randomBytes(8).toString('hex');
-    this.next = null;
-    return id;
+    return this.next?.spanId ?? randomBytes(8).toString('hex');
   }
 }
 
@@ -113,8 +112,12 @@ export class Tracing {
   recordRunRoot(runId: string, name: string, attributes: Record<string, string | number>, at: Date): void {
     const { traceId, rootSpanId } = runTraceIds(runId);
     this.ids.next = { traceId, spanId: rootSpanId };
-    const span = this.tracer.startSpan(name, { root: true, kind: SpanKind.PRODUCER, attributes, startTime: at }, ROOT_CONTEXT);
-    this.ids.next = null;
+    let span: Span;
+    try {
+      span = this.tracer.startSpan(name, { root: true, kind: SpanKind.PRODUCER, attributes, startTime: at }, ROOT_CONTEXT);
+    } finally {
+      this.ids.next = null;
+    }
     span.end(at);
   }
 

@@ -33,7 +33,7 @@ export interface TestFleet {
   stop(): Promise<void>;
 }
 
-export interface TestFleetOptions extends Pick<FleetOptions, 'replicas'> {
+export interface TestFleetOptions extends Pick<FleetOptions, 'replicas' | 'services' | 'httpPortOf'> {
   /** Changes to config/critics.yaml for this fleet (e.g. smaller soft caps). */
   readonly catalogue?: (catalogue: Record<string, unknown>) => Record<string, unknown>;
   /** Changes to config/models.yaml for this fleet (e.g. small budgets). */
@@ -76,7 +76,13 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
   };
   delete env['ANTHROPIC_API_KEY'];
   Object.assign(env, options.env);
-  const fleet = await startFleet({ env, ...(options.replicas === undefined ? {} : { replicas: options.replicas }), onLine: (line) => lines.push(line) });
+  const fleet = await startFleet({
+    env,
+    ...(options.replicas === undefined ? {} : { replicas: options.replicas }),
+    ...(options.services === undefined ? {} : { services: options.services }),
+    ...(options.httpPortOf === undefined ? {} : { httpPortOf: options.httpPortOf }),
+    onLine: (line) => lines.push(line),
+  });
   const bus = await connectCli({ natsUrl, namespace });
   const samples = (await import(new URL('../../../../examples/sample-repo.mjs', import.meta.url).href)) as SampleRepoModule;
   return {

@@ -29,6 +29,8 @@ export interface FleetOptions {
    * the console gets this one, every other member the next ones in start order. Unset: none.
    */
   readonly httpPortBase?: number;
+  /** Instead of a base: each member's port (null: none), e.g. only the console's in a test. */
+  readonly httpPortOf?: (service: FleetService, index: number) => number | null;
 }
 
 export interface FleetMember {
@@ -134,7 +136,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   const readiness: Promise<FleetMember>[] = [];
   let nextPort = options.httpPortBase === undefined ? null : options.httpPortBase + 1;
   const portFor = (service: FleetService, index: number): number | null => {
-    if (options.httpPortBase === undefined || nextPort === null) return null;
+    if (options.httpPortBase === undefined || nextPort === null) return options.httpPortOf?.(service, index) ?? null;
     if (service === 'console' && index === 1) return options.httpPortBase;
     nextPort += 1;
     return nextPort - 1;

@@ -102,6 +102,11 @@ export class ConsoleRoutes {
     const url = new URL(request.url ?? '/', 'http://console.invalid');
     const path = url.pathname;
     try {
+      if (request.method === 'GET' && path === '/favicon.ico') {
+        response.writeHead(204, SECURITY_HEADERS);
+        response.end();
+        return true;
+      }
       if (request.method === 'GET' && Object.hasOwn(ASSETS, path)) {
         await this.asset(response, path);
         return true;

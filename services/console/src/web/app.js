@@ -12,6 +12,10 @@
   const PHASE_BANDS = { critical: 'rgba(198,40,40,0.07)', medium: 'rgba(239,143,0,0.08)', low: 'rgba(92,143,214,0.08)', final_sweep: 'rgba(46,125,50,0.08)' };
   let session = { can_act: false };
   let refresh = null;
+  // Each route change starts a new generation; a page's late answer (a live update that was on its
+  // way) must not draw over the page that replaced it.
+  let generation = 0;
+  const current = (mine) => mine === generation;
   let chart = null;
 
   // ── tiny DOM helpers (text only) ───────────────────────────────────────────────────────────
@@ -133,8 +137,10 @@
       body,
     );
     replace(main, el('h1', { text: 'Loops' }), el('div', { class: 'toolbar' }, el('label', { for: 'status-filter', text: 'Status' }), select), table);
+    const mine = generation;
     async function draw() {
       const { plans } = await get(`/api/loops${filter ? `?status=${encodeURIComponent(filter)}` : ''}`);
+      if (!current(mine)) return;
       replace(
         body,
         plans.length === 0
@@ -217,7 +223,7 @@
           const x = scales.x.getPixelForValue(i);
           if (r.fix) {
             ctx.fillStyle = r.fix.outcome === 'committed' ? '#2e7d32' : r.fix.outcome === 'reverted' ? '#c62828' : '#777';
-            ctx.fillText(r.fix.outcome === 'committed' ? '✓ fix' : r.fix.outcome === 'reverted' ? '↺ reverted' : `· ${r.fix.outcome}`, x, chartArea.bottom - 6);
+            ctx.fillText(r.fix.outcome === 'committed' ? '✓ fix applied' : r.fix.outcome === 'reverted' ? '↺ fix reverted' : `· fix ${r.fix.outcome}`, x, scales.x.bottom + 14);
           }
           if (drops.has(r.round)) {
             const total = (r.counts ? r.counts.critical + r.counts.medium + r.counts.low : 0);
@@ -238,8 +244,9 @@
       options: {
         animation: false,
         maintainAspectRatio: false,
-        scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, ticks: { precision: 0 }, title: { display: true, text: 'open findings' } } },
-        plugins: { legend: { position: 'bottom' }, title: { display: true, text: 'Open findings per round, by severity' } },
+        layout: { padding: { bottom: 18 } },
+        scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, grace: '20%', ticks: { precision: 0 }, title: { display: true, text: 'open findings' } } },
+        plugins: { legend: { position: 'top' }, title: { display: true, text: 'Open findings per round, by severity' } },
       },
       plugins: [overlay],
     });
@@ -313,16 +320,18 @@
     return details;
   }
 
-  function decisionForms(data, redraw) {
+  function decisionForms(data, redraw, notice) {
     const status = data.status;
-    const message = el('span', { class: 'muted', role: 'status' });
+    // What the last decision came to stays on the page across the redraw it causes.
+    const message = el('span', { class: 'muted', role: 'status', text: notice.text });
     const act = async (button, path, body) => {
       button.disabled = true;
       message.textContent = 'recording the decision…';
       message.className = 'muted';
       try {
         const answer = await post(path, body);
-        message.textContent = answer.resumed ? `resumed; the loop is ${answer.status}` : 'stopped';
+        notice.text = answer.resumed ? `resumed; the loop is ${answer.status}` : 'stopped';
+        message.textContent = notice.text;
         await redraw();
       } catch (error) {
         message.textContent = error.message;
@@ -347,9 +356,12 @@
   async function loopPage(plan) {
     replace(main, el('p', { class: 'muted', text: `Loading ${plan}…` }));
     const openRounds = new Set();
+    const notice = { text: '' };
+    const mine = generation;
     async function draw() {
       main.querySelectorAll('details.round[open]').forEach((d) => openRounds.add(d.getAttribute('data-round')));
       const data = await get(`/api/loops/${encodeURIComponent(plan)}`);
+      if (!current(mine)) return;
       const report = data.report;
       const canvas = el('canvas', { id: 'convergence', role: 'img', 'aria-label': 'open findings per round, stacked by severity' });
       const rounds = report.rounds.map(roundEntry);
@@ -358,7 +370,7 @@
         el('h1', {}, `${report.plan} `, statusBadge(data.status)),
         el('p', {}, el('strong', { text: report.title }), ` — ${report.why}.`),
         el('p', { class: 'muted', text: `round ${data.round} · ${data.phase.replace('_', ' ')} phase · ${report.commits.length} commit(s)${report.branch ? ` on ${report.branch}` : ''} · LLM spend $${report.cost_usd.toFixed(2)} · run ${report.run_id}` }),
-        decisionForms(data, draw),
+        decisionForms(data, draw, notice),
         el('div', { class: 'chart-box' }, canvas),
         el('h2', { text: 'Key moments' }),
         report.key_moments.length === 0 ? el('p', { class: 'muted', text: 'None yet.' }) : el('ul', { id: 'key-moments' }, report.key_moments.map((m) => el('li', { text: `round ${m.round}: ${m.text}` }))),
@@ -386,8 +398,10 @@
       el('p', { class: 'muted', text: 'Loops waiting for a person, newest first. Open one to read its report and resume or stop it.' }),
       el('table', { id: 'escalations' }, el('thead', {}, el('tr', {}, ...['raised', 'plan', 'reason', 'round', 'what fired', 'recommended action'].map((h) => el('th', { text: h })))), body),
     );
+    const mine = generation;
     async function draw() {
       const { escalations } = await get('/api/escalations');
+      if (!current(mine)) return;
       replace(
         body,
         escalations.length === 0
@@ -411,8 +425,10 @@
       note,
       el('table', { id: 'critics' }, el('thead', {}, el('tr', {}, el('th', { text: 'critic' }), el('th', { text: 'evidence' }), el('th', { text: 'health' }), el('th', { class: 'num', text: 'instances' }), el('th', { text: 'last heartbeat' }), el('th', { class: 'num', text: 'rounds' }), el('th', { class: 'num', text: 'failure rate' }), el('th', { text: 'failures' }))), body),
     );
+    const mine = generation;
     async function draw() {
       const data = await get('/api/critics');
+      if (!current(mine)) return;
       note.textContent = `Registry from the bus; failure rates over the last ${data.rounds_looked_at} rounds in the journal.`;
       replace(
         body,
@@ -448,6 +464,7 @@
     const page = path.split('/')[1] || 'loops';
     document.querySelectorAll('[data-nav]').forEach((a) => a.classList.toggle('active', a.getAttribute('data-nav') === page || (page === 'loop' && a.getAttribute('data-nav') === 'loops')));
     refresh = null;
+    generation += 1;
     try {
       if (page === 'loop') await loopPage(decodeURIComponent(path.split('/')[2] || ''));
       else if (page === 'escalations') await escalationsPage();

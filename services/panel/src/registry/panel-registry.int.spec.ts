@@ -26,6 +26,8 @@ describe('PanelRegistry on the real NATS server', () => {
     return {
       bus: { servers: TEST_NATS_URL, namespace, connect: { timeoutMs: 2_000 } },
       logFormat: 'plain',
+      logLevel: 'info',
+      ops: { http: null, tracesEndpoint: null },
       home: '/tmp',
       configDir: '/tmp',
       catalogue,
