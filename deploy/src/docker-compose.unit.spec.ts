@@ -81,6 +81,23 @@ describe('docker-compose.yml', () => {
     expect(compose.services['journal']?.depends_on?.['postgres']?.condition).toBe('service_healthy');
   });
 
+  it('checks each service through its /readyz on its RLOOP_HTTP_PORT, and starts the others once the journal is ready', () => {
+    for (const name of fleet) {
+      const service = compose.services[name];
+      const port = service?.environment?.['RLOOP_HTTP_PORT'];
+      expect({ name, port }).toEqual({ name, port: expect.stringMatching(/^[1-9]\d*$/) });
+      // Another container (Prometheus) scrapes /metrics, so the endpoint listens beyond loopback.
+      expect({ name, host: service?.environment?.['RLOOP_HTTP_HOST'] }).toEqual({ name, host: '0.0.0.0' });
+      const test = (service?.healthcheck?.test ?? []).join(' ');
+      expect({ name, test }).toEqual({ name, test: expect.stringContaining(`http://127.0.0.1:${port ?? ''}/readyz`) });
+      // The image has node but neither curl nor wget.
+      expect(service?.healthcheck?.test?.[1]).toBe('node');
+      if (name !== 'journal') expect({ name, journal: service?.depends_on?.['journal']?.condition }).toEqual({ name, journal: 'service_healthy' });
+    }
+    expect(compose.services['journal']?.depends_on?.['journal']).toBeUndefined();
+    expect(compose.services['console']?.ports).toContain(`9460:${compose.services['console']?.environment?.['RLOOP_HTTP_PORT'] ?? ''}`);
+  });
+
   it('sets only variables the code of each service reads', () => {
     expect(common).toEqual(expect.arrayContaining(['NATS_URL', 'RLOOP_NAMESPACE', 'RLOOP_HOME']));
     for (const name of fleet) {
