@@ -1,7 +1,7 @@
 // Services started in this process on the real NATS server: their /healthz, /readyz and /metrics,
 // and the trace context carried in NATS headers from hop to hop (spans read from an in-memory exporter).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { Controller, Inject, Module } from '@nestjs/common';
+import { Controller, Inject, Logger, Module } from '@nestjs/common';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { EVENT_PUBLISHER, type EventPublisher, JetStreamClient, OnEvent, OnRequest, ServiceLogger } from '@rloop/bus';
@@ -14,6 +14,7 @@ const namespace = uniqueNamespace('obs');
 const exporter = new InMemorySpanExporter();
 const tracing = new Tracing({ service: 'obs-spec', exporter });
 const seen: RloopEvent[] = [];
+const logged: string[] = [];
 
 function stopped(runId: string): EventOf<'LoopStopped'> {
   return { event_id: ulid(), schema_version: 1, type: 'LoopStopped', plan: 'obs-plan', correlation_id: runId, causation_id: null, occurred_at: new Date().toISOString(), producer: 'obs-spec', data: { by: 'spec' } };
@@ -31,6 +32,7 @@ class FirstHop {
 
   @OnEvent('LoopStopped')
   async relay(event: EventOf<'LoopStopped'>): Promise<void> {
+    new Logger('Relay').log(`relaying ${event.event_id}`);
     await this.publisher.publish({ ...event, event_id: ulid(), type: 'LoopResumed', causation_id: event.event_id, data: { escalation_id: event.event_id, by: 'first-hop' } });
   }
 }
@@ -56,7 +58,7 @@ function start(name: string, module: typeof FirstModule, inNamespace = namespace
     bus: { servers: TEST_NATS_URL, namespace: inNamespace, consumer: { backoff: { initialMs: 50, maxMs: 200 }, pullExpiresMs: 1_000 } },
     logFormat: 'json',
     logLevel: 'warn',
-    logger: new ServiceLogger(name, { levels: ['error'], sink: () => undefined }),
+    logger: new ServiceLogger(name, { format: 'json', levels: ['log', 'warn', 'error'], sink: (line) => logged.push(line) }),
     ops: { http: { host: '127.0.0.1', port: 0 }, tracesEndpoint: null },
     tracing,
     handleSignals: false,
@@ -160,5 +162,8 @@ describe('trace context across hops', () => {
     // The second hop's parent came in the message's traceparent header: the first hop's span.
     expect(record?.parentSpanContext?.spanId).toBe(relay?.spanContext().spanId);
     expect(record?.attributes).toMatchObject({ 'rloop.plan': 'obs-plan', 'rloop.run_id': runId, 'rloop.event_type': 'LoopResumed' });
+    // A handler's log line carries the plan, the run, the event and the trace it works in.
+    const line = logged.map((l) => JSON.parse(l) as Record<string, unknown>).find((l) => typeof l['msg'] === 'string' && l['msg'].startsWith('relaying') && l['run_id'] === runId);
+    expect(line).toMatchObject({ context: 'Relay', plan: 'obs-plan', run_id: runId, event_id: expect.any(String), trace_id: traceId });
   });
 });
