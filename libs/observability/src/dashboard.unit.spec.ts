@@ -13,7 +13,7 @@ interface Panel {
 }
 
 const dashboard = JSON.parse(readFileSync(DASHBOARD, 'utf8')) as { panels: Panel[] };
-const exported = new Set(new FleetMetrics('dashboard-spec').seriesNames());
+const exported = new Set(new FleetMetrics('dashboard-spec', { journal: true }).seriesNames());
 
 describe('deploy/grafana/rloop-dashboard.json', () => {
   it('queries, in every panel, only metrics the services export', () => {

@@ -40,10 +40,12 @@ export class FleetMetrics {
   readonly redeliveries: Counter<'consumer'>;
   readonly settled: Counter<'consumer' | 'settlement'>;
   readonly handlerDuration: Histogram<'consumer'>;
-  readonly journalAppendDuration: Histogram;
-  readonly journalAppendBatchSize: Histogram;
+  /** The journal's own (null in other services, so they do not export empty series). */
+  readonly journalAppendDuration: Histogram | null;
+  readonly journalAppendBatchSize: Histogram | null;
 
-  constructor(service: string, options: { readonly processMetrics?: boolean } = {}) {
+  /** `journal`: also the append metrics; `processMetrics`: prom-client's process and Node.js metrics (default true). */
+  constructor(service: string, options: { readonly processMetrics?: boolean; readonly journal?: boolean } = {}) {
     this.registry.setDefaultLabels({ service });
     const registers = [this.registry];
     this.roundsStarted = new Counter({ name: 'rloop_rounds_started_total', help: 'Review rounds started, by phase.', labelNames: ['phase'], registers });
@@ -63,8 +65,9 @@ export class FleetMetrics {
     this.redeliveries = new Counter({ name: 'rloop_bus_redeliveries_total', help: 'Messages handed to a handler again (delivery count above 1), by durable consumer.', labelNames: ['consumer'], registers });
     this.settled = new Counter({ name: 'rloop_bus_messages_settled_total', help: 'Messages settled by a consumer: acked, retried, parked (RetryLater), waiting (a dependency down) or dead_lettered.', labelNames: ['consumer', 'settlement'], registers });
     this.handlerDuration = new Histogram({ name: 'rloop_bus_handler_duration_seconds', help: 'Handler calls (one event or one batch), by durable consumer.', labelNames: ['consumer'], buckets: FAST_BUCKETS.concat(WORK_BUCKETS.filter((b) => b > 10)), registers });
-    this.journalAppendDuration = new Histogram({ name: 'rloop_journal_append_duration_seconds', help: 'One journal transaction that appended events, projections and commit included.', buckets: FAST_BUCKETS, registers });
-    this.journalAppendBatchSize = new Histogram({ name: 'rloop_journal_append_batch_size', help: 'Events appended per journal transaction.', buckets: BATCH_BUCKETS, registers });
+    const journal = options.journal ?? false;
+    this.journalAppendDuration = journal ? new Histogram({ name: 'rloop_journal_append_duration_seconds', help: 'One journal transaction that appended events, projections and commit included.', buckets: FAST_BUCKETS, registers }) : null;
+    this.journalAppendBatchSize = journal ? new Histogram({ name: 'rloop_journal_append_batch_size', help: 'Events appended per journal transaction.', buckets: BATCH_BUCKETS, registers }) : null;
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'rloop_' });
   }
 

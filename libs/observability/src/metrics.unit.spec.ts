@@ -43,9 +43,9 @@ describe('loop metrics counted from events', () => {
   });
 
   it('names its series per Prometheus conventions: rloop_ prefix, _total counters, base units', () => {
-    const names = new FleetMetrics('spec').seriesNames();
+    const names = new FleetMetrics('spec', { journal: true }).seriesNames();
     for (const name of names) expect(name).toMatch(/^rloop_[a-z0-9_]+$/);
-    const metrics = new FleetMetrics('spec', { processMetrics: false }).registry.getMetricsAsArray();
+    const metrics = new FleetMetrics('spec', { processMetrics: false, journal: true }).registry.getMetricsAsArray();
     for (const m of metrics) {
       const type = String(m.type);
       if (type === 'counter') expect(m.name).toMatch(/_total$/);

@@ -98,7 +98,7 @@ describe('health and metrics endpoints', () => {
   it('exports delivery, settlement and publish metrics in the Prometheus text format', async () => {
     const runId = ulid();
     await first.app.get(JetStreamClient).publish(stopped(runId));
-    await eventually(async () => (seen.some((e) => e.correlation_id === runId) ? true : undefined), { timeoutMs: 20_000, description: 'the second hop' });
+    await eventually(() => (seen.some((e) => e.correlation_id === runId) ? true : undefined), { timeoutMs: 20_000, description: 'the second hop' });
     const metrics = await eventually(
       async () => {
         const { text } = await get(first, '/metrics');
@@ -145,9 +145,9 @@ describe('trace context across hops', () => {
     const runId = ulid();
     tracing.recordRunRoot(runId, 'plan run obs-plan', {}, new Date());
     await first.app.get(JetStreamClient).publish(stopped(runId));
-    await eventually(async () => (seen.some((e) => e.correlation_id === runId) ? true : undefined), { timeoutMs: 20_000, description: 'the second hop' });
+    await eventually(() => (seen.some((e) => e.correlation_id === runId) ? true : undefined), { timeoutMs: 20_000, description: 'the second hop' });
     const { traceId, rootSpanId } = runTraceIds(runId);
-    const spans: ReadableSpan[] = await eventually(async () => {
+    const spans: ReadableSpan[] = await eventually(() => {
       const ended = exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
       return ended.length >= 3 ? ended : undefined;
     }, { timeoutMs: 10_000, description: 'three spans' });

@@ -21,8 +21,8 @@ export function observeAppends(store: EventStoreClient, metrics: FleetMetrics): 
       return work(counted);
     });
     if (appended > 0) {
-      metrics.journalAppendDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
-      metrics.journalAppendBatchSize.observe(appended);
+      metrics.journalAppendDuration?.observe(Number(process.hrtime.bigint() - started) / 1e9);
+      metrics.journalAppendBatchSize?.observe(appended);
     }
     return result;
   };

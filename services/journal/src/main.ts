@@ -29,7 +29,7 @@ if (process.argv[2] === 'rebuild') {
   process.exit(0);
 }
 // Append latency and batch size are measured around the store's transactions, in the service's registry.
-const metrics = new FleetMetrics('journal');
+const metrics = new FleetMetrics('journal', { journal: true });
 await startObservedService({
   name: 'journal',
   module: JournalModule.forRoot(config, observeAppends(store, metrics)),

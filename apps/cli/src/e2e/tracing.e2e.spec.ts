@@ -79,7 +79,7 @@ describe('tracing a loop across the fleet', () => {
     const { traceId, rootSpanId } = runTraceIds(reply.event_id);
     // Spans reach the collector in batches (every few seconds): wait until the trace holds the last round and every parent.
     const trace = await eventually(
-      async () => {
+      () => {
         const ours = spans.filter((s) => s.traceId === traceId);
         const ids = new Set(ours.map((s) => s.spanId));
         const complete = ours.some((s) => s.name === `round ${state.round}`) && ours.every((s) => s.parentSpanId === '' || ids.has(s.parentSpanId));
