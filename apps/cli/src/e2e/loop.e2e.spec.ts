@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawn } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify as toYaml } from 'yaml';
@@ -162,7 +162,7 @@ const RLOOP = fileURLToPath(new URL('../../bin/rloop.js', import.meta.url));
 /** Runs the real `rloop` command against the test fleet. */
 function rloop(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [RLOOP, ...args], { env: { ...process.env, NATS_URL: 'nats://127.0.0.1:4222', RLOOP_NAMESPACE: t.namespace, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [RLOOP, ...args], { env: { ...process.env, NATS_URL: 'nats://127.0.0.1:4222', RLOOP_NAMESPACE: t.namespace, RLOOP_HOME: t.home, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
@@ -209,7 +209,10 @@ describe('the rloop command against the fleet', () => {
     await writeFile(planFile, toYaml(samplePlan('e2e-cli-unfixable', repo)));
     const escalated = await rloop(['submit', planFile, '--watch']);
     expect(escalated.code).toBe(2);
-    expect(escalated.stderr).toMatch(/e2e-cli-unfixable: escalated/);
+    // It ends with the one-screen summary, and the report is where the summary says.
+    const summary = /e2e-cli-unfixable: escalated — critical \d+( → \d+)* in \d+ rounds?; \d+ commits? on rloop\/e2e-cli-unfixable; report: (\S+)\n/.exec(escalated.stderr);
+    expect(summary).not.toBeNull();
+    await expect(readFile(join(t.home, 'reports', 'e2e-cli-unfixable', 'report.md'), 'utf8')).resolves.toContain('# e2e-cli-unfixable: escalated');
   }, 120_000);
 
   it('says in one line how to start NATS when it cannot reach it', async () => {

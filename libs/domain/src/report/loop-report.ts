@@ -291,13 +291,13 @@ function path(counts: readonly number[]): string {
 }
 
 /**
- * The one-screen summary a finished loop ends with, e.g. `critical 3 → 1 → 0, medium 2 → 0 in 6
- * rounds; 3 commits on rloop/add-billing; report: .rloop/reports/add-billing/report.md`.
+ * The one-screen summary a finished loop ends with, e.g. `add-billing: converged — critical 3 → 1 → 0,
+ * medium 2 → 0 in 6 rounds; 3 commits on rloop/add-billing; report: .rloop/reports/add-billing/report.md`.
  */
 export function reportSummaryLine(report: LoopReport, reportPath: string | null): string {
   const trends = (['critical', 'medium', 'low'] as const).filter((s) => report.trend[s].some((n) => n > 0)).map((s) => `${s} ${path(report.trend[s])}`);
   const rounds = `${report.rounds.length} round${report.rounds.length === 1 ? '' : 's'}`;
   const head = trends.length === 0 ? `no findings in ${rounds}` : `${trends.join(', ')} in ${rounds}`;
   const commits = `${report.commits.length} commit${report.commits.length === 1 ? '' : 's'}${report.branch === null ? '' : ` on ${report.branch}`}`;
-  return `${report.plan} ${report.outcome}: ${head}; ${commits}${reportPath === null ? '' : `; report: ${reportPath}`}`;
+  return `${report.plan}: ${report.outcome} — ${head}; ${commits}${reportPath === null ? '' : `; report: ${reportPath}`}`;
 }

@@ -84,12 +84,12 @@ describe('the final report of a loop', () => {
     const report = buildLoopReport(events);
     expect(report).toMatchObject({ outcome: 'escalated', ended_at: null, escalation: { reason: 'soft_cap', recommended_action: 'rloop resume add-billing --raise-cap 1' } });
     expect(report.open.map((o) => o.title)).toEqual(['finding 3']);
-    expect(reportSummaryLine(report, null)).toBe('add-billing escalated: critical 5 → 1 in 2 rounds; 1 commit on rloop/add-billing');
+    expect(reportSummaryLine(report, null)).toBe('add-billing: escalated — critical 5 → 1 in 2 rounds; 1 commit on rloop/add-billing');
   });
 
   it('sums it up on one line: each severity that had findings, rounds, commits and where the report is', () => {
     expect(reportSummaryLine(buildLoopReport(convergedRun()), '.rloop/reports/add-billing/report.md')).toBe(
-      'add-billing converged: critical 5 → 1 → 0 in 4 rounds; 1 commit on rloop/add-billing; report: .rloop/reports/add-billing/report.md',
+      'add-billing: converged — critical 5 → 1 → 0 in 4 rounds; 1 commit on rloop/add-billing; report: .rloop/reports/add-billing/report.md',
     );
   });
 
