@@ -7,7 +7,7 @@ import { stringify as toYaml } from 'yaml';
 import type { JournaledEvent } from '@rloop/contracts';
 import { TERMINAL_STATUSES, journalDocument, renderLetterMarkdown } from '@rloop/domain';
 import { type CliBus, connectCli, resolveBusFlags } from '../bus/connect.js';
-import { ALL_SERVICES, type Fleet, type FleetMember, startFleet } from '../fleet/supervisor.js';
+import { ALL_SERVICES, FLEET_SERVICES, type Fleet, type FleetMember, startFleet } from '../fleet/supervisor.js';
 import { loadPlanFile } from '../plans/load-plan.js';
 import { CliError, type CommandRegistrar } from '../program.js';
 import { exitCodeFor } from '../watch/progress.js';
@@ -47,7 +47,8 @@ export const registerUp: CommandRegistrar = (program) => {
       'after',
       '\nEnvironment: NATS_URL (default nats://127.0.0.1:4222); DATABASE_URL for a PostgreSQL journal (unset: an embedded\n' +
         'PGlite journal under $RLOOP_HOME, default .rloop/); RLOOP_NAMESPACE; ANTHROPIC_API_KEY enables the LLM critics;\n' +
-        'RLOOP_CONSOLE_TOKEN: the ops token the console asks for before resume and stop (unset: one is made up and printed).',
+        'RLOOP_CONSOLE_TOKEN: the ops token the console asks for before resume and stop (unset: one is made up and kept,\n' +
+        'with the URL, in $RLOOP_HOME/console.json for `rloop console`).',
     )
     .action(async (opts: { replicas: number; port: number; quiet?: boolean }, command: Command) => {
       const flags = busFlagsOf(command);
@@ -56,7 +57,8 @@ export const registerUp: CommandRegistrar = (program) => {
       const token = process.env['RLOOP_CONSOLE_TOKEN'] ?? randomBytes(18).toString('base64url');
       const fleet = await startFleet({
         replicas: opts.replicas,
-        services: ALL_SERVICES,
+        // The console needs a port: without HTTP endpoints it is left out.
+        services: opts.port === 0 ? FLEET_SERVICES : ALL_SERVICES,
         env: fleetEnv(flags, { RLOOP_CONSOLE_TOKEN: token }),
         ...(opts.port === 0 ? {} : { httpPortBase: opts.port }),
         ...(opts.quiet === true ? {} : { onLine: (line) => note(line) }),

@@ -82,7 +82,8 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   function launch(member: Omit<FleetMember, 'child'>): Promise<FleetMember> {
     const entry = serviceEntry(member.service);
     if (!existsSync(entry)) return Promise.reject(new Error(`${entry} is missing: run \`npm run build\` first`));
-    const env = member.httpPort === null ? options.env : { ...options.env, RLOOP_HTTP_PORT: String(member.httpPort) };
+    // Several services on one machine must not share a port: a member without one of its own has none.
+    const env = { ...options.env, RLOOP_HTTP_PORT: String(member.httpPort ?? 0) };
     const child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     // The member record is completed here and kept: restart() replaces its child in place.
     const full = Object.assign(member, { child }) as FleetMember;
