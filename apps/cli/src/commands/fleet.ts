@@ -54,7 +54,9 @@ export const registerUp: CommandRegistrar = (program) => {
       const flags = busFlagsOf(command);
       await ensureNats(flags);
       note(`rloop: starting the fleet (${opts.replicas} of each service)…`);
-      const token = process.env['RLOOP_CONSOLE_TOKEN'] ?? randomBytes(18).toString('base64url');
+      const given = process.env['RLOOP_CONSOLE_TOKEN'];
+      const madeUp = given === undefined || given === '';
+      const token = madeUp ? randomBytes(18).toString('base64url') : given;
       const fleet = await startFleet({
         replicas: opts.replicas,
         // The console needs a port: without HTTP endpoints it is left out.
@@ -67,7 +69,7 @@ export const registerUp: CommandRegistrar = (program) => {
       if (opts.port !== 0) {
         const url = `http://127.0.0.1:${opts.port}/`;
         const saved = await writeConsoleAddress({ url, token });
-        out(`console: ${url}  (\`rloop console\` opens it signed in; ops token in ${saved}${process.env['RLOOP_CONSOLE_TOKEN'] === undefined ? ', made up for this run' : ''})`);
+        out(`console: ${url}  (\`rloop console\` opens it signed in; ops token in ${saved}${madeUp ? ', made up for this run' : ''})`);
         for (const line of endpointLines(fleet.members, '127.0.0.1')) out(line);
       }
       await new Promise<void>((resolveStop, rejectStop) => {
