@@ -1,4 +1,4 @@
-# One image for every service: docker build --build-arg SERVICE=<journal|gate|panel|critic-runner|synthesizer|implementer> .
+# One image for every service: docker build --build-arg SERVICE=<journal|gate|panel|critic-runner|synthesizer|implementer|console> .
 # docker-compose.yml builds it once per service. Node 24 (LTS until 2028-04): Node 20, which the
 # development machine runs, reached end of life on 2026-04-30.
 FROM node:24-bookworm-slim AS build

@@ -59,7 +59,7 @@ describe('rloop up', () => {
       expect({ port, status: health.status }).toEqual({ port, status: 200 });
       const ready = await eventually(async () => {
         const response = await fetch(`http://127.0.0.1:${port}/readyz`);
-        return response.status === 200 ? ((await response.json()) as unknown) : undefined;
+        return response.status === 200 ? await response.json() : undefined;
       }, { timeoutMs: 20_000, description: `port ${port} ready` });
       expect(ready).toEqual({ ready: true, checks: { nats: { ok: true }, consumers: { ok: true }, journal: { ok: true } } });
       const metrics = await fetch(`http://127.0.0.1:${port}/metrics`);
