@@ -58,3 +58,17 @@ export { topScoreAverage, slope, keyMomentOf, isInfraFailure } from './heuristic
 export { loopDetectedEvent } from './heuristics/detection.js';
 export { findingTimelines, patchOfFile, type TimelineDraft } from './heuristics/timelines.js';
 export { calibrate, type CalibrationReport, type Spread, type ThresholdAdvice, type HeuristicStats } from './heuristics/calibrate.js';
+export { scanForSecrets, shannonEntropy, type SecretHit } from './secrets/detector.js';
+export { maskSecrets, maskSecretsDeep, REDACTED } from './secrets/mask.js';
+export { escapeControlChars, oneLine, mdText, mdCell, mdCode, mdFence } from './text/escape.js';
+export {
+  TrustConfig,
+  TRUST_CONFIG_FILE,
+  URL_SCHEMES,
+  type UrlScheme,
+  type PlanCommands,
+  isCommandAllowed,
+  commandIssues,
+  notAllowedMessage,
+  isServiceSecretName,
+} from './config/trust.js';
