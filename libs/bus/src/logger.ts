@@ -1,4 +1,5 @@
 import { type LogLevel, type LoggerService } from '@nestjs/common';
+import { maskSecrets } from '@rloop/domain';
 
 export const LOG_FORMATS = ['json', 'plain'] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];
@@ -22,6 +23,7 @@ export interface ServiceLoggerOptions {
 /**
  * One line per entry, as JSON (`{"time","level","service","context","msg"}`) or plain text
  * (`<time> <LEVEL> <service> [<context>] <msg>`); Nest's own messages go through it as well.
+ * Secrets are masked in every message and stack.
  */
 export class ServiceLogger implements LoggerService {
   private levels: Set<LogLevel>;
@@ -80,6 +82,9 @@ export class ServiceLogger implements LoggerService {
     } else {
       text = safeJson(message);
     }
+    // Messages carry command output, git errors and URLs: masked with the secrets detector's rules.
+    text = maskSecrets(text);
+    if (stack !== undefined) stack = maskSecrets(stack);
     const time = new Date().toISOString();
     if (this.format === 'json') {
       this.sink(safeJson({ time, level: LEVEL_NAMES[level], service: this.service, ...(context === undefined ? {} : { context }), msg: text, ...(stack === undefined ? {} : { stack }) }), level);

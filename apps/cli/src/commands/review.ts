@@ -54,7 +54,7 @@ export async function runReviewCommand(path: string, options: ReviewCommandOptio
       ...builtInCritics({
         now,
         ...(options.registry === undefined ? {} : { registry: options.registry }),
-        ...(options.repoEslintConfig === false ? { useRepoEslintConfig: false } : {}),
+        ...(options.repoEslintConfig === true ? { useRepoEslintConfig: true } : {}),
         ...(options.critics === undefined || options.critics.length === 0 ? {} : { only: options.critics.filter((id) => !extraCritics.some((c) => c.id === id)) }),
       }),
       ...extraCritics.filter((c) => options.critics === undefined || options.critics.length === 0 || options.critics.includes(c.id)),
@@ -109,7 +109,7 @@ export function reviewCommandWith(io: ReviewIo, extraCritics: readonly CriticDef
       .option('--cache-dir <dir>', 'incremental analysis cache (default: ~/.cache/rloop/review/<hash of path>)')
       .option('--no-cache', 'do not read or write the incremental cache')
       .option('--registry <url>', 'npm registry for the dependency audit')
-      .option('--no-repo-eslint-config', "do not load the repository's ESLint config (it runs the repository's code)")
+      .option('--repo-eslint-config', "load the repository's own ESLint config (it runs the repository's code: only for repositories you trust)")
       .action(async (path: string, options: ReviewCommandOptions) => {
         await runReviewCommand(path, options, io, extraCritics);
       });
