@@ -60,6 +60,6 @@ export async function loadCriticRunnerConfig(env: NodeJS.ProcessEnv = process.en
     anthropic,
     roundConcurrency: parsed.RLOOP_ROUND_CONCURRENCY,
     workRoot: join(common.home, 'critic-runner'),
-    repositoryEslintConfig: trust.critics.repository_eslint_config,
+    repositoryEslintConfig: trust.eslint.repository_config,
   });
 }

@@ -86,7 +86,7 @@ export interface CompilerLinterOptions {
   /**
    * Use the repository's own eslint.config.* when it has one (default false). Loading it runs the
    * repository's code inside this process: only an operator who trusts the repositories turns it
-   * on (config/trust.yaml `critics.repository_eslint_config`, `rloop review --repo-eslint-config`).
+   * on (config/trust.yaml `eslint.repository_config`, `rloop review --repo-eslint-config`).
    */
   readonly useRepoEslintConfig?: boolean;
 }

@@ -69,10 +69,12 @@ export const TrustConfig = z.strictObject({
           read_only: z.array(z.string().startsWith('/')).max(50).default([]),
           /** Absolute paths it may write besides the worktree (an agent's cache). */
           writable: z.array(z.string().startsWith('/')).max(50).default([]),
+          /** Absolute paths it must not see, besides $HOME, $RLOOP_HOME and /tmp (the bus's credentials files, wherever they are). */
+          hidden: z.array(z.string().startsWith('/')).max(50).default([]),
         })
-        .default({ kind: 'none', network: false, read_only: [], writable: [] }),
+        .default({ kind: 'none', network: false, read_only: [], writable: [], hidden: [] }),
     })
-    .default({ allow: [], env: [], limits: { output_mb: 64, memory_mb: 4096 }, sandbox: { kind: 'none', network: false, read_only: [], writable: [] } }),
+    .default({ allow: [], env: [], limits: { output_mb: 64, memory_mb: 4096 }, sandbox: { kind: 'none', network: false, read_only: [], writable: [], hidden: [] } }),
   repositories: z
     .strictObject({
       /**
@@ -92,12 +94,15 @@ export const TrustConfig = z.strictObject({
         .default({ schemes: ['https', 'ssh'], hosts: [], local_addresses: false }),
     })
     .default({ local_roots: [], url: { schemes: ['https', 'ssh'], hosts: [], local_addresses: false } }),
-  critics: z
+  eslint: z
     .strictObject({
-      /** Load a reviewed repository's own eslint.config.* (it is code, run inside the critic-runner). */
-      repository_eslint_config: z.boolean().default(false),
+      /**
+       * Load a repository's own eslint.config.* in the compiler-linter critic and the autofix
+       * implementer. It is code, run inside those services: off unless the repositories are trusted.
+       */
+      repository_config: z.boolean().default(false),
     })
-    .default({ repository_eslint_config: false }),
+    .default({ repository_config: false }),
 });
 export type TrustConfig = z.infer<typeof TrustConfig>;
 
