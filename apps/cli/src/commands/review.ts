@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { RloopError } from '@rloop/contracts';
-import { renderLetterMarkdown } from '@rloop/domain';
+import { escapeControlChars, renderLetterMarkdown } from '@rloop/domain';
 import { BUILT_IN_CRITIC_IDS, type CriticDefinition, builtInCritics, letterToSarif, reviewRepositoryWithRuns } from '@rloop/critics';
 import { CliError, type CommandRegistrar } from '../program.js';
 
@@ -32,7 +32,8 @@ export interface ReviewCommandOptions {
 
 const processIo: ReviewIo = {
   stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  // Progress names files and quotes critics: shown with control characters escaped.
+  stderr: (text) => process.stderr.write(escapeControlChars(text)),
   now: () => new Date(),
   cacheRoot: () => process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'),
 };
