@@ -205,5 +205,5 @@ function toRequestError(subject: string, timeoutMs: number, error: unknown): Bus
 /** The event with maskSecretsDeep applied to its data; anything that is not an event object is left to validation. */
 function maskEventData(event: unknown): unknown {
   if (typeof event !== 'object' || event === null || !('data' in event)) return event;
-  return { ...event, data: maskSecretsDeep((event as { data: unknown }).data) };
+  return { ...event, data: maskSecretsDeep(event.data) };
 }

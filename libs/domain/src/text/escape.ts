@@ -8,6 +8,7 @@
  * than tab and newline (carriage return included), DEL, C1 controls, Unicode line and paragraph
  * separators and bidirectional overrides ("Trojan Source").
  */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point of this expression
 const CONTROL = /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200E\u200F\u2028\u2029\u202A-\u202E\u2066-\u2069]/g;
 
 function visible(char: string): string {

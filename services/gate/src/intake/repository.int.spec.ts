@@ -34,7 +34,7 @@ const policy = (overrides: Partial<RepositoryPolicy['url']> = {}, roots = [allow
   url: { schemes: ['https', 'ssh'], hosts: [], localAddresses: false, configFile: TRUST, ...overrides },
 });
 const inspect = (repoSpec: { path?: string; url?: string; ref?: string }, p: RepositoryPolicy = policy()) =>
-  inspectRepository({ ref: 'main', ...repoSpec } as Parameters<typeof inspectRepository>[0], { cacheDir: join(root, 'cache'), policy: p });
+  inspectRepository({ ref: 'main', ...repoSpec }, { cacheDir: join(root, 'cache'), policy: p });
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'rloop-gate-'));
