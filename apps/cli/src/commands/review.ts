@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { RloopError } from '@rloop/contracts';
-import { escapeControlChars, renderLetterMarkdown } from '@rloop/domain';
+import { escapeControlChars, maskSecretsDeep, renderLetterMarkdown } from '@rloop/domain';
 import { BUILT_IN_CRITIC_IDS, type CriticDefinition, builtInCritics, letterToSarif, reviewRepositoryWithRuns } from '@rloop/critics';
 import { CliError, type CommandRegistrar } from '../program.js';
 
@@ -82,7 +82,9 @@ export async function runReviewCommand(path: string, options: ReviewCommandOptio
     if (error instanceof RloopError) throw new CliError(error.message, 2);
     throw error;
   }
-  const { letter, failed } = outcome;
+  // Printed in any format: secrets in what critics quote are masked like everything rloop journals.
+  const { failed } = outcome;
+  const letter = maskSecretsDeep(outcome.letter);
   if (format === 'json') io.stdout(`${JSON.stringify(letter, null, 2)}\n`);
   else if (format === 'sarif') io.stdout(`${JSON.stringify(letterToSarif(letter), null, 2)}\n`);
   else io.stdout(renderLetterMarkdown(letter));
