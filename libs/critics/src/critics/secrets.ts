@@ -8,7 +8,8 @@ import { FileHashIndex, RepoReader, yieldToEventLoop } from '../repo/files.js';
 // so redaction of patches, letters and logs masks exactly what this critic reports.
 export { scanForSecrets, shannonEntropy, type SecretHit };
 
-const SECRETS_VERSION = 'secrets-6';
+// Bumped when the rules change (secrets-7: passwords in nats, tls and ws URLs), so cached hits are not reused.
+const SECRETS_VERSION = 'secrets-7';
 
 /** `security/secrets-detector`: provider key formats, credential assignments and high-entropy literals. */
 export function secretsDetectorCritic(options: { readonly timeoutMs?: number } = {}): CriticDefinition {
