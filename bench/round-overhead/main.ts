@@ -56,6 +56,9 @@ async function benchConfig(home: string): Promise<string> {
       dynamic: [],
     }),
   );
+  // The bench's plan runs `true` on a repository under its home: the gate admits exactly that.
+  const trust = parseYaml(await readFile(join(dir, 'trust.yaml'), 'utf8')) as Record<string, Record<string, unknown>>;
+  await writeFile(join(dir, 'trust.yaml'), toYaml({ ...trust, commands: { ...trust['commands'], allow: ['true'] }, repositories: { ...trust['repositories'], local_roots: ['repo'] } }));
   const loop = parseYaml(await readFile(join(dir, 'loop.yaml'), 'utf8')) as Record<string, Record<string, unknown>>;
   const never = 1_000_000;
   await writeFile(

@@ -1,4 +1,5 @@
 import { letterToSarif } from '@rloop/critics';
+import { escapeControlChars } from '@rloop/domain';
 import { asCliError } from './bus/connect.js';
 import { registerCalibrate } from './commands/calibrate.js';
 import { registerConsole } from './commands/console.js';
@@ -17,6 +18,6 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   const failure = asCliError(error);
-  process.stderr.write(`rloop: ${failure.message}\n`);
+  process.stderr.write(`rloop: ${escapeControlChars(failure.message)}\n`);
   process.exitCode = failure.exitCode;
 }

@@ -3,6 +3,7 @@ import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microser
 import { type JetStreamClient as NatsJetStream, jetstream, jetstreamManager } from '@nats-io/jetstream';
 import { type Msg, type MsgHdrs, type NatsConnection, NoRespondersError, RequestError, TimeoutError, headers as natsHeaders } from '@nats-io/transport-node';
 import { type RloopEvent, type Subjects, ValidationError, describeError, isEventType, parseEvent, subjectsFor } from '@rloop/contracts';
+import { maskSecretsDeep } from '@rloop/domain';
 import { decodeUtf8, encodeJson } from './codec.js';
 import { connectWithRetry, watchConnection } from './connection.js';
 import { BUS_ERROR_CODES, BusPublishError, BusRequestError, RemoteError, RemoteTransientError } from './errors.js';
@@ -98,9 +99,14 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
     return this.sendRequest(eventOrPacket as ReadPacket, callback);
   }
 
-  /** Validates (after upcasting) and publishes with Nats-Msg-Id = event_id; throws ValidationError before sending anything. */
+  /**
+   * Masks secrets in the event's data (the secrets detector's rules: a patch deleting a key, a
+   * command's output, a model's words), validates (after upcasting) and publishes with
+   * Nats-Msg-Id = event_id; throws ValidationError before sending anything. Masking is
+   * deterministic, so a redelivered decision still publishes the same event.
+   */
   async publishEvent(event: unknown): Promise<PublishReceipt> {
-    const parsed = parseEvent(event);
+    const parsed = parseEvent(maskEventData(event));
     if (!parsed.ok) throw parsed.error;
     const { js } = await this.open();
     const subject = subjectOf(this.subjects, parsed.event);
@@ -209,4 +215,10 @@ function toRequestError(subject: string, timeoutMs: number, error: unknown): Bus
     return new BusRequestError(BUS_ERROR_CODES.requestTimeout, subject, `no reply on ${subject} within ${timeoutMs} ms`, { cause: error });
   }
   return new BusRequestError(BUS_ERROR_CODES.requestFailed, subject, `request on ${subject} failed: ${describeError(error)}`, { cause: error });
+}
+
+/** The event with maskSecretsDeep applied to its data; anything that is not an event object is left to validation. */
+function maskEventData(event: unknown): unknown {
+  if (typeof event !== 'object' || event === null || !('data' in event)) return event;
+  return { ...event, data: maskSecretsDeep(event.data) };
 }

@@ -1,4 +1,5 @@
 import { type LogLevel, type LoggerService } from '@nestjs/common';
+import { maskSecrets } from '@rloop/domain';
 import { type Logger as Pino, type LevelWithSilent, pino } from 'pino';
 import { prettyFactory } from 'pino-pretty';
 import { currentLogContext } from './log-context.js';
@@ -45,6 +46,7 @@ export interface ServiceLoggerOptions {
  * The NestJS logger of a service, written through pino: JSON lines (`time`, `level`, `service`,
  * `context`, `msg`, plus `plan`, `run_id`, `round`, `event_id` and `trace_id` while a handler works
  * on a plan's message) or the same as one line of text. Nest's own messages go through it too.
+ * Secrets are masked in every message and stack.
  */
 export class ServiceLogger implements LoggerService {
   private levels: Set<LogLevel>;
@@ -126,6 +128,9 @@ export class ServiceLogger implements LoggerService {
     } else {
       text = safeJson(message);
     }
+    // Messages carry command output, git errors and URLs: masked with the secrets detector's rules.
+    text = maskSecrets(text);
+    if (stack !== undefined) stack = maskSecrets(stack);
     this.pino[PINO_LEVEL[level]]({ ...(context === undefined ? {} : { context }), ...(stack === undefined ? {} : { stack }) }, text);
   }
 }

@@ -54,6 +54,16 @@ describe('JetStreamClient publishing', () => {
     expect(stored[0]?.json()).toEqual(event);
   });
 
+  it('masks secrets in the data with the secrets detector\'s rules before anything is sent', async () => {
+    const key = ['AKIA', 'Z3MSJV4WUMNRXQ7B'].join('');
+    const event = loopStopped('plan-secret', `rotated ${key} after the leak`);
+
+    await publisher.publish(event);
+
+    const stored = await s.nats.messages(s.nats.subjects.streams.events, s.nats.subjects.event('LoopStopped', 'plan-secret'));
+    expect(stored.map((m) => m.json())).toEqual([{ ...event, data: { ...event.data, note: 'rotated [REDACTED] after the leak' } }]);
+  });
+
   it('works through the Nest idiom emit(type, event)', async () => {
     const event = loopStopped('plan-c', 'emitted');
 

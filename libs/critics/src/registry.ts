@@ -28,7 +28,7 @@ export interface BuiltInCriticOptions {
   readonly now?: Date;
   /** npm registry for the dependency audit (npm's configured one when absent). */
   readonly registry?: string;
-  /** Load the repository's own ESLint config (runs its code; default true). */
+  /** Load the repository's own ESLint config (runs its code; default false: an operator's opt-in). */
   readonly useRepoEslintConfig?: boolean;
   /** Only these critics (default: all). */
   readonly only?: readonly string[];

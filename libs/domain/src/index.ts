@@ -73,3 +73,17 @@ export {
   type ReportLearning,
 } from './report/loop-report.js';
 export { renderReportMarkdown, renderReportHtml, sparkline, escapeHtml } from './report/render.js';
+export { scanForSecrets, shannonEntropy, type SecretHit } from './secrets/detector.js';
+export { maskSecrets, maskSecretsDeep, REDACTED } from './secrets/mask.js';
+export { escapeControlChars, oneLine, mdText, mdCell, mdCode, mdFence } from './text/escape.js';
+export {
+  TrustConfig,
+  TRUST_CONFIG_FILE,
+  URL_SCHEMES,
+  type UrlScheme,
+  type PlanCommands,
+  isCommandAllowed,
+  commandIssues,
+  notAllowedMessage,
+  isServiceSecretName,
+} from './config/trust.js';

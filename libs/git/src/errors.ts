@@ -4,6 +4,7 @@ import { RloopError } from '@rloop/contracts';
 export const GIT_ERROR_CODES = {
   failed: 'GIT.FAILED',
   commitNotFound: 'GIT.COMMIT_NOT_FOUND',
+  unsafeRepository: 'GIT.UNSAFE_REPOSITORY',
 } as const;
 
 /** A git command exited non-zero. Not retryable: the same command on the same repository fails again. */
@@ -24,5 +25,15 @@ export class GitCommandError extends RloopError {
 export class CommitNotFoundError extends RloopError {
   constructor(repoPath: string, commit: string) {
     super(GIT_ERROR_CODES.commitNotFound, `commit ${commit} does not exist in ${repoPath}`);
+  }
+}
+
+/** A repository rloop will not work in as it is: owned by another user, or configured to work on a directory elsewhere. */
+export class UnsafeRepositoryError extends RloopError {
+  readonly repoPath: string;
+
+  constructor(repoPath: string, why: string) {
+    super(GIT_ERROR_CODES.unsafeRepository, `git will not work in ${repoPath}: ${why}`);
+    this.repoPath = repoPath;
   }
 }

@@ -28,6 +28,23 @@ export interface RunCommandOptions {
   /** Per stream; the head and the tail are kept around a marker. Default 64 KiB. */
   readonly maxOutputBytes?: number;
   readonly signal?: AbortSignal;
+  /** The operator's limits for plan commands (config/trust.yaml `commands.limits`). */
+  readonly limits?: CommandLimits;
+}
+
+/** Limits of a plan command besides its timeout. */
+export interface CommandLimits {
+  /** Output (both streams) it may write before it is stopped. */
+  readonly outputBytes: number;
+  /** RLIMIT_DATA of each of its processes (`ulimit -d`, where the OS allows); null: none. */
+  readonly memoryBytes: number | null;
+}
+
+/** argv that sets the limits in a shell and then execs the command's own argv (no shell parsing of it). */
+function limitedArgv(argv: readonly string[], limits: CommandLimits | undefined): string[] {
+  if (limits === undefined) return [...argv];
+  const setup = ['ulimit -c 0 2>/dev/null', ...(limits.memoryBytes === null ? [] : [`ulimit -d ${Math.max(1, Math.floor(limits.memoryBytes / 1024))} 2>/dev/null`])];
+  return ['/bin/sh', '-c', `${setup.join('; ')}; exec "$@"`, 'rloop-command', ...argv];
 }
 
 export const DEFAULT_COMMAND_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
@@ -148,7 +165,7 @@ class CappedOutput {
 export async function runCommand(command: string, options: RunCommandOptions): Promise<CommandResult> {
   const extra = options.extraArgs ?? [];
   const argv = splitCommand(command);
-  const [file, ...args] = argv === null ? ['/bin/sh', '-c', [command, ...extra.map(shellQuote)].join(' ')] : [...argv, ...extra];
+  const [file, ...args] = limitedArgv(argv === null ? ['/bin/sh', '-c', [command, ...extra.map(shellQuote)].join(' ')] : [...argv, ...extra], options.limits);
   const cap = options.maxOutputBytes ?? 64 * 1024;
   const stdout = new CappedOutput(cap);
   const stderr = new CappedOutput(cap);
@@ -156,6 +173,8 @@ export async function runCommand(command: string, options: RunCommandOptions): P
   return await new Promise<CommandResult>((resolve) => {
     let timedOut = false;
     let settled = false;
+    let written = 0;
+    let outputLimited = false;
     const child = spawn(file ?? '', args, { cwd: options.cwd, env: scrubEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     const killGroup = (): void => {
       if (child.pid === undefined) return;
@@ -171,8 +190,16 @@ export async function runCommand(command: string, options: RunCommandOptions): P
     }, options.timeoutMs);
     const onAbort = (): void => killGroup();
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => stdout.push(chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => stderr.push(chunk));
+    const counted = (chunk: string): string => {
+      written += Buffer.byteLength(chunk);
+      if (!outputLimited && options.limits !== undefined && written > options.limits.outputBytes) {
+        outputLimited = true;
+        killGroup();
+      }
+      return chunk;
+    };
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => stdout.push(counted(chunk)));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => stderr.push(counted(chunk)));
     const finish = (exitCode: number | null, signal: string | null, spawnError?: Error): void => {
       if (settled) return;
       settled = true;
@@ -186,7 +213,9 @@ export async function runCommand(command: string, options: RunCommandOptions): P
         signal,
         timedOut,
         stdout: redactSecrets(stdout.text()),
-        stderr: redactSecrets(spawnError === undefined ? stderr.text() : `${stderr.text()}\n${spawnError.message}`),
+        stderr: redactSecrets(
+          [stderr.text(), ...(spawnError === undefined ? [] : [spawnError.message]), ...(outputLimited ? [`[rloop: the command wrote more than ${options.limits?.outputBytes ?? 0} bytes of output and was stopped]`] : [])].join('\n'),
+        ),
         durationMs: Date.now() - started,
       });
     };

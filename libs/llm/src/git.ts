@@ -1,31 +1,24 @@
-import { execFile } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { lstat, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { GitCommandError as GitRunError, git as hardenedGit } from '@rloop/git';
 import { GitCommandError } from './errors.js';
 import { redactSecrets } from './redact.js';
 
 /**
- * Read-only git plumbing for the reviewer and the verifier. External diff drivers, textconv and
- * fsmonitor are switched off: the worktree holds files the model wrote, and none of them may
- * choose a program for git to run.
+ * Read-only git plumbing for the reviewer and the verifier, through the one hardened runner
+ * (@rloop/git): the worktree holds files the model wrote, and none of them may choose a program
+ * for git to run. Diffs also pass --no-ext-diff and --no-textconv.
  */
-const SAFE_CONFIG = ['-c', 'core.fsmonitor=false', '-c', 'diff.external=', '-c', 'core.pager=cat'];
-
 export async function git(cwd: string, args: readonly string[], options: { readonly allowFailure?: boolean } = {}): Promise<{ readonly stdout: string; readonly code: number }> {
-  return await new Promise((resolve, reject) => {
-    execFile('git', [...SAFE_CONFIG, ...args], { cwd, maxBuffer: 64 * 1024 * 1024, encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (error === null) {
-        resolve({ stdout, code: 0 });
-        return;
-      }
-      const code = typeof error.code === 'number' ? error.code : 1;
-      if (options.allowFailure === true) {
-        resolve({ stdout, code });
-        return;
-      }
-      reject(new GitCommandError(`git ${args.slice(0, 3).join(' ')} failed (exit ${code}): ${redactSecrets(stderr.trim()).slice(0, 500)}`));
-    });
-  });
+  try {
+    const result = await hardenedGit(args, { cwd });
+    return { stdout: result.stdout, code: result.exitCode };
+  } catch (error) {
+    const code = error instanceof GitRunError ? (error.exitCode ?? 1) : 1;
+    if (options.allowFailure === true && error instanceof GitRunError) return { stdout: '', code };
+    const stderr = error instanceof GitRunError ? error.stderr : error instanceof Error ? error.message : String(error);
+    throw new GitCommandError(`git ${args.slice(0, 3).join(' ')} failed (exit ${code}): ${redactSecrets(stderr.trim()).slice(0, 500)}`);
+  }
 }
 
 /** Lines added and removed per file between a commit and the working tree (untracked files count as added). */
@@ -73,7 +66,10 @@ export async function changesSince(cwd: string, baseCommit: string): Promise<Fil
   return changes.sort((a, b) => a.file.localeCompare(b.file));
 }
 
+/** An untracked file's text; null when it cannot be measured (a symbolic link is never followed: it may lead out of the worktree). */
 async function readUntracked(cwd: string, file: string): Promise<string | null> {
+  const info = await lstat(join(cwd, file)).catch(() => null);
+  if (info === null || !info.isFile()) return null;
   return await readFile(join(cwd, file), 'utf8').catch(() => null);
 }
 

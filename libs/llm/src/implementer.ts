@@ -2,7 +2,7 @@ import type { Letter } from '@rloop/contracts';
 import { z } from 'zod';
 import type { BudgetState } from './budget.js';
 import type { LlmClient } from './client.js';
-import { type CommandResult, runAllowedCommand } from './commands.js';
+import { type CommandLimits, type CommandResult, runAllowedCommand } from './commands.js';
 import { dataBlock } from './data-blocks.js';
 import { Dispatcher, textBlock } from './dispatcher.js';
 import type { ModelSpec } from './models.js';
@@ -31,6 +31,8 @@ export interface ImplementFixOptions {
   readonly commandTimeoutMs?: number;
   /** Environment for commands (secret-looking names are removed; nothing else is inherited). */
   readonly commandEnv?: Readonly<Record<string, string>>;
+  /** The operator's output and memory limits for those commands. */
+  readonly commandLimits?: CommandLimits;
   readonly signal?: AbortSignal;
 }
 
@@ -139,6 +141,7 @@ export async function implementFix(options: ImplementFixOptions): Promise<Implem
             cwd: root,
             timeoutMs: options.commandTimeoutMs ?? 300_000,
             ...(options.commandEnv === undefined ? {} : { env: options.commandEnv }),
+            ...(options.commandLimits === undefined ? {} : { limits: options.commandLimits }),
             ...(options.signal === undefined ? {} : { signal: options.signal }),
           });
           commands.push({ command: result.command, exitCode: result.exitCode, timedOut: result.timedOut, durationMs: result.durationMs });

@@ -114,6 +114,7 @@ export {
   runAllowedCommand,
   DEFAULT_COMMAND_PATH,
   type CommandResult,
+  type CommandLimits,
   type RunCommandOptions,
 } from './commands.js';
 export {

@@ -127,4 +127,14 @@ describe('worktree confinement and the command allowlist (real files, real proce
     };
     await eventually(async () => !(await alive()), { timeoutMs: 5000, description: `the grandchild ${pid} to be gone` });
   });
+
+  it("applies the operator's limits: a command is stopped past its output limit, and each process gets the memory limit", async () => {
+    const flood = await runCommand('yes flooding the implementer', { cwd: root, timeoutMs: 20_000, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' }, limits: { outputBytes: 1024 * 1024, memoryBytes: null } });
+    expect(flood.timedOut).toBe(false);
+    expect(flood.stderr).toContain(`wrote more than ${1024 * 1024} bytes of output and was stopped`);
+    const allocate = 'node -e "const kept = []; for (let i = 0; i < 32; i++) kept.push(Buffer.alloc(64 * 1024 * 1024, 1)); console.log(\'allocated\')"';
+    const limited = await runCommand(allocate, { cwd: root, timeoutMs: 20_000, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' }, limits: { outputBytes: 1024 * 1024, memoryBytes: 512 * 1024 * 1024 } });
+    expect(limited.exitCode).not.toBe(0);
+    expect(limited.stdout).not.toContain('allocated');
+  });
 });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { CommonEnvironment, type CommonSettings, commonSettings, loadYamlConfig, parseEnvironment } from '@rloop/bus';
-import { CriticCatalogue } from '@rloop/domain';
+import { CriticCatalogue, TRUST_CONFIG_FILE, TrustConfig } from '@rloop/domain';
 import { type BudgetLimits, LlmConfigError, type ModelCatalogue, loadModelCatalogue, registerSecret } from '@rloop/llm';
 import { z } from 'zod';
 
@@ -30,6 +30,8 @@ export interface CriticRunnerConfig extends CommonSettings {
   readonly roundConcurrency: number;
   /** Read-only checkouts of reviewed commits and the critics' incremental caches live here. */
   readonly workRoot: string;
+  /** Whether the compiler-linter loads a reviewed repository's own ESLint config (config/trust.yaml; it runs the repository's code). */
+  readonly repositoryEslintConfig: boolean;
 }
 
 /** Parses the critic-runner's environment, config/critics.yaml and (with a key) config/models.yaml once, at start. */
@@ -37,6 +39,7 @@ export async function loadCriticRunnerConfig(env: NodeJS.ProcessEnv = process.en
   const parsed = parseEnvironment(CriticRunnerEnvironment, env, 'critic-runner');
   const common = commonSettings(parsed);
   const catalogue = await loadYamlConfig(join(common.configDir, 'critics.yaml'), CriticCatalogue);
+  const trust = await loadYamlConfig(join(common.configDir, TRUST_CONFIG_FILE), TrustConfig);
   let anthropic: AnthropicSettings | null = null;
   if (parsed.ANTHROPIC_API_KEY !== undefined) {
     // Registered before anything can fail, so no error or log line below can carry it.
@@ -51,5 +54,12 @@ export async function loadCriticRunnerConfig(env: NodeJS.ProcessEnv = process.en
       budgets: models.budgets,
     };
   }
-  return Object.freeze({ ...common, catalogue, anthropic, roundConcurrency: parsed.RLOOP_ROUND_CONCURRENCY, workRoot: join(common.home, 'critic-runner') });
+  return Object.freeze({
+    ...common,
+    catalogue,
+    anthropic,
+    roundConcurrency: parsed.RLOOP_ROUND_CONCURRENCY,
+    workRoot: join(common.home, 'critic-runner'),
+    repositoryEslintConfig: trust.eslint.repository_config,
+  });
 }

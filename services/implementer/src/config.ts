@@ -1,7 +1,12 @@
+import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { CommonEnvironment, type CommonSettings, commonSettings, parseEnvironment } from '@rloop/bus';
+import { CommonEnvironment, type CommonSettings, commonSettings, loadYamlConfig, parseEnvironment } from '@rloop/bus';
+import { TRUST_CONFIG_FILE, TrustConfig } from '@rloop/domain';
 import { type BudgetLimits, LlmConfigError, type ModelCatalogue, type ModelSpec, findModelOrThrow, loadModelCatalogue, registerSecret } from '@rloop/llm';
 import { z } from 'zod';
+import { commandEnvironment } from './shell/environment.js';
+import type { ProcessLimits } from './shell/run-shell.js';
+import type { SandboxSettings } from './shell/sandbox.js';
 
 const CommandList = z
   .string()
@@ -50,16 +55,51 @@ export interface AnthropicImplementerSettings {
   readonly maxDiffLines: number;
 }
 
+/** What the operator allows plan commands (config/trust.yaml `commands`), ready to use. */
+export interface CommandPolicy {
+  /** Exact command lines and /regexes/ a test_cmd or a `command` implementer must match. */
+  readonly allow: readonly string[];
+  /** The environment every plan command starts from: allowlisted variables of this service's environment. */
+  readonly env: Readonly<Record<string, string>>;
+  readonly limits: ProcessLimits;
+  /** The `command` implementer's sandbox; null: none. */
+  readonly sandbox: SandboxSettings | null;
+  /** Path of config/trust.yaml, named in refusals. */
+  readonly trustFile: string;
+}
+
 export interface ImplementerConfig extends CommonSettings {
   readonly testTimeoutMs: number;
   readonly commandTimeoutMs: number;
   readonly anthropic: AnthropicImplementerSettings | null;
+  readonly commands: CommandPolicy;
+  /** Whether the autofix strategy loads a repository's own ESLint config (config/trust.yaml `eslint.repository_config`). */
+  readonly repositoryEslintConfig: boolean;
 }
 
-/** Parses the implementer's environment (and, with a key, config/models.yaml) once, at start. */
+const MIB = 1024 * 1024;
+
+/** The command policy from config/trust.yaml and the service's environment. */
+export function commandPolicy(trust: TrustConfig, env: NodeJS.ProcessEnv, home: string, trustFile: string): CommandPolicy {
+  const { sandbox } = trust.commands;
+  return {
+    allow: trust.commands.allow,
+    env: commandEnvironment(env, trust.commands.env),
+    limits: { outputBytes: trust.commands.limits.output_mb * MIB, memoryBytes: trust.commands.limits.memory_mb === null ? null : trust.commands.limits.memory_mb * MIB },
+    sandbox:
+      sandbox.kind === 'none'
+        ? null
+        : { kind: sandbox.kind, network: sandbox.network, readOnly: sandbox.read_only, writable: sandbox.writable, hidden: [...new Set([env['HOME'] ?? homedir(), home, ...sandbox.hidden])] },
+    trustFile,
+  };
+}
+
+/** Parses the implementer's environment, config/trust.yaml (and, with a key, config/models.yaml) once, at start. */
 export async function loadImplementerConfig(env: NodeJS.ProcessEnv = process.env): Promise<ImplementerConfig> {
   const parsed = parseEnvironment(ImplementerEnvironment, env, 'implementer');
   const common = commonSettings(parsed);
+  const trustFile = join(common.configDir, TRUST_CONFIG_FILE);
+  const trust = await loadYamlConfig(trustFile, TrustConfig);
   let anthropic: AnthropicImplementerSettings | null = null;
   if (parsed.ANTHROPIC_API_KEY !== undefined) {
     // Registered before anything can fail, so no error or log line below can carry it.
@@ -80,5 +120,12 @@ export async function loadImplementerConfig(env: NodeJS.ProcessEnv = process.env
       maxDiffLines: parsed.RLOOP_MAX_DIFF_LINES,
     };
   }
-  return Object.freeze({ ...common, testTimeoutMs: parsed.RLOOP_TEST_TIMEOUT_MS, commandTimeoutMs: parsed.RLOOP_COMMAND_TIMEOUT_MS, anthropic });
+  return Object.freeze({
+    ...common,
+    testTimeoutMs: parsed.RLOOP_TEST_TIMEOUT_MS,
+    commandTimeoutMs: parsed.RLOOP_COMMAND_TIMEOUT_MS,
+    anthropic,
+    commands: commandPolicy(trust, env, common.home, trustFile),
+    repositoryEslintConfig: trust.eslint.repository_config,
+  });
 }

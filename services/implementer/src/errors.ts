@@ -6,6 +6,8 @@ export const IMPLEMENTER_ERROR_CODES = {
   strategyFailed: 'IMPLEMENTER.STRATEGY_FAILED',
   aborted: 'IMPLEMENTER.ABORTED',
   recordInvalid: 'IMPLEMENTER.RECORD_INVALID',
+  commandNotAllowed: 'IMPLEMENTER.COMMAND_NOT_ALLOWED',
+  sandboxUnavailable: 'IMPLEMENTER.SANDBOX_UNAVAILABLE',
 } as const;
 
 /** The plan's branch is checked out somewhere we do not own (e.g. the user's own checkout): we will not move it. */
@@ -41,5 +43,23 @@ export class AbortedError extends TransientError {
 export class RecordInvalidError extends RloopError {
   constructor(ref: string, detail: string) {
     super(IMPLEMENTER_ERROR_CODES.recordInvalid, `the record at ${ref} is invalid: ${detail}`);
+  }
+}
+
+/**
+ * A plan's command is not on the operator's allowlist (config/trust.yaml `commands.allow`). The
+ * gate rejects such plans; the implementer refuses them again (a forged request, or a gate with
+ * another configuration), and the refusal becomes a failed fix or a failing baseline.
+ */
+export class CommandNotAllowedError extends RloopError {
+  constructor(message: string) {
+    super(IMPLEMENTER_ERROR_CODES.commandNotAllowed, message);
+  }
+}
+
+/** The operator asked for a sandbox this machine cannot provide: the implementer does not start without it. */
+export class SandboxUnavailableError extends RloopError {
+  constructor(message: string) {
+    super(IMPLEMENTER_ERROR_CODES.sandboxUnavailable, message);
   }
 }

@@ -5,12 +5,13 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { parse } from 'yaml';
 import { PlanSpec } from '@rloop/contracts';
-import { RefinementTriggers, decideGate, resolvePlanFiles } from '@rloop/domain';
+import { RefinementTriggers, TrustConfig, commandIssues, decideGate, resolvePlanFiles } from '@rloop/domain';
 import { type SampleVariant, type TempDir, gitOut, sampleRepo, tempDir } from './testing/repos.test-helpers.js';
 
 const root = (path: string): string => fileURLToPath(new URL(`../../../${path}`, import.meta.url));
 const plan = (name: string): unknown => parse(readFileSync(root(`examples/plans/${name}`), 'utf8'));
 const triggers = RefinementTriggers.parse(parse(readFileSync(root('config/refinement-triggers.yaml'), 'utf8')));
+const trust = TrustConfig.parse(parse(readFileSync(root('config/trust.yaml'), 'utf8')));
 
 describe('the example plans', () => {
   let tmp: TempDir;
@@ -43,6 +44,9 @@ describe('the example plans', () => {
     const decision = decideGate({ title: spec.title, description: spec.description, effort_level: spec.effort_level, files: resolved.files }, triggers);
     expect(decision.verdict).toBe(verdict);
     expect(decision.rules.map((r) => r.rule)).toEqual(rules);
+    // `npm run demo` and the README's quick start run these plans: config/trust.yaml allows their commands and their repositories.
+    expect(commandIssues(spec, trust.commands.allow)).toEqual([]);
+    expect(trust.repositories.local_roots).toContain('samples');
   });
 
   it('invalid.yaml is rejected with every one of its problems', () => {

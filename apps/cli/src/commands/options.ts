@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { escapeControlChars } from '@rloop/domain';
 import type { BusFlags } from '../bus/connect.js';
 
 /** The global flags every networked command understands (see `rloop --help`). */
@@ -7,14 +8,17 @@ export function busFlagsOf(command: Command): BusFlags {
   return { ...(opts.natsUrl === undefined ? {} : { natsUrl: opts.natsUrl }), ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }) };
 }
 
-/** Writes a line to stdout. */
+// What the CLI prints comes from the journal, critics, repositories and models: control characters
+// (escape sequences, carriage returns, bidi overrides) are shown escaped, never sent to the terminal.
+
+/** Writes a line to stdout, control characters escaped. */
 export function out(line: string): void {
-  process.stdout.write(`${line}\n`);
+  process.stdout.write(`${escapeControlChars(line)}\n`);
 }
 
-/** Writes a line to stderr (progress and notes, so stdout stays machine-readable). */
+/** Writes a line to stderr (progress and notes, so stdout stays machine-readable), control characters escaped. */
 export function note(line: string): void {
-  process.stderr.write(`${line}\n`);
+  process.stderr.write(`${escapeControlChars(line)}\n`);
 }
 
 export function parsePositiveInt(value: string): number {

@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { RloopError } from '@rloop/contracts';
-import { renderLetterMarkdown } from '@rloop/domain';
+import { escapeControlChars, maskSecretsDeep, renderLetterMarkdown } from '@rloop/domain';
 import { BUILT_IN_CRITIC_IDS, type CriticDefinition, builtInCritics, letterToSarif, reviewRepositoryWithRuns } from '@rloop/critics';
 import { CliError, type CommandRegistrar } from '../program.js';
 
@@ -32,7 +32,8 @@ export interface ReviewCommandOptions {
 
 const processIo: ReviewIo = {
   stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
+  // Progress names files and quotes critics: shown with control characters escaped.
+  stderr: (text) => process.stderr.write(escapeControlChars(text)),
   now: () => new Date(),
   cacheRoot: () => process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'),
 };
@@ -54,7 +55,7 @@ export async function runReviewCommand(path: string, options: ReviewCommandOptio
       ...builtInCritics({
         now,
         ...(options.registry === undefined ? {} : { registry: options.registry }),
-        ...(options.repoEslintConfig === false ? { useRepoEslintConfig: false } : {}),
+        ...(options.repoEslintConfig === true ? { useRepoEslintConfig: true } : {}),
         ...(options.critics === undefined || options.critics.length === 0 ? {} : { only: options.critics.filter((id) => !extraCritics.some((c) => c.id === id)) }),
       }),
       ...extraCritics.filter((c) => options.critics === undefined || options.critics.length === 0 || options.critics.includes(c.id)),
@@ -81,7 +82,9 @@ export async function runReviewCommand(path: string, options: ReviewCommandOptio
     if (error instanceof RloopError) throw new CliError(error.message, 2);
     throw error;
   }
-  const { letter, failed } = outcome;
+  // Printed in any format: secrets in what critics quote are masked like everything rloop journals.
+  const { failed } = outcome;
+  const letter = maskSecretsDeep(outcome.letter);
   if (format === 'json') io.stdout(`${JSON.stringify(letter, null, 2)}\n`);
   else if (format === 'sarif') io.stdout(`${JSON.stringify(letterToSarif(letter), null, 2)}\n`);
   else io.stdout(renderLetterMarkdown(letter));
@@ -109,7 +112,7 @@ export function reviewCommandWith(io: ReviewIo, extraCritics: readonly CriticDef
       .option('--cache-dir <dir>', 'incremental analysis cache (default: ~/.cache/rloop/review/<hash of path>)')
       .option('--no-cache', 'do not read or write the incremental cache')
       .option('--registry <url>', 'npm registry for the dependency audit')
-      .option('--no-repo-eslint-config', "do not load the repository's ESLint config (it runs the repository's code)")
+      .option('--repo-eslint-config', "load the repository's own ESLint config (it runs the repository's code: only for repositories you trust)")
       .action(async (path: string, options: ReviewCommandOptions) => {
         await runReviewCommand(path, options, io, extraCritics);
       });

@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { BusRequestError } from '@rloop/bus';
 import { SubmitReply } from '@rloop/contracts';
+import { escapeControlChars } from '@rloop/domain';
 import { type CliBus, connectCli, fleetNotAnswering, followEvents } from '../bus/connect.js';
 import { loadPlanFile } from '../plans/load-plan.js';
 import { CliError, type CommandRegistrar } from '../program.js';
@@ -37,7 +38,7 @@ export async function watchRun(bus: CliBus, plan: string, runId: string, options
       } else {
         const line = renderProgress(progress);
         if (line !== lastLine) {
-          if (tty) process.stderr.write(`\r\u001b[2K${line}`);
+          if (tty) process.stderr.write(`\r\u001b[2K${escapeControlChars(line)}`);
           else note(line);
           lastLine = line;
         }

@@ -38,6 +38,12 @@ export interface TestFleetOptions extends Pick<FleetOptions, 'replicas' | 'servi
   readonly catalogue?: (catalogue: Record<string, unknown>) => Record<string, unknown>;
   /** Changes to config/models.yaml for this fleet (e.g. small budgets). */
   readonly models?: (models: Record<string, unknown>) => Record<string, unknown>;
+  /**
+   * Changes to config/trust.yaml for this fleet. By default a test fleet allows `node --test`,
+   * `true` and `node <home>/scripts/<name>.mjs [arg]` (the scripted implementers), and
+   * repositories under `<home>/repos`.
+   */
+  readonly trust?: (trust: Record<string, unknown>) => Record<string, unknown>;
   readonly env?: NodeJS.ProcessEnv;
   /** A NATS server of the spec's own (default: the shared one on this machine). */
   readonly natsUrl?: string;
@@ -61,6 +67,17 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     const path = join(configDir, 'models.yaml');
     const models = parseYaml(await readFile(path, 'utf8')) as Record<string, unknown>;
     await writeFile(path, toYaml(options.models(models)));
+  }
+  {
+    const path = join(configDir, 'trust.yaml');
+    const trust = parseYaml(await readFile(path, 'utf8')) as { commands: Record<string, unknown>; repositories: Record<string, unknown> };
+    const scripts = join(home, 'scripts').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    const testTrust = {
+      ...trust,
+      commands: { ...trust.commands, allow: ['node --test', 'true', `/node ${scripts}\\/[a-z-]+\\.mjs( \\S+)?/`] },
+      repositories: { ...trust.repositories, local_roots: ['repos'] },
+    };
+    await writeFile(path, toYaml(options.trust === undefined ? testTrust : options.trust(testTrust)));
   }
   const database = options.database ?? (await createTestDatabase('rloop_e2e'));
   const lines: string[] = [];

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Finding } from '@rloop/contracts';
@@ -28,8 +28,8 @@ export function total(values: number[]): number {
 }
 `;
 
-async function lint(dir: string, files: readonly string[], cacheDir?: string) {
-  const result = await runCritic(compilerLinterCritic(), { repoDir: dir, commit: '0'.repeat(40), files, phase: 'final_sweep', ...(cacheDir === undefined ? {} : { cacheDir }) });
+async function lint(dir: string, files: readonly string[], cacheDir?: string, options: { useRepoEslintConfig?: boolean } = {}) {
+  const result = await runCritic(compilerLinterCritic(options), { repoDir: dir, commit: '0'.repeat(40), files, phase: 'final_sweep', ...(cacheDir === undefined ? {} : { cacheDir }) });
   if (result.status !== 'reported') throw new Error(`${result.reason}: ${result.message}`);
   return result;
 }
@@ -68,13 +68,30 @@ describe('toolchain/compiler-linter', () => {
     expect(again.findings.map((f) => f.fingerprint).sort()).toEqual(first.findings.map((f) => f.fingerprint).sort());
   });
 
-  it("uses the repository's own flat config when it has one, and still checks deprecations", async () => {
+  it("by default never loads the repository's own config (it is code): the recommended sets review the file and a note says why", async () => {
+    const marker = join(tmpdir(), `rloop-eslint-config-ran-${process.pid}`);
+    const repo = fixtureRepo({
+      'eslint.config.js': `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(marker)}, 'ran');\nexport default [{ files: ['**/*.ts'], rules: { eqeqeq: 'error' } }];\n`,
+      'src/same.ts': 'export const same = (a: number, b: number): boolean => a == b;\n',
+    });
+    try {
+      const result = await lint(repo.dir, ['src/same.ts']);
+      expect(existsSync(marker)).toBe(false);
+      expect(result.findings.map((f) => f.finding_type)).toEqual([]);
+      expect(result.notes.join(' ')).toMatch(/the repository's eslint\.config\.js was not loaded \(it is code; an operator opts in to running it\)/);
+    } finally {
+      repo.remove();
+      rmSync(marker, { force: true });
+    }
+  });
+
+  it("uses the repository's own flat config when the operator opts in, and still checks deprecations", async () => {
     const repo = fixtureRepo({
       'eslint.config.js': "export default [{ files: ['**/*.ts'], rules: { 'no-var': 'error' } }];\n",
       'src/old.ts': "import { parse } from 'node:url';\nvar port = parse('http://x:1').port;\nexport { port };\n",
     });
     try {
-      const result = await lint(repo.dir, ['src/old.ts']);
+      const result = await lint(repo.dir, ['src/old.ts'], undefined, { useRepoEslintConfig: true });
       expect(result.findings.map((f) => [f.finding_type, f.line_range.start]).sort()).toEqual([
         ['deprecation/parse', 2],
         ['eslint/no-var', 2],
@@ -87,7 +104,7 @@ describe('toolchain/compiler-linter', () => {
   it("falls back to the recommended sets when the repository's ESLint config cannot be loaded, and says so", async () => {
     const repo = fixtureRepo({ 'eslint.config.js': "import missing from 'an-uninstalled-eslint-plugin';\nexport default [missing];\n", 'src/clean.ts': CLEAN });
     try {
-      const result = await lint(repo.dir, ['src/clean.ts']);
+      const result = await lint(repo.dir, ['src/clean.ts'], undefined, { useRepoEslintConfig: true });
       expect(result.findings).toEqual([]);
       expect(result.notes.join(' ')).toMatch(/eslint\.config\.js could not be loaded/);
     } finally {

@@ -84,8 +84,9 @@ interface FileRecord {
 export interface CompilerLinterOptions {
   readonly timeoutMs?: number;
   /**
-   * Use the repository's own eslint.config.* when it has one (default true). Loading it runs the
-   * repository's code: turn this off when reviewing untrusted code.
+   * Use the repository's own eslint.config.* when it has one (default false). Loading it runs the
+   * repository's code inside this process: only an operator who trusts the repositories turns it
+   * on (config/trust.yaml `eslint.repository_config`, `rloop review --repo-eslint-config`).
    */
   readonly useRepoEslintConfig?: boolean;
 }
@@ -164,11 +165,12 @@ function repoEslintConfig(repoDir: string): string | null {
 
 /** `toolchain/compiler-linter`: tsc diagnostics, ESLint (repo config or recommended sets) and deprecated API use. */
 export function compilerLinterCritic(options: CompilerLinterOptions = {}): CriticDefinition {
-  const useRepoConfig = options.useRepoEslintConfig ?? true;
+  const useRepoConfig = options.useRepoEslintConfig ?? false;
   return defineCritic({
     id: 'toolchain/compiler-linter',
     evidence: 'toolchain',
-    description: "TypeScript compiler diagnostics with the repository's tsconfig, ESLint with its own flat config (or eslint + typescript-eslint recommended) and @typescript-eslint/no-deprecated; every warning is critical (Decision 8).",
+    description:
+      "TypeScript compiler diagnostics with the repository's tsconfig, ESLint (eslint + typescript-eslint recommended, or the repository's own flat config when the operator trusts it) and @typescript-eslint/no-deprecated; every warning is critical (Decision 8).",
     triggers: ['**/*.ts', '**/*.tsx', '**/*.js', '**/*.jsx', '**/*.mjs', '**/*.cjs'],
     timeoutMs: options.timeoutMs ?? 600_000,
     async run(context: CriticContext): Promise<readonly FindingDraft[]> {
@@ -178,7 +180,9 @@ export function compilerLinterCritic(options: CompilerLinterOptions = {}): Criti
       const reviewed = context.files.filter(isLintable).filter((file) => reader.read(file) !== null);
       if (reviewed.length === 0) return [];
       const groups = tsGroups(repoDir, reviewed, note);
-      const configFile = useRepoConfig ? repoEslintConfig(repoDir) : null;
+      const ownConfig = repoEslintConfig(repoDir);
+      const configFile = useRepoConfig ? ownConfig : null;
+      if (ownConfig !== null && configFile === null) note(`the repository's ${ownConfig} was not loaded (it is code; an operator opts in to running it): eslint recommended + typescript-eslint recommended`);
       const configKey = {
         groups: groups.map((g) => [g.configPath === null ? null : toRepo(repoDir, g.configPath), g.configPath === null ? null : sha256(readFileSync(g.configPath, 'utf8'))]),
         eslint: configFile === null ? 'default' : sha256(readFileSync(join(repoDir, configFile), 'utf8')),

@@ -1,11 +1,8 @@
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { promisify } from 'node:util';
+import { git } from '@rloop/git';
 import picomatch from 'picomatch';
-
-const execFileAsync = promisify(execFile);
 
 /** Directories never reviewed when a directory is walked without git (build output, dependencies, caches). */
 export const DEFAULT_IGNORED_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'out', 'coverage', '.next', '.nuxt', '.turbo', '.nx', '.cache', '.rloop', 'vendor', 'tmp']);
@@ -46,11 +43,7 @@ function walk(root: string, dir: string, out: string[], signal?: AbortSignal): v
  */
 export async function listRepoFiles(repoDir: string, signal?: AbortSignal): Promise<string[]> {
   if (await isInsideGit(repoDir)) {
-    const { stdout } = await execFileAsync('git', ['-c', 'core.quotepath=off', 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], {
-      cwd: repoDir,
-      maxBuffer: 256 * 1024 * 1024,
-      ...(signal === undefined ? {} : { signal }),
-    });
+    const { stdout } = await git(['-c', 'core.quotepath=off', 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoDir, ...(signal === undefined ? {} : { signal }) });
     return stdout
       .split('\0')
       .filter((file) => file !== '' && !file.split('/').some((part) => part === 'node_modules'))
@@ -64,7 +57,7 @@ export async function listRepoFiles(repoDir: string, signal?: AbortSignal): Prom
 
 export async function isInsideGit(dir: string): Promise<boolean> {
   try {
-    const { stdout } = await execFileAsync('git', ['rev-parse', '--is-inside-work-tree'], { cwd: dir });
+    const { stdout } = await git(['rev-parse', '--is-inside-work-tree'], { cwd: dir });
     return stdout.trim() === 'true';
   } catch {
     // Not a repository (or git is missing): callers walk the directory instead.

@@ -1,10 +1,7 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import type { Finding } from '@rloop/contracts';
+import { git as hardenedGit } from '@rloop/git';
 import { ReviewGitError } from '../errors.js';
 import { isInsideGit } from '../repo/files.js';
-
-const execFileAsync = promisify(execFile);
 
 /** Lines added or changed since a base, per repo-relative file (inclusive ranges on the new side). */
 export type ChangedLines = ReadonlyMap<string, readonly (readonly [number, number])[]>;
@@ -40,9 +37,9 @@ export function parseUnifiedDiff(diff: string): Map<string, [number, number][]> 
   return changed;
 }
 
+/** The hardened runner (@rloop/git): a reviewed directory's .git/config never chooses a program for git to run. */
 async function git(repoDir: string, args: readonly string[], signal?: AbortSignal): Promise<string> {
-  const { stdout } = await execFileAsync('git', ['-c', 'core.quotepath=off', ...args], { cwd: repoDir, maxBuffer: 256 * 1024 * 1024, ...(signal === undefined ? {} : { signal }) });
-  return stdout;
+  return (await hardenedGit(['-c', 'core.quotepath=off', ...args], { cwd: repoDir, ...(signal === undefined ? {} : { signal }) })).stdout;
 }
 
 /**

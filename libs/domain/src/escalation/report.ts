@@ -1,5 +1,7 @@
 import type { FindingTimeline, Heuristic, Phase, StuckReport } from '@rloop/contracts';
 import type { DisagreementSide, LoopState } from '../loop/state.js';
+import { maskSecrets } from '../secrets/mask.js';
+import { mdCode, mdFence, mdText } from '../text/escape.js';
 
 export interface StuckTrigger {
   readonly kind: StuckReport['trigger']['kind'];
@@ -68,22 +70,25 @@ export function buildStuckReport(state: LoopState, trigger: StuckTrigger, timeli
 
 const PHASE_NAMES: Readonly<Record<Phase, string>> = { critical: 'critical', medium: 'medium', low: 'low', final_sweep: 'final sweep' };
 
-/** Renders a stuck report for people (pager, chat, `rloop escalations`). */
+/** Renders a stuck report for people (pager, chat, `rloop escalations`); escaped, and masked for secrets. */
 export function renderStuckReportMarkdown(report: StuckReport): string {
   const lines = [
     `# Escalation: ${report.plan} is stuck`,
     '',
-    `**Why:** ${report.trigger.kind.replaceAll('_', ' ')}${report.trigger.heuristic ? ` (${report.trigger.heuristic.replaceAll('_', ' ')})` : ''} — ${report.trigger.detail}`,
+    `**Why:** ${report.trigger.kind.replaceAll('_', ' ')}${report.trigger.heuristic ? ` (${report.trigger.heuristic.replaceAll('_', ' ')})` : ''} — ${mdText(report.trigger.detail)}`,
     '',
-    `**Where:** round ${report.round}, ${PHASE_NAMES[report.phase]} phase${report.branch ? `, branch \`${report.branch}\`` : ''}${report.commit ? ` at \`${report.commit.slice(0, 12)}\`` : ''}.`,
+    `**Where:** round ${report.round}, ${PHASE_NAMES[report.phase]} phase${report.branch ? `, branch ${mdCode(report.branch)}` : ''}${report.commit ? ` at ${mdCode(report.commit.slice(0, 12))}` : ''}.`,
     '',
-    `**Recommended action:** ${report.recommended_action}`,
+    `**Recommended action:** ${mdText(report.recommended_action)}`,
     '',
   ];
   if (report.disagreement !== undefined && report.disagreement.length > 0) {
     lines.push('## Disagreement (not settled by priority rules)', '');
     for (const side of report.disagreement) {
-      lines.push(`- **${side.critic_id}** (\`${side.finding_type}\`) at \`${side.file}:${side.line_range.start}-${side.line_range.end}\`: ${side.title}`, `  - asks for: ${side.expected_behaviour}`);
+      lines.push(
+        `- **${mdText(side.critic_id)}** (${mdCode(side.finding_type)}) at ${mdCode(`${side.file}:${side.line_range.start}-${side.line_range.end}`)}: ${mdText(side.title)}`,
+        `  - asks for: ${mdText(side.expected_behaviour)}`,
+      );
     }
     lines.push('');
   }
@@ -91,15 +96,22 @@ export function renderStuckReportMarkdown(report: StuckReport): string {
   if (report.findings.length === 0) lines.push('_No open findings were recorded._');
   for (const f of report.findings) {
     const seen = f.rounds.map((r) => `${r.round}${r.present ? '●' : '○'}`).join(' ');
-    lines.push(`### ${f.title}`, '', `\`${f.file}:${f.line_range.start}\` · ${f.severity} · ${f.category} · raised by ${f.raised_by.join(', ')} · fingerprint \`${f.fingerprint}\``, '', `Rounds (● present, ○ absent): ${seen}`, '');
+    lines.push(
+      `### ${mdText(f.title)}`,
+      '',
+      `${mdCode(`${f.file}:${f.line_range.start}`)} · ${f.severity} · ${f.category} · raised by ${f.raised_by.map(mdText).join(', ')} · fingerprint ${mdCode(f.fingerprint)}`,
+      '',
+      `Rounds (● present, ○ absent): ${seen}`,
+      '',
+    );
     if (f.attempts.length > 0) {
       lines.push('Fix attempts:', '');
       for (const a of f.attempts) {
-        lines.push(`- round ${a.round}: ${a.lines_changed} lines changed${a.commit ? ` in \`${a.commit.slice(0, 12)}\`` : ' (not committed)'}`);
-        if (a.diff) lines.push('', '```diff', a.diff, '```', '');
+        lines.push(`- round ${a.round}: ${a.lines_changed} lines changed${a.commit ? ` in ${mdCode(a.commit.slice(0, 12))}` : ' (not committed)'}`);
+        if (a.diff) lines.push('', mdFence(a.diff, 'diff'), '');
       }
       lines.push('');
     }
   }
-  return `${lines.join('\n').trimEnd()}\n`;
+  return maskSecrets(`${lines.join('\n').trimEnd()}\n`);
 }

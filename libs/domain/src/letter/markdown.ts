@@ -1,4 +1,9 @@
 import type { Finding, Letter } from '@rloop/contracts';
+import { maskSecrets } from '../secrets/mask.js';
+import { mdCell, mdCode, mdText } from '../text/escape.js';
+
+// Every string of a letter came from a repository (file names), a critic or a model: each is
+// escaped for the place it goes (see text/escape.ts), and the whole is masked for secrets.
 
 function lines(range: Finding['line_range']): string {
   return range.start === range.end ? `${range.start}` : `${range.start}-${range.end}`;
@@ -9,59 +14,58 @@ function bulletList(items: readonly string[]): string {
 }
 
 function renderFinding(finding: Finding, index: number): string {
-  const related = finding.related_locations.map((l) => `${l.file}:${lines(l.line_range)} — ${l.note}`);
+  const related = finding.related_locations.map((l) => `${mdCode(`${l.file}:${lines(l.line_range)}`)} — ${mdText(l.note)}`);
   return [
-    `### ${index + 1}. ${finding.title}`,
+    `### ${index + 1}. ${mdText(finding.title)}`,
     '',
     `| severity | category | type | where | raised by | fingerprint |`,
     `|---|---|---|---|---|---|`,
-    `| ${finding.severity} (${finding.score}/10) | ${finding.category} | \`${finding.finding_type}\` | \`${finding.file}:${lines(finding.line_range)}\` | ${finding.raised_by} | \`${finding.fingerprint}\` |`,
+    `| ${finding.severity} (${finding.score}/10) | ${finding.category} | ${mdCode(finding.finding_type, { inTable: true })} | ${mdCode(`${finding.file}:${lines(finding.line_range)}`, { inTable: true })} | ${mdCell(finding.raised_by)} | ${mdCode(finding.fingerprint, { inTable: true })} |`,
     '',
-    `**Now:** ${finding.current_behaviour}`,
+    `**Now:** ${mdText(finding.current_behaviour)}`,
     '',
-    `**Expected:** ${finding.expected_behaviour}`,
+    `**Expected:** ${mdText(finding.expected_behaviour)}`,
     '',
     '**A test should observe:**',
-    bulletList(finding.observable_test_conditions),
+    bulletList(finding.observable_test_conditions.map(mdText)),
     '',
     '**A test must not:**',
-    bulletList(finding.forbidden_in_test),
+    bulletList(finding.forbidden_in_test.map(mdText)),
     ...(related.length > 0 ? ['', '**Related locations:**', bulletList(related)] : []),
   ].join('\n');
 }
 
 /** Renders a letter for people (escalations, `rloop letter --format md`). JSON stays the source. */
 export function renderLetterMarkdown(letter: Letter): string {
-  const critics = letter.critics.map(
-    (c) =>
-      `| ${c.critic_id}${c.core ? ' (core)' : ''} | ${c.outcome} | ${c.findings_kept}/${c.findings_total} | ${(c.message ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ')} |`,
+  const critics = letter.critics.map((c) => `| ${mdCell(c.critic_id)}${c.core ? ' (core)' : ''} | ${c.outcome} | ${c.findings_kept}/${c.findings_total} | ${mdCell(c.message ?? '')} |`);
+  return maskSecrets(
+    [
+      `# Letter ${mdText(letter.letter_id)}`,
+      '',
+      `Plan **${letter.plan}**, round ${letter.round}, phase ${letter.phase} (K = ${letter.k ?? '∞'}), commit ${mdCode(letter.commit.slice(0, 12))}.`,
+      '',
+      mdText(letter.summary),
+      '',
+      `**Counts:** ${letter.counts.critical} critical, ${letter.counts.medium} medium, ${letter.counts.low} low${letter.complete ? '' : ' — incomplete: a core critic did not report'}.`,
+      '',
+      '## Critics',
+      '',
+      '| critic | outcome | kept/total | note |',
+      '|---|---|---|---|',
+      ...critics,
+      '',
+      '## Findings',
+      '',
+      letter.findings.length === 0 ? '_No findings._' : letter.findings.map(renderFinding).join('\n\n'),
+      ...(letter.disagreements.length > 0
+        ? [
+            '',
+            '## Disagreements (for people to settle)',
+            '',
+            ...letter.disagreements.map((d) => `- ${mdCode(`${d.file}:${lines(d.line_range)}`)} — ${d.critic_ids.map(mdText).join(' vs ')}: ${mdText(d.note)}`),
+          ]
+        : []),
+      '',
+    ].join('\n'),
   );
-  return [
-    `# Letter ${letter.letter_id}`,
-    '',
-    `Plan **${letter.plan}**, round ${letter.round}, phase ${letter.phase} (K = ${letter.k ?? '∞'}), commit \`${letter.commit.slice(0, 12)}\`.`,
-    '',
-    letter.summary,
-    '',
-    `**Counts:** ${letter.counts.critical} critical, ${letter.counts.medium} medium, ${letter.counts.low} low${letter.complete ? '' : ' — incomplete: a core critic did not report'}.`,
-    '',
-    '## Critics',
-    '',
-    '| critic | outcome | kept/total | note |',
-    '|---|---|---|---|',
-    ...critics,
-    '',
-    '## Findings',
-    '',
-    letter.findings.length === 0 ? '_No findings._' : letter.findings.map(renderFinding).join('\n\n'),
-    ...(letter.disagreements.length > 0
-      ? [
-          '',
-          '## Disagreements (for people to settle)',
-          '',
-          ...letter.disagreements.map((d) => `- \`${d.file}:${lines(d.line_range)}\` — ${d.critic_ids.join(' vs ')}: ${d.note}`),
-        ]
-      : []),
-    '',
-  ].join('\n');
 }

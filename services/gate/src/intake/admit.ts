@@ -1,6 +1,6 @@
 import type { Issue, PlanSpec } from '@rloop/contracts';
-import { resolvePlanFiles } from '@rloop/domain';
-import { type RepositorySnapshot, inspectRepository } from './repository.js';
+import { commandIssues, resolvePlanFiles } from '@rloop/domain';
+import { type RepositoryPolicy, type RepositorySnapshot, inspectRepository } from './repository.js';
 
 export interface Admission {
   readonly plan: PlanSpec;
@@ -14,19 +14,26 @@ export type AdmissionResult = { readonly ok: true; readonly admission: Admission
 export interface AdmissionOptions {
   readonly repoCacheDir: string;
   readonly anthropicConfigured: boolean;
+  /** Commands plans may run (config/trust.yaml `commands.allow`). */
+  readonly commandAllow: readonly string[];
+  readonly repositories: RepositoryPolicy;
+  /** Where the allowlists live, named in rejections. */
+  readonly trustFile: string;
 }
 
 /**
- * Everything the gate checks beyond the schema: the repository exists and the ref resolves, every
+ * Everything the gate checks beyond the schema: the operator allows the plan's commands, the
+ * repository may be used (allowed roots, schemes and hosts), exists and the ref resolves, every
  * file entry is relative, inside the repository, a valid glob and matches something at the ref,
  * and the implementer strategy can run on this fleet.
  */
 export async function admitPlan(plan: PlanSpec, options: AdmissionOptions): Promise<AdmissionResult> {
-  const errors: Issue[] = [];
+  // Posting a plan means running its commands on the implementer's host: only the ones the operator listed.
+  const errors: Issue[] = commandIssues(plan, options.commandAllow, options.trustFile);
   if (plan.implementer.strategy === 'anthropic' && !options.anthropicConfigured) {
     errors.push({ path: 'implementer.strategy', message: 'the anthropic strategy needs ANTHROPIC_API_KEY on this fleet; use autofix or command, or configure a key' });
   }
-  const inspected = await inspectRepository(plan.repo, { cacheDir: options.repoCacheDir });
+  const inspected = await inspectRepository(plan.repo, { cacheDir: options.repoCacheDir, policy: options.repositories });
   if (!inspected.ok) return { ok: false, errors: [...errors, ...inspected.errors] };
   const resolved = resolvePlanFiles(plan.files, inspected.snapshot.files);
   errors.push(...resolved.issues);

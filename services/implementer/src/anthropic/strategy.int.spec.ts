@@ -6,7 +6,7 @@ import { type FakeAnthropic, type FakeMessagesRequest, type FakeTurn, INVOICE_SI
 import { type FixRequestedData, applyFix } from '../fix/fix-cycle.js';
 import { fixRecordRef } from '../git/records.js';
 import { builtInStrategies } from '../strategies/resolve.js';
-import { type SampleRepo, type TempDir, commandEnv, findingAt, gitOut, letterFor, sampleRepo, tempDir } from '../testing/repos.test-helpers.js';
+import { type SampleRepo, type TempDir, TEST_COMMANDS, commandEnv, findingAt, gitOut, letterFor, sampleRepo, tempDir } from '../testing/repos.test-helpers.js';
 import { type TestsWrittenData, createAnthropicStrategy } from './strategy.js';
 import { createPlanTestRunner } from './test-runner.js';
 import { testsRecordRef } from './tests-record.js';
@@ -105,7 +105,7 @@ describe('the anthropic strategy in the fix cycle, against the fake Messages API
         onBudgetReached: (reached) => Promise.resolve(void published.budgets.push(reached)),
       },
     });
-    const deps = { workRoot: join(tmp.path, 'home'), env: commandEnv(), testTimeoutMs: 30_000, strategyFor: builtInStrategies({ commandTimeoutMs: 30_000, extra: { anthropic: strategy } }) };
+    const deps = { workRoot: join(tmp.path, 'home'), env: commandEnv(), commands: TEST_COMMANDS, testTimeoutMs: 30_000, strategyFor: builtInStrategies({ commandTimeoutMs: 30_000, extra: { anthropic: strategy } }) };
     return { request, run: () => applyFix(request, deps) };
   }
 

@@ -3,6 +3,7 @@ import { dirname } from 'node:path';
 import type { DataOf } from '@rloop/contracts';
 import {
   type BudgetReached,
+  type CommandLimits,
   type BudgetState,
   LlmAbortedError,
   LlmBudgetExceededError,
@@ -55,6 +56,8 @@ export interface AnthropicStrategyOptions {
   readonly lintCommands: readonly string[];
   /** The environment of commands the implementer runs (no secrets). */
   readonly commandEnv: Readonly<Record<string, string>>;
+  /** The operator's output and memory limits for those commands. */
+  readonly commandLimits?: CommandLimits;
   readonly commandTimeoutMs: number;
   readonly maxDiffLines: number;
   readonly hooks: AnthropicStrategyHooks;
@@ -157,6 +160,7 @@ export function createAnthropicStrategy(options: AnthropicStrategyOptions): FixS
         client: options.implementer.client,
         spec: options.implementer.spec,
         commandEnv: options.commandEnv,
+        ...(options.commandLimits === undefined ? {} : { commandLimits: options.commandLimits }),
         commandTimeoutMs: options.commandTimeoutMs,
         signal,
         ...(budget === null ? {} : { budget }),

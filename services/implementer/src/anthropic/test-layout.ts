@@ -1,7 +1,6 @@
-import { readFile } from 'node:fs/promises';
-import { join, posix } from 'node:path';
+import { posix } from 'node:path';
 import { git } from '@rloop/git';
-import { type TestLayout, isTestPath } from '@rloop/llm';
+import { type TestLayout, isTestPath, readWorktreeFile, realWorktreeRoot } from '@rloop/llm';
 
 // An example longer than this is not shown: it would only cost tokens.
 const MAX_EXAMPLE_BYTES = 16 * 1024;
@@ -24,9 +23,14 @@ export async function testLayoutOf(worktreeDir: string, testCommand: string): Pr
   const listed = await git(['ls-files', '-z'], { cwd: worktreeDir });
   const testFiles = listed.stdout.split('\u0000').filter((f) => f !== '' && isTestPath(f)).sort();
   let example: TestLayout['example'] = null;
+  const root = await realWorktreeRoot(worktreeDir);
   for (const path of testFiles) {
-    const content = await readFile(join(worktreeDir, path), 'utf8');
-    if (content.length > MAX_EXAMPLE_BYTES || content.includes('\u0000')) continue;
+    // Read inside the worktree only: a tracked symbolic link leading out of it is never shown to the model.
+    const content = await readWorktreeFile(root, path, MAX_EXAMPLE_BYTES).then(
+      (file) => file.content,
+      () => null,
+    );
+    if (content === null) continue;
     if (example === null || content.length < example.content.length) example = { path, content };
   }
   const testDir = commonTestDir(testFiles);

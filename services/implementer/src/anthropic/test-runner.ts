@@ -1,4 +1,4 @@
-import { type TestRunner, parseTapOutput, runCommand } from '@rloop/llm';
+import { type CommandLimits, type TestRunner, parseTapOutput, runCommand } from '@rloop/llm';
 import { parseTestOutput } from '../test-run/test-output.js';
 
 export interface PlanTestRunnerOptions {
@@ -7,6 +7,8 @@ export interface PlanTestRunnerOptions {
   readonly timeoutMs: number;
   /** The command's environment (secret-looking names are removed by runCommand too). */
   readonly env: Readonly<Record<string, string>>;
+  /** The operator's output and memory limits. */
+  readonly limits?: CommandLimits;
 }
 
 // Large suites print a lot; failing names near the middle of the output must not be cut.
@@ -25,6 +27,7 @@ export function createPlanTestRunner(options: PlanTestRunnerOptions): TestRunner
       env: options.env,
       extraArgs: request.testFiles ?? [],
       maxOutputBytes: MAX_OUTPUT_BYTES,
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
       ...(request.signal === undefined ? {} : { signal: request.signal }),
     });
     const output = `${result.stdout}${result.stderr === '' ? '' : `\n${result.stderr}`}`;

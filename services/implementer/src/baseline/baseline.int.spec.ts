@@ -1,14 +1,15 @@
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { BaselineRecorded } from '@rloop/contracts';
 import { worktreeDirFor } from '../git/worktree.js';
-import { RUN_ID, type TempDir, commandEnv, gitOut, sampleRepo, tempDir } from '../testing/repos.test-helpers.js';
+import { RUN_ID, type TempDir, TEST_COMMANDS, commandEnv, gitOut, sampleRepo, tempDir } from '../testing/repos.test-helpers.js';
 import { recordBaseline } from './baseline.js';
 
 describe('recording the baseline before round 1', () => {
   let tmp: TempDir;
-  const deps = () => ({ workRoot: join(tmp.path, 'home'), env: commandEnv(), testTimeoutMs: 30_000 });
+  const deps = () => ({ workRoot: join(tmp.path, 'home'), env: commandEnv(), commands: TEST_COMMANDS, testTimeoutMs: 30_000 });
 
   beforeAll(async () => {
     tmp = await tempDir('baseline');
@@ -52,5 +53,14 @@ describe('recording the baseline before round 1', () => {
     const again = await recordBaseline(input, deps());
     expect(again).toEqual(first);
     expect(gitOut(repo.dir, ['rev-parse', 'rloop/redelivered'])).toBe(tip);
+  });
+
+  it('given a test command the operator did not allow, then it never runs and the baseline says why as its one failing test', async () => {
+    const repo = await sampleRepo(tmp.path, 'fixable', 'refused');
+    const marker = join(tmp.path, 'baseline-ran');
+    const data = await recordBaseline({ slug: 'refused', runId: RUN_ID, repoPath: repo.dir, commit: repo.commit, testCmd: `touch ${marker}` }, deps());
+    expect(data).toMatchObject({ exit_code: 126, tests: { passed: 0, failed: 1, total: 1 } });
+    expect(data.failing).toEqual([expect.stringMatching(/^rloop refused to run the plan: test_cmd: the command "touch \S+" is not allowed on this fleet/)]);
+    expect(existsSync(marker)).toBe(false);
   });
 });

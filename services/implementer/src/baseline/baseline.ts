@@ -4,6 +4,7 @@ import type { ImplementerEnv } from '../deps.js';
 import { RecordInvalidError } from '../errors.js';
 import { baselineRecordRef, readRecord, writeRecord } from '../git/records.js';
 import { branchFor, ensureWorktree } from '../git/worktree.js';
+import { commandRefusal } from '../shell/allowlist.js';
 import { runTests } from '../test-run/test-runner.js';
 
 export type BaselineRecordedData = DataOf<'BaselineRecorded'>;
@@ -20,6 +21,9 @@ export interface RecordBaselineInput {
 
 /** How many failing names an event may carry (BaselineRecorded.failing's limit). */
 const MAX_FAILING = 1000;
+
+/** The exit code recorded for a test command rloop refused to run (a shell's "cannot execute"). */
+export const REFUSED_EXIT_CODE = 126;
 
 /** An exit code for the record when the process had none: 124 for a timeout (as coreutils' timeout), -1 for a signal. */
 export function exitCodeOf(run: { readonly exitCode: number | null; readonly timedOut: boolean }): number {
@@ -43,7 +47,21 @@ export async function recordBaseline(input: RecordBaselineInput, deps: Implement
   const clock = deps.clock ?? (() => performance.now());
   const started = clock();
   const worktree = await ensureWorktree({ repoPath: input.repoPath, slug: input.slug, workRoot: deps.workRoot, commit: input.commit, branch: branchFor(input.slug) });
-  const run = await runTests({ cwd: worktree.dir, command: input.testCmd, env: deps.env, timeoutMs: deps.testTimeoutMs, signal: deps.signal });
+  const refused = commandRefusal({ test_cmd: input.testCmd, implementer: { strategy: 'autofix' } }, deps.commands);
+  if (refused !== null) {
+    // Nothing runs; the baseline says why (as its one failing "test"), and every fix of the run will be refused too.
+    const data = BaselineRecorded.shape.data.parse({
+      commit: input.commit,
+      branch: worktree.branch,
+      tests: { added: 0, passed: 0, failed: 1, total: 1, regressions: 0, warnings: 0 },
+      exit_code: REFUSED_EXIT_CODE,
+      failing: [refused.message],
+      duration_ms: 0,
+    } satisfies BaselineRecordedData);
+    await writeRecord(input.repoPath, ref, data);
+    return data;
+  }
+  const run = await runTests({ cwd: worktree.dir, command: input.testCmd, env: deps.env, timeoutMs: deps.testTimeoutMs, limits: deps.commands.limits, signal: deps.signal });
   const data = BaselineRecorded.shape.data.parse({
     commit: input.commit,
     branch: worktree.branch,

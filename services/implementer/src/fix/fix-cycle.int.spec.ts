@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -7,13 +8,13 @@ import { readOnlyCheckout } from '@rloop/git';
 import { fixRecordRef } from '../git/records.js';
 import { worktreeDirFor } from '../git/worktree.js';
 import { builtInStrategies } from '../strategies/resolve.js';
-import { RUN_ID, type SampleRepo, type TempDir, commandEnv, eslintFindings, gitOut, letterFor, sampleRepo, tempDir, tscFindings } from '../testing/repos.test-helpers.js';
+import { RUN_ID, type SampleRepo, type TempDir, TEST_COMMANDS, commandEnv, eslintFindings, gitOut, letterFor, sampleRepo, tempDir, tscFindings } from '../testing/repos.test-helpers.js';
 import { type FixRequestedData, applyFix } from './fix-cycle.js';
 
 describe('the fix cycle', () => {
   let tmp: TempDir;
   let workRoot: string;
-  const deps = () => ({ workRoot, env: commandEnv(), testTimeoutMs: 30_000, strategyFor: builtInStrategies({ commandTimeoutMs: 20_000, scratchRoot: tmp.path }) });
+  const deps = () => ({ workRoot, env: commandEnv(), commands: TEST_COMMANDS, testTimeoutMs: 30_000, strategyFor: builtInStrategies({ commandTimeoutMs: 20_000, scratchRoot: tmp.path }) });
 
   beforeAll(async () => {
     tmp = await tempDir('fix');
@@ -244,5 +245,14 @@ describe('the fix cycle', () => {
     const result = await applyFix(request(repo, 'unavailable', [], { implementer: { strategy: 'anthropic' } }), deps());
     expect(result).toMatchObject({ outcome: 'failed', strategy: 'anthropic', commit: null });
     expect(result.reason).toContain('not available');
+  });
+
+  it('given a test command and an implementer command the operator did not allow (a forged request), then neither runs and FixApplied says why', async () => {
+    const repo = await sampleRepo(tmp.path, 'fixable', 'refused');
+    const marker = join(tmp.path, 'refused-ran');
+    const result = await applyFix(request(repo, 'refused', [], { test_cmd: `touch ${marker}.tests`, implementer: { strategy: 'command', command: `touch ${marker}.agent` } }), deps());
+    expect(result).toMatchObject({ outcome: 'failed', strategy: 'command', commit: null, fixes_applied: [] });
+    expect(result.reason).toMatch(/^rloop refused to run the plan: test_cmd: the command "touch \S+\.tests" is not allowed on this fleet: .* commands\.allow of config\/trust\.yaml .*; implementer\.command: the command "touch \S+\.agent" is not allowed/);
+    expect(existsSync(`${marker}.tests`) || existsSync(`${marker}.agent`)).toBe(false);
   });
 });

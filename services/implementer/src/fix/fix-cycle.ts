@@ -7,6 +7,7 @@ import { DEFAULT_IDENTITY, commitConfigArgs, git, gitText } from '@rloop/git';
 import { fixRecordRef, readRecord, writeRecord } from '../git/records.js';
 import { NO_HOOKS, ensureWorktree, resetWorktree } from '../git/worktree.js';
 import type { StrategyResolver } from '../strategies/strategy.js';
+import { commandRefusal } from '../shell/allowlist.js';
 import { diffTestResults } from '../test-run/test-output.js';
 import { runTests } from '../test-run/test-runner.js';
 
@@ -216,6 +217,8 @@ export async function applyFix(request: FixRequestedData, deps: FixCycleDeps): P
     duration_ms: elapsed(),
   });
 
+  const refused = commandRefusal(request, deps.commands);
+  if (refused !== null) return finish(notApplied('failed', refused.message, request.implementer.strategy));
   const strategy = deps.strategyFor(request.implementer);
   if (strategy === null) {
     return finish(notApplied('failed', `the ${request.implementer.strategy} strategy is not available on this implementer`, request.implementer.strategy));
@@ -241,7 +244,7 @@ export async function applyFix(request: FixRequestedData, deps: FixCycleDeps): P
   await git(['add', '-A'], { cwd: dir });
   const diff = await diffSummary(dir, request.base_commit, { index: true });
 
-  const run = await runTests({ cwd: dir, command: request.test_cmd, env: deps.env, timeoutMs: deps.testTimeoutMs, signal });
+  const run = await runTests({ cwd: dir, command: request.test_cmd, env: deps.env, timeoutMs: deps.testTimeoutMs, limits: deps.commands.limits, signal });
   const regressions = diffTestResults(request.baseline_failing, run);
   const added = testsAdded(diff);
   const tests: TestsResult = { added: added.length, passed: run.passed, failed: run.failed, total: run.total, regressions: regressions.length, warnings: run.warnings };

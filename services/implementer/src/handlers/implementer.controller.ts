@@ -4,13 +4,14 @@ import { EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent } from
 import { type EventOf, TransientError } from '@rloop/contracts';
 import { type DecisionMeta, decisionEvent } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
-import { type BudgetState, type LlmClient, budgetEscalation, createAnthropicClient, describeBudgetReached, redactSecrets, scrubEnv } from '@rloop/llm';
+import { type BudgetState, type LlmClient, budgetEscalation, createAnthropicClient, describeBudgetReached, redactSecrets } from '@rloop/llm';
 import { createAnthropicStrategy } from '../anthropic/strategy.js';
 import { createPlanTestRunner } from '../anthropic/test-runner.js';
 import { createWarningCounter } from '../anthropic/warnings.js';
 import type { AnthropicImplementerSettings, ImplementerConfig } from '../config.js';
 import { applyFix, builtInStrategies, type ImplementerEnv, recordBaseline, type StrategyResolver } from '../core.js';
 import { OWNER_TAG, OWNER_VARIABLE, reapOrphans } from '../shell/orphans.js';
+import { checkBubblewrap } from '../shell/sandbox.js';
 import { IMPLEMENTER_CONFIG } from '../tokens.js';
 
 const PRODUCER = `implementer@${process.pid}`;
@@ -37,7 +38,12 @@ interface AnthropicWiring {
  *
  * The `anthropic` strategy (with ANTHROPIC_API_KEY) publishes what it does on the way: TestsWritten
  * once the red tests are confirmed, UsageRecorded for each dispatch, and EscalationRaised (reason
- * budget) when a budget stops it. Its commands run without any secret in their environment.
+ * budget) when a budget stops it.
+ *
+ * Every plan command (baseline, tests, a `command` implementer, the anthropic strategy's test and
+ * lint runs) runs only if the operator's allowlist names it, with the allowlisted environment
+ * (never the service's secrets), in a process group of its own under the output and memory limits
+ * of config/trust.yaml — the `command` implementer in the bubblewrap sandbox when configured.
  */
 @Controller()
 export class ImplementerController implements OnModuleInit, OnApplicationShutdown {
@@ -46,8 +52,8 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
   private readonly env: ImplementerEnv;
   private readonly strategies: StrategyResolver;
   private readonly anthropic: AnthropicWiring | null;
-  /** The environment of everything the anthropic strategy runs: the service's, minus anything secret-looking. */
-  private readonly safeEnv: Readonly<Record<string, string>>;
+  /** The environment of every plan command: the allowlisted variables, and our tag. */
+  private readonly commandEnv: Readonly<Record<string, string>>;
 
   constructor(
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
@@ -55,10 +61,10 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     @Inject(IMPLEMENTER_CONFIG) private readonly config: ImplementerConfig,
   ) {
     // Every command started here carries our tag, so an implementer starting after a crash of this one can find what it left running.
-    const env = { ...process.env, [OWNER_VARIABLE]: OWNER_TAG };
-    this.env = { workRoot: config.home, env, testTimeoutMs: config.testTimeoutMs, signal: this.abort.signal };
-    this.strategies = builtInStrategies({ commandTimeoutMs: config.commandTimeoutMs });
-    this.safeEnv = scrubEnv(Object.fromEntries(Object.entries(env).filter((e): e is [string, string] => e[1] !== undefined)));
+    this.commandEnv = { ...config.commands.env, [OWNER_VARIABLE]: OWNER_TAG };
+    const { allow, limits, sandbox, trustFile } = config.commands;
+    this.env = { workRoot: config.home, env: this.commandEnv, commands: { allow, limits, trustFile }, testTimeoutMs: config.testTimeoutMs, signal: this.abort.signal };
+    this.strategies = builtInStrategies({ commandTimeoutMs: config.commandTimeoutMs, limits, sandbox, repositoryEslintConfig: config.repositoryEslintConfig });
     const settings = config.anthropic;
     if (settings === null) {
       this.anthropic = null;
@@ -71,8 +77,13 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     }
   }
 
-  /** Runs before the consumers start: nothing a dead implementer left running may touch a worktree we are about to reset. */
+  /**
+   * Runs before the consumers start: a sandbox the operator asked for must work here (never
+   * silently skipped), and nothing a dead implementer left running may touch a worktree we are
+   * about to reset.
+   */
   async onModuleInit(): Promise<void> {
+    if (this.config.commands.sandbox !== null) await checkBubblewrap();
     const reaped = await reapOrphans();
     if (reaped === null) {
       this.log.warn('no /proc here: commands an implementer killed earlier may have left running are not looked for');
@@ -100,7 +111,7 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     const data =
       wiring === null
         ? await applyFix(event.data, { ...this.env, strategyFor: this.strategies })
-        : await applyFix(event.data, { ...this.env, env: this.safeEnv, strategyFor: await this.anthropicStrategies(event, ctx, wiring, meta) });
+        : await applyFix(event.data, { ...this.env, strategyFor: await this.anthropicStrategies(event, ctx, wiring, meta) });
     if (data.outcome === 'failed' && data.reason !== undefined) this.log.warn(`${event.plan} round ${event.data.round}: the ${data.strategy} fix failed: ${redactSecrets(data.reason)}`);
     await this.publisher.publish(decisionEvent('FixApplied', meta(), ['fix-applied', event.data.round], { ...data, ...(data.reason === undefined ? {} : { reason: redactSecrets(data.reason) }) }));
   }
@@ -111,7 +122,7 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     const request = event.data;
     const spend = await this.journal.spend(event.plan, utcDay(new Date()), event.correlation_id);
     const budget: BudgetState = { limits: settings.budgets, spentOnPlanUsd: spend.run_usd ?? spend.plan_usd, spentTodayUsd: spend.day_usd };
-    const runTests = createPlanTestRunner({ command: request.test_cmd, timeoutMs: this.config.testTimeoutMs, env: this.safeEnv });
+    const runTests = createPlanTestRunner({ command: request.test_cmd, timeoutMs: this.config.testTimeoutMs, env: this.commandEnv, limits: this.config.commands.limits });
     const strategy = createAnthropicStrategy({
       request,
       testWriter: { client: wiring.testWriter, spec: settings.testWriter, stepBudget: settings.testWriterSteps },
@@ -120,7 +131,8 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
       runTests,
       countWarnings: createWarningCounter({ cacheDir: join(this.config.home, 'implementer', 'cache', 'compiler-linter', event.plan), signal: this.abort.signal }),
       lintCommands: settings.lintCommands,
-      commandEnv: this.safeEnv,
+      commandEnv: this.commandEnv,
+      commandLimits: this.config.commands.limits,
       commandTimeoutMs: this.config.testTimeoutMs,
       maxDiffLines: settings.maxDiffLines,
       hooks: {
@@ -142,6 +154,7 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
         },
       },
     });
-    return builtInStrategies({ commandTimeoutMs: this.config.commandTimeoutMs, extra: { anthropic: strategy } });
+    const { limits, sandbox } = this.config.commands;
+    return builtInStrategies({ commandTimeoutMs: this.config.commandTimeoutMs, limits, sandbox, repositoryEslintConfig: this.config.repositoryEslintConfig, extra: { anthropic: strategy } });
   }
 }

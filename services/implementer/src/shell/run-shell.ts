@@ -1,6 +1,14 @@
 import { spawn } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 
+/** What a plan's command may use (config/trust.yaml `commands.limits`); the time limit is the timeout. */
+export interface ProcessLimits {
+  /** Output (stdout and stderr together) the command may write before it is stopped. */
+  readonly outputBytes: number;
+  /** RLIMIT_DATA of every process it starts (`ulimit -d`, where the OS allows it); null: none. */
+  readonly memoryBytes: number | null;
+}
+
 export interface RunShellOptions {
   /** A shell command line (run by /bin/sh), e.g. the plan's `test_cmd`. */
   readonly command: string;
@@ -8,6 +16,9 @@ export interface RunShellOptions {
   /** The complete environment of the command: nothing is inherited implicitly. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly timeoutMs: number;
+  readonly limits?: ProcessLimits | undefined;
+  /** A sandbox to run the command in: the program and arguments that precede /bin/sh (e.g. bwrap …). */
+  readonly sandbox?: readonly string[] | undefined;
   readonly signal?: AbortSignal | undefined;
   /** How much of the combined output to keep for parsing (the end is kept: runners print summaries last). */
   readonly maxCaptureBytes?: number | undefined;
@@ -21,6 +32,8 @@ export interface ShellRun {
   readonly signal: string | null;
   readonly timedOut: boolean;
   readonly aborted: boolean;
+  /** Stopped because it wrote more than `limits.outputBytes`. */
+  readonly outputLimited: boolean;
   readonly durationMs: number;
   /** stdout and stderr interleaved as they arrived, cut to the last `maxCaptureBytes`. */
   readonly output: string;
@@ -86,9 +99,22 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
 }
 
 /**
+ * The program and arguments that run a command line under its limits: a shell sets them
+ * (`ulimit`, applied where the OS allows, silently skipped where it does not) and then becomes the
+ * command's own shell, inside the sandbox when there is one. No core dumps: they would land in the
+ * worktree.
+ */
+export function limitedArgv(command: string, limits: ProcessLimits | undefined, sandbox: readonly string[] = []): string[] {
+  const memory = limits?.memoryBytes ?? null;
+  const setup = ['ulimit -c 0 2>/dev/null', ...(memory === null ? [] : [`ulimit -d ${Math.max(1, Math.floor(memory / 1024))} 2>/dev/null`])];
+  return [...sandbox, '/bin/sh', '-c', `${setup.join('; ')}; exec /bin/sh -c "$1"`, 'rloop-command', command];
+}
+
+/**
  * Runs a shell command with a timeout, capturing its combined output. A command that outlives its
- * timeout (or the abort signal) is killed with its whole process group; so are background processes
- * it leaves behind when it exits, because they would keep the output pipes open.
+ * timeout (or the abort signal), or writes more output than its limit, is killed with its whole
+ * process group; so are background processes it leaves behind when it exits, because they would
+ * keep the output pipes open.
  */
 export function runShell(options: RunShellOptions): Promise<ShellRun> {
   const capture = new TailBuffer(options.maxCaptureBytes ?? DEFAULT_MAX_CAPTURE_BYTES);
@@ -96,18 +122,20 @@ export function runShell(options: RunShellOptions): Promise<ShellRun> {
   const started = performance.now();
   return new Promise<ShellRun>((resolve, reject) => {
     if (options.signal?.aborted === true) {
-      resolve({ exitCode: null, signal: null, timedOut: false, aborted: true, durationMs: 0, output: '', tail: '', truncated: false });
+      resolve({ exitCode: null, signal: null, timedOut: false, aborted: true, outputLimited: false, durationMs: 0, output: '', tail: '', truncated: false });
       return;
     }
-    const child = spawn(options.command, {
+    const [program = '/bin/sh', ...args] = limitedArgv(options.command, options.limits, options.sandbox);
+    const child = spawn(program, args, {
       cwd: options.cwd,
       env: options.env,
-      shell: '/bin/sh',
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let timedOut = false;
     let aborted = false;
+    let outputLimited = false;
+    let written = 0;
     let exit: { code: number | null; signal: string | null } | null = null;
     let killTimer: NodeJS.Timeout | undefined;
     const stop = (): void => {
@@ -123,8 +151,16 @@ export function runShell(options: RunShellOptions): Promise<ShellRun> {
       stop();
     };
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.stdout.on('data', (chunk: Buffer) => capture.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => capture.push(chunk));
+    const onOutput = (chunk: Buffer): void => {
+      capture.push(chunk);
+      written += chunk.length;
+      if (!outputLimited && options.limits !== undefined && written > options.limits.outputBytes) {
+        outputLimited = true;
+        stop();
+      }
+    };
+    child.stdout.on('data', onOutput);
+    child.stderr.on('data', onOutput);
     child.on('error', (error) => {
       clearTimeout(timer);
       clearTimeout(killTimer);
@@ -147,6 +183,7 @@ export function runShell(options: RunShellOptions): Promise<ShellRun> {
         signal: final.signal,
         timedOut,
         aborted,
+        outputLimited,
         durationMs: Math.round(performance.now() - started),
         output,
         tail: tailOf(output, tailBytes),

@@ -1,9 +1,11 @@
 import { existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { constants, open } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
 import js from '@eslint/js';
 import { ESLint, type Linter } from 'eslint';
 import tseslint from 'typescript-eslint';
 import { describeError } from '@rloop/contracts';
+import { type ResolvedPath, realWorktreeRoot, resolveInWorktree } from '@rloop/llm';
 import { AbortedError } from '../errors.js';
 import type { FixContext, FixOutcome, FixStrategy } from './strategy.js';
 
@@ -13,11 +15,17 @@ const CONFIG_FILES = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cj
 const LINTABLE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 
 /**
- * The configuration used when the repository has none of its own (or its own cannot be loaded,
- * typically because its plugins are not installed in the worktree): eslint recommended plus
- * typescript-eslint recommended, the same default the compiler-linter critic reviews with.
+ * The configuration used when the repository has none of its own, or its own is not loaded (the
+ * operator has not opted in, or it cannot load because its plugins are not installed in the
+ * worktree): eslint recommended plus typescript-eslint recommended, the same default the
+ * compiler-linter critic reviews with.
  */
 export const DEFAULT_ESLINT_CONFIG: Linter.Config[] = [js.configs.recommended, ...(tseslint.configs.recommended as Linter.Config[])];
+
+export interface AutofixOptions {
+  /** Load the repository's own eslint.config.* (it runs the repository's code in this process). Default false. */
+  readonly repositoryEslintConfig?: boolean;
+}
 
 function repoConfigFile(dir: string): string | null {
   for (const name of CONFIG_FILES) {
@@ -34,39 +42,87 @@ function defaultEslint(cwd: string): ESLint {
   return new ESLint({ cwd, fix: true, overrideConfigFile: true, overrideConfig: DEFAULT_ESLINT_CONFIG, errorOnUnmatchedPattern: false, warnIgnored: false });
 }
 
+/** The named file inside the worktree with its links resolved, or null when it leads out of it (or is no regular file). */
+async function insideWorktree(root: string, file: string): Promise<ResolvedPath | null> {
+  try {
+    return await resolveInWorktree(root, file);
+  } catch {
+    // Outside the worktree (a symbolic link out, `..`, `.git`): never read or written.
+    return null;
+  }
+}
+
 /**
- * The offline default strategy: ESLint's own fixes (`fix: true`, outputs written) on the files the
- * letter's findings name, with the repository's flat config when it has one. Conservative by
- * construction: only fixes a rule declares safe are applied (never suggestions), only in files a
- * critic pointed at.
+ * Writes a fixed file back without following a symbolic link: the path is resolved inside the
+ * worktree again (a link may have appeared since it was read) and opened with O_NOFOLLOW.
  */
-export function createAutofixStrategy(): FixStrategy {
+async function writeInside(root: string, file: string, content: string): Promise<boolean> {
+  const target = await insideWorktree(root, file);
+  if (target === null) return false;
+  const handle = await open(target.absolute, constants.O_WRONLY | constants.O_TRUNC | constants.O_NOFOLLOW);
+  try {
+    await handle.writeFile(content, 'utf8');
+  } finally {
+    await handle.close();
+  }
+  return true;
+}
+
+/**
+ * The offline default strategy: ESLint's own fixes (`fix: true`) on the files the letter's
+ * findings name, with the default config (the repository's own flat config only when the
+ * operator opts in: loading it runs the repository's code). Conservative by construction: only
+ * fixes a rule declares safe are applied (never suggestions), only in files a critic pointed at,
+ * and only inside the worktree: a file that is (or lies under) a symbolic link leading out of it
+ * is neither read nor written, and the log says so.
+ */
+export function createAutofixStrategy(options: AutofixOptions = {}): FixStrategy {
   return {
     name: 'autofix',
     async apply(context: FixContext): Promise<FixOutcome> {
       const dir = context.worktreeDir;
-      const files = [...new Set(context.letter.findings.map((f) => f.file))].filter((file) => LINTABLE.test(file) && existsSync(join(dir, file))).sort();
-      if (files.length === 0) return { changedFiles: [], log: 'no lintable file among the letter\'s findings' };
-      if (context.signal.aborted) throw new AbortedError('the autofix strategy');
+      const root = await realWorktreeRoot(dir);
+      const named = [...new Set(context.letter.findings.map((f) => f.file))].filter((file) => LINTABLE.test(file) && existsSync(join(dir, file))).sort();
       const notes: string[] = [];
-      const configFile = repoConfigFile(dir);
+      const files: string[] = [];
+      const outside: string[] = [];
+      for (const file of named) {
+        const resolved = await insideWorktree(root, file);
+        if (resolved === null) outside.push(file);
+        else if (!files.includes(resolved.relative)) files.push(resolved.relative);
+      }
+      if (outside.length > 0) notes.push(`skipped ${outside.join(', ')}: it leads out of the worktree (a symbolic link), so it is neither read nor written`);
+      if (files.length === 0) return { changedFiles: [], log: [...notes, "no lintable file among the letter's findings"].join('; ') };
+      if (context.signal.aborted) throw new AbortedError('the autofix strategy');
+      const targets = files.map((file) => join(root, file));
+      const configFile = options.repositoryEslintConfig === true ? repoConfigFile(root) : null;
+      const ownConfig = repoConfigFile(root);
       let results: ESLint.LintResult[];
       if (configFile === null) {
-        results = await lintAndFix(defaultEslint(dir), files);
-        notes.push('ESLint with the default config (eslint recommended + typescript-eslint recommended)');
+        results = await lintAndFix(defaultEslint(root), targets);
+        notes.push(
+          ownConfig === null
+            ? 'ESLint with the default config (eslint recommended + typescript-eslint recommended)'
+            : `ESLint with the default config (eslint recommended + typescript-eslint recommended): the repository's ${relative(root, ownConfig)} is not loaded unless the operator trusts it`,
+        );
       } else {
         try {
           // The repository's config, read directly: no lookup above the worktree, which may sit inside another project.
-          results = await lintAndFix(new ESLint({ cwd: dir, fix: true, overrideConfigFile: configFile, errorOnUnmatchedPattern: false, warnIgnored: false }), files);
-          notes.push(`ESLint with the repository's ${relative(dir, configFile)}`);
+          results = await lintAndFix(new ESLint({ cwd: root, fix: true, overrideConfigFile: configFile, errorOnUnmatchedPattern: false, warnIgnored: false }), targets);
+          notes.push(`ESLint with the repository's ${relative(root, configFile)}`);
         } catch (error) {
-          results = await lintAndFix(defaultEslint(dir), files);
-          notes.push(`the repository's ${relative(dir, configFile)} could not be loaded (${describeError(error).split('\n')[0] ?? ''}); used the default config`);
+          results = await lintAndFix(defaultEslint(root), targets);
+          notes.push(`the repository's ${relative(root, configFile)} could not be loaded (${describeError(error).split('\n')[0] ?? ''}); used the default config`);
         }
       }
       if (context.signal.aborted) throw new AbortedError('the autofix strategy');
-      await ESLint.outputFixes(results);
-      const changed = results.filter((r) => r.output !== undefined).map((r) => relative(dir, r.filePath).split('\\').join('/'));
+      const changed: string[] = [];
+      for (const result of results) {
+        if (result.output === undefined) continue;
+        const file = relative(root, result.filePath).split(sep).join('/');
+        if (await writeInside(root, file, result.output)) changed.push(file);
+        else notes.push(`did not write ${file}: it leads out of the worktree`);
+      }
       const remaining = results.reduce((sum, r) => sum + r.errorCount + r.warningCount, 0);
       notes.push(`fixed ${changed.length} of ${files.length} file(s); ${remaining} problem(s) left that ESLint cannot fix`);
       return { changedFiles: changed.sort(), log: notes.join('; ') };

@@ -1,4 +1,6 @@
 import type { ImplementerStrategy, PlanImplementer } from '@rloop/contracts';
+import type { ProcessLimits } from '../shell/run-shell.js';
+import type { SandboxSettings } from '../shell/sandbox.js';
 import { createAutofixStrategy } from './autofix.js';
 import { createCommandStrategy } from './command.js';
 import type { FixStrategy, StrategyResolver } from './strategy.js';
@@ -6,6 +8,12 @@ import type { FixStrategy, StrategyResolver } from './strategy.js';
 export interface BuiltInStrategyOptions {
   /** Timeout of the `command` strategy's process. */
   readonly commandTimeoutMs: number;
+  /** Output and memory limits of the `command` strategy's process. */
+  readonly limits?: ProcessLimits;
+  /** The `command` strategy's sandbox (config/trust.yaml `commands.sandbox`); null or absent: none. */
+  readonly sandbox?: SandboxSettings | null;
+  /** Whether autofix loads a repository's own ESLint config (it runs the repository's code). Default false. */
+  readonly repositoryEslintConfig?: boolean;
   readonly commandTailBytes?: number;
   readonly scratchRoot?: string;
   /** Strategies from elsewhere (e.g. `anthropic`), keyed by the plan's `implementer.strategy`. */
@@ -14,7 +22,7 @@ export interface BuiltInStrategyOptions {
 
 /** The resolver for the built-in strategies (autofix, command) plus any `extra` ones. */
 export function builtInStrategies(options: BuiltInStrategyOptions): StrategyResolver {
-  const autofix = createAutofixStrategy();
+  const autofix = createAutofixStrategy({ repositoryEslintConfig: options.repositoryEslintConfig ?? false });
   return (implementer: PlanImplementer) => {
     const extra = options.extra?.[implementer.strategy];
     if (extra !== undefined) return extra;
@@ -27,6 +35,8 @@ export function builtInStrategies(options: BuiltInStrategyOptions): StrategyReso
           : createCommandStrategy({
               command: implementer.command,
               timeoutMs: options.commandTimeoutMs,
+              ...(options.limits === undefined ? {} : { limits: options.limits }),
+              ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
               ...(options.commandTailBytes === undefined ? {} : { tailBytes: options.commandTailBytes }),
               ...(options.scratchRoot === undefined ? {} : { scratchRoot: options.scratchRoot }),
             });

@@ -41,4 +41,20 @@ describe('running a plan\'s test command', () => {
     expect(run.outputTail).toContain('100000');
     expect(run).toMatchObject({ runner: 'exit_code', passed: 1, total: 1 });
   });
+
+  it('stops a command that writes more output than its limit, with the processes it started, and counts it as failed', async () => {
+    const run = await runTests({ cwd: dir.path, command: 'yes "flooding the implementer" & yes "and again"', env: commandEnv(), timeoutMs: 60_000, limits: { outputBytes: 1024 * 1024, memoryBytes: null } });
+    expect(run.timedOut).toBe(false);
+    expect(run.failing).toEqual([COMMAND_FAILED]);
+    expect(run.outputTail).toContain(`wrote more than ${1024 * 1024} bytes of output and was stopped`);
+  });
+
+  it('limits the memory of each process the command starts, where the OS allows it', async () => {
+    const allocate = `node -e "const kept = []; for (let i = 0; i < 32; i++) kept.push(Buffer.alloc(64 * 1024 * 1024, 1)); console.log('allocated 2 GiB')"`;
+    const limited = await runTests({ cwd: dir.path, command: allocate, env: commandEnv(), timeoutMs: 60_000, limits: { outputBytes: 1024 * 1024, memoryBytes: 512 * 1024 * 1024 } });
+    expect(limited.exitCode).not.toBe(0);
+    expect(limited.outputTail).not.toContain('allocated 2 GiB');
+    const free = await runTests({ cwd: dir.path, command: allocate, env: commandEnv(), timeoutMs: 60_000, limits: { outputBytes: 1024 * 1024, memoryBytes: null } });
+    expect(free.outputTail).toContain('allocated 2 GiB');
+  });
 });

@@ -1,5 +1,5 @@
 import { AbortedError } from '../errors.js';
-import { runShell } from '../shell/run-shell.js';
+import { type ProcessLimits, runShell } from '../shell/run-shell.js';
 import { COMMAND_FAILED, type ParsedTestOutput, parseTestOutput } from './test-output.js';
 
 export interface RunTestsOptions {
@@ -10,6 +10,7 @@ export interface RunTestsOptions {
   /** The command's complete environment. */
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly timeoutMs: number;
+  readonly limits?: ProcessLimits | undefined;
   readonly signal?: AbortSignal | undefined;
   /** How much of the output's end is kept in `outputTail`. Default 8 KiB. */
   readonly tailBytes?: number | undefined;
@@ -23,8 +24,9 @@ export interface TestRunResult extends ParsedTestOutput {
 }
 
 /**
- * Runs the plan's test command and reads its result. A timeout is a failed run (COMMAND_FAILED is
- * among the failing names); an abort throws AbortedError so nothing half-measured is reported.
+ * Runs the plan's test command and reads its result. A timeout, or output past the limit, is a
+ * failed run (COMMAND_FAILED is among the failing names); an abort throws AbortedError so nothing
+ * half-measured is reported.
  */
 export async function runTests(options: RunTestsOptions): Promise<TestRunResult> {
   const run = await runShell({
@@ -32,20 +34,25 @@ export async function runTests(options: RunTestsOptions): Promise<TestRunResult>
     cwd: options.cwd,
     env: options.env,
     timeoutMs: options.timeoutMs,
+    limits: options.limits,
     signal: options.signal,
     tailBytes: options.tailBytes,
   });
   if (run.aborted) throw new AbortedError(`the test command in ${options.cwd}`);
-  const parsed = parseTestOutput(run.output, { exitCode: run.timedOut ? null : run.exitCode, cwd: options.cwd });
-  const timedOutResult =
-    run.timedOut && !parsed.failing.includes(COMMAND_FAILED)
-      ? { ...parsed, failed: parsed.failed + 1, total: parsed.total + 1, failing: [...parsed.failing, COMMAND_FAILED] }
-      : parsed;
+  const stopped = run.timedOut || run.outputLimited;
+  const parsed = parseTestOutput(run.output, { exitCode: stopped ? null : run.exitCode, cwd: options.cwd });
+  const stoppedResult =
+    stopped && !parsed.failing.includes(COMMAND_FAILED) ? { ...parsed, failed: parsed.failed + 1, total: parsed.total + 1, failing: [...parsed.failing, COMMAND_FAILED] } : parsed;
+  const why = run.timedOut
+    ? `\n[rloop: the test command timed out after ${options.timeoutMs} ms]`
+    : run.outputLimited
+      ? `\n[rloop: the test command wrote more than ${options.limits?.outputBytes ?? 0} bytes of output and was stopped]`
+      : '';
   return {
-    ...timedOutResult,
+    ...stoppedResult,
     exitCode: run.exitCode,
     timedOut: run.timedOut,
     durationMs: run.durationMs,
-    outputTail: run.timedOut ? `${run.tail}\n[rloop: the test command timed out after ${options.timeoutMs} ms]` : run.tail,
+    outputTail: `${run.tail}${why}`,
   };
 }

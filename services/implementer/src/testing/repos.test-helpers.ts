@@ -48,6 +48,12 @@ export function gitOut(dir: string, args: readonly string[], input?: string): st
  * The environment the tests' commands run with: enough to find node and git, and none of jest's
  * own settings (NODE_OPTIONS with --experimental-vm-modules would print warnings in every child).
  */
+/**
+ * The operator's allowlist in these specs: the samples' test command, `echo …`, and the scripts
+ * specs write into their temp directories (`sh /tmp/…/<name>.sh`).
+ */
+export const TEST_COMMANDS = { allow: ['node --test', '/echo [a-z ]+/', '/sh \\/\\S+\\.sh/'] } as const;
+
 export function commandEnv(): Record<string, string> {
   return { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', LANG: 'C.UTF-8' };
 }

@@ -1,13 +1,18 @@
 import { type JournaledEvent, parseEvent } from '@rloop/contracts';
+import { maskSecretsDeep } from '@rloop/domain';
 import type { NewEvent, StoredEvent } from '@rloop/event-store';
 
-/** How an event is stored: its content (type, version, data) and its envelope metadata. */
+/**
+ * How an event is stored: its content (type, version, data) and its envelope metadata. The data
+ * is masked for secrets: rloop's own services publish it masked already, and an event from any
+ * other client (a critic in another language) gets the same treatment before it is journaled.
+ */
 export function toNewEvent(event: JournaledEvent): NewEvent {
   return {
     eventId: event.event_id,
     type: event.type,
     schemaVersion: event.schema_version,
-    data: event.data,
+    data: maskSecretsDeep(event.data),
     metadata: { occurred_at: event.occurred_at, producer: event.producer, correlation_id: event.correlation_id, causation_id: event.causation_id },
   };
 }
