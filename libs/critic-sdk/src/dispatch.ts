@@ -1,4 +1,4 @@
-import type { DataOf, DispatchedCritic, EventOf, Finding } from '@rloop/contracts';
+import type { DataOf, DispatchedCritic, EventOf, Finding, RepoConfigEffect, Suppression } from '@rloop/contracts';
 import type { CriticRunResult } from '@rloop/critics';
 import { compareFindings, decisionEvent, deterministicId } from '@rloop/domain';
 
@@ -25,8 +25,14 @@ export function reportEventId(round: RoundStarted, criticId: string): string {
   return deterministicId(round.plan, round.correlation_id, 'report', round.data.round, criticId);
 }
 
+/** What the reviewed repository's configuration did to a report (suppressed findings, its effect). */
+export interface ReportRepoEffect {
+  readonly suppressed: readonly Suppression[];
+  readonly repo_config?: RepoConfigEffect;
+}
+
 /** Findings for FindingsReported: the most important first, capped at the contract's limit. */
-export function reportData(round: number, criticId: string, commit: string, findings: readonly Finding[], durationMs: number): DataOf<'FindingsReported'> {
+export function reportData(round: number, criticId: string, commit: string, findings: readonly Finding[], durationMs: number, repo: ReportRepoEffect = { suppressed: [] }): DataOf<'FindingsReported'> {
   const ranked = [...findings].sort(compareFindings);
   return {
     round,
@@ -35,6 +41,8 @@ export function reportData(round: number, criticId: string, commit: string, find
     findings: ranked.slice(0, MAX_REPORTED_FINDINGS),
     truncated: ranked.length > MAX_REPORTED_FINDINGS,
     duration_ms: Math.round(durationMs),
+    suppressed: repo.suppressed.slice(0, MAX_REPORTED_FINDINGS),
+    ...(repo.repo_config === undefined ? {} : { repo_config: repo.repo_config }),
   };
 }
 
