@@ -1,6 +1,5 @@
-import { CommanderError } from 'commander';
 import { COMMANDS, commandsIn } from './commands/catalogue.js';
-import { CliError, buildProgram } from './program.js';
+import { buildProgram, outcomeOf } from './program.js';
 import { cliVersion } from './version.js';
 
 // Only the commands named on the command line are loaded; the others are listed for --help by
@@ -19,13 +18,8 @@ const USAGE_EXIT_2 = new Set(['review', 'report-pr']);
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
-  if (error instanceof CommanderError) {
-    // --help and --version end here too (exit 0); a usage error has already printed its line.
-    const usage = wanted.length === 0 || wanted.some((c) => USAGE_EXIT_2.has(c.name));
-    process.exitCode = error.exitCode === 0 ? 0 : usage ? 2 : error.exitCode;
-  } else {
-    const failure = error instanceof CliError ? error : (await import('./bus/connect.js')).asCliError(error);
-    if (failure.message !== '') process.stderr.write(`rloop: ${failure.message}\n`);
-    process.exitCode = failure.exitCode;
-  }
+  const usageCode = wanted.length === 0 || wanted.some((c) => USAGE_EXIT_2.has(c.name)) ? 2 : 1;
+  const outcome = outcomeOf(error, usageCode) ?? (await import('./bus/connect.js')).asCliError(error);
+  if (outcome.message !== '') process.stderr.write(`rloop: ${outcome.message}\n`);
+  process.exitCode = outcome.exitCode;
 }

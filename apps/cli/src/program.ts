@@ -1,4 +1,4 @@
-import { Command } from 'commander';
+import { Command, CommanderError } from 'commander';
 
 /** A CLI command module: adds itself (with its options and help) to the program. */
 export type CommandRegistrar = (program: Command) => void;
@@ -40,4 +40,15 @@ export class CliError extends Error {
     super(message);
     this.name = 'CliError';
   }
+}
+
+/**
+ * How an error out of the program ends the process: commander's own (--help and --version exit 0;
+ * a usage error has printed its line and exits `usageCode`), a CliError with its code and line,
+ * or null for anything else (the caller describes it).
+ */
+export function outcomeOf(error: unknown, usageCode: number): { readonly exitCode: number; readonly message: string } | null {
+  if (error instanceof CommanderError) return { exitCode: error.exitCode === 0 ? 0 : usageCode, message: '' };
+  if (error instanceof CliError) return { exitCode: error.exitCode, message: error.message };
+  return null;
 }
