@@ -8,3 +8,4 @@ export { startPrivateNatsServer, type PrivateNatsServer } from './nats-server.js
 export { startPrivatePostgresServer, type PrivatePostgresServer } from './postgres-server.js';
 export { connectTestNats, deleteNamespaceStreams, subjectMatches, type TestNats, type StoredMessage } from './nats.js';
 export { INVOICE_SIGNATURE, RED_TEST, RED_TEST_PATH, SEQUENCE_GUARD } from './scripted-fix.js';
+export { startFakeGitHub, type FakeGitHub, type FakeGitHubOptions, type FakeGitHubRequest, type FakePull, type FakePullFile, type FakeReviewComment, type FakeIssueComment } from './fake-github.js';
