@@ -231,7 +231,7 @@ export const FindingsReported = defineEvent(
     truncated: z.boolean().default(false),
     duration_ms: Count,
     /** Findings the repository dismissed within the operator's policy (journaled, counted in the letter). */
-    suppressed: z.array(Suppression).max(500).default([]),
+    suppressed: z.array(Suppression).max(500).optional(),
     /** What the repository's .rloop.yaml and .rloopignore changed for this critic, when they were read. */
     repo_config: RepoConfigEffect.optional(),
   }),

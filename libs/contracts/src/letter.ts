@@ -52,8 +52,8 @@ export const Letter = z.object({
   /** True when every core critic reported; an incomplete letter can never end a phase. */
   complete: z.boolean(),
   disagreements: z.array(Disagreement).default([]),
-  /** Findings the repository dismissed (inline suppressions, rules switched off): visible, not gone. */
-  suppressed: z.array(Suppression).default([]),
+  /** Findings the repository dismissed (inline suppressions, rules switched off, a baseline): visible, not gone. Absent: none. */
+  suppressed: z.array(Suppression).optional(),
   /** What the repository's .rloop.yaml and .rloopignore changed, when the review read them. */
   repo_config: RepoConfigEffect.optional(),
   summary: z.string().min(1).max(10_000),

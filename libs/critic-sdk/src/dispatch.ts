@@ -41,7 +41,7 @@ export function reportData(round: number, criticId: string, commit: string, find
     findings: ranked.slice(0, MAX_REPORTED_FINDINGS),
     truncated: ranked.length > MAX_REPORTED_FINDINGS,
     duration_ms: Math.round(durationMs),
-    suppressed: repo.suppressed.slice(0, MAX_REPORTED_FINDINGS),
+    ...(repo.suppressed.length === 0 ? {} : { suppressed: repo.suppressed.slice(0, MAX_REPORTED_FINDINGS) }),
     ...(repo.repo_config === undefined ? {} : { repo_config: repo.repo_config }),
   };
 }
@@ -55,11 +55,18 @@ export function answerEvent(
   dispatched: DispatchedCritic,
   result: CriticRunResult,
   meta: { readonly producer: string; readonly now: string },
+  /** The repository's configuration applied to the findings (suppressions, severity overrides), when it was read. */
+  applyRepo: (findings: readonly Finding[]) => { readonly findings: readonly Finding[]; readonly suppressed: readonly Suppression[]; readonly repo_config?: RepoConfigEffect | undefined } | null = () => null,
 ): EventOf<'FindingsReported'> | EventOf<'CriticFailed'> {
   const m = { plan: round.plan, run_id: round.correlation_id, causation_id: round.event_id, producer: meta.producer, now: meta.now };
   const idParts = ['report', round.data.round, dispatched.critic_id];
   if (result.status === 'reported') {
-    return decisionEvent('FindingsReported', m, idParts, reportData(round.data.round, dispatched.critic_id, round.data.commit, result.findings, result.duration_ms));
+    const repo = applyRepo(result.findings);
+    const data =
+      repo === null
+        ? reportData(round.data.round, dispatched.critic_id, round.data.commit, result.findings, result.duration_ms)
+        : reportData(round.data.round, dispatched.critic_id, round.data.commit, repo.findings, result.duration_ms, { suppressed: repo.suppressed, ...(repo.repo_config === undefined ? {} : { repo_config: repo.repo_config }) });
+    return decisionEvent('FindingsReported', m, idParts, data);
   }
   return decisionEvent('CriticFailed', m, idParts, {
     round: round.data.round,

@@ -20,6 +20,7 @@ export { selectByGlobs, excludeFiles, type ExcludedFile, type ExcludeGlobs, type
 export { findDirectives, applyInlineSuppressions, targetMatches, type SuppressionDirective, type DirectiveProblem, type InlineSuppressionResult } from './review/suppressions.js';
 export { RepoPolicy, TRUSTED_REPO_POLICY, applyRepoRules, repoExcludes, repoCriticsOff, ruleLevelFor, type RepoRulesInput, type RepoRulesResult } from './review/policy.js';
 export { baselineText, readBaseline, applyBaseline } from './review/baseline.js';
+export { prepareRepoReview, type RepoRoundReview, type RepoAppliedReport } from './review/fleet-policy.js';
 export { RULE_PREFIX_OWNERS, ownerOfTarget } from './review/rule-owners.js';
 export { parseUnifiedDiff, changedLinesSince, touchesChange, type ChangedLines } from './review/diff.js';
 export { AnalysisCache } from './repo/cache.js';

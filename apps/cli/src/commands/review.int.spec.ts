@@ -164,7 +164,7 @@ describe('rloop review', () => {
       const letter = JSON.parse(result.out) as Letter;
       expect(letter.findings.map((f) => f.file)).toEqual(['src/d.ts']);
       expect(letter.critics.map((c) => c.critic_id)).toEqual(['security/sast-scanner']);
-      expect(letter.suppressed.map((s) => [s.file, s.reason])).toEqual([['src/e.ts', 'reviewed by hand']]);
+      expect((letter.suppressed ?? []).map((s) => [s.file, s.reason])).toEqual([['src/e.ts', 'reviewed by hand']]);
       expect(result.err).toMatch(/1 suppressed · 2 files reviewed · 3 excluded/);
       const withF = JSON.parse((await run([repo, '--format', 'json', ...fast])).out) as Letter;
       expect(withF.findings.map((f) => [f.file, f.finding_type])).toContainEqual(['src/f.ts', 'rloop/suppression-unused']);
@@ -189,7 +189,7 @@ describe('rloop review', () => {
       expect(result.code).toBe(1);
       const letter = JSON.parse(result.out) as Letter;
       expect(letter.findings.map((f) => f.file)).toEqual(['new.ts']);
-      expect(letter.suppressed.map((s) => [s.file, s.line, s.kind])).toEqual([['old.ts', 4, 'baseline']]);
+      expect((letter.suppressed ?? []).map((s) => [s.file, s.line, s.kind])).toEqual([['old.ts', 4, 'baseline']]);
     } finally {
       rmSync(repo, { recursive: true, force: true });
     }

@@ -61,7 +61,7 @@ export function summaryLines(report: ReviewReport, p: Palette): string[] {
   const mark = failed.length > 0 ? p.red('!') : failing > 0 ? p.red('✖') : total > 0 ? p.yellow('●') : p.green('✔');
   const counts = total === 0 ? 'no findings' : `${plural(total, 'finding')} (${critical} critical, ${medium} medium, ${low} low) in ${plural(files, 'file')}`;
   const extras = [
-    ...(letter.suppressed.length > 0 ? [`${letter.suppressed.length} suppressed`] : []),
+    ...((letter.suppressed?.length ?? 0) > 0 ? [`${letter.suppressed?.length ?? 0} suppressed`] : []),
     ...(report.filesReviewed === undefined ? [] : [`${plural(report.filesReviewed, 'file')} reviewed`]),
     ...(report.filesExcluded !== undefined && report.filesExcluded > 0 ? [`${report.filesExcluded} excluded`] : []),
     `${plural(ran, 'check')}${failed.length > 0 ? `, ${failed.length} did not finish` : ''}`,

@@ -107,6 +107,7 @@ export function planComments(findings: readonly Finding[], hunks: DiffHunks, exi
 
 /** The one summary comment of the pull request. */
 export function summaryBody(letter: Letter, outsideDiff: readonly Finding[], failOn: FailOn, version: string): string {
+  const suppressed = letter.suppressed ?? [];
   const { critical, medium, low } = letter.counts;
   const total = critical + medium + low;
   const failing = letter.findings.filter((f) => failsAt(f, failOn)).length;
@@ -117,7 +118,7 @@ export function summaryBody(letter: Letter, outsideDiff: readonly Finding[], fai
     `### rloop review — ${head}`,
     '',
     `${total === 0 ? 'No findings' : `${plural(total, 'finding')}: ${critical} critical, ${medium} medium, ${low} low`} on commit ${inlineCode(letter.commit.slice(0, 12))}.` +
-      (letter.suppressed.length > 0 ? ` ${plural(letter.suppressed.length, 'finding')} suppressed by the repository.` : ''),
+      (suppressed.length > 0 ? ` ${plural(suppressed.length, 'finding')} suppressed by the repository.` : ''),
   ];
   for (const c of failed) lines.push('', `⚠️ ${inlineCode(c.critic_id)} did not finish${c.message === undefined ? '' : `: ${escapeMarkdown(c.message)}`}`);
   if (outsideDiff.length > 0) {
@@ -126,9 +127,9 @@ export function summaryBody(letter: Letter, outsideDiff: readonly Finding[], fai
     if (outsideDiff.length > 30) lines.push(`- … and ${outsideDiff.length - 30} more`);
     lines.push('', '</details>');
   }
-  if (letter.suppressed.length > 0) {
-    lines.push('', `<details><summary>${plural(letter.suppressed.length, 'suppressed finding')}</summary>`, '');
-    for (const s of letter.suppressed.slice(0, 30)) lines.push(`- ${inlineCode(`${s.file}:${s.line}`)} ${inlineCode(s.finding_type)} — ${s.kind}: ${escapeMarkdown(s.reason)}`);
+  if (suppressed.length > 0) {
+    lines.push('', `<details><summary>${plural(suppressed.length, 'suppressed finding')}</summary>`, '');
+    for (const s of suppressed.slice(0, 30)) lines.push(`- ${inlineCode(`${s.file}:${s.line}`)} ${inlineCode(s.finding_type)} — ${s.kind}: ${escapeMarkdown(s.reason)}`);
     lines.push('', '</details>');
   }
   lines.push('', `<sub>rloop ${escapeMarkdown(version)} · tool warnings rank as critical: a review is clean only at zero warnings.</sub>`);

@@ -69,7 +69,11 @@ function letter(findings: Finding[]): Letter {
 describe('rloop report-pr against a GitHub that speaks the documented endpoints', () => {
   let github: FakeGitHub;
   const waits: number[] = [];
-  const client = (token = 'ghs_test'): GitHubClient => new GitHubClient({ apiUrl: github.url, token, userAgent: 'rloop/test', wait: (ms) => void waits.push(ms) ?? Promise.resolve() });
+  const client = (token = 'ghs_test'): GitHubClient => new GitHubClient({ apiUrl: github.url, token, userAgent: 'rloop/test', wait: (ms) => {
+      waits.push(ms);
+      return Promise.resolve();
+    },
+  });
   const options = { failOn: 'critical' as const, maxComments: 30, version: '0.1.0' };
 
   beforeEach(async () => {

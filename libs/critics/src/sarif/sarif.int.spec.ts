@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import AjvDraft04 from 'ajv-draft-04';
-import addFormats from 'ajv-formats';
+import ajvDraft04 from 'ajv-draft-04';
+import ajvFormats from 'ajv-formats';
 import { z } from 'zod';
 import { Letter } from '@rloop/contracts';
 import { createSarifCritic, finalizeFindings, letterToSarif, runCritic, sarifToDrafts, SarifLog } from '../index.js';
@@ -69,8 +69,9 @@ const OFFICIAL_SCHEMA = JSON.parse(readFileSync(createRequire(import.meta.url).r
 
 function officialSchemaErrors(log: unknown): string[] {
   // unicodeRegExp off: the schema's language pattern has a stray ']' that only non-unicode regular expressions accept.
-  const ajv = new AjvDraft04({ allErrors: true, strict: false, unicodeRegExp: false });
-  addFormats(ajv);
+  // Both packages are CommonJS whose module.exports is also its own `.default`.
+  const ajv = new ajvDraft04.default({ allErrors: true, strict: false, unicodeRegExp: false });
+  ajvFormats.default(ajv);
   const validate = ajv.compile(OFFICIAL_SCHEMA);
   return validate(log) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`);
 }

@@ -337,7 +337,7 @@ export function letterToSarif(letter: Letter, options: LetterToSarifOptions): Re
         automationDetails: { id: `rloop/${letter.plan}/${letter.letter_id}` },
         invocations: [{ executionSuccessful: failed.length === 0, toolExecutionNotifications: notifications }],
         results,
-        properties: { letter_id: letter.letter_id, commit: letter.commit, counts: letter.counts, complete: letter.complete, suppressed: letter.suppressed.length },
+        properties: { letter_id: letter.letter_id, commit: letter.commit, counts: letter.counts, complete: letter.complete, suppressed: letter.suppressed?.length ?? 0 },
       },
     ],
   };

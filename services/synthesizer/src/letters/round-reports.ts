@@ -23,7 +23,7 @@ export function roundReports(current: RoundRecord, runId: string, events: readon
         core: isCore,
         outcome: 'reported',
         findings: event.data.findings,
-        suppressed: event.data.suppressed,
+        ...(event.data.suppressed === undefined ? {} : { suppressed: event.data.suppressed }),
         ...(event.data.repo_config === undefined ? {} : { repo_config: event.data.repo_config }),
       });
     } else {
