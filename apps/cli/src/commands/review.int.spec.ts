@@ -146,7 +146,7 @@ describe('rloop review', () => {
     expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({ version: '2.1.0', runs: [{ tool: { driver: { name: 'rloop' } } }] });
     expect(sarif.err).toMatch(/✖ 1 finding/);
     const md = await run([dir, '--md', ...fast]);
-    expect(md.out).toMatch(/^> How to read this: a \*letter\* is one review’s report/);
+    expect(md.out).toMatch(/^# Letter d_[\s\S]*\n_How to read this: a \*letter\* is one review’s report[^\n]*_\n$/);
     expect((await run([dir, '--format', 'github', ...fast])).out).toMatch(/^::error file=src\/bad\.ts,line=2,/);
   });
 

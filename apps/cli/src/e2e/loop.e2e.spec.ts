@@ -111,7 +111,7 @@ describe('the refinement loop, end to end on the real NATS and PostgreSQL', () =
     expect(letter?.findings.map((f) => [f.file, f.finding_type, f.severity])).toContainEqual(['src/money.ts', 'eslint/no-var', 'critical']);
     expect(letter?.findings.some((f) => f.file.startsWith('src/billing/'))).toBe(false);
     expect(letter?.critics.find((c) => c.critic_id === 'security/sast-scanner')?.outcome).toBe('reported');
-    expect(letter?.repo_config).toMatchObject({ config: '.rloop.yaml', excluded_files: 2 });
+    expect(letter?.repo_config).toMatchObject({ config: '.rloop.yaml', excluded_files: 1 });
     expect(letter?.repo_config?.refused).toEqual(
       expect.arrayContaining(['.rloop.yaml critics.security/sast-scanner: off — a core critic always runs', ".rloop.yaml rules.eslint/no-var: low — the operator's policy lets a repository only raise severities"]),
     );

@@ -70,7 +70,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
 
   function launch(member: Omit<FleetMember, 'child'>): Promise<FleetMember> {
     const entry = serviceEntry(member.service);
-    if (!existsSync(entry)) return Promise.reject(new Error(`${entry} is missing: run \`npm run build\` first`));
+    if (!existsSync(entry)) return Promise.reject(new Error(`${entry} is missing: run \`npm run build\` first (the fleet runs from a checkout of Refinement Loop or its Docker image; the npm package has \`rloop review\` and the bus commands)`));
     const child = spawn(process.execPath, [entry], { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
     // The member record is completed here and kept: restart() replaces its child in place.
     const full = Object.assign(member, { child }) as FleetMember;

@@ -62,6 +62,22 @@ export function renderLetterMarkdown(letter: Letter): string {
           ...letter.disagreements.map((d) => `- \`${d.file}:${lines(d.line_range)}\` — ${d.critic_ids.join(' vs ')}: ${d.note}`),
         ]
       : []),
+    ...((letter.suppressed ?? []).length > 0
+      ? [
+          '',
+          '## Dismissed by the repository (not to fix)',
+          '',
+          ...(letter.suppressed ?? []).map((x) => `- \`${x.file}:${x.line}\` \`${x.finding_type}\` (${x.severity}) — ${x.kind} (${x.source}): ${x.reason}${x.until === undefined ? '' : ` (until ${x.until})`}`),
+        ]
+      : []),
+    ...(letter.repo_config !== undefined && (letter.repo_config.excluded_files > 0 || letter.repo_config.overrides.length > 0 || letter.repo_config.refused.length > 0)
+      ? [
+          '',
+          `**Repository configuration** (${letter.repo_config.config ?? 'none'}): ${letter.repo_config.excluded_files} file(s) excluded` +
+            `${letter.repo_config.overrides.length > 0 ? `; severity overrides: ${letter.repo_config.overrides.join(', ')}` : ''}` +
+            `${letter.repo_config.refused.length > 0 ? `; not applied: ${letter.repo_config.refused.join('; ')}` : ''}.`,
+        ]
+      : []),
     '',
   ].join('\n');
 }
