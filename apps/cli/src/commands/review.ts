@@ -28,6 +28,12 @@ interface RawOptions {
   readonly sarif?: boolean;
   readonly md?: boolean;
   readonly output?: string;
+  readonly stylishOutput?: string;
+  readonly jsonOutput?: string;
+  readonly sarifOutput?: string;
+  readonly mdOutput?: string;
+  readonly githubOutput?: string;
+  readonly gitlabOutput?: string;
   readonly failOn: string;
   readonly maxFindings?: number;
   readonly config?: string;
@@ -79,6 +85,14 @@ function toRequest(path: string, o: RawOptions): ReviewRequest {
     skip: o.skip ?? [],
     ...(o.base === undefined ? {} : { base: o.base }),
     ...(o.output === undefined ? {} : { output: o.output }),
+    alsoWrite: [
+      ...(o.stylishOutput === undefined ? [] : [{ format: 'stylish' as const, file: o.stylishOutput }]),
+      ...(o.jsonOutput === undefined ? [] : [{ format: 'json' as const, file: o.jsonOutput }]),
+      ...(o.sarifOutput === undefined ? [] : [{ format: 'sarif' as const, file: o.sarifOutput }]),
+      ...(o.mdOutput === undefined ? [] : [{ format: 'md' as const, file: o.mdOutput }]),
+      ...(o.githubOutput === undefined ? [] : [{ format: 'github' as const, file: o.githubOutput }]),
+      ...(o.gitlabOutput === undefined ? [] : [{ format: 'gitlab' as const, file: o.gitlabOutput }]),
+    ],
     ...(o.maxFindings === undefined ? {} : { maxFindings: o.maxFindings }),
     ...(o.config === undefined ? {} : { config: o.config }),
     ...(o.baseline === undefined ? {} : { baseline: o.baseline }),
@@ -100,6 +114,12 @@ export function reviewCommandWith(io: ReviewIo | null = null): CommandRegistrar 
       .option('--base <ref>', 'review only lines changed since this git ref (e.g. origin/main in a pull request)')
       .addOption(new Option('--format <format>', 'output format').choices(REPORT_FORMATS))
       .option('-o, --output <file>', 'write the report to a file instead of stdout')
+      .option('--sarif-output <file>', 'also write SARIF to a file (as do --json-output, --md-output, --stylish-output, --github-output, --gitlab-output)')
+      .option('--json-output <file>', 'also write the JSON report to a file')
+      .option('--md-output <file>', 'also write the Markdown report to a file')
+      .option('--stylish-output <file>', 'also write the terminal report (no colour) to a file')
+      .addOption(new Option('--github-output <file>', 'also write GitHub workflow annotations to a file').hideHelp())
+      .option('--gitlab-output <file>', "also write GitLab's code quality report to a file")
       .addOption(new Option('--fail-on <tier>', 'lowest tier that fails the review (exit 1)').choices(FAIL_ON).default('critical'))
       .option('--max-findings <n>', 'also fail (exit 1) when there are more than n findings of any tier', nonNegativeInt)
       .option('--config <file>', 'configuration file (default: .rloop.yaml at the repository root)')

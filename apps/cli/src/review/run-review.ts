@@ -39,6 +39,8 @@ export interface ReviewRequest {
   readonly skip: readonly string[];
   readonly base?: string;
   readonly output?: string;
+  /** Further reports written to files in the same run (`--sarif-output rloop.sarif`, …). */
+  readonly alsoWrite: readonly { readonly format: ReportFormat; readonly file: string }[];
   readonly maxFindings?: number;
   readonly config?: string;
   readonly baseline?: string;
@@ -230,6 +232,7 @@ export async function runReview(request: ReviewRequest, io: ReviewIo): Promise<v
   const text = renderReport(request.format, report, palette(colour));
   if (request.output === undefined) io.stdout(text);
   else writeOut(request.output, text);
+  for (const extra of request.alsoWrite) writeOut(extra.file, renderReport(extra.format, report, palette(false)));
   // The summary goes to stderr whenever stdout (or the file) is not the person-readable report.
   if (request.format !== 'stylish' || !toTerminal) {
     const p = palette(colourWanted({ FORCE_COLOR: io.env.forceColor, NO_COLOR: io.env.noColor }, io.stderrIsTty));
