@@ -57,6 +57,8 @@ export function secondLine(finding: Finding): string | null {
   if (related.length === 0) return null;
   const at = (l: (typeof related)[number]): string => `${l.file}:${lineSpan(l.line_range)}`;
   if (finding.finding_type.startsWith('sast/') || finding.finding_type.startsWith('validation/')) {
+    // Source and sink on the flagged line itself: the line says it all.
+    if (related.every((l) => l.file === finding.file && l.line_range.start >= finding.line_range.start && l.line_range.end <= finding.line_range.end)) return null;
     const steps = related.map((l) => `${l.note.replace(/^(taint source|passed on here): /, '')} (${at(l)})`);
     return `path: ${[...steps, `here (${finding.file}:${finding.line_range.start})`].join(' → ')}`;
   }
