@@ -1,6 +1,6 @@
 import type { Finding, Severity } from '@rloop/contracts';
-import { type ReviewReport, failsAt, lineSpan, plural, secondLine, shortTitle } from './report.js';
-import { type Palette, escapeTerminal, padEnd } from './terminal.js';
+import { type ReviewReport, failsAt, plural, secondLine, shortTitle } from './report.js';
+import { type Palette, escapeTerminal } from './terminal.js';
 
 const TIER_COLOUR: Readonly<Record<Severity, keyof Pick<Palette, 'red' | 'yellow' | 'blue'>>> = { critical: 'red', medium: 'yellow', low: 'blue' };
 

@@ -54,14 +54,3 @@ export function colourWanted(env: { readonly FORCE_COLOR?: string | undefined; r
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   return isTty;
 }
-
-/** The number of terminal columns a string takes (ANSI styles take none). */
-export function visibleLength(text: string): number {
-  // eslint-disable-next-line no-control-regex -- stripping our own ANSI styles
-  return [...text.replace(/\u001b\[[0-9;]*m/g, '')].length;
-}
-
-export function padEnd(text: string, width: number): string {
-  const length = visibleLength(text);
-  return length >= width ? text : text + ' '.repeat(width - length);
-}
