@@ -147,8 +147,10 @@ describe('the pre-commit hook (.pre-commit-hooks.yaml)', () => {
     const repo = gitRepo('pre-commit', { 'src/old.js': VULNERABLE });
     writeFileSync(join(repo, 'src', 'new.js'), 'export const x = 1;\n');
     execFileSync('git', ['add', 'src/new.js'], { cwd: repo });
-    // The existing problem in old.js is not what this commit changes.
-    expect((await sh(`${hook?.entry ?? ''} src/new.js`, repo)).code).toBe(0);
+    // The existing problem in old.js is not what this commit changes, even when old.js is staged.
+    writeFileSync(join(repo, 'src', 'old.js'), `${VULNERABLE}export const added = 2;\n`);
+    execFileSync('git', ['add', 'src/old.js'], { cwd: repo });
+    expect((await sh(`${hook?.entry ?? ''} src/new.js src/old.js`, repo)).code).toBe(0);
     writeFileSync(join(repo, 'src', 'new.js'), VULNERABLE);
     execFileSync('git', ['add', 'src/new.js'], { cwd: repo });
     const failing = await sh(`${hook?.entry ?? ''} src/new.js`, repo);
