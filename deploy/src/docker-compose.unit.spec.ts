@@ -122,7 +122,10 @@ describe('Dockerfile', () => {
   it('builds any service named by the SERVICE build argument and keeps its data under RLOOP_HOME', () => {
     const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8');
     expect(dockerfile).toMatch(/^ARG SERVICE$/m);
-    expect(dockerfile).toContain('services/${SERVICE}/dist/main.js');
+    expect(dockerfile).toMatch(/^ENV SERVICE=\$\{SERVICE\}/m);
+    // The entry point starts the service SERVICE names (without it the image is `rloop review`).
+    expect(dockerfile).toMatch(/^ENTRYPOINT \["\/app\/scripts\/container-entrypoint\.sh"\]$/m);
+    expect(readFileSync(join(ROOT, 'scripts', 'container-entrypoint.sh'), 'utf8')).toContain('exec node "$app/services/$SERVICE/dist/main.js"');
     expect(dockerfile).toMatch(/RLOOP_HOME=\/data/);
     for (const copied of dockerfile.matchAll(/^COPY (?!--from)(\S+)/gm)) expect(existsSync(join(ROOT, copied[1] ?? ''))).toBe(true);
   });

@@ -3,6 +3,7 @@ import { Category, Finding, Fingerprint, LineRange, Phase, Severity } from './fi
 import { Letter, SeverityCounts } from './letter.js';
 import { PlanImplementer, PlanSpec } from './plan.js';
 import { Count, CriticId, EventId, GitSha, PlanKey, PositiveInt, RepoPath, Slug, Timestamp } from './primitives.js';
+import { RepoConfigEffect, Suppression } from './review.js';
 
 // ── Envelope ────────────────────────────────────────────────────────────────────────────────
 
@@ -229,6 +230,10 @@ export const FindingsReported = defineEvent(
     findings: z.array(Finding).max(500),
     truncated: z.boolean().default(false),
     duration_ms: Count,
+    /** Findings the repository dismissed within the operator's policy (journaled, counted in the letter). */
+    suppressed: z.array(Suppression).max(500).optional(),
+    /** What the repository's .rloop.yaml and .rloopignore changed for this critic, when they were read. */
+    repo_config: RepoConfigEffect.optional(),
   }),
 );
 

@@ -53,6 +53,15 @@ export const Finding = z
     finding_type: FindingType,
     file: RepoPath,
     line_range: LineRange,
+    /** Column of the first flagged character on line_range.start (1-based), when the tool knows it. */
+    column: PositiveInt.optional(),
+    /** Column just after the last flagged character on line_range.end (1-based, exclusive), when known. */
+    end_column: PositiveInt.optional(),
+    /**
+     * The tool's own level for this finding, in its own words (ESLint `error`/`warning`, an
+     * advisory's `high`, a SARIF `note`), shown beside the loop's tier; absent for our own rules.
+     */
+    tool_severity: z.string().min(1).max(40).optional(),
     title: z.string().min(1).max(300),
     current_behaviour: z.string().min(1).max(4000),
     expected_behaviour: z.string().min(1).max(4000),

@@ -25,6 +25,7 @@ export {
   Finding,
   type FindingInput,
 } from './finding.js';
+export { SUPPRESSION_KINDS, SuppressionKind, Suppression, IsoDate, RepoConfigEffect, RULE_LEVELS, RuleLevel, RepoConfig } from './review.js';
 export { Letter, LetterCritic, CRITIC_OUTCOMES, Disagreement, SeverityCounts } from './letter.js';
 export {
   EFFORT_LEVELS,

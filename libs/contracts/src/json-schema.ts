@@ -3,6 +3,7 @@ import { DeadLetter, EVENT_CATALOGUE, EVENT_TYPES, EnvelopeBase, StuckReport } f
 import { Finding } from './finding.js';
 import { Letter } from './letter.js';
 import { PlanSpec, SubmitReply } from './plan.js';
+import { RepoConfig } from './review.js';
 
 /**
  * The JSON Schema documents committed under schemas/, keyed by relative file name. Critics in any
@@ -17,6 +18,8 @@ export function jsonSchemaDocuments(): Record<string, unknown> {
     'submit-reply.schema.json': z.toJSONSchema(SubmitReply, { target: 'draft-2020-12' }),
     'stuck-report.schema.json': z.toJSONSchema(StuckReport, { target: 'draft-2020-12' }),
     'dead-letter.schema.json': z.toJSONSchema(DeadLetter, { target: 'draft-2020-12' }),
+    // A repository's .rloop.yaml (editors validate against it with a yaml-language-server comment).
+    'rloop-config.schema.json': z.toJSONSchema(RepoConfig, { target: 'draft-2020-12', io: 'input' }),
   };
   for (const type of EVENT_TYPES) {
     docs[`events/${EVENT_CATALOGUE[type].token}.schema.json`] = z.toJSONSchema(EVENT_CATALOGUE[type].schema, { target: 'draft-2020-12' });

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Count, CriticId, EventId, GitSha, PositiveInt, RepoPath, Slug, Timestamp } from './primitives.js';
 import { Finding, LineRange, Phase } from './finding.js';
+import { RepoConfigEffect, Suppression } from './review.js';
 
 export const CRITIC_OUTCOMES = ['reported', 'failed', 'timed_out'] as const;
 export const CriticOutcome = z.enum(CRITIC_OUTCOMES);
@@ -51,6 +52,10 @@ export const Letter = z.object({
   /** True when every core critic reported; an incomplete letter can never end a phase. */
   complete: z.boolean(),
   disagreements: z.array(Disagreement).default([]),
+  /** Findings the repository dismissed (inline suppressions, rules switched off, a baseline): visible, not gone. Absent: none. */
+  suppressed: z.array(Suppression).optional(),
+  /** What the repository's .rloop.yaml and .rloopignore changed, when the review read them. */
+  repo_config: RepoConfigEffect.optional(),
   summary: z.string().min(1).max(10_000),
 }).meta({ id: 'Letter', description: 'The round\'s ranked JSON letter.' });
 export type Letter = z.infer<typeof Letter>;

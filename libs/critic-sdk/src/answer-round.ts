@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { LoggerService } from '@nestjs/common';
 import type { EventPublisher } from '@rloop/bus';
 import { type EventOf, TransientError, describeError, subjectToken } from '@rloop/contracts';
-import { type CriticRunResult, runCritic } from '@rloop/critics';
+import { type CriticRunResult, RepoPolicy, type RepoRoundReview, prepareRepoReview, runCritic } from '@rloop/critics';
 import type { JournalClient } from '@rloop/journal-client';
 import type { ServiceCritic } from './define.js';
 import { answerEvent, dispatchFor, reportEventId, roundExpired } from './dispatch.js';
@@ -24,6 +24,12 @@ export interface Runtime {
   /** Reviews running now (reported in heartbeats). */
   inFlight: number;
 }
+
+/**
+ * What a reviewed repository may change for a critic service: the fleet's default policy
+ * (config/repo-policy.yaml as shipped), since a critic service does not read the operator's config.
+ */
+const SERVICE_REPO_POLICY = RepoPolicy.parse({});
 
 /**
  * Answers one delivery of a RoundStarted: skips rounds it is not on and rounds past their deadline,
@@ -59,6 +65,7 @@ export async function answerRound(rt: Runtime, deps: { readonly publisher: Event
     } catch (error) {
       checkedOut = { error };
     }
+    const repo: RepoRoundReview | null = 'dir' in checkedOut ? prepareRepoReview(checkedOut.dir, event.data.files, SERVICE_REPO_POLICY, new Set(event.data.critics.filter((c) => c.core).map((c) => c.critic_id))) : null;
     const result: CriticRunResult =
       'dir' in checkedOut
         ? await runCritic(
@@ -66,7 +73,7 @@ export async function answerRound(rt: Runtime, deps: { readonly publisher: Event
             {
               repoDir: checkedOut.dir,
               commit: event.data.commit,
-              files: event.data.files,
+              files: repo?.files ?? event.data.files,
               phase: event.data.phase,
               signal: rt.abort.signal,
               cacheDir: join(rt.settings.workRoot, 'cache', subjectToken(critic.id)),
@@ -84,7 +91,8 @@ export async function answerRound(rt: Runtime, deps: { readonly publisher: Event
           };
     // Stopped by a shutdown, not by the critic: answer nothing, so the round goes to another replica.
     if (rt.abort.signal.aborted) throw new TransientError(CRITIC_SDK_ERROR_CODES.stopping, `stopped while reviewing ${where}`);
-    const answer = answerEvent(event, dispatched, result, { producer: rt.producer, now: new Date().toISOString() });
+    const now = new Date().toISOString();
+    const answer = answerEvent(event, dispatched, result, { producer: rt.producer, now }, (findings) => repo?.apply(findings, now.slice(0, 10)) ?? null);
     await deps.publisher.publish(answer);
     if (answer.type === 'FindingsReported') {
       logger.log(`${where}: reported ${answer.data.findings.length} finding(s) in ${answer.data.duration_ms} ms`, 'Dispatch');

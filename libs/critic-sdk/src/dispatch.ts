@@ -1,4 +1,4 @@
-import type { DataOf, DispatchedCritic, EventOf, Finding } from '@rloop/contracts';
+import type { DataOf, DispatchedCritic, EventOf, Finding, RepoConfigEffect, Suppression } from '@rloop/contracts';
 import type { CriticRunResult } from '@rloop/critics';
 import { compareFindings, decisionEvent, deterministicId } from '@rloop/domain';
 
@@ -25,8 +25,14 @@ export function reportEventId(round: RoundStarted, criticId: string): string {
   return deterministicId(round.plan, round.correlation_id, 'report', round.data.round, criticId);
 }
 
+/** What the reviewed repository's configuration did to a report (suppressed findings, its effect). */
+export interface ReportRepoEffect {
+  readonly suppressed: readonly Suppression[];
+  readonly repo_config?: RepoConfigEffect;
+}
+
 /** Findings for FindingsReported: the most important first, capped at the contract's limit. */
-export function reportData(round: number, criticId: string, commit: string, findings: readonly Finding[], durationMs: number): DataOf<'FindingsReported'> {
+export function reportData(round: number, criticId: string, commit: string, findings: readonly Finding[], durationMs: number, repo: ReportRepoEffect = { suppressed: [] }): DataOf<'FindingsReported'> {
   const ranked = [...findings].sort(compareFindings);
   return {
     round,
@@ -35,6 +41,8 @@ export function reportData(round: number, criticId: string, commit: string, find
     findings: ranked.slice(0, MAX_REPORTED_FINDINGS),
     truncated: ranked.length > MAX_REPORTED_FINDINGS,
     duration_ms: Math.round(durationMs),
+    ...(repo.suppressed.length === 0 ? {} : { suppressed: repo.suppressed.slice(0, MAX_REPORTED_FINDINGS) }),
+    ...(repo.repo_config === undefined ? {} : { repo_config: repo.repo_config }),
   };
 }
 
@@ -47,11 +55,18 @@ export function answerEvent(
   dispatched: DispatchedCritic,
   result: CriticRunResult,
   meta: { readonly producer: string; readonly now: string },
+  /** The repository's configuration applied to the findings (suppressions, severity overrides), when it was read. */
+  applyRepo: (findings: readonly Finding[]) => { readonly findings: readonly Finding[]; readonly suppressed: readonly Suppression[]; readonly repo_config?: RepoConfigEffect | undefined } | null = () => null,
 ): EventOf<'FindingsReported'> | EventOf<'CriticFailed'> {
   const m = { plan: round.plan, run_id: round.correlation_id, causation_id: round.event_id, producer: meta.producer, now: meta.now };
   const idParts = ['report', round.data.round, dispatched.critic_id];
   if (result.status === 'reported') {
-    return decisionEvent('FindingsReported', m, idParts, reportData(round.data.round, dispatched.critic_id, round.data.commit, result.findings, result.duration_ms));
+    const repo = applyRepo(result.findings);
+    const data =
+      repo === null
+        ? reportData(round.data.round, dispatched.critic_id, round.data.commit, result.findings, result.duration_ms)
+        : reportData(round.data.round, dispatched.critic_id, round.data.commit, repo.findings, result.duration_ms, { suppressed: repo.suppressed, ...(repo.repo_config === undefined ? {} : { repo_config: repo.repo_config }) });
+    return decisionEvent('FindingsReported', m, idParts, data);
   }
   return decisionEvent('CriticFailed', m, idParts, {
     round: round.data.round,

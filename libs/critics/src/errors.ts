@@ -47,3 +47,17 @@ export class ReviewGitError extends RloopError {
     super('REVIEW.GIT', message, options);
   }
 }
+
+/** A repository's `.rloop.yaml` (or the file given with --config) is not valid: the message names the file and the key. */
+export class RepoConfigError extends ValidationError {
+  constructor(message: string, issues: readonly Issue[], options: RloopErrorOptions = {}) {
+    super('REVIEW.CONFIG_INVALID', message, issues, options);
+  }
+}
+
+/** A baseline file (`rloop review --baseline`) cannot be read or is not one rloop wrote. */
+export class BaselineError extends RloopError {
+  constructor(message: string, options: RloopErrorOptions = {}) {
+    super('REVIEW.BASELINE_INVALID', message, options);
+  }
+}

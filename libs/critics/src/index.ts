@@ -1,6 +1,6 @@
 // The deterministic critic panel: critic plumbing, the built-in critics, incremental review and SARIF.
 export type { CriticContext, CriticDefinition, FindingDraft } from './critic.js';
-export { CriticNotRunnableError, CriticTimedOutError, CriticCancelledError, CriticOutputInvalidError, ReviewTargetNotFoundError, ReviewGitError } from './errors.js';
+export { CriticNotRunnableError, CriticTimedOutError, CriticCancelledError, CriticOutputInvalidError, ReviewTargetNotFoundError, ReviewGitError, RepoConfigError, BaselineError } from './errors.js';
 export { finalizeFindings, type FileReader } from './plumbing/finalize.js';
 export { runCritic, repoFileReader, type CriticRunResult, type CriticFailureReason, type RunCriticOptions, type RunCriticContext } from './plumbing/run-critic.js';
 export { defineCritic, draftFinding, findingTypeToken, type DraftInput } from './plumbing/define.js';
@@ -12,7 +12,15 @@ export { secretsDetectorCritic, scanForSecrets, shannonEntropy } from './critics
 export { dependencyAuditCritic, auditFindings, AuditReport, type DependencyAuditOptions } from './critics/dependency-audit.js';
 export { dependencyEolCritic, findEolDependencies, loadEolData, minimumMajor, type DependencyEolOptions, type EolHit } from './critics/dependency-eol.js';
 export { databaseReviewerCritic } from './critics/database-reviewer.js';
-export { createSarifCritic, letterToSarif, sarifToDrafts, SarifLog, SARIF_LEVEL_SEVERITY, type SarifCriticOptions, type LetterToSarifOptions } from './sarif/sarif.js';
-export { reviewRepository, reviewRepositoryWithRuns, type ReviewOptions, type ReviewOutcome } from './review/review.js';
+export { createSarifCritic, letterToSarif, sarifToDrafts, SarifLog, SARIF_LEVEL_SEVERITY, RLOOP_INFORMATION_URI, type SarifCriticOptions, type LetterToSarifOptions } from './sarif/sarif.js';
+export { describeRule, type RuleDescription } from './sarif/rules.js';
+export { reviewRepository, reviewRepositoryWithRuns, SUPPRESSIONS_CRITIC, type ReviewOptions, type ReviewOutcome } from './review/review.js';
+export { loadRepoConfig, parseRepoConfig, criticSwitchedOff, REPO_CONFIG_FILE, REPO_IGNORE_FILE, type LoadedRepoConfig } from './review/repo-config.js';
+export { selectByGlobs, excludeFiles, type ExcludedFile, type ExcludeGlobs, type ExcludeOptions } from './review/file-selection.js';
+export { findDirectives, applyInlineSuppressions, targetMatches, type SuppressionDirective, type DirectiveProblem, type InlineSuppressionResult } from './review/suppressions.js';
+export { RepoPolicy, TRUSTED_REPO_POLICY, applyRepoRules, repoExcludes, repoCriticsOff, ruleLevelFor, type RepoRulesInput, type RepoRulesResult } from './review/policy.js';
+export { baselineText, readBaseline, applyBaseline } from './review/baseline.js';
+export { prepareRepoReview, type RepoRoundReview, type RepoAppliedReport } from './review/fleet-policy.js';
+export { RULE_PREFIX_OWNERS, ownerOfTarget } from './review/rule-owners.js';
 export { parseUnifiedDiff, changedLinesSince, touchesChange, type ChangedLines } from './review/diff.js';
 export { AnalysisCache } from './repo/cache.js';

@@ -9,3 +9,4 @@ export { startPrivatePostgresServer, type PrivatePostgresServer } from './postgr
 export { connectTestNats, deleteNamespaceStreams, subjectMatches, type TestNats, type StoredMessage } from './nats.js';
 export { INVOICE_SIGNATURE, RED_TEST, RED_TEST_PATH, SEQUENCE_GUARD } from './scripted-fix.js';
 export { freePort, portAccepts } from './ports.js';
+export { startFakeGitHub, type FakeGitHub, type FakeGitHubOptions, type FakeGitHubRequest, type FakePull, type FakePullFile, type FakeReviewComment, type FakeIssueComment } from './fake-github.js';

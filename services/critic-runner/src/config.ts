@@ -1,8 +1,10 @@
 import { join } from 'node:path';
 import { CommonEnvironment, type CommonSettings, commonSettings, loadYamlConfig, parseEnvironment } from '@rloop/bus';
 import { CriticCatalogue, TRUST_CONFIG_FILE, TrustConfig } from '@rloop/domain';
+import { RepoPolicy } from '@rloop/critics';
 import { type BudgetLimits, LlmConfigError, type ModelCatalogue, loadModelCatalogue, registerSecret } from '@rloop/llm';
 import { z } from 'zod';
+import { ValidationError } from '@rloop/contracts';
 
 const CriticRunnerEnvironment = CommonEnvironment.extend({
   /** Enables the LLM critics (the code reviewer and the prompt critics). Never logged. */
@@ -32,6 +34,8 @@ export interface CriticRunnerConfig extends CommonSettings {
   readonly workRoot: string;
   /** Whether the compiler-linter loads a reviewed repository's own ESLint config (config/trust.yaml; it runs the repository's code). */
   readonly repositoryEslintConfig: boolean;
+  /** What a reviewed repository's .rloop.yaml may change (config/repo-policy.yaml). */
+  readonly repoPolicy: RepoPolicy;
 }
 
 /** Parses the critic-runner's environment, config/critics.yaml and (with a key) config/models.yaml once, at start. */
@@ -40,6 +44,14 @@ export async function loadCriticRunnerConfig(env: NodeJS.ProcessEnv = process.en
   const common = commonSettings(parsed);
   const catalogue = await loadYamlConfig(join(common.configDir, 'critics.yaml'), CriticCatalogue);
   const trust = await loadYamlConfig(join(common.configDir, TRUST_CONFIG_FILE), TrustConfig);
+  const repoPolicy = await loadYamlConfig(join(common.configDir, 'repo-policy.yaml'), RepoPolicy);
+  const core = repoPolicy.critics_off.filter((id) => catalogue.core.includes(id));
+  if (core.length > 0) {
+    const path = join(common.configDir, 'repo-policy.yaml');
+    throw new ValidationError('CONFIG.INVALID', `${path}: critics_off names core critic(s) ${core.join(', ')}; a core critic that does not run keeps every round incomplete — make it non-core in critics.yaml instead`, [
+      { path: 'critics_off', message: 'names a core critic' },
+    ]);
+  }
   let anthropic: AnthropicSettings | null = null;
   if (parsed.ANTHROPIC_API_KEY !== undefined) {
     // Registered before anything can fail, so no error or log line below can carry it.
@@ -61,5 +73,6 @@ export async function loadCriticRunnerConfig(env: NodeJS.ProcessEnv = process.en
     roundConcurrency: parsed.RLOOP_ROUND_CONCURRENCY,
     workRoot: join(common.home, 'critic-runner'),
     repositoryEslintConfig: trust.eslint.repository_config,
+    repoPolicy,
   });
 }

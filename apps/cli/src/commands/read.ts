@@ -1,7 +1,8 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 import { stringify as toYaml } from 'yaml';
-import type { JournaledEvent, Letter } from '@rloop/contracts';
-import { journalDocument, renderLetterMarkdown, renderStuckReportMarkdown } from '@rloop/domain';
+import type { JournaledEvent } from '@rloop/contracts';
+import { journalDocument, renderStuckReportMarkdown } from '@rloop/domain';
+import { REPORT_FORMATS, type ReportFormat } from '../format/report.js';
 import { connectCli, followEvents } from '../bus/connect.js';
 import { CliError, type CommandRegistrar } from '../program.js';
 import { busFlagsOf, out, parsePositiveInt } from './options.js';
@@ -65,32 +66,26 @@ export const registerJournal: CommandRegistrar = (program) => {
     });
 };
 
-/** Renders a letter in one of the formats `rloop letter` offers. */
-export type LetterRenderer = (letter: Letter) => string;
-
-/** `rloop letter <id>`: one round's letter. SARIF comes from the critics library (registered by main). */
-export function registerLetter(sarif: LetterRenderer | null): CommandRegistrar {
-  return (program) => {
-    program
-      .command('letter')
-      .description("print a round's letter: Markdown for people, JSON (the source), or SARIF for code scanning")
-      .argument('<id>', 'the letter id (LetterWritten.data.letter.letter_id)')
-      .option('--format <format>', `md | json${sarif === null ? '' : ' | sarif'}`, 'md')
-      .action(async (id: string, opts: { format: string }, command: Command) => {
-        const bus = await connectCli(busFlagsOf(command));
-        try {
-          const letter = await bus.journal.findLetter(id);
-          if (letter === null) throw new CliError(`no letter ${id} in the journal`);
-          if (opts.format === 'json') out(JSON.stringify(letter, null, 2));
-          else if (opts.format === 'md') out(renderLetterMarkdown(letter).trimEnd());
-          else if (opts.format === 'sarif' && sarif !== null) out(sarif(letter));
-          else throw new CliError(`--format must be md, json${sarif === null ? '' : ' or sarif'}, not ${opts.format}`);
-        } finally {
-          await bus.close();
-        }
-      });
-  };
-}
+/** `rloop letter <id>`: one round's letter, in any of the formats `rloop review` prints. */
+export const registerLetter: CommandRegistrar = (program) => {
+  program
+    .command('letter')
+    .description("print a round's letter: findings for people (stylish), Markdown, JSON (the source), SARIF, GitHub or GitLab")
+    .argument('<id>', 'the letter id (LetterWritten.data.letter.letter_id)')
+    .addOption(new Option('--format <format>', 'output format').choices(REPORT_FORMATS).default('md'))
+    .option('-o, --output <file>', 'write the letter to a file instead of stdout')
+    .action(async (id: string, opts: { format: ReportFormat; output?: string }, command: Command) => {
+      const bus = await connectCli(busFlagsOf(command));
+      try {
+        const letter = await bus.journal.findLetter(id);
+        if (letter === null) throw new CliError(`no letter ${id} in the journal`);
+        const { printLetter } = await import('../review/print-letter.js');
+        printLetter(letter, opts.format, opts.output);
+      } finally {
+        await bus.close();
+      }
+    });
+};
 
 /** `rloop escalations`: stuck loops waiting for people; --follow keeps printing new ones. */
 export const registerEscalations: CommandRegistrar = (program) => {

@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CliError, buildProgram } from '../program.js';
-import { reviewCommandWith } from './review.js';
+import { defineCritic, draftFinding } from '@rloop/critics';
+import { runReviewCli } from './review.test-helpers.js';
 
 // `rloop review` on a directory someone else prepared (a pull request's checkout, a downloaded
 // project): its .git/config names programs and its eslint.config.js is code. Each leaves a marker
@@ -17,19 +17,7 @@ let markers: string;
 
 const NASTY = 'src/evil\n# Injected heading | x\u001b[2J.ts';
 
-async function review(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const io = { stdout: (t: string) => out.push(t), stderr: (t: string) => err.push(t), now: () => new Date('2026-11-30T00:00:00Z'), cacheRoot: () => join(root, 'cache') };
-  const program = buildProgram([reviewCommandWith(io)]).exitOverride();
-  try {
-    await program.parseAsync(['node', 'rloop', 'review', ...args]);
-    return { code: 0, out: out.join(''), err: err.join('') };
-  } catch (error) {
-    if (error instanceof CliError) return { code: error.exitCode, out: out.join(''), err: `${err.join('')}${error.message}` };
-    throw error;
-  }
-}
+const review = (args: readonly string[], options: Parameters<typeof runReviewCli>[1] = {}): ReturnType<typeof runReviewCli> => runReviewCli(args, options);
 
 function marker(name: string): string {
   const script = join(root, `${name}.sh`);
@@ -48,7 +36,7 @@ beforeAll(() => {
   mkdirSync(join(repo, 'src'), { recursive: true });
   writeFileSync(join(repo, 'src/ok.ts'), 'export const add = (a: number, b: number): number => a + b;\n');
   writeFileSync(join(repo, '.gitattributes'), '*.ts filter=evil diff=evil\n');
-  writeFileSync(join(repo, 'eslint.config.js'), `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(markers, 'eslint-config'))}, 'ran');\nexport default [];\n`);
+  writeFileSync(join(repo, 'eslint.config.js'), `import { writeFileSync } from 'node:fs';\nwriteFileSync(${JSON.stringify(join(markers, 'eslint-config'))}, 'ran');\nexport default [{}];\n`);
   const git = (...args: string[]) => execFileSync('git', ['-C', repo, '-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'core.hooksPath=/dev/null', ...args], { stdio: 'ignore' });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
@@ -82,7 +70,7 @@ describe('rloop review of a hostile checkout', () => {
   });
 
   it('given a file name with a newline, a table delimiter and a terminal escape, when the letter is printed, then the Markdown keeps its shape and no escape reaches the terminal', async () => {
-    const result = await review([repo, '--critics', 'security/sast-scanner']);
+    const result = await review([repo, '--critics', 'security/sast-scanner', '--format', 'md']);
     expect(result.code).toBe(1);
     expect(result.out).not.toContain('\u001b');
     expect(result.out.split('\n').filter((line) => line.startsWith('# '))).toEqual([expect.stringMatching(/^# Letter /)]);
@@ -92,8 +80,54 @@ describe('rloop review of a hostile checkout', () => {
     expect(row).toContain('src/evil\\n# Injected heading \\| x\\x1b[2J.ts');
   });
 
+  it('given the same file name, when the findings are printed for a terminal (stylish, --verbose), then the name is one escaped line', async () => {
+    const result = await review([repo, '--critics', 'security/sast-scanner', '--verbose']);
+    expect(result.code).toBe(1);
+    expect(`${result.out}${result.err}`).not.toContain('\u001b');
+    expect(result.out.split('\n')).toContain('src/evil\\n# Injected heading | x\\x1b[2J.ts');
+  });
+
   it('given --repo-eslint-config (the operator trusts the checkout), when reviewed, then its ESLint config is loaded', async () => {
     await review([repo, '--files', 'src/ok.ts', '--critics', 'toolchain/compiler-linter', '--repo-eslint-config']);
     expect(ran()).toEqual(['eslint-config']);
+  });
+
+  it('given a check that quotes a line holding an AWS key and a PEM private key, when printed in every format, written as a baseline or with --verbose, then neither key appears', async () => {
+    const dir = join(root, 'secrets');
+    mkdirSync(dir, { recursive: true });
+    const awsKey = ['AKIA', 'Z3MSJV4WUMNRXQ7B'].join('');
+    const pemBody = 'MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gun';
+    writeFileSync(join(dir, 'creds.ts'), `export const key = '${awsKey}';\nexport const pem = \`-----BEGIN RSA PRIVATE KEY-----\n${pemBody}\n-----END RSA PRIVATE KEY-----\`;\n`);
+    // What an LLM reviewer does: quote the code it is talking about.
+    const quoter = defineCritic({
+      id: 'test/quoter',
+      evidence: 'pattern',
+      description: 'quotes the file',
+      triggers: [],
+      timeoutMs: 5_000,
+      run: (context) =>
+        Promise.resolve(
+          context.files.map((file) => {
+            const text = readFileSync(join(context.repoDir, file), 'utf8');
+            return draftFinding({ severity: 'critical', category: 'security', finding_type: 'quote/secret', file, line_range: { start: 1, end: 3 }, title: `Hard-coded ${text.split('\n')[0] ?? ''}`, current_behaviour: text, expected_behaviour: 'no key in code', observable_test_conditions: [text], forbidden_in_test: [] });
+          }),
+        ),
+    });
+    const outputs: string[] = [];
+    for (const format of ['stylish', 'json', 'sarif', 'md', 'github', 'gitlab']) {
+      const result = await review([dir, '--critics', 'test/quoter', '--format', format, '--verbose', '--no-cache'], { extraCritics: [quoter] });
+      expect({ format, code: result.code }).toEqual({ format, code: 1 });
+      outputs.push(result.out, result.err);
+    }
+    const baseline = join(dir, 'baseline.json');
+    await review([dir, '--critics', 'test/quoter', '--write-baseline', baseline, '--no-cache'], { extraCritics: [quoter] });
+    outputs.push(readFileSync(baseline, 'utf8'));
+    for (const text of outputs) {
+      expect(text).not.toContain(awsKey);
+      expect(text).not.toContain(pemBody);
+    }
+    // The finding itself is printed (masked), so the check above is not vacuous.
+    expect(outputs[0]).toContain("Hard-coded export const key = '[REDACTED]';");
+    expect(outputs.filter((text) => text.includes('REDACTED')).length).toBeGreaterThanOrEqual(7);
   });
 });

@@ -1,31 +1,44 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CliError, buildProgram } from '../program.js';
-import { type ReviewIo, reviewCommandWith } from './review.js';
+import type { Letter } from '@rloop/contracts';
+import { defineCritic, draftFinding } from '@rloop/critics';
+import { type FakeAnthropic, type FakeMessagesRequest, fakeTurn, startFakeAnthropic } from '@rloop/testing';
+import { REPO_ROOT, runReviewCli } from './review.test-helpers.js';
 
-function capture(): { io: ReviewIo; out: string[]; err: string[] } {
-  const out: string[] = [];
-  const err: string[] = [];
-  const cache = mkdtempSync(join(tmpdir(), 'rloop-cli-cache-'));
-  return { io: { stdout: (t) => out.push(t), stderr: (t) => err.push(t), now: () => new Date('2026-11-30T00:00:00Z'), cacheRoot: () => cache }, out, err };
-}
+const BIN = join(REPO_ROOT, 'apps', 'cli', 'bin', 'rloop.js');
+const run = runReviewCli;
 
-async function run(args: readonly string[]): Promise<{ code: number; out: string; err: string }> {
-  const { io, out, err } = capture();
-  const program = buildProgram([reviewCommandWith(io)]).exitOverride();
-  try {
-    await program.parseAsync(['node', 'rloop', 'review', ...args]);
-    return { code: 0, out: out.join(''), err: err.join('') };
-  } catch (error) {
-    if (error instanceof CliError) return { code: error.exitCode, out: out.join(''), err: `${err.join('')}${error.message}` };
-    throw error;
-  }
-}
+/** A critic that always crashes: the review cannot be complete. */
+const brokenCritic = defineCritic({
+  id: 'test/broken',
+  evidence: 'pattern',
+  description: 'always fails',
+  triggers: [],
+  timeoutMs: 5_000,
+  run: () => Promise.reject(new Error('boom')),
+});
+
+/** A critic that reports a low finding on every file (for --fail-on and --max-findings). */
+const noteCritic = defineCritic({
+  id: 'test/notes',
+  evidence: 'pattern',
+  description: 'a low note per file',
+  triggers: [],
+  timeoutMs: 5_000,
+  run: (context) =>
+    Promise.resolve(
+      context.files.map((file) =>
+        draftFinding({ severity: 'low', category: 'readability', finding_type: 'notes/todo', file, line_range: { start: 1, end: 1 }, title: 'A note', current_behaviour: 'x', expected_behaviour: 'y', observable_test_conditions: [], forbidden_in_test: [] }),
+      ),
+    ),
+});
 
 describe('rloop review', () => {
   let dir: string;
+  const fast = ['--critics', 'security/sast-scanner', 'security/secrets-detector'];
   beforeAll(() => {
     dir = mkdtempSync(join(tmpdir(), 'rloop-cli-review-'));
     mkdirSync(join(dir, 'src'));
@@ -34,38 +47,179 @@ describe('rloop review', () => {
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  const fast = ['--critics', 'security/sast-scanner', 'security/secrets-detector'];
-
-  it('exits 1 and prints the Markdown letter when there is a critical finding', async () => {
-    const result = await run([dir, ...fast]);
+  it('exit 1: prints the findings grouped by file with a summary, and says in one line that the LLM review is off', async () => {
+    const result = await run([dir, '--skip', 'toolchain/dependency-audit']);
     expect(result.code).toBe(1);
-    expect(result.out).toMatch(/^# Letter d_/);
-    expect(result.out).toContain('sast/code-injection');
-    expect(result.err).toMatch(/security\/sast-scanner reported 1 finding/);
+    expect(result.out).toMatch(/^src\/bad\.ts\n {2}2:\d+ {2}critical .*Code injection: request input reaches eval {2}sast\/code-injection\n/);
+    expect(result.out).toMatch(/✖ 1 finding \(1 critical, 0 medium, 0 low\) in 1 file · 2 files reviewed · 7 checks/);
+    expect(result.out.split('\n').filter((l) => l.includes('LLM review is off'))).toEqual(['  LLM review is off: ANTHROPIC_API_KEY is not set (set it to add a model’s review of intent and correctness).']);
+    expect(result.out).not.toMatch(/Letter d_|K = ∞|Decision 8|core critic|incomplete/);
   });
 
-  it('exits 0 on a clean selection and prints JSON with --json', async () => {
-    const result = await run([dir, '--files', 'src/clean.ts', '--json', ...fast]);
+  it('exit 0: clean selection; the summary goes to stderr when stdout is JSON', async () => {
+    const result = await run([dir, '--files', 'src/clean.ts', '--format', 'json', ...fast]);
     expect(result.code).toBe(0);
-    const letter = JSON.parse(result.out) as { findings: unknown[]; phase: string };
-    expect(letter).toMatchObject({ findings: [], phase: 'final_sweep' });
+    expect(JSON.parse(result.out)).toMatchObject({ findings: [], phase: 'final_sweep', complete: true });
+    expect(result.err).toMatch(/✔ no findings/);
   });
 
-  it('prints SARIF 2.1.0 with --sarif', async () => {
-    const result = await run([dir, '--sarif', ...fast]);
-    expect(result.code).toBe(1);
-    expect(JSON.parse(result.out)).toMatchObject({ version: '2.1.0', runs: [{ tool: { driver: { name: 'rloop' } } }] });
+  it('--fail-on and --max-findings decide exit 1', async () => {
+    const notes = { extraCritics: [noteCritic] };
+    expect((await run([dir, '--files', 'src/clean.ts', '--critics', 'test/notes'], notes)).code).toBe(0);
+    expect((await run([dir, '--files', 'src/clean.ts', '--critics', 'test/notes', '--fail-on', 'low'], notes)).code).toBe(1);
+    expect((await run([dir, '--critics', 'test/notes', '--max-findings', '1'], notes)).code).toBe(1);
+    expect((await run([dir, '--critics', 'test/notes', '--max-findings', '2'], notes)).code).toBe(0);
+    expect((await run([dir, ...fast, '--fail-on', 'none'])).code).toBe(0);
   });
 
-  it('exits 2 on errors: a missing path, two formats, an unknown critic, or a critic that cannot run', async () => {
+  it('exit 2: usage errors — an unknown option, a bad --fail-on, a missing path, two formats, an unknown check, a bad config', async () => {
+    expect((await run([dir, '--bogus'])).code).toBe(2);
+    expect((await run([dir, '--fail-on', 'loud'])).code).toBe(2);
     expect((await run([join(dir, 'nope'), ...fast])).code).toBe(2);
-    expect((await run([dir, '--json', '--md', ...fast])).code).toBe(2);
+    const two = await run([dir, '--json', '--md', ...fast]);
+    expect(two).toMatchObject({ code: 2, err: expect.stringMatching(/choose one output format/) });
+    expect((await run([dir, '--format', 'md', '--json', ...fast])).code).toBe(2);
     expect((await run([dir, '--critics', 'no/such-critic'])).code).toBe(2);
-    writeFileSync(join(dir, 'package.json'), '{ "dependencies": { "left-pad": "1.3.0" } }\n');
-    const audit = await run([dir, '--files', 'src/clean.ts', '--critics', 'toolchain/dependency-audit']);
-    expect(audit.code).toBe(2);
-    expect(audit.err).toMatch(/incomplete review: toolchain\/dependency-audit \(not_runnable\)/);
-    expect((await run([dir, '--skip', 'no/such-critic', ...fast])).code).toBe(2);
-    expect((await run([dir, '--files', 'src/clean.ts', '--skip', 'toolchain/dependency-audit', '--critics', 'toolchain/dependency-audit', 'security/secrets-detector'])).code).toBe(0);
+    const config = join(dir, 'bad.yaml');
+    writeFileSync(config, 'rules:\n  eslint/prefer-const: loud\n');
+    expect(await run([dir, '--config', config, ...fast])).toMatchObject({ code: 2, err: expect.stringMatching(/bad\.yaml: rules\.eslint\/prefer-const: /) });
+    expect((await run([dir, '--baseline', join(dir, 'missing.json'), ...fast])).code).toBe(2);
+  });
+
+  it('exit 3: a check that ran failed — the rest is still reported, and SARIF says the execution was not successful', async () => {
+    const result = await run([dir, '--critics', 'security/sast-scanner', 'test/broken', '--format', 'sarif'], { extraCritics: [brokenCritic] });
+    expect(result.code).toBe(3);
+    expect(result.err).toMatch(/review incomplete: test\/broken \(crashed\) did not finish/);
+    const sarif = JSON.parse(result.out) as { runs: { results: unknown[]; invocations: { executionSuccessful: boolean }[] }[] };
+    expect(sarif.runs[0]?.results).toHaveLength(1);
+    expect(sarif.runs[0]?.invocations[0]?.executionSuccessful).toBe(false);
+  });
+
+  it('keeps the old --json/--sarif/--md flags, writes --output, and --format md has a glossary line', async () => {
+    const out = join(dir, 'out', 'report.sarif');
+    const sarif = await run([dir, '--sarif', '--output', out, ...fast]);
+    expect(sarif).toMatchObject({ code: 1, out: '' });
+    expect(JSON.parse(readFileSync(out, 'utf8'))).toMatchObject({ version: '2.1.0', runs: [{ tool: { driver: { name: 'rloop' } } }] });
+    expect(sarif.err).toMatch(/✖ 1 finding/);
+    const md = await run([dir, '--md', ...fast]);
+    expect(md.out).toMatch(/^# Letter d_[\s\S]*\n_How to read this: a \*letter\* is one review’s report[^\n]*_\n$/);
+    expect((await run([dir, '--format', 'github', ...fast])).out).toMatch(/^::error file=src\/bad\.ts,line=2,/);
+  });
+
+  it("reads .rloop.yaml, .rloopignore, --exclude and !glob, and reports an rloop-ignore comment that matches nothing", async () => {
+    const repo = mkdtempSync(join(tmpdir(), 'rloop-cli-config-'));
+    try {
+      mkdirSync(join(repo, 'src'));
+      const bad = 'export function run(req: { query: { code: string } }) {\n  return eval(req.query.code);\n}\n';
+      for (const name of ['a', 'b', 'c', 'd']) writeFileSync(join(repo, `src/${name}.ts`), bad);
+      writeFileSync(join(repo, 'src/e.ts'), bad.replace('  return eval', '  // rloop-ignore sast/code-injection -- reviewed by hand\n  return eval'));
+      writeFileSync(join(repo, 'src/f.ts'), '// rloop-ignore sast/sql-injection -- stale\nexport const f = 1;\n');
+      writeFileSync(join(repo, '.rloop.yaml'), 'critics:\n  security/secrets-detector: off\nexclude: ["src/a.ts"]\n');
+      writeFileSync(join(repo, '.rloopignore'), 'src/b.ts\n');
+      const result = await run([repo, '--exclude', 'src/c.ts', '--files', 'src/**', '!src/f.ts', '--format', 'json', ...fast]);
+      const letter = JSON.parse(result.out) as Letter;
+      expect(letter.findings.map((f) => f.file)).toEqual(['src/d.ts']);
+      expect(letter.critics.map((c) => c.critic_id)).toEqual(['security/sast-scanner']);
+      expect((letter.suppressed ?? []).map((s) => [s.file, s.reason])).toEqual([['src/e.ts', 'reviewed by hand']]);
+      expect(result.err).toMatch(/1 suppressed · 2 files reviewed · 3 excluded/);
+      const withF = JSON.parse((await run([repo, '--format', 'json', ...fast])).out) as Letter;
+      expect(withF.findings.map((f) => [f.file, f.finding_type])).toContainEqual(['src/f.ts', 'rloop/suppression-unused']);
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
+  });
+
+  it('--write-baseline records the findings; --baseline then reports only new ones', async () => {
+    const repo = mkdtempSync(join(tmpdir(), 'rloop-cli-baseline-'));
+    try {
+      const bad = 'export function run(req: { query: { code: string } }) {\n  return eval(req.query.code);\n}\n';
+      writeFileSync(join(repo, 'old.ts'), bad);
+      const baseline = join(repo, 'rloop-baseline.json');
+      const written = await run([repo, '--write-baseline', baseline, ...fast]);
+      expect(written.code).toBe(0);
+      expect(written.err).toMatch(/wrote 1 finding to .*rloop-baseline\.json/);
+      // The accepted finding moves down two lines; a new one appears.
+      writeFileSync(join(repo, 'old.ts'), `// moved\n// down\n${bad}`);
+      writeFileSync(join(repo, 'new.ts'), bad);
+      const result = await run([repo, '--baseline', baseline, '--format', 'json', ...fast]);
+      expect(result.code).toBe(1);
+      const letter = JSON.parse(result.out) as Letter;
+      expect(letter.findings.map((f) => f.file)).toEqual(['new.ts']);
+      expect((letter.suppressed ?? []).map((s) => [s.file, s.line, s.kind])).toEqual([['old.ts', 4, 'baseline']]);
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+    }
+  });
+
+  describe('with ANTHROPIC_API_KEY (the fake Anthropic API)', () => {
+    let fake: FakeAnthropic;
+    beforeAll(async () => {
+      fake = await startFakeAnthropic({
+        knownModels: ['claude-sonnet-5-5', 'claude-opus-5-5'],
+        rejectForcedToolChoice: ['claude-sonnet-5-5', 'claude-opus-5-5'],
+        script: (request: FakeMessagesRequest) =>
+          fakeTurn.toolUse('report_findings', {
+            findings: [
+              {
+                severity: 'medium',
+                score: 5,
+                category: 'correctness',
+                finding_type: 'llm/unchecked-input',
+                file: 'src/clean.ts',
+                line_range: { start: 1, end: 1 },
+                title: `add() accepts NaN (${request.model})`,
+                current_behaviour: 'NaN passes through.',
+                expected_behaviour: 'NaN is rejected.',
+                observable_test_conditions: ['add(NaN, 1) throws'],
+                forbidden_in_test: [],
+              },
+            ],
+          }),
+      });
+    });
+    afterAll(async () => fake.close());
+
+    it('runs the LLM review like the fleet does, with the model from .rloop.yaml, and says what it cost', async () => {
+      const env = { anthropicApiKey: 'sk-test-review', anthropicBaseUrl: fake.url };
+      const result = await run([dir, '--files', 'src/clean.ts', '--critics', 'security/sast-scanner', 'quality/code-reviewer'], { env });
+      expect(fake.messageCalls()).toHaveLength(1);
+      expect(result.code).toBe(0);
+      expect(result.out).toMatch(/1:1 {2}medium +add\(\) accepts NaN \(claude-sonnet-5-5\) {2}llm\/unchecked-input/);
+      expect(result.out).toMatch(/LLM review: 1 request to claude-sonnet-5-5, \$\d+\.\d{4}\./);
+      expect(result.out).not.toContain('sk-test-review');
+      const repo = mkdtempSync(join(tmpdir(), 'rloop-cli-llm-'));
+      try {
+        writeFileSync(join(repo, 'x.ts'), 'export const x = 1;\n');
+        writeFileSync(join(repo, '.rloop.yaml'), 'llm:\n  model: claude-opus-5-5\n');
+        const opus = await run([repo, '--critics', 'quality/code-reviewer'], { env });
+        expect(fake.messageCalls().at(-1)?.body.model).toBe('claude-opus-5-5');
+        expect(opus.code).toBe(0);
+        writeFileSync(join(repo, '.rloop.yaml'), 'llm:\n  model: gpt-0\n');
+        expect(await run([repo, '--critics', 'quality/code-reviewer'], { env })).toMatchObject({ code: 2, err: expect.stringMatching(/\.rloop\.yaml: llm\.model: gpt-0 is not in the model catalogue/) });
+      } finally {
+        rmSync(repo, { recursive: true, force: true });
+      }
+      expect(fake.protocolErrors).toEqual([]);
+    });
+  });
+
+  describe('the rloop binary', () => {
+    it('answers --version and --help without loading any command, and exits 2 on a usage error', () => {
+      expect(existsSync(BIN)).toBe(true);
+      const version = JSON.parse(readFileSync(join(REPO_ROOT, 'apps', 'cli', 'package.json'), 'utf8')) as { version: string };
+      expect(execFileSync(process.execPath, [BIN, '--version'], { encoding: 'utf8' }).trim()).toBe(version.version);
+      expect(execFileSync(process.execPath, [BIN, 'review', '--help'], { encoding: 'utf8' })).toMatch(/Exit codes:\n {2}0 {2}clean[\s\S]*3 {2}the review could not run completely/);
+      const bogus = spawnSync(process.execPath, [BIN, 'review', dir, '--bogus'], { encoding: 'utf8' });
+      expect(bogus.status).toBe(2);
+      expect(bogus.stderr).toMatch(/unknown option '--bogus'/);
+      const missing = spawnSync(process.execPath, [BIN, 'review', join(dir, 'nope')], { encoding: 'utf8' });
+      expect(missing.status).toBe(2);
+      expect(missing.stderr).toMatch(/rloop: .*nope is not a directory/);
+      // The message quotes the path: a control character in it is shown escaped, never sent to the terminal.
+      const hostile = spawnSync(process.execPath, [BIN, 'review', join(dir, 'nope\u001b[2J')], { encoding: 'utf8' });
+      expect(hostile.status).toBe(2);
+      expect(hostile.stderr).toContain('nope\\x1b[2J');
+      expect(hostile.stderr).not.toContain('\u001b');
+    });
   });
 });

@@ -1,27 +1,48 @@
-import { createHash } from 'node:crypto';
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
-import type { Command } from 'commander';
-import { RloopError } from '@rloop/contracts';
-import { escapeControlChars, maskSecretsDeep, renderLetterMarkdown } from '@rloop/domain';
-import { BUILT_IN_CRITIC_IDS, type CriticDefinition, builtInCritics, letterToSarif, reviewRepositoryWithRuns } from '@rloop/critics';
+import { type Command, Option } from 'commander';
 import { CliError, type CommandRegistrar } from '../program.js';
+import { FAIL_ON, type FailOn, REPORT_FORMATS, type ReportFormat } from '../format/report.js';
+import type { ReviewIo, ReviewRequest } from '../review/run-review.js';
 
-/** Where the review command writes and what time it is (injected so tests can capture both). */
-export interface ReviewIo {
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
-  readonly now: () => Date;
-  /** Base of the default incremental cache (default: $XDG_CACHE_HOME or ~/.cache). */
-  readonly cacheRoot: () => string;
-}
+/** The exit codes of `rloop review`, for CI (also in `rloop review --help` and the README). */
+export const REVIEW_EXIT_CODES = { clean: 0, findings: 1, usage: 2, incomplete: 3 } as const;
 
-export interface ReviewCommandOptions {
+export const REVIEW_EXIT_HELP = `
+Exit codes:
+  0  clean: nothing at or above --fail-on, and not more than --max-findings
+  1  findings at or above --fail-on (default critical), or more than --max-findings
+  2  usage error: a bad option, path, ref, configuration or baseline; nothing was reviewed
+  3  the review could not run completely: a check failed or timed out (its findings so far are printed)
+
+Configuration: .rloop.yaml at the repository root (or --config) — critics on/off, rules (severity
+or off), exclude, max_file_bytes, llm.model; schema in schemas/rloop-config.schema.json.
+.rloopignore (gitignore syntax) lists files never reviewed. To accept one finding, write
+  rloop-ignore <rule-or-critic> -- <reason>      (optionally until=YYYY-MM-DD)
+in a comment on its line or the line before. The LLM review runs when ANTHROPIC_API_KEY is set.
+The repository's own ESLint config is code: it is loaded only with --repo-eslint-config. Secrets
+in what the checks quote are masked in every format.`;
+
+interface RawOptions {
   readonly files?: string[];
+  readonly exclude?: string[];
   readonly base?: string;
+  readonly format?: string;
   readonly json?: boolean;
   readonly sarif?: boolean;
   readonly md?: boolean;
+  readonly output?: string;
+  readonly stylishOutput?: string;
+  readonly jsonOutput?: string;
+  readonly sarifOutput?: string;
+  readonly mdOutput?: string;
+  readonly githubOutput?: string;
+  readonly gitlabOutput?: string;
+  readonly failOn: string;
+  readonly maxFindings?: number;
+  readonly config?: string;
+  readonly baseline?: string;
+  readonly writeBaseline?: string;
+  readonly verbose?: boolean;
+  readonly llm?: boolean;
   readonly critics?: string[];
   readonly skip?: string[];
   readonly cache?: boolean;
@@ -30,94 +51,101 @@ export interface ReviewCommandOptions {
   readonly repoEslintConfig?: boolean;
 }
 
-const processIo: ReviewIo = {
-  stdout: (text) => process.stdout.write(text),
-  // Progress names files and quotes critics: shown with control characters escaped.
-  stderr: (text) => process.stderr.write(escapeControlChars(text)),
-  now: () => new Date(),
-  cacheRoot: () => process.env['XDG_CACHE_HOME'] ?? join(homedir(), '.cache'),
-};
-
-/**
- * Runs `rloop review`: the deterministic critics over a directory, the letter on stdout (Markdown,
- * JSON or SARIF), progress on stderr. Exit code 1 when the letter has a critical finding, 2 when the
- * review could not be completed (bad path or ref, a critic that could not run), 0 when clean.
- */
-export async function runReviewCommand(path: string, options: ReviewCommandOptions, io: ReviewIo, extraCritics: readonly CriticDefinition[] = []): Promise<void> {
-  const formats = [options.json === true && 'json', options.sarif === true && 'sarif', options.md === true && 'md'].filter((f): f is string => f !== false);
-  if (formats.length > 1) throw new CliError(`choose one output format, not ${formats.map((f) => `--${f}`).join(' and ')}`, 2);
-  const format = formats[0] ?? 'md';
-  const repoDir = resolve(path);
-  const now = io.now();
-  let critics: CriticDefinition[];
-  try {
-    critics = [
-      ...builtInCritics({
-        now,
-        ...(options.registry === undefined ? {} : { registry: options.registry }),
-        ...(options.repoEslintConfig === true ? { useRepoEslintConfig: true } : {}),
-        ...(options.critics === undefined || options.critics.length === 0 ? {} : { only: options.critics.filter((id) => !extraCritics.some((c) => c.id === id)) }),
-      }),
-      ...extraCritics.filter((c) => options.critics === undefined || options.critics.length === 0 || options.critics.includes(c.id)),
-    ].filter((c) => !(options.skip ?? []).includes(c.id));
-    const unknown = (options.skip ?? []).filter((id) => !BUILT_IN_CRITIC_IDS.some((known) => known === id) && !extraCritics.some((c) => c.id === id));
-    if (unknown.length > 0) throw new TypeError(`unknown critic ${unknown.join(', ')} in --skip`);
-  } catch (error) {
-    throw new CliError(error instanceof Error ? error.message : String(error), 2);
-  }
-  const cacheDir =
-    options.cache === false ? undefined : (options.cacheDir ?? join(io.cacheRoot(), 'rloop', 'review', createHash('sha256').update(repoDir).digest('hex').slice(0, 16)));
-  let outcome;
-  try {
-    outcome = await reviewRepositoryWithRuns({
-      repoDir,
-      now,
-      critics,
-      onProgress: (line) => io.stderr(`${line}\n`),
-      ...(options.files === undefined || options.files.length === 0 ? {} : { files: options.files }),
-      ...(options.base === undefined ? {} : { base: options.base }),
-      ...(cacheDir === undefined ? {} : { cacheDir }),
-    });
-  } catch (error) {
-    if (error instanceof RloopError) throw new CliError(error.message, 2);
-    throw error;
-  }
-  // Printed in any format: secrets in what critics quote are masked like everything rloop journals.
-  const { failed } = outcome;
-  const letter = maskSecretsDeep(outcome.letter);
-  if (format === 'json') io.stdout(`${JSON.stringify(letter, null, 2)}\n`);
-  else if (format === 'sarif') io.stdout(`${JSON.stringify(letterToSarif(letter), null, 2)}\n`);
-  else io.stdout(renderLetterMarkdown(letter));
-  io.stderr(`review: ${letter.counts.critical} critical, ${letter.counts.medium} medium, ${letter.counts.low} low\n`);
-  if (letter.counts.critical > 0) throw new CliError(`${letter.counts.critical} critical finding(s)`, 1);
-  if (failed.length > 0) {
-    throw new CliError(`incomplete review: ${failed.map((r) => `${r.critic_id} (${r.status === 'failed' ? r.reason : ''})`).join(', ')} did not report`, 2);
-  }
+function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new CliError(`--max-findings expects a whole number of 0 or more, got "${value}"`, REVIEW_EXIT_CODES.usage);
+  return n;
 }
 
-/** The `review` command with its I/O and any extra critics (an LLM code reviewer, SARIF tools). */
-export function reviewCommandWith(io: ReviewIo, extraCritics: readonly CriticDefinition[] = []): CommandRegistrar {
+/** The format from --format or one of the old flags (--json, --sarif, --md); two at once is a usage error. */
+export function formatOf(options: Pick<RawOptions, 'format' | 'json' | 'sarif' | 'md'>, fallback: ReportFormat): ReportFormat {
+  const chosen = [
+    ...(options.format === undefined ? [] : [options.format]),
+    ...(options.json === true ? ['json'] : []),
+    ...(options.sarif === true ? ['sarif'] : []),
+    ...(options.md === true ? ['md'] : []),
+  ];
+  if (new Set(chosen).size > 1) throw new CliError(`choose one output format, not ${chosen.join(' and ')}`, REVIEW_EXIT_CODES.usage);
+  const format = chosen[0] ?? fallback;
+  if (!(REPORT_FORMATS as readonly string[]).includes(format)) throw new CliError(`--format must be one of ${REPORT_FORMATS.join(', ')}, not ${format}`, REVIEW_EXIT_CODES.usage);
+  return format as ReportFormat;
+}
+
+function toRequest(path: string, o: RawOptions): ReviewRequest {
+  if (!(FAIL_ON as readonly string[]).includes(o.failOn)) throw new CliError(`--fail-on must be one of ${FAIL_ON.join(', ')}, not ${o.failOn}`, REVIEW_EXIT_CODES.usage);
+  return {
+    path,
+    format: formatOf(o, 'stylish'),
+    failOn: o.failOn as FailOn,
+    verbose: o.verbose === true,
+    llm: o.llm !== false,
+    cache: o.cache !== false,
+    repoEslintConfig: o.repoEslintConfig === true,
+    files: o.files ?? [],
+    exclude: o.exclude ?? [],
+    critics: o.critics ?? [],
+    skip: o.skip ?? [],
+    ...(o.base === undefined ? {} : { base: o.base }),
+    ...(o.output === undefined ? {} : { output: o.output }),
+    alsoWrite: [
+      ...(o.stylishOutput === undefined ? [] : [{ format: 'stylish' as const, file: o.stylishOutput }]),
+      ...(o.jsonOutput === undefined ? [] : [{ format: 'json' as const, file: o.jsonOutput }]),
+      ...(o.sarifOutput === undefined ? [] : [{ format: 'sarif' as const, file: o.sarifOutput }]),
+      ...(o.mdOutput === undefined ? [] : [{ format: 'md' as const, file: o.mdOutput }]),
+      ...(o.githubOutput === undefined ? [] : [{ format: 'github' as const, file: o.githubOutput }]),
+      ...(o.gitlabOutput === undefined ? [] : [{ format: 'gitlab' as const, file: o.gitlabOutput }]),
+    ],
+    ...(o.maxFindings === undefined ? {} : { maxFindings: o.maxFindings }),
+    ...(o.config === undefined ? {} : { config: o.config }),
+    ...(o.baseline === undefined ? {} : { baseline: o.baseline }),
+    ...(o.writeBaseline === undefined ? {} : { writeBaseline: o.writeBaseline }),
+    ...(o.cacheDir === undefined ? {} : { cacheDir: o.cacheDir }),
+    ...(o.registry === undefined ? {} : { registry: o.registry }),
+  };
+}
+
+/** The `review` command; `io` is injected by tests (default: the process's streams and environment). */
+export function reviewCommandWith(io: ReviewIo | null = null): CommandRegistrar {
   return (program: Command): void => {
     program
       .command('review')
-      .description('Review a directory with the deterministic critics and print the letter (exit 1 on a critical finding, 2 when the review could not complete)')
+      .description('review a directory with every check and print the findings (exit 0 clean, 1 findings, 2 usage error, 3 incomplete)')
       .argument('<path>', 'directory to review (a git checkout or not)')
-      .option('--files <glob...>', 'review only files matching these globs')
-      .option('--base <ref>', 'keep only findings on lines changed since this git ref')
-      .option('--json', 'print the letter as JSON')
-      .option('--sarif', 'print the letter as SARIF 2.1.0 (GitHub code scanning)')
-      .option('--md', 'print the letter as Markdown (the default)')
-      .option('--critics <id...>', 'run only these critics')
-      .option('--skip <id...>', 'do not run these critics (e.g. toolchain/dependency-audit when offline)')
+      .option('--files <glob...>', 'review only files matching these globs; !glob leaves files out')
+      .option('--exclude <glob...>', 'never review files matching these globs (on top of .rloop.yaml and .rloopignore)')
+      .option('--base <ref>', 'review only lines changed since this git ref (e.g. origin/main in a pull request)')
+      .addOption(new Option('--format <format>', 'output format').choices(REPORT_FORMATS))
+      .option('-o, --output <file>', 'write the report to a file instead of stdout')
+      .option('--sarif-output <file>', 'also write SARIF to a file (as do --json-output, --md-output, --stylish-output, --github-output, --gitlab-output)')
+      .option('--json-output <file>', 'also write the JSON report to a file')
+      .option('--md-output <file>', 'also write the Markdown report to a file')
+      .option('--stylish-output <file>', 'also write the terminal report (no colour) to a file')
+      .addOption(new Option('--github-output <file>', 'also write GitHub workflow annotations to a file').hideHelp())
+      .option('--gitlab-output <file>', "also write GitLab's code quality report to a file")
+      .addOption(new Option('--fail-on <tier>', 'lowest tier that fails the review (exit 1)').choices(FAIL_ON).default('critical'))
+      .option('--max-findings <n>', 'also fail (exit 1) when there are more than n findings of any tier', nonNegativeInt)
+      .option('--config <file>', 'configuration file (default: .rloop.yaml at the repository root)')
+      .option('--baseline <file>', 'report only findings that are not in this baseline')
+      .option('--write-baseline <file>', 'record every current finding in a baseline file (then exit 0, or 3 when incomplete)')
+      .option('-v, --verbose', 'show code excerpts and each check as it runs')
+      .option('--no-llm', 'do not run the LLM review even when ANTHROPIC_API_KEY is set')
+      .option('--critics <id...>', 'run only these checks')
+      .option('--skip <id...>', 'do not run these checks (e.g. toolchain/dependency-audit when offline)')
       .option('--cache-dir <dir>', 'incremental analysis cache (default: ~/.cache/rloop/review/<hash of path>)')
       .option('--no-cache', 'do not read or write the incremental cache')
       .option('--registry <url>', 'npm registry for the dependency audit')
       .option('--repo-eslint-config', "load the repository's own ESLint config (it runs the repository's code: only for repositories you trust)")
-      .action(async (path: string, options: ReviewCommandOptions) => {
-        await runReviewCommand(path, options, io, extraCritics);
+      .addOption(new Option('--json', 'same as --format json').hideHelp())
+      .addOption(new Option('--sarif', 'same as --format sarif').hideHelp())
+      .addOption(new Option('--md', 'same as --format md').hideHelp())
+      .addHelpText('after', REVIEW_EXIT_HELP)
+      .action(async (path: string, options: RawOptions) => {
+        const request = toRequest(path, options);
+        const { runReview, processReviewIo } = await import('../review/run-review.js');
+        await runReview(request, io ?? processReviewIo());
       });
   };
 }
 
-/** `rloop review <path> [--files <glob>…] [--base <ref>] [--json|--sarif|--md]`. */
-export const registerReview: CommandRegistrar = reviewCommandWith(processIo);
+/** `rloop review <path> [options]`. */
+export const registerReview: CommandRegistrar = reviewCommandWith();

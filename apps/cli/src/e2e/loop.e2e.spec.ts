@@ -92,6 +92,34 @@ describe('the refinement loop, end to end on the real NATS and PostgreSQL', () =
     expect(() => git(repo, 'rev-parse', '--verify', '--quiet', 'rloop/e2e-bypassed')).toThrow();
   }, 120_000);
 
+  it("honours the repository's .rloop.yaml and rloop-ignore comments at the plan's commit within the operator's policy, and journals every dismissal", async () => {
+    const repo = await t.sampleRepo('fixable', 'repo-config');
+    const money = join(repo, 'src', 'money.ts');
+    await writeFile(money, (await readFile(money, 'utf8')).replace('  let cents = Math.round', '  // rloop-ignore eslint/prefer-const -- mutated by the rounding plugin\n  let cents = Math.round'));
+    await writeFile(join(repo, '.rloop.yaml'), 'critics:\n  security/sast-scanner: off\nrules:\n  eslint/no-var: low\nexclude: ["src/billing/**"]\n');
+    git(repo, '-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qam', 'configure the review');
+    git(repo, 'add', '.rloop.yaml');
+    git(repo, '-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'add .rloop.yaml');
+    const reply = await t.submit(samplePlan('e2e-repo-config', repo, { title: 'Quick fix: configured review' }));
+    if (reply.status !== 'accepted') throw new Error(JSON.stringify(reply));
+    expect((await t.outcome('e2e-repo-config', reply.event_id)).status).toBe('bypassed');
+    const events = await runEvents('e2e-repo-config');
+    const written = events.find((e): e is Extract<RloopEvent, { type: 'LetterWritten' }> => e.type === 'LetterWritten');
+    const letter = written?.data.letter;
+    // The comment with a reason dismissed its finding; the lowering rule and the core critic's switch-off were refused.
+    expect(letter?.suppressed).toEqual([expect.objectContaining({ file: 'src/money.ts', finding_type: 'eslint/prefer-const', kind: 'inline', reason: 'mutated by the rounding plugin' })]);
+    expect(letter?.findings.map((f) => [f.file, f.finding_type, f.severity])).toContainEqual(['src/money.ts', 'eslint/no-var', 'critical']);
+    expect(letter?.findings.some((f) => f.file.startsWith('src/billing/'))).toBe(false);
+    expect(letter?.critics.find((c) => c.critic_id === 'security/sast-scanner')?.outcome).toBe('reported');
+    expect(letter?.repo_config).toMatchObject({ config: '.rloop.yaml', excluded_files: 1 });
+    expect(letter?.repo_config?.refused).toEqual(
+      expect.arrayContaining(['.rloop.yaml critics.security/sast-scanner: off — a core critic always runs', ".rloop.yaml rules.eslint/no-var: low — the operator's policy lets a repository only raise severities"]),
+    );
+    // Journaled with the critic's own report, not only in the letter.
+    const report = events.find((e) => e.type === 'FindingsReported' && e.data.critic_id === 'toolchain/compiler-linter');
+    expect(report?.type === 'FindingsReported' && (report.data.suppressed ?? []).map((x) => x.fingerprint)).toEqual((letter?.suppressed ?? []).map((x) => x.fingerprint));
+  }, 120_000);
+
   it('answers malformed, non-UTF-8 and oversized bodies with reasons, and turns a plain publish of a bad plan into PlanRejected', async () => {
     const ask = async (body: Uint8Array) => JSON.parse(new TextDecoder().decode((await t.bus.connection.request(t.bus.subjects.planSubmit, body, { timeout: 30_000 })).data)) as unknown;
     expect(await ask(new TextEncoder().encode('{"slug": "x",'))).toMatchObject({ status: 'rejected', errors: [{ path: '(body)', message: expect.stringMatching(/^the plan is not valid JSON/) }] });

@@ -81,7 +81,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
 
   function launch(member: Omit<FleetMember, 'child'>): Promise<FleetMember> {
     const entry = serviceEntry(member.service);
-    if (!existsSync(entry)) return Promise.reject(new Error(`${entry} is missing: run \`npm run build\` first`));
+    if (!existsSync(entry)) return Promise.reject(new Error(`${entry} is missing: run \`npm run build\` first (the fleet runs from a checkout of Refinement Loop or its Docker image; the npm package has \`rloop review\` and the bus commands)`));
     // Several services on one machine must not share a port: a member without one of its own has none.
     const env = { ...options.env, RLOOP_HTTP_PORT: String(member.httpPort ?? 0) };
     const child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });

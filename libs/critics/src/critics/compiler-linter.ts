@@ -100,7 +100,7 @@ function packageOf(specifier: string): string {
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? specifier);
 }
 
-function tscDraft(file: string, diagnostic: ts.Diagnostic, startLine: number, endLine: number, configLabel: string): FindingDraft {
+function tscDraft(file: string, diagnostic: ts.Diagnostic, startLine: number, endLine: number, configLabel: string, columns: { column?: number; end_column?: number } = {}): FindingDraft {
   const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
   const code = `TS${diagnostic.code}`;
   return draftFinding({
@@ -110,6 +110,8 @@ function tscDraft(file: string, diagnostic: ts.Diagnostic, startLine: number, en
     finding_type: `tsc/${code}`,
     file,
     line_range: { start: startLine, end: endLine },
+    ...columns,
+    tool_severity: diagnostic.category === ts.DiagnosticCategory.Error ? 'error' : 'warning',
     title: `${code}: ${message}`,
     current_behaviour: `The TypeScript compiler (${configLabel}) reports ${code} at ${file}:${startLine}: ${message}`,
     expected_behaviour: `${file} compiles without ${code} under the project's compiler options: the types are fixed, the checker is not silenced.`,
@@ -121,6 +123,8 @@ function tscDraft(file: string, diagnostic: ts.Diagnostic, startLine: number, en
 function eslintDraft(file: string, message: Linter.LintMessage, ruleType: string | undefined): FindingDraft {
   const line = message.line > 0 ? message.line : 1;
   const endLine = message.endLine !== undefined && message.endLine >= line ? message.endLine : line;
+  const columns = { ...(message.column > 0 ? { column: message.column } : {}), ...(message.endColumn === undefined ? {} : { end_column: message.endColumn }) };
+  const level = message.severity === 2 ? 'error' : 'warning';
   const deprecated = message.ruleId !== null && /(^|\/)no-deprecated$/.test(message.ruleId) ? /^`(.+?)` is deprecated\.?\s*(.*)$/s.exec(message.message) : null;
   if (deprecated !== null) {
     const name = deprecated[1] ?? 'api';
@@ -132,6 +136,8 @@ function eslintDraft(file: string, message: Linter.LintMessage, ruleType: string
       finding_type: `deprecation/${findingTypeToken(name)}`,
       file,
       line_range: { start: line, end: endLine },
+      ...columns,
+      tool_severity: level,
       title: `Deprecated API: ${name}${reason === '' ? '' : ` — ${reason}`}`,
       current_behaviour: `${file}:${line} uses ${name}, which its library marks @deprecated${reason === '' ? '' : ` (${reason})`}. Deprecated APIs are removed in a later major version, and the code breaks then.`,
       expected_behaviour: `The code uses the supported replacement for ${name}${reason === '' ? '' : ` (${reason})`} with the same observable behaviour.`,
@@ -150,8 +156,10 @@ function eslintDraft(file: string, message: Linter.LintMessage, ruleType: string
     finding_type: `eslint/${findingTypeToken(rule)}`,
     file,
     line_range: { start: line, end: endLine },
+    ...columns,
+    tool_severity: level,
     title: `ESLint ${rule}: ${message.message}`,
-    current_behaviour: `ESLint reports ${rule} (${message.severity === 2 ? 'error' : 'warning'}) at ${file}:${line}: ${message.message}`,
+    current_behaviour: `ESLint reports ${rule} (${level}) at ${file}:${line}: ${message.message}`,
     expected_behaviour: `ESLint reports nothing for ${rule} here${fixable ? ' (`eslint --fix` fixes it mechanically)' : ''}; warnings count as defects (Decision 8).`,
     observable_test_conditions: [`\`eslint ${file}\` reports no ${rule} at line ${line}`, 'the behaviour of the changed lines is unchanged (existing tests still pass)'],
     forbidden_in_test: ['eslint-disable comments or turning the rule off in the configuration', 'tests that depend on the lint-violating form of the code'],
@@ -311,9 +319,11 @@ async function checkFiles(
           continue;
         }
         const start = diagnostic.start ?? 0;
-        const startLine = sf.getLineAndCharacterOfPosition(start).line + 1;
-        const endLine = sf.getLineAndCharacterOfPosition(start + (diagnostic.length ?? 0)).line + 1;
-        add(file, tscDraft(file, diagnostic, startLine, endLine, configLabel));
+        const from = sf.getLineAndCharacterOfPosition(start);
+        const to = sf.getLineAndCharacterOfPosition(start + (diagnostic.length ?? 0));
+        const startLine = from.line + 1;
+        const endLine = to.line + 1;
+        add(file, tscDraft(file, diagnostic, startLine, endLine, configLabel, { column: from.character + 1, end_column: to.character + 1 }));
       }
       await yieldToEventLoop();
     }

@@ -172,6 +172,7 @@ function eolDraft(hit: EolHit): FindingDraft {
     score: maintenance ? 5 : 8,
     category: maintenance ? 'maintainability' : hit.kind === 'node' ? 'security' : 'correctness',
     finding_type: `eol/${findingTypeToken(hit.name)}`,
+    tool_severity: hit.status,
     file: hit.file,
     line_range: { start: hit.line, end: hit.line },
     title: `${what} is ${hit.status === 'end-of-life' ? 'past end of life' : hit.status === 'deprecated' ? 'deprecated' : 'in maintenance-only mode'} (since ${hit.since})`,

@@ -31,6 +31,11 @@ export interface DraftInput {
   readonly fixable?: boolean;
   readonly related_locations?: readonly { readonly file: string; readonly line_range: { readonly start: number; readonly end: number }; readonly note: string }[];
   readonly location_hash?: string;
+  /** 1-based columns on the first and last flagged line, when the tool knows them (end is exclusive). */
+  readonly column?: number;
+  readonly end_column?: number;
+  /** The tool's own level in its own words (ESLint `warning`, an advisory's `high`). */
+  readonly tool_severity?: string;
 }
 
 const DEFAULT_SCORE: Readonly<Record<Severity, number>> = { critical: 8, medium: 5, low: 2 };
@@ -59,7 +64,19 @@ export function draftFinding(input: DraftInput): FindingDraft {
       note: clip(l.note, 500),
     })),
     ...(input.location_hash === undefined ? {} : { location_hash: input.location_hash }),
+    ...columnsOf(input),
+    ...(input.tool_severity === undefined || input.tool_severity === '' ? {} : { tool_severity: clip(input.tool_severity, 40) }),
   };
+}
+
+/** Columns only when they make sense: positive, and an end after the start on a one-line finding. */
+function columnsOf(input: DraftInput): { column?: number; end_column?: number } {
+  const column = input.column !== undefined && Number.isInteger(input.column) && input.column >= 1 ? input.column : undefined;
+  if (column === undefined) return {};
+  const end = input.end_column;
+  const singleLine = input.line_range.end <= input.line_range.start;
+  const endOk = end !== undefined && Number.isInteger(end) && end >= 1 && (!singleLine || end > column);
+  return endOk ? { column, end_column: end } : { column };
 }
 
 function clip(text: string, max: number): string {

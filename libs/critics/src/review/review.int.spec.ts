@@ -32,14 +32,15 @@ describe('parseUnifiedDiff', () => {
 });
 
 describe('reviewRepository', () => {
-  it('reviews a plain directory into a valid final-sweep letter, saying the LLM critic is not configured', async () => {
+  it('reviews a plain directory into a valid final-sweep letter, complete for the critics it ran', async () => {
     const repo = fixtureRepo({ 'src/app.ts': NEW });
     try {
       const letter = await reviewRepository({ repoDir: repo.dir, now: NOW, critics: critics() });
       expect(Letter.safeParse(letter).success).toBe(true);
       expect(letter).toMatchObject({ phase: 'final_sweep', k: null, round: 1, created_at: NOW.toISOString() });
       expect(letter.findings.map((f) => f.finding_type).sort()).toEqual(['sast/open-redirect', 'sast/xss']);
-      expect(letter.critics.find((c) => c.critic_id === 'quality/code-reviewer')).toMatchObject({ outcome: 'failed', message: expect.stringMatching(/^not configured/) });
+      expect(letter.critics.map((c) => c.critic_id)).toEqual(['security/sast-scanner', 'security/secrets-detector']);
+      expect(letter).toMatchObject({ complete: true, mode: 'single_pass', suppressed: [] });
       const again = await reviewRepository({ repoDir: repo.dir, now: NOW, critics: critics() });
       expect(again.letter_id).toBe(letter.letter_id);
     } finally {
@@ -55,6 +56,33 @@ describe('reviewRepository', () => {
       const letter = await reviewRepository({ repoDir: repo.dir, base: 'HEAD~1', now: NOW, critics: critics() });
       expect(letter.findings.map((f) => [f.finding_type, f.line_range.start])).toEqual([['sast/xss', 7]]);
       expect(letter.commit).toMatch(/^[0-9a-f]{40}$/);
+    } finally {
+      repo.remove();
+    }
+  });
+
+  it("applies the repository's .rloop.yaml, .rloopignore and rloop-ignore comments, and lists what it dismissed", async () => {
+    const repo = fixtureRepo({
+      'src/app.ts': NEW.replace("res.redirect(req.query.to as string);", "// rloop-ignore sast/open-redirect -- the router allowlists targets\n  res.redirect(req.query.to as string);"),
+      'src/old.ts': NEW,
+      'third_party/lib.ts': NEW,
+      'gen/out.ts': NEW,
+      '.rloop.yaml': 'rules:\n  sast/xss: medium\nexclude: ["third_party/**"]\n',
+      '.rloopignore': 'gen/\n',
+      'src/note.ts': '// rloop-ignore sast/sql-injection -- nothing here\nexport const x = 1;\n',
+    });
+    try {
+      const letter = await reviewRepository({ repoDir: repo.dir, now: NOW, critics: critics() });
+      expect(Letter.safeParse(letter).success).toBe(true);
+      expect(letter.findings.map((f) => [f.file, f.finding_type, f.severity])).toEqual([
+        ['src/old.ts', 'sast/open-redirect', 'critical'],
+        ['src/app.ts', 'sast/xss', 'medium'],
+        ['src/old.ts', 'sast/xss', 'medium'],
+        ['src/note.ts', 'rloop/suppression-unused', 'low'],
+      ]);
+      expect(letter.suppressed).toEqual([expect.objectContaining({ file: 'src/app.ts', finding_type: 'sast/open-redirect', kind: 'inline', reason: 'the router allowlists targets', source: 'src/app.ts:4' })]);
+      expect(letter.repo_config).toEqual({ config: '.rloop.yaml', excluded_files: 2, overrides: ['sast/xss → medium (2 findings)'], refused: [] });
+      expect(letter.summary).toMatch(/1 finding dismissed by the repository/);
     } finally {
       repo.remove();
     }

@@ -1,4 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import ajvDraft04 from 'ajv-draft-04';
+import ajvFormats from 'ajv-formats';
 import { z } from 'zod';
 import { Letter } from '@rloop/contracts';
 import { createSarifCritic, finalizeFindings, letterToSarif, runCritic, sarifToDrafts, SarifLog } from '../index.js';
@@ -60,56 +64,104 @@ describe('SARIF in', () => {
   });
 });
 
-// The parts of SARIF 2.1.0 that GitHub code scanning requires of an upload.
-const UploadableSarif = z.object({
+// The official SARIF 2.1.0 JSON Schema (draft-04), as the @microsoft/jest-sarif package ships it.
+const OFFICIAL_SCHEMA = JSON.parse(readFileSync(createRequire(import.meta.url).resolve('@microsoft/jest-sarif/lib/schemas/sarif-2.1.0-rtm.5.json'), 'utf8')) as object;
+
+function officialSchemaErrors(log: unknown): string[] {
+  // unicodeRegExp off: the schema's language pattern has a stray ']' that only non-unicode regular expressions accept.
+  // Both packages are CommonJS whose module.exports is also its own `.default`.
+  const ajv = new ajvDraft04.default({ allErrors: true, strict: false, unicodeRegExp: false });
+  ajvFormats.default(ajv);
+  const validate = ajv.compile(OFFICIAL_SCHEMA);
+  return validate(log) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath} ${e.message ?? ''}`);
+}
+
+const nonEmpty = z.string().min(1);
+// What GitHub code scanning marks "Required" in "SARIF support for code scanning" (an empty string is not accepted).
+const GitHubRequired = z.object({
+  $schema: nonEmpty,
   version: z.literal('2.1.0'),
-  $schema: z.url(),
   runs: z
     .array(
       z.object({
-        tool: z.object({ driver: z.object({ name: z.string().min(1), rules: z.array(z.object({ id: z.string(), defaultConfiguration: z.object({ level: z.enum(['error', 'warning', 'note']) }) })) }) }),
+        tool: z.object({
+          driver: z.object({
+            name: nonEmpty,
+            rules: z.array(z.object({ id: nonEmpty, shortDescription: z.object({ text: nonEmpty.max(1024) }), fullDescription: z.object({ text: nonEmpty.max(1024) }), help: z.object({ text: nonEmpty, markdown: nonEmpty }) })),
+          }),
+        }),
         results: z.array(
           z.object({
-            ruleId: z.string(),
-            ruleIndex: z.int().min(0),
-            level: z.enum(['error', 'warning', 'note']),
-            message: z.object({ text: z.string().min(1) }),
-            locations: z.array(z.object({ physicalLocation: z.object({ artifactLocation: z.object({ uri: z.string() }), region: z.object({ startLine: z.int().min(1) }) }) })).min(1),
-            partialFingerprints: z.record(z.string(), z.string()),
+            message: z.object({ text: nonEmpty }),
+            locations: z
+              .array(z.object({ physicalLocation: z.object({ artifactLocation: z.object({ uri: nonEmpty }), region: z.object({ startLine: z.int().min(1), startColumn: z.int().min(1), endLine: z.int().min(1), endColumn: z.int().min(1) }) }) }))
+              .min(1)
+              .max(10),
+            partialFingerprints: z.record(z.string(), nonEmpty),
           }),
         ),
       }),
     )
-    .length(1),
+    .min(1),
 });
 
+function letterOf(findings: ReturnType<typeof finalizeFindings>, outcomes: { critic_id: string; outcome: 'reported' | 'failed' }[] = [{ critic_id: 'security/sast-scanner', outcome: 'reported' }]): Letter {
+  return Letter.parse(
+    synthesizeLetter({
+      letter_id: 'd_0123456789abcdef0123456789abcdef',
+      plan: 'demo',
+      run_id: 'd_0123456789abcdef0123456789abcdee',
+      round: 1,
+      phase: 'final_sweep',
+      k: null,
+      commit: 'a'.repeat(40),
+      created_at: '2026-11-30T00:00:00.000Z',
+      reports: outcomes.map((o) => ({ critic_id: o.critic_id, core: true, outcome: o.outcome, findings: o.outcome === 'reported' ? findings.filter((f) => f.raised_by === o.critic_id) : [], ...(o.outcome === 'failed' ? { message: 'crashed: boom' } : {}) })),
+    }),
+  );
+}
+
+const LINES = ['const a = 1;', 'let b = 2;', 'res.send(req.query.x);', ''];
+
 describe('SARIF out', () => {
-  it('writes a letter as an uploadable SARIF 2.1.0 log with our fingerprint and location hash', () => {
-    const findings = finalizeFindings({ id: 'security/sast-scanner' }, sarifToDrafts(SarifLog.parse(TOOL_LOG), '/repo').drafts, () => 'a\nb\nc\n');
-    const letter = Letter.parse(
-      synthesizeLetter({
-        letter_id: 'd_0123456789abcdef0123456789abcdef',
-        plan: 'demo',
-        run_id: 'd_0123456789abcdef0123456789abcdee',
-        round: 1,
-        phase: 'final_sweep',
-        k: null,
-        commit: 'a'.repeat(40),
-        created_at: '2026-11-30T00:00:00.000Z',
-        reports: [
-          { critic_id: 'security/sast-scanner', core: true, outcome: 'reported', findings },
-          { critic_id: 'quality/code-reviewer', core: true, outcome: 'failed', findings: [], message: 'not configured' },
-        ],
-      }),
-    );
-    const sarif = letterToSarif(letter);
-    const parsed = UploadableSarif.parse(sarif);
+  const findings = finalizeFindings({ id: 'security/sast-scanner' }, sarifToDrafts(SarifLog.parse(TOOL_LOG), '/repo').drafts, () => LINES.join('\n'));
+  const readLine = (_file: string, line: number): string | null => LINES[line - 1] ?? null;
+
+  it('validates against the official SARIF 2.1.0 schema and has every property GitHub requires', () => {
+    const sarif = letterToSarif(letterOf(findings), { toolVersion: '0.1.0', readLine });
+    expect(officialSchemaErrors(sarif)).toEqual([]);
+    const parsed = GitHubRequired.parse(sarif);
     const run = parsed.runs[0];
     expect(run?.results).toHaveLength(3);
-    const first = run?.results[0];
-    expect(first?.partialFingerprints['rloopFingerprint/v1']).toBe(letter.findings[0]?.fingerprint);
-    expect(first?.partialFingerprints['primaryLocationLineHash']).toBe(`${letter.findings[0]?.location_hash}:1`);
-    expect(run?.tool.driver.rules[first?.ruleIndex ?? -1]?.id).toBe(first?.ruleId);
-    expect(JSON.stringify(sarif)).toContain('quality/code-reviewer did not report: not configured');
+    expect(sarif).toMatchObject({ runs: [{ tool: { driver: { name: 'rloop', version: '0.1.0', semanticVersion: '0.1.0', informationUri: 'https://refinement-loop.dev' } } }] });
+    // Whole-line findings end after the line's last character; the tool's own level is kept.
+    expect(run?.results[0]?.locations[0]?.physicalLocation.region).toEqual({ startLine: 3, startColumn: 1, endLine: 3, endColumn: LINES[2]!.length + 1 });
+  });
+
+  it('puts our fingerprints under our own keys and leaves primaryLocationLineHash to the upload action', () => {
+    const letter = letterOf(findings);
+    const results = (letterToSarif(letter, { toolVersion: '0.1.0' }) as { runs: { results: { partialFingerprints: Record<string, string> }[] }[] }).runs[0]?.results ?? [];
+    expect(results[0]?.partialFingerprints).toEqual({ 'rloopFingerprint/v1': letter.findings[0]?.fingerprint, 'rloopLocationHash/v1': letter.findings[0]?.location_hash });
+    expect(JSON.stringify(results)).not.toContain('primaryLocationLineHash');
+  });
+
+  it('describes each rule from its id alone, the same in every run whatever was found', () => {
+    const rulesOf = (letter: Letter): Record<string, unknown> =>
+      Object.fromEntries(((letterToSarif(letter, { toolVersion: '0.1.0' }) as { runs: { tool: { driver: { rules: { id: string }[] } } }[] }).runs[0]?.tool.driver.rules ?? []).map((r) => [r.id, r]));
+    const first = rulesOf(letterOf(findings));
+    // Another run: the same rules, other findings (other lines, other messages, one missing).
+    const other = finalizeFindings({ id: 'security/sast-scanner' }, sarifToDrafts(SarifLog.parse({ ...TOOL_LOG, runs: [{ ...TOOL_LOG.runs[0], results: [{ ruleId: 'js.style.var', level: 'note', message: { text: 'something else entirely' }, locations: [{ physicalLocation: { artifactLocation: { uri: 'src/b.js' }, region: { startLine: 9 } } }] }] }] }), '/repo').drafts, () => null);
+    const second = rulesOf(letterOf(other));
+    expect(Object.keys(second)).toEqual(['semgrep/js.style.var']);
+    expect(second['semgrep/js.style.var']).toEqual(first['semgrep/js.style.var']);
+    for (const rule of Object.values(first)) expect(rule).toMatchObject({ help: { text: expect.stringContaining('rloop-ignore'), markdown: expect.any(String) } });
+  });
+
+  it('says executionSuccessful false only when a critic that ran failed', () => {
+    const ok = letterToSarif(letterOf(findings), { toolVersion: '0.1.0' }) as { runs: { invocations: { executionSuccessful: boolean; toolExecutionNotifications: unknown[] }[] }[] };
+    expect(ok.runs[0]?.invocations[0]).toEqual({ executionSuccessful: true, toolExecutionNotifications: [] });
+    const failed = letterToSarif(letterOf(findings, [{ critic_id: 'security/sast-scanner', outcome: 'reported' }, { critic_id: 'quality/duplicate-code-detector', outcome: 'failed' }]), { toolVersion: '0.1.0' });
+    expect(failed).toMatchObject({ runs: [{ invocations: [{ executionSuccessful: false, toolExecutionNotifications: [{ level: 'error', message: { text: 'quality/duplicate-code-detector did not finish: crashed: boom' } }] }] }] });
+    expect(officialSchemaErrors(failed)).toEqual([]);
   });
 });

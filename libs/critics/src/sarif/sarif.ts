@@ -5,14 +5,15 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { type Category, type Letter, RloopError, SCORE_BANDS, type Severity } from '@rloop/contracts';
+import { type Category, type Finding, type Letter, RloopError, SCORE_BANDS, type Severity } from '@rloop/contracts';
 import type { CriticContext, CriticDefinition, FindingDraft } from '../critic.js';
 import { CriticNotRunnableError } from '../errors.js';
 import { defineCritic, draftFinding, findingTypeToken } from '../plumbing/define.js';
+import { describeRule } from './rules.js';
 
 // ───────────── SARIF 2.1.0 (the subset we read and write) ─────────────
 
-const Region = z.looseObject({ startLine: z.int().min(1).optional(), endLine: z.int().min(1).optional() });
+const Region = z.looseObject({ startLine: z.int().min(1).optional(), endLine: z.int().min(1).optional(), startColumn: z.int().min(1).optional(), endColumn: z.int().min(1).optional() });
 const PhysicalLocation = z.looseObject({
   artifactLocation: z.looseObject({ uri: z.string().optional(), uriBaseId: z.string().optional() }).optional(),
   region: Region.optional(),
@@ -130,6 +131,9 @@ export function sarifToDrafts(log: SarifLog, repoDir: string, options: { readonl
           finding_type: `${prefix}/${findingTypeToken(ruleId)}`,
           file,
           line_range: { start, end },
+          ...(physical?.region?.startColumn === undefined ? {} : { column: physical.region.startColumn }),
+          ...(physical?.region?.endColumn === undefined ? {} : { end_column: physical.region.endColumn }),
+          tool_severity: level,
           title: `${ruleId}: ${text.split('\n')[0] ?? text}`,
           current_behaviour: `${tool} reports ${ruleId} (${level}) at ${file}:${start}: ${text}`,
           expected_behaviour: rule?.help?.text ?? rule?.fullDescription?.text ?? `${tool} no longer reports ${ruleId} here, because the code is fixed rather than the rule suppressed.`,
@@ -228,35 +232,55 @@ function readFileOrNull(path: string): string | null {
 // ───────────── letter → SARIF ─────────────
 
 const LEVEL: Readonly<Record<Severity, SarifLevel>> = { critical: 'error', medium: 'warning', low: 'note' };
-const SECURITY_SEVERITY: Readonly<Record<Severity, string>> = { critical: '9.0', medium: '5.0', low: '2.0' };
+
+/** Where our project lives, for SARIF `informationUri`. */
+export const RLOOP_INFORMATION_URI = 'https://refinement-loop.dev';
 
 export interface LetterToSarifOptions {
-  readonly toolVersion?: string;
+  /** The rloop version that wrote the log (driver.version and, when it is SemVer, driver.semanticVersion). */
+  readonly toolVersion: string;
   readonly informationUri?: string;
+  /**
+   * A line of a reviewed file, for the end column of findings whose tool gave no columns (the
+   * whole line is flagged). Without it, such regions end at the end of the line implicitly.
+   */
+  readonly readLine?: (file: string, line: number) => string | null;
+}
+
+function region(f: Finding, readLine: LetterToSarifOptions['readLine']): Record<string, number> {
+  const start = f.column ?? 1;
+  const explicitEnd = f.end_column;
+  const lastLine = explicitEnd === undefined ? (readLine?.(f.file, f.line_range.end) ?? null) : null;
+  const wholeLineEnd = lastLine === null ? undefined : lastLine.length + 1;
+  // An empty flagged line has no character to end after: the region then runs to the end of the line implicitly.
+  const end = explicitEnd ?? (wholeLineEnd !== undefined && (f.line_range.end > f.line_range.start || wholeLineEnd > start) ? wholeLineEnd : undefined);
+  return { startLine: f.line_range.start, startColumn: start, endLine: f.line_range.end, ...(end === undefined ? {} : { endColumn: end }) };
 }
 
 /**
  * A letter as a SARIF 2.1.0 log for GitHub code scanning: one run (tool `rloop`), one rule per
- * finding type, results with our fingerprint and the line-shift-proof location hash as partial
- * fingerprints (GitHub tracks an alert across commits by them), and the critics that did not
- * report as tool execution notifications.
+ * finding type with text that depends on the rule id alone (so rule metadata is the same on every
+ * run), results with regions and columns where known, our fingerprint and line-shift-proof hash as
+ * partial fingerprints under our own keys (primaryLocationLineHash is left to the upload action,
+ * which computes it from the file), and critics that did not finish as tool execution
+ * notifications: executionSuccessful is false exactly when a critic that ran failed.
  */
-export function letterToSarif(letter: Letter, options: LetterToSarifOptions = {}): Record<string, unknown> {
+export function letterToSarif(letter: Letter, options: LetterToSarifOptions): Record<string, unknown> {
   const ruleIds = [...new Set(letter.findings.map((f) => f.finding_type))].sort();
   const rules = ruleIds.map((id) => {
-    const findings = letter.findings.filter((f) => f.finding_type === id);
-    const worst = findings.reduce<Severity>((acc, f) => (['critical', 'medium', 'low'].indexOf(f.severity) < ['critical', 'medium', 'low'].indexOf(acc) ? f.severity : acc), 'low');
-    const first = findings[0];
+    const rule = describeRule(id);
     return {
       id,
-      name: id.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase()),
-      shortDescription: { text: first?.title.split(':')[0] ?? id },
-      fullDescription: { text: first?.expected_behaviour ?? id },
-      defaultConfiguration: { level: LEVEL[worst] },
+      name: rule.name,
+      shortDescription: { text: rule.shortDescription },
+      fullDescription: { text: rule.fullDescription },
+      help: { text: rule.helpText, markdown: rule.helpMarkdown },
+      ...(rule.helpUri === undefined ? {} : { helpUri: rule.helpUri }),
+      defaultConfiguration: { level: rule.level },
       properties: {
-        tags: [...new Set(findings.map((f) => f.category)), ...new Set(findings.map((f) => f.raised_by))],
+        tags: [...rule.tags],
         precision: 'high',
-        ...(findings.some((f) => f.category === 'security') ? { 'security-severity': SECURITY_SEVERITY[worst] } : {}),
+        ...(rule.securitySeverity === undefined ? { 'problem.severity': rule.level === 'note' ? 'recommendation' : rule.level } : { 'security-severity': rule.securitySeverity }),
       },
     };
   });
@@ -265,30 +289,36 @@ export function letterToSarif(letter: Letter, options: LetterToSarifOptions = {}
     ruleIndex: ruleIds.indexOf(f.finding_type),
     level: LEVEL[f.severity],
     message: { text: `${f.title}\n\n${f.current_behaviour}\n\nExpected: ${f.expected_behaviour}` },
-    locations: [{ physicalLocation: { artifactLocation: { uri: f.file, uriBaseId: '%SRCROOT%' }, region: { startLine: f.line_range.start, endLine: f.line_range.end } } }],
+    locations: [{ physicalLocation: { artifactLocation: { uri: encodeURI(f.file) }, region: region(f, options.readLine) } }],
     partialFingerprints: {
       'rloopFingerprint/v1': f.fingerprint,
-      ...(f.location_hash === undefined ? {} : { primaryLocationLineHash: `${f.location_hash}:1` }),
+      ...(f.location_hash === undefined ? {} : { 'rloopLocationHash/v1': f.location_hash }),
     },
-    relatedLocations: f.related_locations.map((l, index) => ({
-      id: index + 1,
-      physicalLocation: { artifactLocation: { uri: l.file, uriBaseId: '%SRCROOT%' }, region: { startLine: l.line_range.start, endLine: l.line_range.end } },
-      message: { text: l.note === '' ? 'related location' : l.note },
-    })),
+    ...(f.related_locations.length === 0
+      ? {}
+      : {
+          relatedLocations: f.related_locations.map((l, index) => ({
+            id: index + 1,
+            physicalLocation: { artifactLocation: { uri: encodeURI(l.file) }, region: { startLine: l.line_range.start, endLine: l.line_range.end } },
+            message: { text: l.note === '' ? 'related location' : l.note },
+          })),
+        }),
     properties: {
-      finding_id: f.id,
       severity: f.severity,
+      ...(f.tool_severity === undefined ? {} : { tool_severity: f.tool_severity }),
       score: f.score,
       category: f.category,
       raised_by: f.raised_by,
       fixable: f.fixable,
-      observable_test_conditions: f.observable_test_conditions,
-      forbidden_in_test: f.forbidden_in_test,
     },
   }));
-  const notifications = letter.critics
-    .filter((c) => c.outcome !== 'reported')
-    .map((c) => ({ level: 'error', message: { text: `${c.critic_id} ${c.outcome === 'timed_out' ? 'timed out' : 'did not report'}${c.message === undefined ? '' : `: ${c.message}`}` }, descriptor: { id: c.critic_id } }));
+  const failed = letter.critics.filter((c) => c.outcome !== 'reported');
+  const notifications = failed.map((c) => ({
+    level: 'error',
+    message: { text: `${c.critic_id} ${c.outcome === 'timed_out' ? 'timed out' : 'did not finish'}${c.message === undefined ? '' : `: ${c.message}`}` },
+    descriptor: { id: c.critic_id },
+  }));
+  const semantic = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/.test(options.toolVersion);
   return {
     $schema: 'https://json.schemastore.org/sarif-2.1.0.json',
     version: '2.1.0',
@@ -297,15 +327,17 @@ export function letterToSarif(letter: Letter, options: LetterToSarifOptions = {}
         tool: {
           driver: {
             name: 'rloop',
-            ...(options.toolVersion === undefined ? {} : { version: options.toolVersion }),
-            ...(options.informationUri === undefined ? {} : { informationUri: options.informationUri }),
+            fullName: 'Refinement Loop review',
+            version: options.toolVersion,
+            ...(semantic ? { semanticVersion: options.toolVersion } : {}),
+            informationUri: options.informationUri ?? RLOOP_INFORMATION_URI,
             rules,
           },
         },
         automationDetails: { id: `rloop/${letter.plan}/${letter.letter_id}` },
-        invocations: [{ executionSuccessful: letter.complete, toolExecutionNotifications: notifications }],
+        invocations: [{ executionSuccessful: failed.length === 0, toolExecutionNotifications: notifications }],
         results,
-        properties: { letter_id: letter.letter_id, round: letter.round, phase: letter.phase, commit: letter.commit, counts: letter.counts },
+        properties: { letter_id: letter.letter_id, commit: letter.commit, counts: letter.counts, complete: letter.complete, suppressed: letter.suppressed?.length ?? 0 },
       },
     ],
   };

@@ -233,3 +233,6 @@ export function inputValidationCritic(options: { readonly timeoutMs?: number } =
     ...options,
   });
 }
+
+/** Each taint rule's name and what fixed code does (stable texts for SARIF rule metadata). */
+export const SAST_RULE_TEXTS: ReadonlyMap<string, { readonly title: string; readonly expected: string }> = new Map(Object.values(TEXT).map((t) => [t.type, { title: t.title, expected: t.expected }]));

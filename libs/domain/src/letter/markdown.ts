@@ -65,6 +65,24 @@ export function renderLetterMarkdown(letter: Letter): string {
             ...letter.disagreements.map((d) => `- ${mdCode(`${d.file}:${lines(d.line_range)}`)} — ${d.critic_ids.map(mdText).join(' vs ')}: ${mdText(d.note)}`),
           ]
         : []),
+      ...((letter.suppressed ?? []).length > 0
+        ? [
+            '',
+            '## Dismissed by the repository (not to fix)',
+            '',
+            ...(letter.suppressed ?? []).map(
+              (x) => `- ${mdCode(`${x.file}:${x.line}`)} ${mdCode(x.finding_type)} (${x.severity}) — ${x.kind} (${mdText(x.source)}): ${mdText(x.reason)}${x.until === undefined ? '' : ` (until ${x.until})`}`,
+            ),
+          ]
+        : []),
+      ...(letter.repo_config !== undefined && (letter.repo_config.excluded_files > 0 || letter.repo_config.overrides.length > 0 || letter.repo_config.refused.length > 0)
+        ? [
+            '',
+            `**Repository configuration** (${letter.repo_config.config === null ? 'none' : mdCode(letter.repo_config.config)}): ${letter.repo_config.excluded_files} file(s) excluded` +
+              `${letter.repo_config.overrides.length > 0 ? `; severity overrides: ${letter.repo_config.overrides.map(mdText).join(', ')}` : ''}` +
+              `${letter.repo_config.refused.length > 0 ? `; not applied: ${letter.repo_config.refused.map(mdText).join('; ')}` : ''}.`,
+          ]
+        : []),
       '',
     ].join('\n'),
   );

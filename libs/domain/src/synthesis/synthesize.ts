@@ -1,4 +1,4 @@
-import type { Disagreement, Finding, Letter, LetterCritic, Phase, SeverityCounts } from '@rloop/contracts';
+import type { Disagreement, Finding, Letter, LetterCritic, Phase, RepoConfigEffect, SeverityCounts, Suppression } from '@rloop/contracts';
 import { phaseIncludes } from '../phases/phases.js';
 import { compareFindings, rankFindings } from './ranking.js';
 
@@ -10,6 +10,10 @@ export interface CriticReport {
   /** Everything the critic reported (empty for a failure). */
   readonly findings: readonly Finding[];
   readonly message?: string;
+  /** Findings the repository dismissed (inline suppressions, rules switched off, a baseline). */
+  readonly suppressed?: readonly Suppression[];
+  /** What the repository's own configuration changed for this critic. */
+  readonly repo_config?: RepoConfigEffect;
 }
 
 export interface SynthesisInput {
@@ -89,6 +93,8 @@ function summarise(input: SynthesisInput, findings: readonly Finding[], critics:
     `Round ${input.round} (${PHASE_LABEL[input.phase]}, ${k}): ${plural(findings.length, 'finding')} from ${reported} of ${plural(critics.length, 'critic')}` +
       (findings.length > 0 ? ` — ${counts.critical} critical, ${counts.medium} medium, ${counts.low} low.` : '.'),
   ];
+  const suppressed = suppressionsOf(input.reports).length;
+  if (suppressed > 0) parts.push(`${plural(suppressed, 'finding')} dismissed by the repository (listed under suppressed).`);
   const failed = critics.filter((c) => c.outcome !== 'reported');
   if (failed.length > 0) {
     parts.push(
@@ -103,6 +109,26 @@ function summarise(input: SynthesisInput, findings: readonly Finding[], critics:
     parts.push('Nothing to fix for this phase.');
   }
   return parts.join(' ');
+}
+
+/** Every report's suppressions, one per fingerprint and kind, in report order. */
+function suppressionsOf(reports: readonly CriticReport[]): Suppression[] {
+  const seen = new Map<string, Suppression>();
+  for (const report of reports) for (const s of report.suppressed ?? []) if (!seen.has(`${s.fingerprint}:${s.kind}`)) seen.set(`${s.fingerprint}:${s.kind}`, s);
+  return [...seen.values()];
+}
+
+/** The repository configuration's effect over the round: files excluded (the most any critic saw left out), overrides and refusals. */
+function repoConfigOf(reports: readonly CriticReport[]): RepoConfigEffect | undefined {
+  const effects = reports.flatMap((r) => (r.repo_config === undefined ? [] : [r.repo_config]));
+  const first = effects[0];
+  if (first === undefined) return undefined;
+  return {
+    config: first.config,
+    excluded_files: Math.max(...effects.map((e) => e.excluded_files)),
+    overrides: [...new Set(effects.flatMap((e) => e.overrides))].slice(0, 100),
+    refused: [...new Set(effects.flatMap((e) => e.refused))].slice(0, 100),
+  };
 }
 
 /**
@@ -121,6 +147,7 @@ export function synthesizeLetter(input: SynthesisInput): Letter {
   }));
   // A round nobody reviewed proves nothing: it needs at least one report and every core critic's.
   const complete = critics.some((c) => c.outcome === 'reported') && critics.every((c) => !c.core || c.outcome === 'reported');
+  const repoConfig = repoConfigOf(input.reports);
   return {
     letter_id: input.letter_id,
     plan: input.plan,
@@ -136,6 +163,8 @@ export function synthesizeLetter(input: SynthesisInput): Letter {
     counts: countBySeverity(kept),
     complete,
     disagreements: [...(input.disagreements ?? [])],
+    suppressed: suppressionsOf(input.reports),
+    ...(repoConfig === undefined ? {} : { repo_config: repoConfig }),
     summary: summarise(input, kept, critics, complete),
   };
 }

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { Controller, Inject, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent } from '@rloop/bus';
 import { type DispatchedCritic, type EventOf, TransientError, describeError } from '@rloop/contracts';
-import { type CriticDefinition, type CriticRunResult, runCritic } from '@rloop/critics';
+import { type CriticDefinition, type CriticRunResult, prepareRepoReview, runCritic } from '@rloop/critics';
 import { type DecisionMeta, type LoopState, decisionEvent } from '@rloop/domain';
 import { readOnlyCheckout } from '@rloop/git';
 import { JournalClient } from '@rloop/journal-client';
@@ -91,6 +91,8 @@ export class RoundsController implements OnApplicationShutdown {
     if (llmRound?.kind === 'stopped') await escalateOnce(llmRound.reached);
 
     const checkout = await readOnlyCheckout(round.repo_path, round.commit, { workRoot: this.config.workRoot });
+    // The repository's own .rloop.yaml, .rloopignore and rloop-ignore comments at the pinned commit, within the operator's policy.
+    const repo = prepareRepoReview(checkout.dir, round.files, this.config.repoPolicy, new Set(round.critics.filter((c) => c.core).map((c) => c.critic_id)));
     this.log.log(`${event.plan} round ${round.round}: running ${todo.map((c) => c.critic_id).join(', ')} on ${round.commit.slice(0, 12)}`);
     await Promise.all(
       todo.map(async (dispatched) => {
@@ -101,12 +103,16 @@ export class RoundsController implements OnApplicationShutdown {
         }
         const critic = isLlm && llmRound?.kind === 'run' ? llmRound.critics.get(dispatched.critic_id) : this.critics.get(dispatched.critic_id);
         if (critic === undefined) return;
+        if (repo.criticsOff.has(dispatched.critic_id)) {
+          await this.publishFailure(event, stamp(), dispatched, 'not_runnable', "not run: switched off by the repository's .rloop.yaml (config/repo-policy.yaml allows it)", 0);
+          return;
+        }
         const result = await runCritic(
           critic,
           {
             repoDir: checkout.dir,
             commit: round.commit,
-            files: round.files,
+            files: repo.files,
             phase: round.phase,
             signal: this.abort.signal,
             cacheDir: join(this.config.workRoot, 'cache', dispatched.critic_id.replace(/\//g, '__')),
@@ -120,7 +126,12 @@ export class RoundsController implements OnApplicationShutdown {
         await usage.settled(dispatched.critic_id);
         for (const note of result.notes) this.log.log(`${event.plan} round ${round.round}: ${dispatched.critic_id}: ${redactSecrets(note)}`);
         if (result.status === 'reported') {
-          await this.publisher.publish(decisionEvent('FindingsReported', stamp(), ['report', round.round, dispatched.critic_id], reportData(round.round, dispatched.critic_id, round.commit, result.findings, result.duration_ms)));
+          const applied = repo.apply(result.findings, new Date().toISOString().slice(0, 10));
+          const data = reportData(round.round, dispatched.critic_id, round.commit, applied.findings, result.duration_ms, {
+            suppressed: applied.suppressed,
+            ...(applied.repo_config === undefined ? {} : { repo_config: applied.repo_config }),
+          });
+          await this.publisher.publish(decisionEvent('FindingsReported', stamp(), ['report', round.round, dispatched.critic_id], data));
           return;
         }
         const error = result.error;

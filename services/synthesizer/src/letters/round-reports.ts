@@ -18,7 +18,14 @@ export function roundReports(current: RoundRecord, runId: string, events: readon
     if (event.data.round !== current.round || answers.has(event.data.critic_id) || !(core.has(event.data.critic_id) || missingCore)) continue;
     const isCore = core.get(event.data.critic_id) ?? missingCore;
     if (event.type === 'FindingsReported') {
-      answers.set(event.data.critic_id, { critic_id: event.data.critic_id, core: isCore, outcome: 'reported', findings: event.data.findings });
+      answers.set(event.data.critic_id, {
+        critic_id: event.data.critic_id,
+        core: isCore,
+        outcome: 'reported',
+        findings: event.data.findings,
+        ...(event.data.suppressed === undefined ? {} : { suppressed: event.data.suppressed }),
+        ...(event.data.repo_config === undefined ? {} : { repo_config: event.data.repo_config }),
+      });
     } else {
       answers.set(event.data.critic_id, {
         critic_id: event.data.critic_id,

@@ -1,0 +1,107 @@
+import { describe, expect, it } from '@jest/globals';
+import type { Finding } from '@rloop/contracts';
+import { RepoPolicy, prepareRepoReview } from '../index.js';
+import { fixtureRepo } from '../__fixtures__/repo.js';
+
+function finding(file: string, line: number, type: string, raisedBy = 'toolchain/compiler-linter'): Finding {
+  return {
+    id: `f_${file}_${line}`,
+    fingerprint: `${line}`.padStart(12, '0'),
+    severity: 'critical',
+    score: 8,
+    category: 'maintainability',
+    finding_type: type,
+    raised_by: raisedBy,
+    file,
+    line_range: { start: line, end: line },
+    title: `${type} at ${file}:${line}`,
+    current_behaviour: 'now',
+    expected_behaviour: 'then',
+    observable_test_conditions: [],
+    forbidden_in_test: [],
+    related_findings: [],
+    fixable: false,
+    related_locations: [],
+  };
+}
+
+const CORE = new Set(['security/sast-scanner', 'quality/duplicate-code-detector']);
+
+describe('the fleet reading a repository configuration at the pinned commit', () => {
+  const files = {
+    '.rloop.yaml': [
+      'critics:',
+      '  security/sast-scanner: off',
+      '  toolchain/dependency-eol: off',
+      'rules:',
+      '  eslint/prefer-const: "off"',
+      '  eslint/no-var: critical',
+      '  "sast/*": low',
+      'exclude: ["src/generated/**"]',
+      'llm:',
+      '  model: claude-opus-5-5',
+      '',
+    ].join('\n'),
+    '.rloopignore': 'vendor/\n',
+    'src/a.ts': 'let a = 1; // rloop-ignore eslint/prefer-const -- kept mutable for the plugin API\nvar b = 2;\n',
+    'src/generated/x.ts': 'export {};\n',
+    'vendor/y.ts': 'export {};\n',
+  };
+  const round = ['src/a.ts', 'src/generated/x.ts', 'vendor/y.ts'];
+
+  it('by default (raise_only): excludes and inline suppressions apply and are reported; lowering, switching off a core critic and choosing the model are refused', () => {
+    const repo = fixtureRepo(files);
+    try {
+      const review = prepareRepoReview(repo.dir, round, RepoPolicy.parse({}), CORE);
+      expect(review.files).toEqual(['src/a.ts']);
+      expect([...review.criticsOff]).toEqual([]);
+      const applied = review.apply([finding('src/a.ts', 1, 'eslint/prefer-const'), finding('src/a.ts', 2, 'eslint/no-var'), finding('src/a.ts', 2, 'sast/xss', 'security/sast-scanner')], '2026-11-30');
+      expect(applied.findings.map((f) => [f.finding_type, f.severity])).toEqual([
+        ['eslint/no-var', 'critical'],
+        ['sast/xss', 'critical'],
+      ]);
+      expect(applied.suppressed).toEqual([expect.objectContaining({ finding_type: 'eslint/prefer-const', kind: 'inline', reason: 'kept mutable for the plugin API', source: 'src/a.ts:1' })]);
+      expect(applied.repo_config).toEqual({
+        config: '.rloop.yaml',
+        excluded_files: 2,
+        overrides: [],
+        refused: [
+          '.rloop.yaml critics.security/sast-scanner: off — a core critic always runs',
+          ".rloop.yaml critics.toolchain/dependency-eol: off — the operator's policy does not let a repository switch it off",
+          ".rloop.yaml llm.model: the fleet's model is the operator's (config/models.yaml roles.critics)",
+          // The inline comment came first on line 1, so the `off` rule is refused for the finding it would have dismissed.
+          ".rloop.yaml rules.eslint/prefer-const: off — the operator's policy lets a repository only raise severities",
+          ".rloop.yaml rules.sast/*: low — the operator's policy lets a repository only raise severities",
+        ],
+      });
+    } finally {
+      repo.remove();
+    }
+  });
+
+  it('an operator who allows more lets the repository switch off a listed critic and lower rules; one who allows nothing ignores the files', () => {
+    const repo = fixtureRepo(files);
+    try {
+      const open = prepareRepoReview(repo.dir, round, RepoPolicy.parse({ severity_overrides: 'any', critics_off: ['toolchain/dependency-eol'] }), CORE);
+      expect([...open.criticsOff]).toEqual(['toolchain/dependency-eol']);
+      const applied = open.apply([finding('src/a.ts', 2, 'sast/xss', 'security/sast-scanner')], '2026-11-30');
+      expect(applied.findings.map((f) => f.severity)).toEqual(['low']);
+      expect(applied.repo_config?.overrides).toEqual(['sast/* → low (1 finding)']);
+      const closed = prepareRepoReview(repo.dir, round, RepoPolicy.parse({ honour_repo_config: false }), CORE);
+      expect(closed.files).toEqual(round);
+      expect(closed.apply([finding('src/a.ts', 1, 'eslint/prefer-const')], '2026-11-30')).toEqual({ findings: [finding('src/a.ts', 1, 'eslint/prefer-const')], suppressed: [], repo_config: undefined });
+    } finally {
+      repo.remove();
+    }
+  });
+
+  it('applies nothing from an invalid file, and says so', () => {
+    const repo = fixtureRepo({ '.rloop.yaml': 'rules:\n  eslint/prefer-const: never\n', 'src/a.ts': 'let a = 1;\n' });
+    try {
+      const review = prepareRepoReview(repo.dir, ['src/a.ts'], RepoPolicy.parse({}), CORE);
+      expect(review.apply([], '2026-11-30').repo_config?.refused).toEqual([expect.stringMatching(/^\.rloop\.yaml: rules\.eslint\/prefer-const: .* — the file was not applied$/)]);
+    } finally {
+      repo.remove();
+    }
+  });
+});

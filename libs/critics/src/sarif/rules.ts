@@ -1,0 +1,139 @@
+import { SAST_RULE_TEXTS } from '../sast/critics.js';
+
+/** What SARIF says about a rule: the same text on every run for the same rule id, whatever was found. */
+export interface RuleDescription {
+  readonly name: string;
+  readonly shortDescription: string;
+  readonly fullDescription: string;
+  readonly helpText: string;
+  readonly helpMarkdown: string;
+  readonly helpUri?: string;
+  readonly tags: readonly string[];
+  /** SARIF default level. */
+  readonly level: 'error' | 'warning' | 'note';
+  /** GitHub's 0.1–10 security score, for security rules. */
+  readonly securitySeverity?: string;
+}
+
+interface Family {
+  readonly short: (rest: string) => string;
+  readonly full: (rest: string) => string;
+  readonly fix: (rest: string) => string;
+  readonly tags: readonly string[];
+  readonly level: RuleDescription['level'];
+  readonly securitySeverity?: string;
+  readonly helpUri?: (rest: string) => string | undefined;
+}
+
+const FAMILIES: Readonly<Record<string, Family>> = {
+  eslint: {
+    short: (r) => `ESLint rule ${r}`,
+    full: (r) => `ESLint reports a violation of ${r} (the repository's ESLint configuration, or ESLint's recommended rules when it has none). A warning counts like an error here: the review is clean at zero warnings.`,
+    fix: (r) => `Change the code so ESLint no longer reports ${r}; \`eslint --fix\` fixes many rules mechanically.`,
+    tags: ['maintainability'],
+    level: 'warning',
+    helpUri: (r) => (r.startsWith('@typescript-eslint/') ? `https://typescript-eslint.io/rules/${r.slice('@typescript-eslint/'.length)}` : r.includes('/') ? undefined : `https://eslint.org/docs/latest/rules/${r}`),
+  },
+  tsc: {
+    short: (code) => `TypeScript ${code}`,
+    full: (code) => `The TypeScript compiler reports ${code} under the project's compiler options.`,
+    fix: () => 'Fix the types or the code; do not silence the checker (@ts-ignore, `as any`).',
+    tags: ['correctness'],
+    level: 'error',
+  },
+  deprecation: {
+    short: (name) => `Deprecated API ${name}`,
+    full: (name) => `The code uses ${name}, which its library marks @deprecated; deprecated APIs are removed in a later major version.`,
+    fix: (name) => `Use the supported replacement of ${name}, keeping the behaviour the same.`,
+    tags: ['maintainability'],
+    level: 'warning',
+  },
+  secret: {
+    short: (kind) => `Committed secret (${kind})`,
+    full: (kind) => `A credential shaped like a ${kind} is written in the source; anyone who can read the repository or its history can use it.`,
+    fix: () => 'Read the credential at runtime from the environment or a secret manager, and revoke and rotate the exposed value (removing it from the file does not remove it from git history).',
+    tags: ['security', 'external/cwe/cwe-798'],
+    level: 'error',
+    securitySeverity: '9.0',
+  },
+  cve: {
+    short: (id) => `Vulnerable dependency (${id})`,
+    full: (id) => `A dependency in the lockfile is in a version range affected by the advisory ${id}.`,
+    fix: (id) => `Upgrade (or replace) the affected package so no installed version is affected by ${id}; \`npm audit fix\` often can.`,
+    tags: ['security', 'dependency'],
+    level: 'error',
+    securitySeverity: '7.5',
+    helpUri: (id) => (/^GHSA-/i.test(id) ? `https://github.com/advisories/${id}` : undefined),
+  },
+  eol: {
+    short: (name) => `End-of-life dependency ${name}`,
+    full: (name) => `${name} is past its end of life (or deprecated, or in maintenance only): it no longer gets fixes.`,
+    fix: (name) => `Move from ${name} to a supported release or its replacement.`,
+    tags: ['maintainability', 'dependency'],
+    level: 'warning',
+  },
+  duplicate: {
+    short: (kind) => (kind === 'within-change' ? 'Duplicated code within the change' : 'Code duplicating existing code'),
+    full: (kind) => (kind === 'within-change' ? 'The same block of code appears more than once in the reviewed files.' : 'A block of the reviewed code repeats code that already exists elsewhere in the repository.'),
+    fix: () => 'Extract the shared logic once and call it from both places (the finding names the other copy).',
+    tags: ['maintainability'],
+    level: 'warning',
+  },
+  db: {
+    short: (rule) => `Database migration: ${rule.replace(/-/g, ' ')}`,
+    full: (rule) => `A schema change (${rule.replace(/-/g, ' ')}) that can lock, fail or lose data on a populated table.`,
+    fix: () => 'Split the migration into steps that are safe on a live table (add nullable, backfill, then constrain; index foreign keys).',
+    tags: ['correctness', 'database'],
+    level: 'warning',
+  },
+  rloop: {
+    short: (rule) => `Suppression comment: ${rule.replace(/^suppression-/, '').replace(/-/g, ' ')}`,
+    full: () => 'An `rloop-ignore` comment that does not work: it has no reason, its date has passed, or it matches no finding.',
+    fix: () => 'Write `rloop-ignore <rule-or-critic> -- <reason>` on the flagged line or the line before (optionally `until=YYYY-MM-DD`), or remove the comment.',
+    tags: ['maintainability'],
+    level: 'note',
+  },
+};
+
+const TAINT: Family = {
+  short: (type) => SAST_RULE_TEXTS.get(type)?.title ?? type,
+  full: (type) => `${SAST_RULE_TEXTS.get(type)?.title ?? type}: untrusted input reaches a dangerous call without a sanitiser, allowlist check or parameter binding.`,
+  fix: (type) => SAST_RULE_TEXTS.get(type)?.expected ?? 'Validate or encode the input before it reaches the call.',
+  tags: ['security'],
+  level: 'error',
+  securitySeverity: '8.0',
+};
+
+const OTHER: Family = {
+  short: (id) => id,
+  full: (id) => `Rule ${id}, reported by an LLM reviewer or an external analysis tool.`,
+  fix: () => 'See the finding for what the reviewer expects instead.',
+  tags: ['maintainability'],
+  level: 'warning',
+};
+
+/** A rule's stable SARIF description, from its id alone (`eslint/prefer-const`, `sast/sql-injection`, …). */
+export function describeRule(ruleId: string): RuleDescription {
+  const slash = ruleId.indexOf('/');
+  const prefix = slash < 0 ? ruleId : ruleId.slice(0, slash);
+  const rest = slash < 0 ? ruleId : ruleId.slice(slash + 1);
+  const taint = SAST_RULE_TEXTS.has(ruleId);
+  const family = taint ? TAINT : (FAMILIES[prefix] ?? OTHER);
+  const subject = taint || family === OTHER ? ruleId : rest;
+  const helpUri = family.helpUri?.(rest);
+  const dismiss = `To accept one finding instead, write \`rloop-ignore ${ruleId} -- <reason>\` in a comment on its line or the line before.`;
+  const short = family.short(subject);
+  const full = family.full(subject);
+  const fix = family.fix(subject);
+  return {
+    name: ruleId.replace(/[^A-Za-z0-9]+(.)?/g, (_m, c: string | undefined) => (c ?? '').toUpperCase()),
+    shortDescription: short,
+    fullDescription: full,
+    helpText: `${full}\n\nHow to fix: ${fix}${helpUri === undefined ? '' : `\n\nDocumentation: ${helpUri}`}\n\n${dismiss}`,
+    helpMarkdown: `**${short}**\n\n${full}\n\n**How to fix:** ${fix}${helpUri === undefined ? '' : `\n\n[Documentation](${helpUri})`}\n\n${dismiss}`,
+    ...(helpUri === undefined ? {} : { helpUri }),
+    tags: family.tags,
+    level: family.level,
+    ...(family.securitySeverity === undefined ? {} : { securitySeverity: family.securitySeverity }),
+  };
+}
