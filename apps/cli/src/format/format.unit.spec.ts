@@ -4,7 +4,7 @@ import { renderGithubAnnotations } from './github-annotations.js';
 import { renderGitlabCodeQuality } from './gitlab.js';
 import type { ReviewReport } from './report.js';
 import { renderStylish } from './stylish.js';
-import { colourWanted, escapeTerminal, palette } from './terminal.js';
+import { colourWanted, palette } from './terminal.js';
 
 function finding(over: Partial<Finding>): Finding {
   return {
@@ -100,7 +100,9 @@ describe('stylish', () => {
     for (const raw of ['\u001b', '\u0007', '\u202e', '\r']) expect(text).not.toContain(raw);
     expect(text).toContain('src/\\x1b[2Jevil.js');
     expect(text).toContain('boom\\x1b]0;pwned\\x07 \\u202eevil\\r\\nnext');
-    expect(escapeTerminal('tab\tstays')).toBe('tab\tstays');
+    // A code excerpt keeps its indentation (tabs) but not its escapes.
+    const excerpt = renderStylish(report(letter([finding({ line_range: { start: 1, end: 1 } })]), { verbose: true, readLines: () => ['\tconst a = "\u001b[2J";'] }), palette(false));
+    expect(excerpt).toContain('1 | \tconst a = "\\x1b[2J";');
   });
 
   it('colours only when wanted: FORCE_COLOR wins, then NO_COLOR, then whether it is a terminal', () => {

@@ -1,6 +1,7 @@
 import type { Finding, Severity } from '@rloop/contracts';
 import { type ReviewReport, failsAt, plural, secondLine, shortTitle } from './report.js';
-import { type Palette, escapeTerminal } from './terminal.js';
+import { escapeControlChars, oneLine } from '@rloop/domain';
+import type { Palette } from './terminal.js';
 
 const TIER_COLOUR: Readonly<Record<Severity, keyof Pick<Palette, 'red' | 'yellow' | 'blue'>>> = { critical: 'red', medium: 'yellow', low: 'blue' };
 
@@ -14,7 +15,7 @@ function excerpt(f: Finding, report: ReviewReport, p: Palette, indent: string): 
   const last = Math.min(f.line_range.end, f.line_range.start + 2);
   const width = String(last).length;
   const out: string[] = [];
-  for (let n = f.line_range.start; n <= last && n <= lines.length; n += 1) out.push(`${indent}${p.dim(`${String(n).padStart(width)} |`)} ${escapeTerminal(lines[n - 1] ?? '')}`);
+  for (let n = f.line_range.start; n <= last && n <= lines.length; n += 1) out.push(`${indent}${p.dim(`${String(n).padStart(width)} |`)} ${escapeControlChars(lines[n - 1] ?? '')}`);
   if (f.line_range.end > last) out.push(`${indent}${p.dim(`${' '.repeat(width)} | … ${f.line_range.end - last} more line(s)`)}`);
   return out;
 }
@@ -31,16 +32,16 @@ export function renderStylish(report: ReviewReport, p: Palette): string {
   const out: string[] = [];
   for (const file of [...byFile.keys()].sort()) {
     const findings = (byFile.get(file) ?? []).sort((a, b) => a.line_range.start - b.line_range.start || (a.column ?? 1) - (b.column ?? 1));
-    out.push(p.underline(escapeTerminal(file)));
+    out.push(p.underline(oneLine(file)));
     const posWidth = Math.max(...findings.map((f) => position(f).length));
-    const toolWidth = Math.max(0, ...findings.map((f) => escapeTerminal(f.tool_severity ?? '').length));
+    const toolWidth = Math.max(0, ...findings.map((f) => oneLine(f.tool_severity ?? '').length));
     for (const f of findings) {
       const tier = p[TIER_COLOUR[f.severity]](f.severity.padEnd(8));
-      const tool = toolWidth === 0 ? '' : `  ${p.dim(escapeTerminal(f.tool_severity ?? '').padEnd(toolWidth))}`;
-      out.push(`  ${p.dim(position(f).padStart(posWidth))}  ${tier}${tool}  ${escapeTerminal(shortTitle(f))}  ${p.dim(escapeTerminal(f.finding_type))}`);
+      const tool = toolWidth === 0 ? '' : `  ${p.dim(oneLine(f.tool_severity ?? '').padEnd(toolWidth))}`;
+      out.push(`  ${p.dim(position(f).padStart(posWidth))}  ${tier}${tool}  ${oneLine(shortTitle(f))}  ${p.dim(oneLine(f.finding_type))}`);
       const indent = `  ${' '.repeat(posWidth)}  `;
       const second = secondLine(f);
-      if (second !== null) out.push(`${indent}${p.dim(escapeTerminal(second))}`);
+      if (second !== null) out.push(`${indent}${p.dim(oneLine(second))}`);
       if (report.verbose) out.push(...excerpt(f, report, p, indent));
     }
     out.push('');
@@ -68,11 +69,11 @@ export function summaryLines(report: ReviewReport, p: Palette): string[] {
     ...(report.durationMs === undefined ? [] : [`${(report.durationMs / 1000).toFixed(1)} s`]),
   ];
   const lines = [`${mark} ${p.bold(counts)}${p.dim(` · ${extras.join(' · ')}`)}`];
-  for (const c of failed) lines.push(`  ${p.red(`${escapeTerminal(c.critic_id)} did not finish`)}${c.message === undefined ? '' : `: ${escapeTerminal(c.message)}`}`);
+  for (const c of failed) lines.push(`  ${p.red(`${oneLine(c.critic_id)} did not finish`)}${c.message === undefined ? '' : `: ${oneLine(c.message)}`}`);
   if (report.failOn !== 'none') {
     lines.push(p.dim(`  ${failing > 0 ? `${plural(failing, 'finding')} at ${report.failOn} or above fail the review` : `Nothing at ${report.failOn} or above`} (--fail-on ${report.failOn}).`));
   }
   if (total > 0) lines.push(p.dim('  Each finding shows its tier, then the tool’s own level; tool warnings rank as critical, since a review is clean only at zero warnings.'));
-  for (const note of report.notes) lines.push(p.dim(`  ${escapeTerminal(note)}`));
+  for (const note of report.notes) lines.push(p.dim(`  ${oneLine(note)}`));
   return lines;
 }

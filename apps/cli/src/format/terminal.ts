@@ -1,19 +1,5 @@
-/**
- * Text that reaches a terminal from untrusted sources (file names, finding messages written from a
- * repository's content or by a model) is shown, never interpreted: control characters (escape
- * sequences could move the cursor, rewrite earlier lines or set the window title) and the Unicode
- * bidirectional overrides of "Trojan source" attacks are replaced by visible escapes.
- */
-export function escapeTerminal(text: string): string {
-  // C0 controls but tab, DEL, C1 controls, bidi embeddings/overrides/isolates, and line/paragraph separators.
-  // eslint-disable-next-line no-control-regex -- matching control characters is the point here
-  return text.replace(/[\u0000-\u0008\u000a-\u001f\u007f-\u009f\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g, (ch) => {
-    const code = ch.charCodeAt(0);
-    if (ch === '\n') return '\\n';
-    if (ch === '\r') return '\\r';
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
-  });
-}
+// Untrusted text (file names, messages written from a repository's content or by a model) is
+// escaped with @rloop/domain's escapeControlChars / oneLine before it is styled here.
 
 /** ANSI styles, or plain text when colour is off. */
 export interface Palette {

@@ -1,7 +1,8 @@
 import type { Finding, Letter, Severity } from '@rloop/contracts';
+import { mdCode } from '@rloop/domain';
 import { type FailOn, failsAt, lineSpan, plural, shortTitle } from '../format/report.js';
 import { type GitHubClient } from './client.js';
-import { escapeMarkdown, inlineCode } from './markdown.js';
+import { escapeMarkdown } from './markdown.js';
 
 /** Commentable lines of a pull request file: the new-side line ranges of its diff hunks. */
 export type DiffHunks = ReadonlyMap<string, readonly (readonly [number, number])[]>;
@@ -50,7 +51,7 @@ const TIER_ICON: Readonly<Record<Severity, string>> = { critical: '🔴', medium
 export function findingCommentBody(f: Finding): string {
   const level = f.tool_severity === undefined ? f.severity : `${f.severity} (tool: ${escapeMarkdown(f.tool_severity)})`;
   return [
-    `${TIER_ICON[f.severity]} **${level}** · ${inlineCode(f.finding_type)} · rloop`,
+    `${TIER_ICON[f.severity]} **${level}** · ${mdCode(f.finding_type)} · rloop`,
     '',
     `**${escapeMarkdown(shortTitle(f))}**`,
     '',
@@ -58,7 +59,7 @@ export function findingCommentBody(f: Finding): string {
     '',
     `**Expected:** ${escapeMarkdown(f.expected_behaviour)}`,
     '',
-    `<sub>To accept this finding instead, write ${inlineCode(`rloop-ignore ${f.finding_type} -- <reason>`)} on this line or the line before.</sub>`,
+    `<sub>To accept this finding instead, write ${mdCode(`rloop-ignore ${f.finding_type} -- <reason>`)} on this line or the line before.</sub>`,
     `<!-- rloop:finding ${keyOf(f)} -->`,
   ].join('\n');
 }
@@ -117,19 +118,19 @@ export function summaryBody(letter: Letter, outsideDiff: readonly Finding[], fai
     SUMMARY_MARK,
     `### rloop review — ${head}`,
     '',
-    `${total === 0 ? 'No findings' : `${plural(total, 'finding')}: ${critical} critical, ${medium} medium, ${low} low`} on commit ${inlineCode(letter.commit.slice(0, 12))}.` +
+    `${total === 0 ? 'No findings' : `${plural(total, 'finding')}: ${critical} critical, ${medium} medium, ${low} low`} on commit ${mdCode(letter.commit.slice(0, 12))}.` +
       (suppressed.length > 0 ? ` ${plural(suppressed.length, 'finding')} suppressed by the repository.` : ''),
   ];
-  for (const c of failed) lines.push('', `⚠️ ${inlineCode(c.critic_id)} did not finish${c.message === undefined ? '' : `: ${escapeMarkdown(c.message)}`}`);
+  for (const c of failed) lines.push('', `⚠️ ${mdCode(c.critic_id)} did not finish${c.message === undefined ? '' : `: ${escapeMarkdown(c.message)}`}`);
   if (outsideDiff.length > 0) {
     lines.push('', `<details><summary>${plural(outsideDiff.length, 'finding')} not on a changed line</summary>`, '');
-    for (const f of outsideDiff.slice(0, 30)) lines.push(`- ${TIER_ICON[f.severity]} ${inlineCode(`${f.file}:${lineSpan(f.line_range)}`)} ${escapeMarkdown(shortTitle(f))} (${inlineCode(f.finding_type)})`);
+    for (const f of outsideDiff.slice(0, 30)) lines.push(`- ${TIER_ICON[f.severity]} ${mdCode(`${f.file}:${lineSpan(f.line_range)}`)} ${escapeMarkdown(shortTitle(f))} (${mdCode(f.finding_type)})`);
     if (outsideDiff.length > 30) lines.push(`- … and ${outsideDiff.length - 30} more`);
     lines.push('', '</details>');
   }
   if (suppressed.length > 0) {
     lines.push('', `<details><summary>${plural(suppressed.length, 'suppressed finding')}</summary>`, '');
-    for (const s of suppressed.slice(0, 30)) lines.push(`- ${inlineCode(`${s.file}:${s.line}`)} ${inlineCode(s.finding_type)} — ${s.kind}: ${escapeMarkdown(s.reason)}`);
+    for (const s of suppressed.slice(0, 30)) lines.push(`- ${mdCode(`${s.file}:${s.line}`)} ${mdCode(s.finding_type)} — ${s.kind}: ${escapeMarkdown(s.reason)}`);
     lines.push('', '</details>');
   }
   lines.push('', `<sub>rloop ${escapeMarkdown(version)} · tool warnings rank as critical: a review is clean only at zero warnings.</sub>`);

@@ -32,7 +32,7 @@ function finding(id: string, file: string, start: number, end: number, over: Par
     raised_by: 'security/sast-scanner',
     file,
     line_range: { start, end },
-    title: `Cross-site scripting ${id} <script>@everyone</script>`,
+    title: `Cross-site scripting ${id} <script>@everyone</script> \u202e\u001b[2J`,
     current_behaviour: 'request input reaches res.send',
     expected_behaviour: 'the input is encoded',
     observable_test_conditions: [],
@@ -95,6 +95,10 @@ describe('rloop report-pr against a GitHub that speaks the documented endpoints'
     // Untrusted text shows as written: no HTML, no mention.
     expect(comments[0]?.body).toContain('\\<script\\>&#64;everyone\\</script\\>');
     expect(comments[0]?.body).not.toMatch(/<script>|@everyone/);
+    // Nor does it reorder or drive what a reader's terminal or browser shows.
+    expect(comments[0]?.body).not.toContain('\u001b');
+    expect(comments[0]?.body).not.toContain('\u202e');
+    expect(comments[0]?.body).toContain('\\\\u202e\\\\x1b\\[2J');
     const summary = github.issueComments(PR);
     expect(summary).toHaveLength(1);
     expect(summary[0]?.body).toMatch(/rloop review — ❌ 2 findings at critical or above/);
