@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { type Finding, Fingerprint, FindingType, RepoPath, type Suppression } from '@rloop/contracts';
 import { BaselineError } from '../errors.js';
+import { suppressionOf } from './suppressions.js';
 
 const BaselineEntry = z.object({
   fingerprint: Fingerprint,
@@ -83,18 +84,7 @@ export function applyBaseline(findings: readonly Finding[], entries: readonly Ba
       kept.push(finding);
       continue;
     }
-    suppressed.push({
-      fingerprint: finding.fingerprint,
-      finding_type: finding.finding_type,
-      raised_by: finding.raised_by,
-      severity: finding.severity,
-      file: finding.file,
-      line: finding.line_range.start,
-      title: finding.title,
-      kind: 'baseline',
-      reason: 'accepted in the baseline',
-      source: source.slice(0, 300),
-    });
+    suppressed.push(suppressionOf(finding, { kind: 'baseline', reason: 'accepted in the baseline', source }));
   }
   return { kept, suppressed };
 }

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { CriticId, type Finding, type RepoConfig, type RuleLevel, SCORE_BANDS, type Severity, type Suppression } from '@rloop/contracts';
 import { criticSwitchedOff } from './repo-config.js';
 import type { ExcludeGlobs } from './file-selection.js';
-import { type DirectiveProblem, type SuppressionDirective, applyInlineSuppressions } from './suppressions.js';
+import { type DirectiveProblem, type SuppressionDirective, applyInlineSuppressions, suppressionOf } from './suppressions.js';
 
 /**
  * What the operator lets a reviewed repository change through its `.rloop.yaml`,
@@ -120,18 +120,7 @@ export function applyRepoRules(findings: readonly Finding[], input: RepoRulesInp
       continue;
     }
     if (rule.level === 'off') {
-      suppressed.push({
-        fingerprint: finding.fingerprint,
-        finding_type: finding.finding_type,
-        raised_by: finding.raised_by,
-        severity: finding.severity,
-        file: finding.file,
-        line: finding.line_range.start,
-        title: finding.title,
-        kind: 'config',
-        reason: `rule ${rule.key} is off in ${source}`,
-        source: `${source} rules.${rule.key}`.slice(0, 300),
-      });
+      suppressed.push(suppressionOf(finding, { kind: 'config', reason: `rule ${rule.key} is off in ${source}`, source: `${source} rules.${rule.key}` }));
       continue;
     }
     if (rule.level === finding.severity) {

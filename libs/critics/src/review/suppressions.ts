@@ -102,6 +102,26 @@ export interface InlineSuppressionResult {
 }
 
 /**
+ * The record of a finding dismissed rather than fixed (an inline comment, a rule switched off, a
+ * baseline entry): who raised it, where, how and why — bounded to the contract's lengths.
+ */
+export function suppressionOf(finding: Finding, how: { readonly kind: Suppression['kind']; readonly reason: string; readonly source: string; readonly until?: string }): Suppression {
+  return {
+    fingerprint: finding.fingerprint,
+    finding_type: finding.finding_type,
+    raised_by: finding.raised_by,
+    severity: finding.severity,
+    file: finding.file,
+    line: finding.line_range.start,
+    title: finding.title,
+    kind: how.kind,
+    reason: how.reason.slice(0, 1000),
+    source: how.source.slice(0, 300),
+    ...(how.until === undefined ? {} : { until: how.until }),
+  };
+}
+
+/**
  * Applies inline suppressions to findings (pure): a valid directive on a finding's first line or
  * the line before dismisses it, recorded as a Suppression. A directive without a reason, with a
  * bad date or past its date dismisses nothing and is returned as a problem, as is (when
@@ -132,19 +152,7 @@ export function applyInlineSuppressions(
       continue;
     }
     used.add(directive);
-    suppressed.push({
-      fingerprint: finding.fingerprint,
-      finding_type: finding.finding_type,
-      raised_by: finding.raised_by,
-      severity: finding.severity,
-      file: finding.file,
-      line,
-      title: finding.title,
-      kind: 'inline',
-      reason: (directive.reason ?? '').slice(0, 1000),
-      source: `${directive.file}:${directive.line}`.slice(0, 300),
-      ...(directive.until === null ? {} : { until: directive.until }),
-    });
+    suppressed.push(suppressionOf(finding, { kind: 'inline', reason: directive.reason ?? '', source: `${directive.file}:${directive.line}`, ...(directive.until === null ? {} : { until: directive.until }) }));
   }
   if (options.inScope !== undefined) {
     for (const d of valid) {
