@@ -1,34 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Finding, Letter } from '@rloop/contracts';
+import { finding, letterOf } from './letters.test-helpers.js';
 import { renderGithubAnnotations } from './github-annotations.js';
 import { renderGitlabCodeQuality } from './gitlab.js';
 import type { ReviewReport } from './report.js';
 import { renderStylish } from './stylish.js';
 import { colourWanted, palette } from './terminal.js';
-
-function finding(over: Partial<Finding>): Finding {
-  return {
-    id: 'f_1',
-    fingerprint: '0123456789ab',
-    location_hash: '0123456789abcdef',
-    severity: 'critical',
-    score: 8,
-    category: 'security',
-    finding_type: 'sast/code-injection',
-    raised_by: 'security/sast-scanner',
-    file: 'src/app.js',
-    line_range: { start: 5, end: 5 },
-    title: 'Code injection: request input reaches eval',
-    current_behaviour: 'now',
-    expected_behaviour: 'The input is never evaluated.',
-    observable_test_conditions: [],
-    forbidden_in_test: [],
-    related_findings: [],
-    fixable: false,
-    related_locations: [],
-    ...over,
-  };
-}
 
 const FINDINGS: Finding[] = [
   finding({ related_locations: [{ file: 'src/app.js', line_range: { start: 2, end: 2 }, note: 'taint source: req.query.code' }] }),
@@ -36,36 +13,13 @@ const FINDINGS: Finding[] = [
   finding({ id: 'f_3', fingerprint: '0123456789ad', severity: 'medium', score: 5, category: 'maintainability', finding_type: 'duplicate/against-repo', raised_by: 'quality/duplicate-code-detector', file: 'lib/util.js', line_range: { start: 10, end: 30 }, title: 'Duplicated block', related_locations: [{ file: 'lib/other.js', line_range: { start: 40, end: 60 }, note: 'other copy' }] }),
 ];
 
-function letter(findings: Finding[], extra: Partial<Letter> = {}): Letter {
-  const counts = { critical: findings.filter((f) => f.severity === 'critical').length, medium: findings.filter((f) => f.severity === 'medium').length, low: findings.filter((f) => f.severity === 'low').length };
-  return {
-    letter_id: 'd_0123456789abcdef0123456789abcdef',
-    plan: 'demo',
-    run_id: 'd_0123456789abcdef0123456789abcdee',
-    round: 1,
-    phase: 'final_sweep',
-    k: null,
-    commit: 'a'.repeat(40),
-    mode: 'single_pass',
-    created_at: '2026-11-30T00:00:00.000Z',
-    critics: [{ critic_id: 'security/sast-scanner', core: true, outcome: 'reported', findings_total: findings.length, findings_kept: findings.length }],
-    findings,
-    counts,
-    complete: true,
-    disagreements: [],
-    suppressed: [],
-    summary: 'x',
-    ...extra,
-  };
-}
-
 function report(l: Letter, over: Partial<ReviewReport> = {}): ReviewReport {
   return { letter: l, failOn: 'critical', notes: ['LLM review is off: ANTHROPIC_API_KEY is not set.'], verbose: false, toolVersion: '0.1.0', filesReviewed: 4, ...over };
 }
 
 describe('stylish', () => {
   it('groups by file with line:col, tier and tool level, the message, the rule, and a second line where it helps', () => {
-    const text = renderStylish(report(letter(FINDINGS)), palette(false));
+    const text = renderStylish(report(letterOf(FINDINGS)), palette(false));
     expect(text).toBe(
       [
         'lib/util.js',
@@ -88,20 +42,20 @@ describe('stylish', () => {
 
   it('shows a code excerpt with --verbose, and a clean review in one line', () => {
     const lines = ['', 'const express = require("express");', 'let port = 3000;'];
-    const verbose = renderStylish(report(letter([FINDINGS[1] as Finding]), { verbose: true, readLines: () => lines }), palette(false));
+    const verbose = renderStylish(report(letterOf([FINDINGS[1] as Finding]), { verbose: true, readLines: () => lines }), palette(false));
     expect(verbose).toContain('       3 | let port = 3000;');
-    const clean = renderStylish(report(letter([]), { notes: [] }), palette(false));
+    const clean = renderStylish(report(letterOf([]), { notes: [] }), palette(false));
     expect(clean).toBe('✔ no findings · 4 files reviewed · 1 check\n  Nothing at critical or above (--fail-on critical).\n');
   });
 
   it('escapes control characters and bidi overrides from file names and messages', () => {
     const hostile = finding({ file: 'src/\u001b[2Jevil.js', title: 'boom\u001b]0;pwned\u0007 \u202eevil\r\nnext' });
-    const text = renderStylish(report(letter([hostile])), palette(false));
+    const text = renderStylish(report(letterOf([hostile])), palette(false));
     for (const raw of ['\u001b', '\u0007', '\u202e', '\r']) expect(text).not.toContain(raw);
     expect(text).toContain('src/\\x1b[2Jevil.js');
     expect(text).toContain('boom\\x1b]0;pwned\\x07 \\u202eevil\\r\\nnext');
     // A code excerpt keeps its indentation (tabs) but not its escapes.
-    const excerpt = renderStylish(report(letter([finding({ line_range: { start: 1, end: 1 } })]), { verbose: true, readLines: () => ['\tconst a = "\u001b[2J";'] }), palette(false));
+    const excerpt = renderStylish(report(letterOf([finding({ line_range: { start: 1, end: 1 } })]), { verbose: true, readLines: () => ['\tconst a = "\u001b[2J";'] }), palette(false));
     expect(excerpt).toContain('1 | \tconst a = "\\x1b[2J";');
   });
 
@@ -112,15 +66,15 @@ describe('stylish', () => {
     expect(colourWanted({ NO_COLOR: '' }, true)).toBe(true);
     expect(colourWanted({ FORCE_COLOR: '1', NO_COLOR: '1' }, false)).toBe(true);
     expect(colourWanted({ FORCE_COLOR: '0' }, true)).toBe(false);
-    expect(renderStylish(report(letter(FINDINGS)), palette(true))).toContain('\u001b[31mcritical');
-    expect(renderStylish(report(letter(FINDINGS)), palette(false))).not.toContain('\u001b[');
+    expect(renderStylish(report(letterOf(FINDINGS)), palette(true))).toContain('\u001b[31mcritical');
+    expect(renderStylish(report(letterOf(FINDINGS)), palette(false))).not.toContain('\u001b[');
   });
 });
 
 describe('github and gitlab formats', () => {
   it('writes one workflow command per finding, escaping what would end the command or start another', () => {
     const hostile = finding({ file: 'src/a,b:c.js', title: 'line one\n::set-env name=X::1 100%', tool_severity: 'error', column: 3, end_column: 7 });
-    const text = renderGithubAnnotations(report(letter([hostile, FINDINGS[2] as Finding])));
+    const text = renderGithubAnnotations(report(letterOf([hostile, FINDINGS[2] as Finding])));
     const lines = text.trimEnd().split('\n');
     expect(lines).toHaveLength(2);
     expect(lines[0]).toBe(
@@ -130,7 +84,7 @@ describe('github and gitlab formats', () => {
   });
 
   it("writes GitLab's code quality report", () => {
-    expect(JSON.parse(renderGitlabCodeQuality(report(letter([FINDINGS[2] as Finding]))))).toEqual([
+    expect(JSON.parse(renderGitlabCodeQuality(report(letterOf([FINDINGS[2] as Finding]))))).toEqual([
       { description: 'Duplicated block', check_name: 'duplicate/against-repo', fingerprint: '0123456789abcdef', severity: 'major', location: { path: 'lib/util.js', lines: { begin: 10, end: 30 } } },
     ]);
   });

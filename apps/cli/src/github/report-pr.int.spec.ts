@@ -6,6 +6,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Finding, Letter } from '@rloop/contracts';
 import { type FakeGitHub, startFakeGitHub } from '@rloop/testing';
+import { finding as sampleFinding, letterOf } from '../format/letters.test-helpers.js';
 import { GitHubApiError, GitHubClient } from './client.js';
 import { reportOnPullRequest } from './pr-report.js';
 
@@ -21,49 +22,26 @@ const FILES = [
 ];
 
 function finding(id: string, file: string, start: number, end: number, over: Partial<Finding> = {}): Finding {
-  return {
+  return sampleFinding({
     id: `f_${id}`,
     fingerprint: id.padEnd(12, '0'),
     location_hash: id.padEnd(16, '0'),
-    severity: 'critical',
-    score: 8,
-    category: 'security',
     finding_type: 'sast/xss',
-    raised_by: 'security/sast-scanner',
     file,
     line_range: { start, end },
     title: `Cross-site scripting ${id} <script>@everyone</script> \u202e\u001b[2J`,
     current_behaviour: 'request input reaches res.send',
     expected_behaviour: 'the input is encoded',
-    observable_test_conditions: [],
-    forbidden_in_test: [],
-    related_findings: [],
-    fixable: false,
-    related_locations: [],
     ...over,
-  };
+  });
 }
 
 function letter(findings: Finding[]): Letter {
-  const count = (s: string): number => findings.filter((f) => f.severity === s).length;
-  return {
-    letter_id: 'd_0123456789abcdef0123456789abcdef',
+  return letterOf(findings, {
     plan: 'shop',
-    run_id: 'd_0123456789abcdef0123456789abcdee',
-    round: 1,
-    phase: 'final_sweep',
-    k: null,
     commit: HEAD,
-    mode: 'single_pass',
-    created_at: '2026-11-30T00:00:00.000Z',
-    critics: [{ critic_id: 'security/sast-scanner', core: true, outcome: 'reported', findings_total: findings.length, findings_kept: findings.length }],
-    findings,
-    counts: { critical: count('critical'), medium: count('medium'), low: count('low') },
-    complete: true,
-    disagreements: [],
     suppressed: [{ fingerprint: 'eeeeeeeeeeee', finding_type: 'eslint/no-eval', raised_by: 'toolchain/compiler-linter', severity: 'critical', file: 'src/app.js', line: 9, title: 'eval', kind: 'inline', reason: 'sandboxed', source: 'src/app.js:8' }],
-    summary: 'x',
-  };
+  });
 }
 
 describe('rloop report-pr against a GitHub that speaks the documented endpoints', () => {
