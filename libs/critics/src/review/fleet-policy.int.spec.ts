@@ -2,27 +2,10 @@ import { describe, expect, it } from '@jest/globals';
 import type { Finding } from '@rloop/contracts';
 import { RepoPolicy, prepareRepoReview } from '../index.js';
 import { fixtureRepo } from '../__fixtures__/repo.js';
+import { lineFinding } from '../__fixtures__/finding.js';
 
 function finding(file: string, line: number, type: string, raisedBy = 'toolchain/compiler-linter'): Finding {
-  return {
-    id: `f_${file}_${line}`,
-    fingerprint: `${line}`.padStart(12, '0'),
-    severity: 'critical',
-    score: 8,
-    category: 'maintainability',
-    finding_type: type,
-    raised_by: raisedBy,
-    file,
-    line_range: { start: line, end: line },
-    title: `${type} at ${file}:${line}`,
-    current_behaviour: 'now',
-    expected_behaviour: 'then',
-    observable_test_conditions: [],
-    forbidden_in_test: [],
-    related_findings: [],
-    fixable: false,
-    related_locations: [],
-  };
+  return lineFinding(file, line, type, { raised_by: raisedBy });
 }
 
 const CORE = new Set(['security/sast-scanner', 'quality/duplicate-code-detector']);

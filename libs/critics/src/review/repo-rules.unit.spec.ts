@@ -5,32 +5,19 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { Finding } from '@rloop/contracts';
 import { RepoConfigError, RepoPolicy, TRUSTED_REPO_POLICY, applyBaseline, applyRepoRules, baselineText, findDirectives, parseRepoConfig, repoCriticsOff, repoExcludes } from '../index.js';
 import { readBaseline } from './baseline.js';
+import { lineFinding } from '../__fixtures__/finding.js';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 function finding(type: string, line: number, over: Partial<Finding> = {}): Finding {
-  return {
+  return lineFinding('src/a.ts', line, type, {
     id: `f_${type}_${line}`,
-    fingerprint: (`${line}`.repeat(12)).slice(0, 12).replace(/[^0-9]/g, '0'),
+    fingerprint: `${line}`.repeat(12).slice(0, 12).replace(/[^0-9]/g, '0'),
     location_hash: `${line}`.padStart(16, 'a'),
-    severity: 'critical',
-    score: 8,
-    category: 'maintainability',
-    finding_type: type,
-    raised_by: 'toolchain/compiler-linter',
-    file: 'src/a.ts',
-    line_range: { start: line, end: line },
     title: `${type} at ${line}`,
-    current_behaviour: 'now',
-    expected_behaviour: 'then',
-    observable_test_conditions: [],
-    forbidden_in_test: [],
-    related_findings: [],
-    fixable: false,
-    related_locations: [],
     ...over,
-  };
+  });
 }
 
 const SCHEMA = JSON.parse(readFileSync(fileURLToPath(new URL('../../../../schemas/rloop-config.schema.json', import.meta.url)), 'utf8')) as object;

@@ -1,27 +1,11 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Finding } from '@rloop/contracts';
 import { applyInlineSuppressions, findDirectives } from '../index.js';
+import { lineFinding } from '../__fixtures__/finding.js';
 
 function finding(over: Partial<Finding> & Pick<Finding, 'file' | 'finding_type'> & { line: number }): Finding {
   const { line, ...rest } = over;
-  return {
-    id: `f_${line}`,
-    fingerprint: `${String(line).padStart(12, '0')}`,
-    severity: 'critical',
-    score: 8,
-    category: 'security',
-    raised_by: 'security/sast-scanner',
-    line_range: { start: line, end: line },
-    title: 'a finding',
-    current_behaviour: 'now',
-    expected_behaviour: 'then',
-    observable_test_conditions: [],
-    forbidden_in_test: [],
-    related_findings: [],
-    fixable: false,
-    related_locations: [],
-    ...rest,
-  };
+  return lineFinding(over.file, line, over.finding_type, { id: `f_${line}`, category: 'security', raised_by: 'security/sast-scanner', title: 'a finding', ...rest });
 }
 
 describe('findDirectives', () => {
