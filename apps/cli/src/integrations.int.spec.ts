@@ -9,6 +9,8 @@ import { parse as parseYaml } from 'yaml';
 // The places users run rloop from, checked without GitHub, GitLab, pre-commit or Docker: their
 // files are parsed and linted, and the commands they run are run here, with an `npx` that starts
 // this checkout's rloop instead of downloading the published package.
+// Each test that runs the binary starts full reviews (compiler, linter, taint analysis): on a
+// loaded machine that takes longer than jest's default 30 s, hence their 2-minute limits.
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = join(ROOT, 'apps', 'cli', 'bin', 'rloop.js');
 const VULNERABLE = 'export function run(req) {\n  return eval(req.query.code);\n}\n';
@@ -112,7 +114,7 @@ describe('the GitHub Action (action.yml)', () => {
     expect(readFileSync(summary, 'utf8')).toMatch(/^### rloop review\n\n```\nsrc\/app\.js\n[\s\S]*✖ 1 finding/);
     const fail = action.runs.steps.at(-1);
     expect(await sh(fail?.run ?? '', repo, { CODE: '1' })).toMatchObject({ code: 1, stdout: '::error::rloop review: findings at or above the fail-on tier\n' });
-  });
+  }, 120_000);
 
   it('is shown in a documented workflow that grants what it needs and fetches history for --base', () => {
     const workflow = parseYaml(readFileSync(join(ROOT, 'integrations', 'github', 'rloop-review.yml'), 'utf8')) as {
@@ -137,7 +139,7 @@ describe('the GitLab CI snippet', () => {
     expect(result.code).toBe(1);
     const report = JSON.parse(readFileSync(join(repo, job?.artifacts.reports.codequality ?? ''), 'utf8')) as unknown[];
     expect(report).toEqual([expect.objectContaining({ check_name: 'sast/code-injection', severity: 'critical', location: { path: 'src/app.js', lines: { begin: 2, end: 2 } } })]);
-  });
+  }, 120_000);
 });
 
 describe('the pre-commit hook (.pre-commit-hooks.yaml)', () => {
@@ -157,7 +159,7 @@ describe('the pre-commit hook (.pre-commit-hooks.yaml)', () => {
     expect(failing.code).toBe(1);
     expect(failing.stdout).toMatch(/^src\/new\.js\n {2}2:1 {2}critical/m);
     expect(failing.stdout).not.toContain('src/old.js');
-  });
+  }, 120_000);
 });
 
 describe('the Docker image', () => {
@@ -174,5 +176,5 @@ describe('the Docker image', () => {
     expect(review.code).toBe(1);
     expect(review.stdout).toMatch(/sast\/code-injection/);
     expect((await sh(`"${entrypoint}" --version`, work, env)).stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
-  });
+  }, 120_000);
 });

@@ -67,7 +67,7 @@ describe('rloop review of a hostile checkout', () => {
     expect(result.code).toBe(1);
     expect(ran()).toEqual([]);
     expect(result.out).toMatch(/eslint\.config\.js was not loaded \(it is code; an operator opts in to running it\)|sast\/code-injection/);
-  });
+  }, 120_000);
 
   it('given a file name with a newline, a table delimiter and a terminal escape, when the letter is printed, then the Markdown keeps its shape and no escape reaches the terminal', async () => {
     const result = await review([repo, '--critics', 'security/sast-scanner', '--format', 'md']);
@@ -78,19 +78,19 @@ describe('rloop review of a hostile checkout', () => {
     // Seven cell borders: the name's `|` is escaped, its newline and escape are shown as \n and \x1b.
     expect(row?.replace(/\\\|/g, '').split('|')).toHaveLength(8);
     expect(row).toContain('src/evil\\n# Injected heading \\| x\\x1b[2J.ts');
-  });
+  }, 120_000);
 
   it('given the same file name, when the findings are printed for a terminal (stylish, --verbose), then the name is one escaped line', async () => {
     const result = await review([repo, '--critics', 'security/sast-scanner', '--verbose']);
     expect(result.code).toBe(1);
     expect(`${result.out}${result.err}`).not.toContain('\u001b');
     expect(result.out.split('\n')).toContain('src/evil\\n# Injected heading | x\\x1b[2J.ts');
-  });
+  }, 120_000);
 
   it('given --repo-eslint-config (the operator trusts the checkout), when reviewed, then its ESLint config is loaded', async () => {
     await review([repo, '--files', 'src/ok.ts', '--critics', 'toolchain/compiler-linter', '--repo-eslint-config']);
     expect(ran()).toEqual(['eslint-config']);
-  });
+  }, 120_000);
 
   it('given a check that quotes a line holding an AWS key and a PEM private key, when printed in every format, written as a baseline or with --verbose, then neither key appears', async () => {
     const dir = join(root, 'secrets');
@@ -129,5 +129,5 @@ describe('rloop review of a hostile checkout', () => {
     // The finding itself is printed (masked), so the check above is not vacuous.
     expect(outputs[0]).toContain("Hard-coded export const key = '[REDACTED]';");
     expect(outputs.filter((text) => text.includes('REDACTED')).length).toBeGreaterThanOrEqual(7);
-  });
+  }, 120_000);
 });

@@ -54,14 +54,14 @@ describe('rloop review', () => {
     expect(result.out).toMatch(/✖ 1 finding \(1 critical, 0 medium, 0 low\) in 1 file · 2 files reviewed · 7 checks/);
     expect(result.out.split('\n').filter((l) => l.includes('LLM review is off'))).toEqual(['  LLM review is off: ANTHROPIC_API_KEY is not set (set it to add a model’s review of intent and correctness).']);
     expect(result.out).not.toMatch(/Letter d_|K = ∞|Decision 8|core critic|incomplete/);
-  });
+  }, 120_000);
 
   it('exit 0: clean selection; the summary goes to stderr when stdout is JSON', async () => {
     const result = await run([dir, '--files', 'src/clean.ts', '--format', 'json', ...fast]);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.out)).toMatchObject({ findings: [], phase: 'final_sweep', complete: true });
     expect(result.err).toMatch(/✔ no findings/);
-  });
+  }, 120_000);
 
   it('--fail-on and --max-findings decide exit 1', async () => {
     const notes = { extraCritics: [noteCritic] };
@@ -70,7 +70,7 @@ describe('rloop review', () => {
     expect((await run([dir, '--critics', 'test/notes', '--max-findings', '1'], notes)).code).toBe(1);
     expect((await run([dir, '--critics', 'test/notes', '--max-findings', '2'], notes)).code).toBe(0);
     expect((await run([dir, ...fast, '--fail-on', 'none'])).code).toBe(0);
-  });
+  }, 120_000);
 
   it('exit 2: usage errors — an unknown option, a bad --fail-on, a missing path, two formats, an unknown check, a bad config', async () => {
     expect((await run([dir, '--bogus'])).code).toBe(2);
@@ -84,7 +84,7 @@ describe('rloop review', () => {
     writeFileSync(config, 'rules:\n  eslint/prefer-const: loud\n');
     expect(await run([dir, '--config', config, ...fast])).toMatchObject({ code: 2, err: expect.stringMatching(/bad\.yaml: rules\.eslint\/prefer-const: /) });
     expect((await run([dir, '--baseline', join(dir, 'missing.json'), ...fast])).code).toBe(2);
-  });
+  }, 120_000);
 
   it('exit 3: a check that ran failed — the rest is still reported, and SARIF says the execution was not successful', async () => {
     const result = await run([dir, '--critics', 'security/sast-scanner', 'test/broken', '--format', 'sarif'], { extraCritics: [brokenCritic] });
@@ -93,7 +93,7 @@ describe('rloop review', () => {
     const sarif = JSON.parse(result.out) as { runs: { results: unknown[]; invocations: { executionSuccessful: boolean }[] }[] };
     expect(sarif.runs[0]?.results).toHaveLength(1);
     expect(sarif.runs[0]?.invocations[0]?.executionSuccessful).toBe(false);
-  });
+  }, 120_000);
 
   it('keeps the old --json/--sarif/--md flags, writes --output, and --format md has a glossary line', async () => {
     const out = join(dir, 'out', 'report.sarif');
@@ -104,7 +104,7 @@ describe('rloop review', () => {
     const md = await run([dir, '--md', ...fast]);
     expect(md.out).toMatch(/^# Letter d_[\s\S]*\n_How to read this: a \*letter\* is one review’s report[^\n]*_\n$/);
     expect((await run([dir, '--format', 'github', ...fast])).out).toMatch(/^::error file=src\/bad\.ts,line=2,/);
-  });
+  }, 120_000);
 
   it("reads .rloop.yaml, .rloopignore, --exclude and !glob, and reports an rloop-ignore comment that matches nothing", async () => {
     const repo = mkdtempSync(join(tmpdir(), 'rloop-cli-config-'));
@@ -127,7 +127,7 @@ describe('rloop review', () => {
     } finally {
       rmSync(repo, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 
   it('--write-baseline records the findings; --baseline then reports only new ones', async () => {
     const repo = mkdtempSync(join(tmpdir(), 'rloop-cli-baseline-'));
@@ -149,7 +149,7 @@ describe('rloop review', () => {
     } finally {
       rmSync(repo, { recursive: true, force: true });
     }
-  });
+  }, 120_000);
 
   describe('with ANTHROPIC_API_KEY (the fake Anthropic API)', () => {
     let fake: FakeAnthropic;
@@ -200,7 +200,7 @@ describe('rloop review', () => {
         rmSync(repo, { recursive: true, force: true });
       }
       expect(fake.protocolErrors).toEqual([]);
-    });
+    }, 120_000);
   });
 
   describe('the rloop binary', () => {
