@@ -12,7 +12,8 @@ What it speaks (docs/adding-a-critic.md walks through it):
     <NS>_CRITIC_HEALTH (key <critic>.<instance>, value {"registration": ..., "heartbeat": ...});
   * takes RoundStarted from the durable consumer critic-<critic>-dispatch on <NS>_EVENTS (shared
     by its replicas) through $JS.API.CONSUMER.MSG.NEXT requests;
-  * answers each round it is dispatched to with FindingsReported or CriticFailed on
+  * answers each round it is dispatched to with FindingsReported (with its coverage: files
+    considered, analysed, skipped and why) or CriticFailed on
     <ns>.v1.events.<token>.<plan>, event id d_<sha256(plan NUL run NUL report NUL round NUL critic)[:32]>,
     published with a Nats-Msg-Id header and acknowledged by a PubAck.
 """
@@ -283,20 +284,57 @@ class JetStream:
 # ── the critic ─────────────────────────────────────────────────────────────────────────────────
 
 
+# Files larger than this are not read (reported as skipped, too_large); RLOOP_MAX_FILE_BYTES sets
+# it, and then such files no longer keep a round from counting as clean.
+MAX_FILE_BYTES = int(os.environ.get("RLOOP_MAX_FILE_BYTES") or 4 * 1024 * 1024)
+BOUND_CONFIGURED = bool(os.environ.get("RLOOP_MAX_FILE_BYTES"))
+# Skip reasons that leave a file unreviewed come first, so the capped list never hides one.
+SKIP_ORDER = ["not_read", "unreadable", "parse_error", "binary", "too_large", "generated", "outside_checkout", "missing"]
+MAX_LISTED_SKIPS = 100
+
+
+def git_blob(repo, commit, file, depth=0):
+    """(text, None) of a file at the commit, or (None, (reason, detail)) when it cannot be reviewed.
+
+    Read from git's objects, never from a checkout: a symbolic link is followed only to a path
+    inside the commit's tree, so nothing outside the repository is ever read."""
+    listed = subprocess.run(["git", "-C", repo, "ls-tree", "-l", "-z", commit, "--", file], capture_output=True)
+    if listed.returncode != 0:
+        raise RuntimeError(f"cannot list {file} at {commit} in {repo}: {listed.stderr.decode(errors='replace').strip()}")
+    entry = listed.stdout.split(b"\0")[0]
+    if not entry:
+        return None, ("missing", "not in the commit")
+    mode, kind, _sha, size = entry.partition(b"\t")[0].decode().split()
+    if kind != "blob":
+        return None, ("missing", "not a regular file (a directory or a submodule)")
+    if mode != "120000" and int(size) > MAX_FILE_BYTES:
+        return None, ("too_large", f"{size} bytes, over the {MAX_FILE_BYTES}-byte bound")
+    shown = subprocess.run(["git", "-C", repo, "cat-file", "blob", f"{commit}:{file}"], capture_output=True)
+    if shown.returncode != 0:
+        raise RuntimeError(f"cannot read {file} at {commit} from {repo}: {shown.stderr.decode(errors='replace').strip()}")
+    if mode == "120000":
+        target = os.path.normpath(os.path.join(os.path.dirname(file), shown.stdout.decode(errors="replace")))
+        if target.startswith("/") or target == ".." or target.startswith("../") or depth > 8:
+            return None, ("outside_checkout", "a symbolic link to a file outside the checkout, never read")
+        return git_blob(repo, commit, target, depth + 1)
+    if b"\0" in shown.stdout:
+        return None, ("binary", "holds NUL bytes")
+    return shown.stdout.decode("utf-8", errors="replace"), None
+
+
 def scan(repo, commit, files, deadline):
-    """Drafts of findings, read straight from git at the pinned commit (no checkout needed)."""
-    findings = {}
+    """Drafts of findings, read straight from git at the pinned commit (no checkout needed), and
+    what was covered: every file under review is of its kind (TODOs hide anywhere)."""
+    findings, skipped, analysed = {}, [], 0
     for file in files:
         if time.monotonic() > deadline:
             raise TimeoutError(f"{CRITIC_ID} did not finish within {TIMEOUT_MS} ms")
-        shown = subprocess.run(["git", "-C", repo, "show", f"{commit}:{file}"], capture_output=True)
-        if shown.returncode != 0:
-            if b"does not exist" in shown.stderr or b"exists on disk, but not in" in shown.stderr:
-                continue  # a declared file the commit does not have: nothing to review
-            raise RuntimeError(f"cannot read {file} at {commit} from {repo}: {shown.stderr.decode(errors='replace').strip()}")
-        if b"\0" in shown.stdout:
-            continue  # binary
-        for number, line in enumerate(shown.stdout.decode("utf-8", errors="replace").split("\n"), start=1):
+        text, skip = git_blob(repo, commit, file)
+        if skip is not None:
+            skipped.append({"file": file, "reason": skip[0], "detail": skip[1]})
+            continue
+        analysed += 1
+        for number, line in enumerate(text.split("\n"), start=1):
             marker = MARKER.search(line)
             if marker is None or TICKET.search(marker.group(2)):
                 continue
@@ -322,7 +360,13 @@ def scan(repo, commit, files, deadline):
                 "fixable": False,
                 "related_locations": [],
             }
-    return list(findings.values())
+    skipped.sort(key=lambda s: (SKIP_ORDER.index(s["reason"]), s["file"]))
+    coverage = {
+        "considered": analysed + len(skipped), "analysed": analysed, "unsupported": 0,
+        "skipped": skipped[:MAX_LISTED_SKIPS], "skipped_total": len(skipped),
+        "max_file_bytes": MAX_FILE_BYTES, "max_file_bytes_configured": BOUND_CONFIGURED,
+    }
+    return list(findings.values()), coverage
 
 
 class Critic:
@@ -471,11 +515,20 @@ class Critic:
         working = threading.Event()
         threading.Thread(target=self.keep_working, args=(msg.reply, working), daemon=True).start()
         try:
-            findings = scan(data["repo_path"], data["commit"], data["files"], started + dispatched["timeout_ms"] / 1000)
-            answer_type, answer = "FindingsReported", {
-                "round": number, "critic_id": CRITIC_ID, "commit": data["commit"], "findings": findings[:MAX_FINDINGS],
-                "truncated": len(findings) > MAX_FINDINGS, "duration_ms": int((time.monotonic() - started) * 1000),
-            }
+            findings, coverage = scan(data["repo_path"], data["commit"], data["files"], started + dispatched["timeout_ms"] / 1000)
+            if dispatched["core"] and coverage["considered"] > 0 and coverage["analysed"] == 0:
+                # A core critic that saw none of the plan's files has nothing to say "0 findings" about.
+                reasons = "; ".join(f"{s['file']} ({s['reason']})" for s in coverage["skipped"][:5])
+                answer_type, answer = "CriticFailed", {
+                    **self.failure(number, dispatched, "no_files_analysed", f"analysed none of the {coverage['considered']} file(s) under review: {reasons}", started),
+                    "coverage": coverage,
+                }
+            else:
+                answer_type, answer = "FindingsReported", {
+                    "round": number, "critic_id": CRITIC_ID, "commit": data["commit"], "findings": findings[:MAX_FINDINGS],
+                    "truncated": len(findings) > MAX_FINDINGS, "duration_ms": int((time.monotonic() - started) * 1000),
+                    "coverage": coverage,
+                }
         except TimeoutError as error:
             answer_type, answer = "CriticFailed", self.failure(number, dispatched, "timed_out", str(error), started)
         except (OSError, RuntimeError) as error:

@@ -25,7 +25,18 @@ export {
   Finding,
   type FindingInput,
 } from './finding.js';
-export { Letter, LetterCritic, CRITIC_OUTCOMES, Disagreement, SeverityCounts } from './letter.js';
+export {
+  Letter,
+  LetterCritic,
+  CRITIC_OUTCOMES,
+  Disagreement,
+  SeverityCounts,
+  COVERAGE_SKIP_REASONS,
+  CoverageSkipReason,
+  CriticCoverage,
+  SkippedFile,
+  MAX_LISTED_SKIPS,
+} from './letter.js';
 export {
   EFFORT_LEVELS,
   EffortLevel,

@@ -72,7 +72,7 @@ export async function answerRound(rt: Runtime, deps: { readonly publisher: Event
               cacheDir: join(rt.settings.workRoot, 'cache', subjectToken(critic.id)),
               now: new Date(),
             },
-            { timeoutMs: dispatched.timeout_ms },
+            { timeoutMs: dispatched.timeout_ms, core: dispatched.core, ...(rt.settings.maxFileBytes === null ? {} : { maxFileBytes: rt.settings.maxFileBytes }) },
           )
         : {
             status: 'failed',
@@ -81,6 +81,7 @@ export async function answerRound(rt: Runtime, deps: { readonly publisher: Event
             message: `cannot read commit ${event.data.commit} of ${event.data.repo_path} from this host: ${describeError(checkedOut.error)}`,
             duration_ms: 0,
             notes: [],
+            coverage: null,
           };
     // Stopped by a shutdown, not by the critic: answer nothing, so the round goes to another replica.
     if (rt.abort.signal.aborted) throw new TransientError(CRITIC_SDK_ERROR_CODES.stopping, `stopped while reviewing ${where}`);

@@ -1,4 +1,4 @@
-import type { DataOf, DispatchedCritic, EventOf, Finding } from '@rloop/contracts';
+import type { CriticCoverage, DataOf, DispatchedCritic, EventOf, Finding } from '@rloop/contracts';
 import type { CriticRunResult } from '@rloop/critics';
 import { compareFindings, decisionEvent, deterministicId } from '@rloop/domain';
 
@@ -25,8 +25,8 @@ export function reportEventId(round: RoundStarted, criticId: string): string {
   return deterministicId(round.plan, round.correlation_id, 'report', round.data.round, criticId);
 }
 
-/** Findings for FindingsReported: the most important first, capped at the contract's limit. */
-export function reportData(round: number, criticId: string, commit: string, findings: readonly Finding[], durationMs: number): DataOf<'FindingsReported'> {
+/** Findings for FindingsReported: the most important first, capped at the contract's limit, with what the critic covered. */
+export function reportData(round: number, criticId: string, commit: string, findings: readonly Finding[], durationMs: number, coverage: CriticCoverage | null = null): DataOf<'FindingsReported'> {
   const ranked = [...findings].sort(compareFindings);
   return {
     round,
@@ -35,6 +35,7 @@ export function reportData(round: number, criticId: string, commit: string, find
     findings: ranked.slice(0, MAX_REPORTED_FINDINGS),
     truncated: ranked.length > MAX_REPORTED_FINDINGS,
     duration_ms: Math.round(durationMs),
+    ...(coverage === null ? {} : { coverage }),
   };
 }
 
@@ -51,7 +52,7 @@ export function answerEvent(
   const m = { plan: round.plan, run_id: round.correlation_id, causation_id: round.event_id, producer: meta.producer, now: meta.now };
   const idParts = ['report', round.data.round, dispatched.critic_id];
   if (result.status === 'reported') {
-    return decisionEvent('FindingsReported', m, idParts, reportData(round.data.round, dispatched.critic_id, round.data.commit, result.findings, result.duration_ms));
+    return decisionEvent('FindingsReported', m, idParts, reportData(round.data.round, dispatched.critic_id, round.data.commit, result.findings, result.duration_ms, result.coverage));
   }
   return decisionEvent('CriticFailed', m, idParts, {
     round: round.data.round,
@@ -60,5 +61,6 @@ export function answerEvent(
     reason: result.reason,
     message: result.message.slice(0, 4000),
     duration_ms: Math.round(result.duration_ms),
+    ...(result.coverage === null ? {} : { coverage: result.coverage }),
   });
 }

@@ -36,8 +36,8 @@ describe('dispatch helpers', () => {
 
   it('gives FindingsReported and CriticFailed the id critic-runner gives its answers (plan, run, report, round, critic)', () => {
     const expected = deterministicId('plan-a', round.correlation_id, 'report', 3, 'team/x');
-    const reported = answerEvent(round, dispatched, { status: 'reported', critic_id: 'team/x', findings: [], duration_ms: 12.4, notes: [] }, { producer: 'p', now: '2026-01-01T00:01:00.000Z' });
-    const failed = answerEvent(round, dispatched, { status: 'failed', critic_id: 'team/x', reason: 'crashed', message: 'boom', duration_ms: 3, notes: [] }, { producer: 'p', now: '2026-01-01T00:01:00.000Z' });
+    const reported = answerEvent(round, dispatched, { status: 'reported', critic_id: 'team/x', findings: [], duration_ms: 12.4, notes: [], coverage: null }, { producer: 'p', now: '2026-01-01T00:01:00.000Z' });
+    const failed = answerEvent(round, dispatched, { status: 'failed', critic_id: 'team/x', reason: 'crashed', message: 'boom', duration_ms: 3, notes: [], coverage: null }, { producer: 'p', now: '2026-01-01T00:01:00.000Z' });
     expect(reportEventId(round, 'team/x')).toBe(expected);
     expect(reported).toMatchObject({ event_id: expected, type: 'FindingsReported', causation_id: round.event_id, correlation_id: round.correlation_id, plan: 'plan-a', data: { round: 3, commit: SHA, duration_ms: 12, findings: [] } });
     expect(failed).toMatchObject({ event_id: expected, type: 'CriticFailed', data: { reason: 'crashed', core: false, message: 'boom', duration_ms: 3 } });

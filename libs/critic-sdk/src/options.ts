@@ -23,6 +23,11 @@ export interface CriticServiceOptions {
   readonly workRoot?: string;
   /** Rounds of different plans reviewed at once (default 2). */
   readonly concurrency?: number;
+  /**
+   * Files larger than this are not read (reported as skipped, `too_large`). Unset: the critics'
+   * default bound, and a file skipped for its size keeps the round from counting as clean.
+   */
+  readonly maxFileBytes?: number;
   /** Announced in the registry. */
   readonly version?: string;
   /** How long to retry an unreachable NATS at start (default 10 000 ms). */
@@ -48,6 +53,8 @@ export interface ResolvedCriticServiceOptions {
   readonly heartbeatIntervalMs: number;
   readonly workRoot: string;
   readonly concurrency: number;
+  /** null: the default bound (not chosen by the operator). */
+  readonly maxFileBytes: number | null;
   readonly version: string;
   readonly connectTimeoutMs: number;
   readonly shutdownTimeoutMs: number;
@@ -62,6 +69,7 @@ const Options = z.object({
   heartbeatIntervalMs: z.int().min(100).max(600_000),
   workRoot: z.string().min(1),
   concurrency: z.int().min(1).max(64),
+  maxFileBytes: z.int().min(1).nullable(),
   version: z.string().max(64),
   connectTimeoutMs: z.int().min(0),
   shutdownTimeoutMs: z.int().min(0),
@@ -78,6 +86,7 @@ export function resolveCriticServiceOptions(options: CriticServiceOptions): Reso
     heartbeatIntervalMs: options.heartbeatIntervalMs ?? CRITIC_HEALTH_DEFAULTS.heartbeatIntervalMs,
     workRoot: options.workRoot ?? join(tmpdir(), 'rloop-critics'),
     concurrency: options.concurrency ?? 2,
+    maxFileBytes: options.maxFileBytes ?? null,
     version: options.version ?? '0.0.0',
     connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
     shutdownTimeoutMs: options.shutdownTimeoutMs ?? 10_000,
@@ -98,13 +107,14 @@ const Environment = z.object({
   RLOOP_CRITIC_HEARTBEAT_MS: z.coerce.number().int().optional(),
   RLOOP_CRITIC_WORK_ROOT: z.string().optional(),
   RLOOP_CRITIC_CONCURRENCY: z.coerce.number().int().optional(),
+  RLOOP_MAX_FILE_BYTES: z.coerce.number().int().optional(),
   RLOOP_NATS_CONNECT_TIMEOUT_MS: z.coerce.number().int().optional(),
   RLOOP_LOG_FORMAT: z.enum(LOG_FORMATS).optional(),
 });
 
 /**
  * Reads the usual variables (NATS_URL, RLOOP_NAMESPACE, RLOOP_CRITIC_INSTANCE_ID,
- * RLOOP_CRITIC_HEARTBEAT_MS, RLOOP_CRITIC_WORK_ROOT, RLOOP_CRITIC_CONCURRENCY,
+ * RLOOP_CRITIC_HEARTBEAT_MS, RLOOP_CRITIC_WORK_ROOT, RLOOP_CRITIC_CONCURRENCY, RLOOP_MAX_FILE_BYTES,
  * RLOOP_NATS_CONNECT_TIMEOUT_MS, RLOOP_LOG_FORMAT) from the environment the caller passes.
  *
  * @example
@@ -125,6 +135,7 @@ export function criticServiceOptionsFromEnv(env: NodeJS.ProcessEnv): CriticServi
     ...(e.RLOOP_CRITIC_HEARTBEAT_MS === undefined ? {} : { heartbeatIntervalMs: e.RLOOP_CRITIC_HEARTBEAT_MS }),
     ...(e.RLOOP_CRITIC_WORK_ROOT === undefined ? {} : { workRoot: e.RLOOP_CRITIC_WORK_ROOT }),
     ...(e.RLOOP_CRITIC_CONCURRENCY === undefined ? {} : { concurrency: e.RLOOP_CRITIC_CONCURRENCY }),
+    ...(e.RLOOP_MAX_FILE_BYTES === undefined ? {} : { maxFileBytes: e.RLOOP_MAX_FILE_BYTES }),
     ...(e.RLOOP_NATS_CONNECT_TIMEOUT_MS === undefined ? {} : { connectTimeoutMs: e.RLOOP_NATS_CONNECT_TIMEOUT_MS }),
     ...(e.RLOOP_LOG_FORMAT === undefined ? {} : { logFormat: e.RLOOP_LOG_FORMAT }),
   };

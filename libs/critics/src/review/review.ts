@@ -2,12 +2,13 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Letter } from '@rloop/contracts';
-import { type CriticReport, deterministicId, synthesizeLetter } from '@rloop/domain';
+import { type CriticReport, deterministicId, describeCoverage, synthesizeLetter } from '@rloop/domain';
 import type { CriticDefinition } from '../critic.js';
-import { ReviewTargetNotFoundError } from '../errors.js';
+import { ReviewGitError, ReviewTargetNotFoundError } from '../errors.js';
 import { type CriticRunResult, runCritic } from '../plumbing/run-critic.js';
 import { CORE_CRITIC_IDS, builtInCritics } from '../registry.js';
-import { RepoReader, filterByGlobs, listRepoFiles } from '../repo/files.js';
+import { RepoReader } from '../repo/checkout.js';
+import { filterByGlobs, listDirectoryFiles } from '../repo/files.js';
 import { changedLinesSince, headCommit, touchesChange } from './diff.js';
 
 export interface ReviewOptions {
@@ -29,6 +30,11 @@ export interface ReviewOptions {
   readonly plan?: string;
   /** Critics counted as core (default: the spec's core panel). */
   readonly core?: readonly string[];
+  /**
+   * The size bound the operator chose (files larger are not read). Absent: the default bound, and
+   * a reviewed file skipped as too large makes the review incomplete.
+   */
+  readonly maxFileBytes?: number;
 }
 
 /** What a review produced besides the letter: each critic's raw run result. */
@@ -78,12 +84,16 @@ export async function reviewRepositoryWithRuns(options: ReviewOptions): Promise<
   const repoDir = resolve(options.repoDir);
   if (!isDirectory(repoDir)) throw new ReviewTargetNotFoundError(options.repoDir);
   const progress = options.onProgress ?? ((): void => undefined);
-  const reader = new RepoReader(repoDir);
-  const allFiles = await listRepoFiles(repoDir, options.signal);
-  let files = filterByGlobs(allFiles, options.files ?? []);
+  const reader = new RepoReader(repoDir, options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes });
+  // The directory's own files: its repository's view when it is (a part of) one, else a walk of it.
+  const listing = await listDirectoryFiles(repoDir, options.signal);
+  if (options.base !== undefined && listing.source === 'walk') {
+    throw new ReviewGitError(`--base needs a git repository, and ${repoDir} is not a part of one (outside git, or ignored by the repository that holds it)`);
+  }
+  let files = filterByGlobs(listing.files, options.files ?? []);
   const changed = options.base === undefined ? null : await changedLinesSince(repoDir, options.base, options.signal);
   if (changed !== null) files = files.filter((file) => changed.has(file));
-  const commit = (await headCommit(repoDir)) ?? contentCommit(files, reader);
+  const commit = (listing.source === 'git' ? await headCommit(repoDir) : null) ?? contentCommit(files, reader);
   const critics = options.critics ?? builtInCritics({ now: options.now });
   const core = new Set(options.core ?? CORE_CRITIC_IDS);
   progress(`review: ${files.length} file(s) under review in ${repoDir}${options.base === undefined ? '' : ` (changed since ${options.base})`}, ${critics.length} critic(s)`);
@@ -93,23 +103,30 @@ export async function reviewRepositoryWithRuns(options: ReviewOptions): Promise<
   for (const critic of critics) {
     options.signal?.throwIfAborted();
     progress(`review: ${critic.id} …`);
-    const run = await runCritic(critic, {
-      repoDir,
-      commit,
-      files,
-      phase: 'final_sweep',
-      now: options.now,
-      ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
+    const run = await runCritic(
+      critic,
+      {
+        repoDir,
+        commit,
+        files,
+        repoFiles: listing.files,
+        phase: 'final_sweep',
+        now: options.now,
+        ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      },
+      { core: core.has(critic.id), ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }) },
+    );
+    const coverage = run.coverage === null ? {} : { coverage: run.coverage };
     runs.push(run);
     if (run.status === 'reported') {
       const kept = changed === null ? run.findings : run.findings.filter((f) => touchesChange(f, changed));
-      progress(`review: ${critic.id} reported ${kept.length} finding(s) in ${run.duration_ms} ms${run.notes.length > 0 ? ` (${run.notes.join('; ')})` : ''}`);
-      reports.push({ critic_id: critic.id, core: core.has(critic.id), outcome: 'reported', findings: kept, ...(run.notes.length > 0 ? { message: run.notes.join('; ').slice(0, 2000) } : {}) });
+      const covered = run.coverage === null ? '' : `; ${describeCoverage(run.coverage)}`;
+      progress(`review: ${critic.id} reported ${kept.length} finding(s) in ${run.duration_ms} ms${covered}${run.notes.length > 0 ? ` (${run.notes.join('; ')})` : ''}`);
+      reports.push({ critic_id: critic.id, core: core.has(critic.id), outcome: 'reported', findings: kept, ...(run.notes.length > 0 ? { message: run.notes.join('; ').slice(0, 2000) } : {}), ...coverage });
     } else {
       progress(`review: ${critic.id} did not report (${run.reason}): ${run.message}`);
-      reports.push({ critic_id: critic.id, core: core.has(critic.id), outcome: run.reason === 'timed_out' ? 'timed_out' : 'failed', findings: [], message: `${run.reason}: ${run.message}`.slice(0, 2000) });
+      reports.push({ critic_id: critic.id, core: core.has(critic.id), outcome: run.reason === 'timed_out' ? 'timed_out' : 'failed', findings: [], message: `${run.reason}: ${run.message}`.slice(0, 2000), ...coverage });
     }
   }
   if (!critics.some((c) => c.id === LLM_CRITIC)) {

@@ -18,7 +18,8 @@ export function roundReports(current: RoundRecord, runId: string, events: readon
     if (event.data.round !== current.round || answers.has(event.data.critic_id) || !(core.has(event.data.critic_id) || missingCore)) continue;
     const isCore = core.get(event.data.critic_id) ?? missingCore;
     if (event.type === 'FindingsReported') {
-      answers.set(event.data.critic_id, { critic_id: event.data.critic_id, core: isCore, outcome: 'reported', findings: event.data.findings });
+      const coverage = event.data.coverage === undefined ? {} : { coverage: event.data.coverage };
+      answers.set(event.data.critic_id, { critic_id: event.data.critic_id, core: isCore, outcome: 'reported', findings: event.data.findings, ...coverage });
     } else {
       answers.set(event.data.critic_id, {
         critic_id: event.data.critic_id,
@@ -26,6 +27,7 @@ export function roundReports(current: RoundRecord, runId: string, events: readon
         outcome: event.data.reason === 'timed_out' ? 'timed_out' : 'failed',
         findings: [],
         message: `${event.data.reason}: ${event.data.message}`,
+        ...(event.data.coverage === undefined ? {} : { coverage: event.data.coverage }),
       });
     }
     if (event.occurred_at > lastAt) lastAt = event.occurred_at;
