@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { EventOf, Finding } from '@rloop/contracts';
+import { type EventOf, type Finding, parseEvent } from '@rloop/contracts';
 import { deterministicId } from '@rloop/domain';
 import { MAX_REPORTED_FINDINGS, answerEvent, dispatchFor, reportData, reportEventId, roundExpired } from './dispatch.js';
 
@@ -50,5 +50,17 @@ describe('dispatch helpers', () => {
     expect(data.findings[0]?.severity).toBe('critical');
     expect(data.findings.some((f) => f.severity === 'low')).toBe(false);
     expect(data.truncated).toBe(true);
+  });
+
+  it('carries what the critic covered into its answer: in FindingsReported, and in CriticFailed when it analysed nothing', () => {
+    const coverage = { considered: 1, analysed: 0, unsupported: 0, skipped: [{ file: 'src/a.js', reason: 'too_large' as const }], skipped_total: 1, max_file_bytes: 10, max_file_bytes_configured: false };
+    const meta = { producer: 'p', now: '2026-01-01T00:01:00.000Z' };
+    const reported = answerEvent(round, dispatched, { status: 'reported', critic_id: 'team/x', findings: [], duration_ms: 1, notes: [], coverage: { ...coverage, analysed: 1, skipped: [], skipped_total: 0 } }, meta);
+    const blind = answerEvent(round, dispatched, { status: 'failed', critic_id: 'team/x', reason: 'no_files_analysed', message: 'analysed none', duration_ms: 1, notes: [], coverage }, meta);
+    const silent = answerEvent(round, dispatched, { status: 'reported', critic_id: 'team/x', findings: [], duration_ms: 1, notes: [], coverage: null }, meta);
+    expect(reported).toMatchObject({ type: 'FindingsReported', data: { coverage: { considered: 1, analysed: 1 } } });
+    expect(blind).toMatchObject({ type: 'CriticFailed', data: { reason: 'no_files_analysed', coverage } });
+    expect(silent.data).not.toHaveProperty('coverage');
+    for (const event of [reported, blind, silent]) expect(parseEvent(event).ok).toBe(true);
   });
 });

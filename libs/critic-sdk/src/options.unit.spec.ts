@@ -5,7 +5,12 @@ describe('critic service options', () => {
   it('reads the usual variables, leaving unset ones to the defaults', () => {
     const options = criticServiceOptionsFromEnv({ NATS_URL: 'nats://a:4222, nats://b:4222', RLOOP_NAMESPACE: 'team', RLOOP_CRITIC_HEARTBEAT_MS: '1000', RLOOP_CRITIC_INSTANCE_ID: '' });
     expect(options).toEqual({ natsUrl: ['nats://a:4222', 'nats://b:4222'], namespace: 'team', heartbeatIntervalMs: 1000 });
-    expect(resolveCriticServiceOptions(options)).toMatchObject({ servers: ['nats://a:4222', 'nats://b:4222'], namespace: 'team', heartbeatIntervalMs: 1000, concurrency: 2, handleSignals: true });
+    expect(resolveCriticServiceOptions(options)).toMatchObject({ servers: ['nats://a:4222', 'nats://b:4222'], namespace: 'team', heartbeatIntervalMs: 1000, concurrency: 2, handleSignals: true, maxFileBytes: null });
+  });
+
+  it("takes the operator's file-size bound from RLOOP_MAX_FILE_BYTES", () => {
+    expect(resolveCriticServiceOptions(criticServiceOptionsFromEnv({ RLOOP_MAX_FILE_BYTES: '8000000' }))).toMatchObject({ maxFileBytes: 8_000_000 });
+    expect(() => resolveCriticServiceOptions({ natsUrl: 'nats://x', maxFileBytes: 0 })).toThrow(expect.objectContaining({ issues: [expect.objectContaining({ path: 'maxFileBytes' })] }));
   });
 
   it('names the bad variable', () => {

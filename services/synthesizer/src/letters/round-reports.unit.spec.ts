@@ -57,4 +57,25 @@ describe('roundReports', () => {
       ['team/missing', true, 'failed'],
     ]);
   });
+
+  it("carries each critic's coverage (reported or failed for analysing nothing) into the letter's reports", () => {
+    const coverage = { considered: 2, analysed: 0, unsupported: 0, skipped: [{ file: 'src/a.js', reason: 'too_large' as const }], skipped_total: 2, max_file_bytes: 10, max_file_bytes_configured: false };
+    const reported: JournaledEvent = {
+      event_id: 'd_reported00000000000',
+      type: 'FindingsReported',
+      schema_version: 1,
+      plan: 'p',
+      correlation_id: RUN,
+      causation_id: null,
+      occurred_at: '2026-01-01T00:00:02.000Z',
+      producer: 'critic',
+      data: { round: 1, critic_id: 'team/dispatched', commit: SHA, findings: [], truncated: false, duration_ms: 1, coverage },
+    };
+    const blind: JournaledEvent = { ...failed('team/blind', true, 'crashed'), data: { round: 1, critic_id: 'team/blind', core: true, reason: 'no_files_analysed', message: 'analysed none', coverage } };
+    const { reports } = roundReports({ ...current, critics: [...current.critics, { critic_id: 'team/blind', core: true }] }, RUN, [reported, blind]);
+    expect(reports.map((r) => [r.critic_id, r.outcome, r.coverage])).toEqual([
+      ['team/dispatched', 'reported', coverage],
+      ['team/blind', 'failed', coverage],
+    ]);
+  });
 });
