@@ -71,7 +71,7 @@ describe('roundReports', () => {
       producer: 'critic',
       data: { round: 1, critic_id: 'team/dispatched', commit: SHA, findings: [], truncated: false, duration_ms: 1, coverage },
     };
-    const blind: JournaledEvent = { ...failed('team/blind', true, 'crashed'), data: { round: 1, critic_id: 'team/blind', core: true, reason: 'no_files_analysed', message: 'analysed none', coverage } };
+    const blind: JournaledEvent = { ...failed('team/blind', true, 'crashed'), type: 'CriticFailed', data: { round: 1, critic_id: 'team/blind', core: true, reason: 'no_files_analysed', message: 'analysed none', coverage } };
     const { reports } = roundReports({ ...current, critics: [...current.critics, { critic_id: 'team/blind', core: true }] }, RUN, [reported, blind]);
     expect(reports.map((r) => [r.critic_id, r.outcome, r.coverage])).toEqual([
       ['team/dispatched', 'reported', coverage],
