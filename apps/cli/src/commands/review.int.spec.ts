@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -67,5 +68,40 @@ describe('rloop review', () => {
     expect(audit.err).toMatch(/incomplete review: toolchain\/dependency-audit \(not_runnable\)/);
     expect((await run([dir, '--skip', 'no/such-critic', ...fast])).code).toBe(2);
     expect((await run([dir, '--files', 'src/clean.ts', '--skip', 'toolchain/dependency-audit', '--critics', 'toolchain/dependency-audit', 'security/secrets-detector'])).code).toBe(0);
+  });
+
+  it('exits 2 when a file it reviews could not be analysed (too large), 0 once the operator sets a bound that reads it', async () => {
+    const big = mkdtempSync(join(tmpdir(), 'rloop-cli-big-'));
+    try {
+      mkdirSync(join(big, 'src'));
+      writeFileSync(join(big, 'src/padded.ts'), `// ${'x'.repeat(4 * 1024 * 1024)}\nexport const two = 2;\n`);
+      // Alone, the padded file makes the core SAST critic fail (it analysed nothing); beside another it is a gap.
+      expect((await run([big, ...fast])).err).toMatch(/incomplete review: security\/sast-scanner \(no_files_analysed\)/);
+      writeFileSync(join(big, 'src/one.ts'), 'export const one = 1;\n');
+      const skipped = await run([big, ...fast]);
+      expect(skipped.code).toBe(2);
+      expect(skipped.err).toMatch(/incomplete review: not analysed: src\/padded\.ts \(too large: \d+ bytes, over the 4194304-byte bound\) by security\/sast-scanner/);
+      expect(skipped.out).toContain('## Files not analysed');
+      expect((await run([big, '--max-file-bytes', String(8 * 1024 * 1024), ...fast])).code).toBe(0);
+      await expect(run([big, '--max-file-bytes', '0', ...fast])).rejects.toThrow(/expected a positive whole number, got "0"/);
+    } finally {
+      rmSync(big, { recursive: true, force: true });
+    }
+  });
+
+  it('reviews a sub-directory that its repository ignores as its own tree', async () => {
+    const project = mkdtempSync(join(tmpdir(), 'rloop-cli-project-'));
+    try {
+      writeFileSync(join(project, '.gitignore'), '.rloop/\n');
+      execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: project });
+      mkdirSync(join(project, '.rloop/samples/app/src'), { recursive: true });
+      writeFileSync(join(project, '.rloop/samples/app/src/bad.ts'), 'export function run(req: { query: { code: string } }) {\n  return eval(req.query.code);\n}\n');
+      const result = await run([join(project, '.rloop/samples/app'), '--json', ...fast]);
+      expect(result.code).toBe(1);
+      expect((JSON.parse(result.out) as { findings: { finding_type: string }[] }).findings.map((f) => f.finding_type)).toEqual(['sast/code-injection']);
+      expect((await run([join(project, '.rloop/samples/app'), '--base', 'HEAD', ...fast])).err).toMatch(/--base needs a git repository/);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 });

@@ -3,9 +3,10 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Command } from 'commander';
 import { RloopError } from '@rloop/contracts';
-import { escapeControlChars, maskSecretsDeep, renderLetterMarkdown } from '@rloop/domain';
+import { coverageGaps, describeSkip, escapeControlChars, maskSecretsDeep, renderLetterMarkdown } from '@rloop/domain';
 import { BUILT_IN_CRITIC_IDS, type CriticDefinition, builtInCritics, letterToSarif, reviewRepositoryWithRuns } from '@rloop/critics';
 import { CliError, type CommandRegistrar } from '../program.js';
+import { parsePositiveInt } from './options.js';
 
 /** Where the review command writes and what time it is (injected so tests can capture both). */
 export interface ReviewIo {
@@ -28,6 +29,7 @@ export interface ReviewCommandOptions {
   readonly cacheDir?: string;
   readonly registry?: string;
   readonly repoEslintConfig?: boolean;
+  readonly maxFileBytes?: number;
 }
 
 const processIo: ReviewIo = {
@@ -41,7 +43,8 @@ const processIo: ReviewIo = {
 /**
  * Runs `rloop review`: the deterministic critics over a directory, the letter on stdout (Markdown,
  * JSON or SARIF), progress on stderr. Exit code 1 when the letter has a critical finding, 2 when the
- * review could not be completed (bad path or ref, a critic that could not run), 0 when clean.
+ * review could not be completed (bad path or ref, a critic that could not run, a file a critic
+ * supports that it could not analyse), 0 when clean.
  */
 export async function runReviewCommand(path: string, options: ReviewCommandOptions, io: ReviewIo, extraCritics: readonly CriticDefinition[] = []): Promise<void> {
   const formats = [options.json === true && 'json', options.sarif === true && 'sarif', options.md === true && 'md'].filter((f): f is string => f !== false);
@@ -77,6 +80,7 @@ export async function runReviewCommand(path: string, options: ReviewCommandOptio
       ...(options.files === undefined || options.files.length === 0 ? {} : { files: options.files }),
       ...(options.base === undefined ? {} : { base: options.base }),
       ...(cacheDir === undefined ? {} : { cacheDir }),
+      ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
     });
   } catch (error) {
     if (error instanceof RloopError) throw new CliError(error.message, 2);
@@ -92,6 +96,10 @@ export async function runReviewCommand(path: string, options: ReviewCommandOptio
   if (letter.counts.critical > 0) throw new CliError(`${letter.counts.critical} critical finding(s)`, 1);
   if (failed.length > 0) {
     throw new CliError(`incomplete review: ${failed.map((r) => `${r.critic_id} (${r.status === 'failed' ? r.reason : ''})`).join(', ')} did not report`, 2);
+  }
+  const gaps = letter.critics.flatMap((c) => (c.coverage === undefined ? [] : coverageGaps(c.coverage).map((skip) => `${describeSkip(skip)} by ${c.critic_id}`)));
+  if (gaps.length > 0) {
+    throw new CliError(`incomplete review: not analysed: ${gaps.slice(0, 5).join('; ')}${gaps.length > 5 ? `; and ${gaps.length - 5} more` : ''} (--max-file-bytes accepts a size bound)`, 2);
   }
 }
 
@@ -113,6 +121,7 @@ export function reviewCommandWith(io: ReviewIo, extraCritics: readonly CriticDef
       .option('--no-cache', 'do not read or write the incremental cache')
       .option('--registry <url>', 'npm registry for the dependency audit')
       .option('--repo-eslint-config', "load the repository's own ESLint config (it runs the repository's code: only for repositories you trust)")
+      .option('--max-file-bytes <n>', 'read files up to this size; larger ones are skipped and no longer make the review incomplete (default: 4 MiB, and a skipped file makes it incomplete)', parsePositiveInt)
       .action(async (path: string, options: ReviewCommandOptions) => {
         await runReviewCommand(path, options, io, extraCritics);
       });
