@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { type z } from 'zod';
 import { DeadLetter, EVENT_CATALOGUE, EVENT_TYPES } from './events.js';
 import { Finding } from './finding.js';
-import { Letter } from './letter.js';
+import { CriticCoverage, Letter } from './letter.js';
 import { parseEvent, toIssues } from './parse.js';
 import { PlanSpec, SubmitReply } from './plan.js';
 
@@ -12,7 +12,7 @@ import { PlanSpec, SubmitReply } from './plan.js';
 // its contract. Each ```json block is preceded by `<!-- contract: <name> -->`.
 const DOC = readFileSync(fileURLToPath(new URL('../../../docs/contracts.md', import.meta.url)), 'utf8');
 
-const CONTRACTS: Readonly<Record<string, z.ZodType>> = { Finding, Letter, PlanSpec, SubmitReply, DeadLetter };
+const CONTRACTS: Readonly<Record<string, z.ZodType>> = { Finding, Letter, PlanSpec, SubmitReply, DeadLetter, CriticCoverage };
 
 interface Example {
   readonly contract: string | undefined;

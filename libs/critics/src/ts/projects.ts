@@ -202,10 +202,10 @@ export function createSharedHost(options: ts.CompilerOptions, boundary: Checkout
   const host = ts.createCompilerHost(options, true);
   // What the compiler reads stays inside the checkout (see boundedSystem).
   const sys = boundedSystem(boundary);
-  host.fileExists = sys.fileExists;
-  host.readFile = sys.readFile;
-  host.directoryExists = sys.directoryExists;
-  host.getDirectories = sys.getDirectories;
+  host.fileExists = (path) => sys.fileExists(path);
+  host.readFile = (path) => sys.readFile(path);
+  host.directoryExists = (path) => sys.directoryExists(path);
+  host.getDirectories = (path) => sys.getDirectories(path);
   const unbounded = host.getSourceFile.bind(host);
   const original: typeof host.getSourceFile = (fileName, ...rest) => (boundary.allows(fileName) ? unbounded(fileName, ...rest) : undefined);
   host.getSourceFile = (fileName, languageVersionOrOptions, onError, shouldCreateNewSourceFile) => {
