@@ -10,7 +10,10 @@ import { type CriticDefinition, type CriticRunResult, DEFAULT_MAX_FILE_BYTES, bu
 // it supports and did not read, or could not read, is never counted as reviewed. The checkout sits
 // where the fleet puts it in the README's layout: under `.rloop/` in a project's git tree.
 
-const MARKER = 'root-secret-marker-4711';
+/** What lies outside the checkout, behind committed links: it must never reach a report. */
+const MARKER = 'rootSecretMarker4711';
+/** Its first characters: an error message may quote only the start of a file (JSON.parse quotes ten). */
+const LEAK = MARKER.slice(0, 10);
 const AWS_KEY = 'AKIAZ7QRST2UVWXY3ABC';
 const PAD = `// ${'x'.repeat(DEFAULT_MAX_FILE_BYTES)}\n`;
 
@@ -31,7 +34,7 @@ const FILES: Readonly<Record<string, string>> = {
   'README.md': '# app\n',
 };
 /** Links a repository committed: out of the checkout (never read) and within it (read as its target). */
-const LINKS_OUT = ['src/passwd.js', 'config/secrets.env'];
+const LINKS_OUT = ['src/passwd.js', 'src/tokens.js', 'config/secrets.env'];
 const PLAN = [...Object.keys(FILES), ...LINKS_OUT, 'src/alias.js'].sort();
 
 let root: string;
@@ -51,7 +54,10 @@ beforeAll(() => {
   mkdirSync(join(root, 'etc'));
   writeFileSync(join(root, 'etc/passwd'), `${MARKER}:x:0:0:root:/root:/bin/bash\neval(process.argv[2]);\n`);
   writeFileSync(join(root, 'etc/secrets.env'), `AWS_SECRET_ACCESS_KEY=${MARKER}Zp8Qv1Lm4Nx7Rt2Wy5Bc9Df3Gh6Jk0\n`);
+  // ESLint would name this unused variable in its message, quoting the file it should never have read.
+  writeFileSync(join(root, 'etc/tokens.js'), `const ${MARKER} = 'x';\n`);
   symlinkSync(join(root, 'etc/passwd'), join(checkout, 'src/passwd.js'));
+  symlinkSync(join(root, 'etc/tokens.js'), join(checkout, 'src/tokens.js'));
   symlinkSync(join(root, 'etc/secrets.env'), join(checkout, 'config/secrets.env'));
   symlinkSync('server.js', join(checkout, 'src/alias.js'));
 }, 60_000);
@@ -71,23 +77,23 @@ const run = (critic: CriticDefinition, options: { core?: boolean; maxFileBytes?:
 const EXPECTED: Readonly<Record<string, { readonly analysed: readonly string[]; readonly skipped: Readonly<Record<string, string>> }>> = {
   'toolchain/compiler-linter': {
     analysed: ['src/alias.js', 'src/app.min.js', 'src/server.js', 'src/util.ts'],
-    skipped: { 'src/padded.ts': 'too_large', 'src/passwd.js': 'outside_checkout' },
+    skipped: { 'src/padded.ts': 'too_large', 'src/passwd.js': 'outside_checkout', 'src/tokens.js': 'outside_checkout' },
   },
   'quality/duplicate-code-detector': {
     analysed: ['src/alias.js', 'src/server.js', 'src/util.ts'],
-    skipped: { 'src/app.min.js': 'generated', 'src/padded.ts': 'too_large', 'src/passwd.js': 'outside_checkout' },
+    skipped: { 'src/app.min.js': 'generated', 'src/padded.ts': 'too_large', 'src/passwd.js': 'outside_checkout', 'src/tokens.js': 'outside_checkout' },
   },
   'security/sast-scanner': {
     analysed: ['src/alias.js', 'src/app.min.js', 'src/server.js', 'src/util.ts'],
-    skipped: { 'src/padded.ts': 'too_large', 'src/passwd.js': 'outside_checkout' },
+    skipped: { 'src/padded.ts': 'too_large', 'src/passwd.js': 'outside_checkout', 'src/tokens.js': 'outside_checkout' },
   },
   'security/input-validation-checker': {
     analysed: ['src/alias.js', 'src/app.min.js', 'src/server.js', 'src/util.ts'],
-    skipped: { 'src/padded.ts': 'too_large', 'src/passwd.js': 'outside_checkout' },
+    skipped: { 'src/padded.ts': 'too_large', 'src/passwd.js': 'outside_checkout', 'src/tokens.js': 'outside_checkout' },
   },
   'security/secrets-detector': {
     analysed: PLAN.filter((f) => !['assets/logo.png', 'src/padded.ts', ...LINKS_OUT].includes(f)),
-    skipped: { 'src/padded.ts': 'too_large', 'src/passwd.js': 'outside_checkout', 'config/secrets.env': 'outside_checkout' },
+    skipped: { 'src/padded.ts': 'too_large', 'src/passwd.js': 'outside_checkout', 'src/tokens.js': 'outside_checkout', 'config/secrets.env': 'outside_checkout' },
   },
   'toolchain/dependency-audit': { analysed: ['package-lock.json', 'package.json'], skipped: {} },
   'toolchain/dependency-eol': { analysed: ['.nvmrc', 'Dockerfile', 'package.json'], skipped: {} },
@@ -98,6 +104,7 @@ describe('what each built-in critic covered', () => {
   for (const critic of builtInCritics()) {
     it(`${critic.id}: counts what it read, skips with the reason, never reads through a link out`, async () => {
       const result = await run(critic);
+      expect(JSON.stringify(result)).not.toContain(LEAK);
       if (result.status !== 'reported') throw new Error(`${critic.id} ${result.reason}: ${result.message}`);
       const coverage = result.coverage;
       if (coverage === null) throw new Error(`${critic.id} reports no coverage`);
@@ -107,7 +114,6 @@ describe('what each built-in critic covered', () => {
       expect(Object.fromEntries(coverage.skipped.map((s) => [s.file, s.reason]))).toEqual(expected.skipped);
       expect(coverage).toMatchObject({ considered: PLAN.length, analysed: expected.analysed.length, skipped_total: Object.keys(expected.skipped).length, max_file_bytes: DEFAULT_MAX_FILE_BYTES, max_file_bytes_configured: false });
       expect(coverage.unsupported).toBe(PLAN.length - expected.analysed.length - Object.keys(expected.skipped).length);
-      expect(JSON.stringify(result)).not.toContain(MARKER);
     }, 120_000);
   }
 
@@ -123,6 +129,23 @@ describe('what each built-in critic covered', () => {
     const keys = await run(secrets, { files: ['src/padded.ts'], maxFileBytes: bound });
     expect(keys.status === 'reported' && keys.findings.map((f) => f.finding_type)).toContain('secret/aws-access-key');
   }, 120_000);
+});
+
+describe('a manifest that links out of the checkout', () => {
+  it('is never parsed: the dependency critics say it was not read instead of quoting it in an error', async () => {
+    const linked = join(root, 'linked');
+    mkdirSync(linked);
+    symlinkSync(join(root, 'etc/passwd'), join(linked, 'package.json'));
+    const [audit, eol] = builtInCritics({ only: ['toolchain/dependency-audit', 'toolchain/dependency-eol'] });
+    if (audit === undefined || eol === undefined) throw new Error('critics missing');
+    const context = { repoDir: linked, commit: '0'.repeat(40), files: ['package.json'], phase: 'final_sweep' as const, now: new Date('2026-11-30T00:00:00Z') };
+    const audited = await runCritic(audit, context);
+    expect(JSON.stringify(audited)).not.toContain(LEAK);
+    expect(audited).toMatchObject({ status: 'failed', reason: 'not_runnable', message: 'package.json cannot be audited: a symbolic link to a file outside the checkout, never read' });
+    const dated = await runCritic(eol, context);
+    expect(JSON.stringify(dated)).not.toContain(LEAK);
+    expect(dated).toMatchObject({ status: 'reported', coverage: { skipped: [{ file: 'package.json', reason: 'outside_checkout' }] } });
+  });
 });
 
 describe('a core critic that analysed none of the files it supports', () => {
@@ -198,7 +221,7 @@ describe('a core critic that analysed none of the files it supports', () => {
 describe('rloop review', () => {
   it('never reads through a link out of the reviewed directory, and reports what each critic covered', async () => {
     const outcome = await reviewRepositoryWithRuns({ repoDir: checkout, now: new Date('2026-11-30T00:00:00Z'), critics: builtInCritics({ only: ['security/sast-scanner', 'security/secrets-detector'] }) });
-    expect(JSON.stringify(outcome)).not.toContain(MARKER);
+    expect(JSON.stringify(outcome)).not.toContain(LEAK);
     const sast = outcome.letter.critics.find((c) => c.critic_id === 'security/sast-scanner');
     expect(sast?.coverage?.skipped).toEqual(expect.arrayContaining([expect.objectContaining({ file: 'src/passwd.js', reason: 'outside_checkout' }), expect.objectContaining({ file: 'src/padded.ts', reason: 'too_large' })]));
     expect(outcome.letter.findings.map((f) => [f.raised_by, f.finding_type, f.file])).toEqual(
