@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile, execFileSync } from 'node:child_process';
+import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUILT_IN_CRITIC_IDS } from '@rloop/critics';
@@ -19,6 +20,7 @@ import { type FakeNpmRegistry, startFakeNpmRegistry } from './npm-registry.test-
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const SLUG = 'e2e-parity';
 const AWS_KEY = 'AKIAZ7QRST2UVWXY3ABC';
+const MARKER = 'rootSecretMarker4711';
 
 const copy = (name: string, items: string, total: string): string => `export function ${name}(${items}: { quantity: number; unitPrice: number; sku: string }[], rate: number): number {
   let ${total} = 0;
@@ -146,5 +148,37 @@ describe('the fleet reviews what rloop review reviews, in the README layout', ()
     }
     const [written] = only(events, 'LetterWritten');
     expect(written?.data.letter.critics.filter((c) => c.outcome === 'reported').every((c) => c.coverage !== undefined)).toBe(true);
+  }, 360_000);
+
+  it('never counts a round as clean when it could not read the plan: a padded file and a link out of the repository', async () => {
+    const outside = join(t.home, 'outside');
+    await mkdir(outside, { recursive: true });
+    await writeFile(join(outside, 'passwd'), `${MARKER}:x:0:0:root:/root:/bin/bash\n`);
+    const padded = join(t.home, 'repos', 'padded');
+    await mkdir(join(padded, 'src'), { recursive: true });
+    await symlink(join(outside, 'passwd'), join(padded, 'src/passwd.js'));
+    await scriptedRepo(padded, { 'src/big.js': `// ${'x'.repeat(5 * 1024 * 1024)}\nexport const run = (req) => eval(req.query.code);\n`, 'test/ok.test.mjs': SEEDED['test/ok.test.mjs'] ?? '' });
+    const slug = 'e2e-unreadable';
+    const reply = await t.submit({ slug, title: 'Unreadable files', description: 'A padded file and a link out.', effort_level: 'high', files: ['src/**'], repo: { path: padded, ref: 'main' }, test_cmd: 'node --test' });
+    if (reply.status !== 'accepted') throw new Error(JSON.stringify(reply));
+    const events = await eventually(
+      async () => {
+        const all = (await t.bus.journal.events(slug)).entries.map((e) => e.event);
+        return only(all, 'LetterWritten').some((l) => l.data.letter.round === 1) ? all : undefined;
+      },
+      { timeoutMs: 240_000, intervalMs: 500, description: `round 1's letter of ${slug}` },
+    );
+    const failed = only(events, 'CriticFailed').filter((e) => e.data.round === 1);
+    const sast = failed.find((e) => e.data.critic_id === 'security/sast-scanner');
+    expect(sast?.data).toMatchObject({ core: true, reason: 'no_files_analysed', coverage: { considered: 2, analysed: 0 } });
+    expect(sast?.data.coverage?.skipped.map((s) => [s.file, s.reason])).toEqual([
+      ['src/big.js', 'too_large'],
+      ['src/passwd.js', 'outside_checkout'],
+    ]);
+    const [letter] = only(events, 'LetterWritten');
+    expect(letter?.data.letter).toMatchObject({ round: 1, complete: false });
+    expect(only(events, 'LoopConverged')).toEqual([]);
+    // What lies behind the link was never read: nothing of it reached the journal.
+    expect(JSON.stringify(events)).not.toContain(MARKER.slice(0, 10));
   }, 360_000);
 });

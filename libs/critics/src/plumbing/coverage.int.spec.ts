@@ -220,7 +220,8 @@ describe('a core critic that analysed none of the files it supports', () => {
 
 describe('rloop review', () => {
   it('never reads through a link out of the reviewed directory, and reports what each critic covered', async () => {
-    const outcome = await reviewRepositoryWithRuns({ repoDir: checkout, now: new Date('2026-11-30T00:00:00Z'), critics: builtInCritics({ only: ['security/sast-scanner', 'security/secrets-detector'] }) });
+    const only = ['security/sast-scanner', 'security/secrets-detector'];
+    const outcome = await reviewRepositoryWithRuns({ repoDir: checkout, now: new Date('2026-11-30T00:00:00Z'), critics: builtInCritics({ only }), core: only });
     expect(JSON.stringify(outcome)).not.toContain(LEAK);
     const sast = outcome.letter.critics.find((c) => c.critic_id === 'security/sast-scanner');
     expect(sast?.coverage?.skipped).toEqual(expect.arrayContaining([expect.objectContaining({ file: 'src/passwd.js', reason: 'outside_checkout' }), expect.objectContaining({ file: 'src/padded.ts', reason: 'too_large' })]));
