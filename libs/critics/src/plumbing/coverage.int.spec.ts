@@ -155,7 +155,7 @@ describe('a core critic that analysed none of the files it supports', () => {
     const files = ['src/padded.ts', 'src/passwd.js', 'README.md'];
     const result = await run(sast, { core: true, files });
     expect(result).toMatchObject({ status: 'failed', reason: 'no_files_analysed', coverage: { considered: 3, analysed: 0, unsupported: 1, skipped_total: 2 } });
-    expect(result.status === 'failed' && result.message).toMatch(/^analysed none of the 2 file\(s\) under review it supports: 0 of 3 files analysed, 1 not of a kind it reviews, 2 skipped: src\/padded\.ts \(too large: \d+ bytes, over the \d+-byte bound\); src\/passwd\.js \(a symbolic link leaving the checkout/);
+    expect(result.status === 'failed' && result.message).toMatch(/^analysed none of the 2 file\(s\) under review it supports: 0 of 3 files analysed, 1 not of a kind it reviews, 2 skipped: src\/padded\.ts \(too large: \d+ bytes, over the \d+-byte bound\); src\/passwd\.js \(outside the checkout: a symbolic link to a file outside the checkout, never read\)/);
     // Not core, the same run is a report whose coverage says it saw nothing; with nothing it supports, core is fine too.
     expect(await run(sast, { core: false, files })).toMatchObject({ status: 'reported', coverage: { analysed: 0 } });
     expect(await run(sast, { core: true, files: ['README.md'] })).toMatchObject({ status: 'reported', coverage: { considered: 1, unsupported: 1 } });

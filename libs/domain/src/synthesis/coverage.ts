@@ -9,15 +9,16 @@ const GAP_ORDER: readonly CoverageSkipReason[] = ['not_read', 'unreadable', 'par
 /** Skips that say something about the file, not about the review (generated code, a link out, a deleted file). */
 const NOTED_ORDER: readonly CoverageSkipReason[] = ['generated', 'outside_checkout', 'missing'];
 
+/** Short labels; each skip's detail says the rest. */
 const REASON_TEXT: Readonly<Record<CoverageSkipReason, string>> = {
   not_read: 'not read',
   unreadable: 'unreadable',
-  parse_error: 'could not be parsed',
+  parse_error: 'parse error',
   binary: 'binary',
   too_large: 'too large',
-  generated: 'generated or minified',
-  outside_checkout: 'a symbolic link leaving the checkout (not read)',
-  missing: 'not a file at this commit',
+  generated: 'generated',
+  outside_checkout: 'outside the checkout',
+  missing: 'missing',
 };
 
 function rank(reason: CoverageSkipReason): number {
