@@ -324,12 +324,15 @@ def git_blob(repo, commit, file, depth=0):
 
 def scan(repo, commit, files, deadline):
     """Drafts of findings, read straight from git at the pinned commit (no checkout needed), and
-    what was covered: every file under review is of its kind (TODOs hide anywhere)."""
-    findings, skipped, analysed = {}, [], 0
+    what was covered: every text file under review is of its kind (TODOs hide anywhere)."""
+    findings, skipped, analysed, unsupported = {}, [], 0, 0
     for file in files:
         if time.monotonic() > deadline:
             raise TimeoutError(f"{CRITIC_ID} did not finish within {TIMEOUT_MS} ms")
         text, skip = git_blob(repo, commit, file)
+        if skip is not None and skip[0] == "binary":
+            unsupported += 1  # comments live in text: binary content is not of its kind
+            continue
         if skip is not None:
             skipped.append({"file": file, "reason": skip[0], "detail": skip[1]})
             continue
@@ -362,7 +365,7 @@ def scan(repo, commit, files, deadline):
             }
     skipped.sort(key=lambda s: (SKIP_ORDER.index(s["reason"]), s["file"]))
     coverage = {
-        "considered": analysed + len(skipped), "analysed": analysed, "unsupported": 0,
+        "considered": analysed + unsupported + len(skipped), "analysed": analysed, "unsupported": unsupported,
         "skipped": skipped[:MAX_LISTED_SKIPS], "skipped_total": len(skipped),
         "max_file_bytes": MAX_FILE_BYTES, "max_file_bytes_configured": BOUND_CONFIGURED,
     }

@@ -370,7 +370,11 @@ export function createPromptCritic(options: PromptCriticOptions): LlmCriticDefin
     const subject = await gatherReviewSubject(context, hints, limits);
     // What the model is shown is what this critic covers; the rest is said, with why.
     for (const file of subject.files) context.coverage.analysed(file.path);
-    for (const file of subject.omitted) context.coverage.skipped(file.path, file.skip, file.reason);
+    for (const file of subject.omitted) {
+      // A model reviews text: binary content is not of its kind, whatever the file is called.
+      if (file.skip === 'binary') context.coverage.unsupported(file.path);
+      else context.coverage.skipped(file.path, file.skip, file.reason);
+    }
     try {
       const result = await reviewWithLlm({
         client: llm,

@@ -30,7 +30,12 @@ export function secretsDetectorCritic(options: { readonly timeoutMs?: number } =
         context.signal.throwIfAborted();
         if (isBinaryByName(file)) continue;
         const hash = reader.hash(file);
-        if (hash === null) continue;
+        if (hash === null) {
+          // Keys are text: binary content (whatever the name) is not what this critic reviews.
+          const outcome = reader.outcome(file);
+          if (outcome !== undefined && !outcome.ok && outcome.reason === 'binary') context.coverage.unsupported(file);
+          continue;
+        }
         const cached = cache.get(file);
         const text = cached !== undefined && cached.hash === hash ? null : reader.read(file);
         const hits = cached !== undefined && cached.hash === hash ? cached.hits : text === null ? [] : scanForSecrets(file, text);

@@ -31,6 +31,8 @@ const FILES: Readonly<Record<string, string>> = {
   '.nvmrc': '22\n',
   'Dockerfile': 'FROM node:22-slim\n',
   'assets/logo.png': '\u0089PNG\r\n\u001a\n\u0000\u0000',
+  // Binary content under a name that does not say so: not of a text critic's kind, not a gap.
+  'data/model.bin': 'weights\u0000\u0001\u0002',
   'README.md': '# app\n',
 };
 /** Links a repository committed: out of the checkout (never read) and within it (read as its target). */
@@ -92,7 +94,7 @@ const EXPECTED: Readonly<Record<string, { readonly analysed: readonly string[]; 
     skipped: { 'src/padded.ts': 'too_large', 'src/passwd.js': 'outside_checkout', 'src/tokens.js': 'outside_checkout' },
   },
   'security/secrets-detector': {
-    analysed: PLAN.filter((f) => !['assets/logo.png', 'src/padded.ts', ...LINKS_OUT].includes(f)),
+    analysed: PLAN.filter((f) => !['assets/logo.png', 'data/model.bin', 'src/padded.ts', ...LINKS_OUT].includes(f)),
     skipped: { 'src/padded.ts': 'too_large', 'src/passwd.js': 'outside_checkout', 'src/tokens.js': 'outside_checkout', 'config/secrets.env': 'outside_checkout' },
   },
   'toolchain/dependency-audit': { analysed: ['package-lock.json', 'package.json'], skipped: {} },

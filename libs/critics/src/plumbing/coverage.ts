@@ -8,20 +8,29 @@ export interface CoverageRecorder {
   analysed(file: string): void;
   /** The critic could not analyse this file (a parse error, generated code it leaves out), with a short detail. */
   skipped(file: string, reason: CoverageSkipReason, detail?: string): void;
+  /** The file turned out not to be of a kind it reviews (binary content, for a critic of text files). */
+  unsupported(file: string): void;
 }
 
-type Mark = { readonly analysed: true } | { readonly analysed: false; readonly reason: CoverageSkipReason; readonly detail?: string };
+type Mark =
+  | { readonly kind: 'analysed' }
+  | { readonly kind: 'unsupported' }
+  | { readonly kind: 'skipped'; readonly reason: CoverageSkipReason; readonly detail?: string };
 
 /** Collects a run's explicit coverage marks; the reader's own record fills in the rest (see coverageOf). */
 export class CoverageMarks implements CoverageRecorder {
   readonly marks = new Map<string, Mark>();
 
   analysed(file: string): void {
-    this.marks.set(file, { analysed: true });
+    this.marks.set(file, { kind: 'analysed' });
   }
 
   skipped(file: string, reason: CoverageSkipReason, detail?: string): void {
-    this.marks.set(file, { analysed: false, reason, ...(detail === undefined ? {} : { detail: detail.slice(0, 300) }) });
+    this.marks.set(file, { kind: 'skipped', reason, ...(detail === undefined ? {} : { detail: detail.slice(0, 300) }) });
+  }
+
+  unsupported(file: string): void {
+    this.marks.set(file, { kind: 'unsupported' });
   }
 }
 
@@ -49,7 +58,8 @@ export function coverageOf(input: CoverageInput): CriticCoverage {
   for (const file of new Set(input.files)) {
     const mark = input.marks.marks.get(file);
     if (mark !== undefined) {
-      if (mark.analysed) analysed += 1;
+      if (mark.kind === 'analysed') analysed += 1;
+      else if (mark.kind === 'unsupported') unsupported += 1;
       else skipped.push({ file, reason: mark.reason, ...(mark.detail === undefined ? {} : { detail: mark.detail }) });
       continue;
     }

@@ -155,7 +155,8 @@ export async function runCritic(critic: CriticDefinition, context: RunCriticCont
   // The deadline promise is only awaited through the race below; a rejection after the critic won is expected.
   deadline.catch(() => undefined);
 
-  const { context: runContext, reader, marks } = createCriticContext(context, { signal: controller.signal, note: (message) => notes.push(message), ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }) });
+  const bound = options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes };
+  const { context: runContext, reader, marks } = createCriticContext(context, { signal: controller.signal, note: (message) => notes.push(message), ...bound });
   try {
     const running = Promise.resolve().then(() => critic.run(runContext));
     // Once the deadline won, the critic's own late result or rejection (usually the abort itself)
@@ -168,7 +169,8 @@ export async function runCritic(critic: CriticDefinition, context: RunCriticCont
       return failed(reason, message, late);
     }
     // Coverage is what the run itself read; reading flagged lines for the findings comes after it.
-    const coverage = critic.covers === undefined ? null : coverageOf({ files: context.files, covers: (file) => critic.covers?.(file) ?? true, reader, marks, boundConfigured: options.maxFileBytes !== undefined });
+    const covers = critic.covers === undefined ? null : (file: string): boolean => critic.covers?.(file) === true;
+    const coverage = covers === null ? null : coverageOf({ files: context.files, covers, reader, marks, boundConfigured: options.maxFileBytes !== undefined });
     if (options.core === true && coverage !== null && supportedCount(coverage) > 0 && coverage.analysed === 0) {
       return { ...failed('no_files_analysed', nothingAnalysedMessage(coverage)), coverage };
     }
