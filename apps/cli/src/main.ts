@@ -4,6 +4,7 @@ import { asCliError } from './bus/connect.js';
 import { registerCalibrate } from './commands/calibrate.js';
 import { registerConsole } from './commands/console.js';
 import { registerCritics } from './commands/critics.js';
+import { registerDeploy } from './commands/deploy.js';
 import { registerDemo, registerUp } from './commands/fleet.js';
 import { registerResume, registerStop } from './commands/loop-control.js';
 import { registerEscalations, registerJournal, registerLetter, registerStatus } from './commands/read.js';
@@ -12,7 +13,7 @@ import { registerReview } from './commands/review.js';
 import { registerSubmit } from './commands/submit.js';
 import { buildProgram } from './program.js';
 
-const program = buildProgram([registerUp, registerDemo, registerSubmit, registerStatus, registerJournal, registerLetter((letter) => JSON.stringify(letterToSarif(letter), null, 2)), registerEscalations, registerCritics, registerResume, registerStop, registerReport, registerConsole, registerCalibrate, registerReview]);
+const program = buildProgram([registerUp, registerDemo, registerSubmit, registerStatus, registerJournal, registerLetter((letter) => JSON.stringify(letterToSarif(letter), null, 2)), registerEscalations, registerCritics, registerResume, registerStop, registerReport, registerConsole, registerCalibrate, registerReview, registerDeploy]);
 
 try {
   await program.parseAsync(process.argv);

@@ -7,6 +7,7 @@ import { Finding } from './finding.js';
 import { CriticCoverage, Letter } from './letter.js';
 import { parseEvent, toIssues } from './parse.js';
 import { PlanSpec, SubmitReply } from './plan.js';
+import { isCriticBound } from './subjects.js';
 
 // docs/contracts.md is where people copy examples from, so every JSON example in it must pass
 // its contract. Each ```json block is preceded by `<!-- contract: <name> -->`.
@@ -57,7 +58,8 @@ describe('docs/contracts.md', () => {
   it('lists every event of the catalogue with its subject', () => {
     for (const type of EVENT_TYPES) {
       const { channel, token } = EVENT_CATALOGUE[type];
-      expect(DOC).toMatch(new RegExp(`\\| \`${type}\` \\|[^\\n]*\\| \`rloop\\.v1\\.${channel}\\.${token}\\.<(plan|critic)>\` \\|`));
+      const key = isCriticBound(type) ? '<plan>\\.<critic>' : '<(plan|critic)>';
+      expect(DOC).toMatch(new RegExp(`\\| \`${type}\` \\|[^\\n]*\\| \`rloop\\.v1\\.${channel}\\.${token}\\.${key}\` \\|`));
     }
   });
 

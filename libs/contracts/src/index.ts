@@ -106,7 +106,7 @@ export {
   DEAD_LETTER_REASONS,
   DeadLetter,
 } from './events.js';
-export { DEFAULT_NAMESPACE, SUBJECT_VERSION, type Subjects, subjectsFor, streamOf, subjectToken } from './subjects.js';
+export { DEFAULT_NAMESPACE, SUBJECT_VERSION, CRITIC_BOUND_EVENTS, type CriticBoundEvent, type Subjects, isCriticBound, subjectsFor, streamOf, subjectToken } from './subjects.js';
 export { type Upcaster, UPCASTERS, upcast, parseEvent, parseEventOrThrow, toIssues, type ParseResult } from './parse.js';
 export { jsonSchemaDocuments } from './json-schema.js';
 export { JOURNAL_QUERIES, type JournalQuery, type JournalRequest, type JournalReply } from './queries.js';

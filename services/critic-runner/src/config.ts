@@ -44,7 +44,7 @@ export interface CriticRunnerConfig extends CommonSettings {
 /** Parses the critic-runner's environment, config/critics.yaml and (with a key) config/models.yaml once, at start. */
 export async function loadCriticRunnerConfig(env: NodeJS.ProcessEnv = process.env): Promise<CriticRunnerConfig> {
   const parsed = parseEnvironment(CriticRunnerEnvironment, env, 'critic-runner');
-  const common = commonSettings(parsed);
+  const common = commonSettings(parsed, 'critic-runner');
   const catalogue = await loadYamlConfig(join(common.configDir, 'critics.yaml'), CriticCatalogue);
   const trust = await loadYamlConfig(join(common.configDir, TRUST_CONFIG_FILE), TrustConfig);
   let anthropic: AnthropicSettings | null = null;

@@ -11,7 +11,7 @@ import { type JournaledEvent, SubmitReply } from '@rloop/contracts';
 import type { LoopState } from '@rloop/domain';
 import { TEST_NATS_URL, type TestDatabase, createTestDatabase, deleteNamespaceStreams, eventually, uniqueNamespace } from '@rloop/testing';
 import { type CliBus, connectCli } from '../bus/connect.js';
-import { type Fleet, type FleetOptions, startFleet } from '../fleet/supervisor.js';
+import { type Fleet, type FleetOptions, type FleetService, startFleet } from '../fleet/supervisor.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
@@ -53,6 +53,12 @@ export interface TestFleetOptions extends Pick<FleetOptions, 'replicas' | 'servi
   readonly env?: NodeJS.ProcessEnv;
   /** A NATS server of the spec's own (default: the shared one on this machine). */
   readonly natsUrl?: string;
+  /** Variables of one service (e.g. its NATS user), over `env`. */
+  readonly serviceEnv?: (service: FleetService) => NodeJS.ProcessEnv;
+  /** NATS credentials of the spec's own connection (`bus`, and the clean-up at stop()). */
+  readonly busEnv?: NodeJS.ProcessEnv;
+  /** The namespace (default: a new one). */
+  readonly namespace?: string;
   /** The journal's database (default: a new database on the shared PostgreSQL, dropped at stop()). */
   readonly database?: TestDatabase;
 }
@@ -85,7 +91,7 @@ export async function startReadmeFleet(options: Omit<TestFleetOptions, 'database
 
 /** Starts the services with `home` as RLOOP_HOME and the journal on `database`, or on PGlite under the home when null. */
 async function launchFleet(options: Omit<TestFleetOptions, 'database'>, home: string, database: TestDatabase | null): Promise<FleetUnderTest> {
-  const namespace = uniqueNamespace('e');
+  const namespace = options.namespace ?? uniqueNamespace('e');
   const natsUrl = options.natsUrl ?? TEST_NATS_URL;
   const configDir = join(home, 'config');
   await cp(join(REPO_ROOT, 'config'), configDir, { recursive: true });
@@ -126,12 +132,14 @@ async function launchFleet(options: Omit<TestFleetOptions, 'database'>, home: st
   Object.assign(env, options.env);
   const fleet = await startFleet({
     env,
+    ...(options.serviceEnv === undefined ? {} : { envFor: options.serviceEnv }),
     ...(options.replicas === undefined ? {} : { replicas: options.replicas }),
     ...(options.services === undefined ? {} : { services: options.services }),
     ...(options.httpPortOf === undefined ? {} : { httpPortOf: options.httpPortOf }),
     onLine: (line) => lines.push(line),
   });
-  const bus = await connectCli({ natsUrl, namespace });
+  const busEnv = { ...process.env, ...options.busEnv };
+  const bus = await connectCli({ natsUrl, namespace }, { env: busEnv });
   const samples = (await import(new URL('../../../../examples/sample-repo.mjs', import.meta.url).href)) as SampleRepoModule;
   return {
     fleet,
@@ -152,7 +160,7 @@ async function launchFleet(options: Omit<TestFleetOptions, 'database'>, home: st
     stop: async () => {
       await bus.close();
       await fleet.stop();
-      const nats = await connectCli({ natsUrl, namespace });
+      const nats = await connectCli({ natsUrl, namespace }, { env: busEnv });
       await deleteNamespaceStreams(await jetstreamManager(nats.connection), namespace);
       await nats.close();
       await database?.drop();
