@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { DEFAULT_CONFIG_DIR } from '@rloop/bus';
 import { RloopError } from '@rloop/contracts';
-import { type TestDatabase, createTestDatabase } from '@rloop/testing';
+import { type TestDatabase, createTestDatabase, eventually } from '@rloop/testing';
 import { loadJournalConfig } from './config.js';
 import { JOURNAL_RUNTIME_GRANTS, migrateJournal } from './migrations.js';
 import { openJournalStore } from './open-store.js';
@@ -120,7 +120,13 @@ describe('the journal’s two PostgreSQL roles', () => {
       const appended = await store.append('roles-plan', [toNewEvent(stopped)], { expectedVersion: 'no_stream' });
       expect(appended.version).toBe(1);
       expect(await store.readStream('roles-plan')).toHaveLength(1);
-      const replayed = await new ProjectionCatchUp(store, null, await loadLoopConfig(DEFAULT_CONFIG_DIR)).rebuild();
+      const projections = new ProjectionCatchUp(store, null, await loadLoopConfig(DEFAULT_CONFIG_DIR));
+      // A rebuild replays what lies below the server-wide commit horizon; a transaction of another
+      // test on this PostgreSQL can hold it back for a moment, so rebuild until the event is in.
+      const replayed = await eventually(async () => {
+        const n = await projections.rebuild();
+        return n > 0 ? n : undefined;
+      }, { timeoutMs: 30_000, description: 'the event to be replayed into the projections' });
       expect(replayed).toBe(1);
     } finally {
       await store.close();
