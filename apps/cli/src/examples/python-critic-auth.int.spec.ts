@@ -41,7 +41,7 @@ function file(name: string, content: string): string {
 
 function probe(env: Record<string, string>): Promise<string> {
   return new Promise((resolve) => {
-    const child = spawn('python3', ['-c', PROBE], { cwd: REPO_ROOT, env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('python3', ['-c', PROBE], { cwd: REPO_ROOT, env: { PATH: process.env['PATH'] ?? '', PYTHONDONTWRITEBYTECODE: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
