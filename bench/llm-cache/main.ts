@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Letter } from '@rloop/contracts';
-import type { CriticContext } from '@rloop/critics';
+import { type CriticContext, createCriticContext } from '@rloop/critics';
 import {
   createAnthropicClient,
   createCodeReviewerCritic,
@@ -233,7 +233,7 @@ async function runLoop(caching: boolean, spec: ModelSpec, catalogue: Awaited<Ret
   try {
     let head = commitAll(repo.dir, 'start');
     for (round = 1; round <= ROUNDS; round += 1) {
-      const context: CriticContext = { repoDir: repo.dir, commit: head, files, phase: 'critical', signal: new AbortController().signal };
+      const context: CriticContext = createCriticContext({ repoDir: repo.dir, commit: head, files, phase: 'critical' }, { signal: new AbortController().signal }).context;
       for (const critic of critics) usages.push((await critic.review(context)).usage);
       const letter = letterFor(round, head);
       const written = await writeFailingTests({

@@ -1,6 +1,7 @@
 // There is no Docker engine on the build machine, so docker-compose.yml and the Dockerfile are
 // checked statically: every service they name exists here, and every variable they set is one
-// that service's code reads; and every variable the code declares is documented.
+// that service's code reads; every credential comes from a secrets file, never a literal; NATS and
+// PostgreSQL are reachable from this host only; every variable the code declares is documented.
 import { describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,7 +13,10 @@ const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 interface ComposeService {
   image?: string;
   build?: { context: string; dockerfile: string; args?: Record<string, string> };
+  command?: string[];
   environment?: Record<string, string>;
+  env_file?: string[];
+  secrets?: string[];
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: string[] };
   volumes?: string[];
@@ -20,7 +24,15 @@ interface ComposeService {
   restart?: string;
 }
 
-const compose = parseYaml(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, ComposeService>; volumes?: Record<string, unknown> };
+const compose = parseYaml(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, ComposeService>;
+  volumes?: Record<string, unknown>;
+  secrets?: Record<string, { file?: string }>;
+};
+/** One-shot steps built from a service's image (the journal's migrations). */
+const ONE_SHOT: Readonly<Record<string, { service: string; command: string[] }>> = { 'journal-migrate': { service: 'journal', command: ['node', 'services/journal/dist/main.js', 'migrate'] } };
+/** The NATS users the shipped server configuration defines (`# <name> (<role>): …` before each). */
+const natsUsers = [...readFileSync(join(ROOT, 'deploy/nats/auth.conf'), 'utf8').matchAll(/^\s*# (\S+) \((\w+)\):/gm)].map((m) => ({ name: m[1] ?? '', role: m[2] ?? '' }));
 const fleet = readdirSync(join(ROOT, 'services')).filter((name) => existsSync(join(ROOT, 'services', name, 'package.json')));
 
 /** Variables an environment schema declares: `NAME: z…` lines inside `…Environment = …({ … })`. */
@@ -40,45 +52,91 @@ function variablesRead(service: string): Set<string> {
 }
 
 describe('docker-compose.yml', () => {
-  it('runs every service of the fleet, and nothing that is not one', () => {
+  it('runs every service of the fleet, the journal’s migration step, and nothing that is not one', () => {
     const built = Object.entries(compose.services).filter(([, s]) => s.build !== undefined);
-    expect(built.map(([name]) => name).sort()).toEqual([...fleet].sort());
+    expect(built.map(([name]) => name).sort()).toEqual([...fleet, ...Object.keys(ONE_SHOT)].sort());
     for (const [name, service] of built) {
-      expect(service.build?.args?.['SERVICE']).toBe(name);
-      expect(existsSync(join(ROOT, 'services', name, 'src', 'main.ts'))).toBe(true);
+      const image = ONE_SHOT[name]?.service ?? name;
+      expect(service.build?.args?.['SERVICE']).toBe(image);
+      expect(existsSync(join(ROOT, 'services', image, 'src', 'main.ts'))).toBe(true);
       expect(existsSync(join(ROOT, service.build?.context ?? '', service.build?.dockerfile ?? ''))).toBe(true);
+    }
+    for (const [name, step] of Object.entries(ONE_SHOT)) {
+      expect(compose.services[name]?.command).toEqual(step.command);
+      expect(readFileSync(join(ROOT, 'services', step.service, 'src', 'main.ts'), 'utf8')).toContain(`process.argv[2] === '${step.command.at(-1) ?? ''}'`);
     }
   });
 
-  it('restarts whatever stops, the servers included: the fleet waits out their restarts (outages.e2e.spec.ts)', () => {
-    for (const [name, service] of Object.entries(compose.services)) expect({ name, restart: service.restart }).toEqual({ name, restart: 'unless-stopped' });
+  it('restarts whatever stops, the servers included (outages.e2e.spec.ts); a one-shot step runs once', () => {
+    for (const [name, service] of Object.entries(compose.services)) expect({ name, restart: service.restart }).toEqual({ name, restart: name in ONE_SHOT ? 'no' : 'unless-stopped' });
   });
 
-  it('brings up NATS with JetStream and a volume, and PostgreSQL with a volume and a healthcheck', () => {
+  it('brings up NATS with JetStream, a volume and the shipped configuration (users and permissions), and PostgreSQL with a volume and a healthcheck', () => {
     const nats = compose.services['nats'];
     const postgres = compose.services['postgres'];
     expect(nats?.image).toMatch(/^nats:/);
-    expect(nats?.['command' as keyof ComposeService]).toEqual(expect.arrayContaining(['--jetstream', '--store_dir', '/data']));
+    expect(nats?.command).toEqual(['--config', '/etc/nats/nats-server.conf']);
+    expect(nats?.volumes).toEqual(expect.arrayContaining(['./deploy/nats:/etc/nats:ro']));
+    const server = readFileSync(join(ROOT, 'deploy/nats/nats-server.conf'), 'utf8');
+    expect(server).toMatch(/jetstream\s*\{\s*store_dir: "\/data"\s*\}/);
+    expect(server).toMatch(/^http_port: 8222$/m);
+    expect(server).toMatch(/^include \.\/auth\.conf$/m);
     expect(nats?.volumes?.some((v) => v.endsWith(':/data'))).toBe(true);
     expect(postgres?.image).toMatch(/^postgres:/);
     expect(postgres?.volumes?.some((v) => v.endsWith('/var/lib/postgresql/data'))).toBe(true);
     expect(postgres?.healthcheck?.test).toContain('pg_isready');
-    for (const volume of [...(nats?.volumes ?? []), ...(postgres?.volumes ?? [])]) expect(compose.volumes).toHaveProperty(volume.split(':')[0] ?? '');
+    for (const volume of [...(nats?.volumes ?? []), ...(postgres?.volumes ?? [])].filter((v) => !v.startsWith('./'))) expect(compose.volumes).toHaveProperty(volume.split(':')[0] ?? '');
   });
 
-  it('wires NATS_URL into every service and DATABASE_URL into the journal, at the compose services that exist', () => {
-    const postgres = compose.services['postgres']?.environment ?? {};
-    for (const name of fleet) {
-      const env = compose.services[name]?.environment ?? {};
-      expect(env['NATS_URL']).toBe('nats://nats:4222');
-      expect(compose.services[name]?.depends_on?.['nats']?.condition).toBe('service_healthy');
+  it('publishes ports on 127.0.0.1 only: NATS on this host, PostgreSQL not at all', () => {
+    for (const [name, service] of Object.entries(compose.services)) {
+      for (const port of service.ports ?? []) expect({ name, port }).toEqual({ name, port: expect.stringMatching(/^127\.0\.0\.1:\d+:\d+$/) });
     }
-    const url = new URL(compose.services['journal']?.environment?.['DATABASE_URL'] ?? '');
-    expect(url.hostname).toBe('postgres');
-    expect(url.username).toBe(postgres['POSTGRES_USER']);
-    expect(url.password).toBe(postgres['POSTGRES_PASSWORD']);
-    expect(url.pathname).toBe(`/${postgres['POSTGRES_DB']}`);
-    expect(compose.services['journal']?.depends_on?.['postgres']?.condition).toBe('service_healthy');
+    expect(compose.services['nats']?.ports).toEqual(['127.0.0.1:4222:4222']);
+    expect(compose.services['postgres']?.ports).toBeUndefined();
+  });
+
+  it('signs every service in to NATS as its own user of the shipped configuration, with its seed as a secret and its own inboxes', () => {
+    for (const name of fleet) {
+      const service = compose.services[name];
+      const env = service?.environment ?? {};
+      expect(env['NATS_URL']).toBe('nats://nats:4222');
+      expect(service?.depends_on?.['nats']?.condition).toBe('service_healthy');
+      expect({ name, user: natsUsers.find((u) => u.name === name)?.role }).toEqual({ name, user: 'service' });
+      expect(env['NATS_NKEY']).toBe(`/run/secrets/nats-${name}`);
+      expect(env['NATS_INBOX_PREFIX']).toBe(`_INBOX.${name}`);
+      expect(service?.secrets).toEqual([`nats-${name}`]);
+      expect(compose.secrets?.[`nats-${name}`]).toEqual({ file: `./deploy/secrets/nats/${name}.nk` });
+    }
+  });
+
+  it('gives the journal its runtime role and the migration step the owner, both from secrets files, after PostgreSQL is healthy', () => {
+    const journal = compose.services['journal'];
+    const migrate = compose.services['journal-migrate'];
+    const postgres = compose.services['postgres'];
+    expect(journal?.env_file).toEqual(['deploy/secrets/postgres/journal.env']);
+    expect(migrate?.env_file).toEqual(['deploy/secrets/postgres/migrate.env']);
+    expect(journal?.depends_on).toMatchObject({ postgres: { condition: 'service_healthy' }, 'journal-migrate': { condition: 'service_completed_successfully' } });
+    expect(migrate?.depends_on).toMatchObject({ postgres: { condition: 'service_healthy' } });
+    const journalVars = variablesRead('journal');
+    for (const variable of ['DATABASE_URL', 'DATABASE_MIGRATION_URL']) expect(journalVars.has(variable)).toBe(true);
+    expect(postgres?.environment).toMatchObject({ POSTGRES_USER: 'rloop', POSTGRES_DB: 'rloop', POSTGRES_PASSWORD_FILE: '/run/secrets/postgres-owner-password' });
+    expect(postgres?.secrets).toEqual(['postgres-owner-password']);
+    expect(compose.secrets?.['postgres-owner-password']).toEqual({ file: './deploy/secrets/postgres/owner-password' });
+    // The secrets files are generated, never committed.
+    expect(readFileSync(join(ROOT, '.gitignore'), 'utf8')).toMatch(/^deploy\/secrets\/$/m);
+  });
+
+  it('writes no credential as a literal: no password, token or URL user info in any variable, every secret a file under deploy/secrets', () => {
+    for (const [name, service] of Object.entries(compose.services)) {
+      for (const [variable, value] of Object.entries(service.environment ?? {})) {
+        expect({ name, variable, userInfo: /:\/\/[^/@\s]*@/.test(value) }).toEqual({ name, variable, userInfo: false });
+        if (/PASSWORD|TOKEN|SECRET|_KEY$/.test(variable)) expect({ name, variable, value }).toEqual({ name, variable, value: expect.stringMatching(/^(\/run\/secrets\/[\w-]+|\$\{[A-Z_]+:-\})$/) });
+      }
+      for (const secret of service.secrets ?? []) expect(compose.secrets).toHaveProperty(secret);
+      for (const file of service.env_file ?? []) expect(file).toMatch(/^deploy\/secrets\//);
+    }
+    for (const [name, secret] of Object.entries(compose.secrets ?? {})) expect({ name, file: secret.file }).toEqual({ name, file: expect.stringMatching(/^\.\/deploy\/secrets\//) });
   });
 
   it('checks each service through its /readyz on its RLOOP_HTTP_PORT, and starts the others once the journal is ready', () => {
@@ -95,13 +153,14 @@ describe('docker-compose.yml', () => {
       if (name !== 'journal') expect({ name, journal: service?.depends_on?.['journal']?.condition }).toEqual({ name, journal: 'service_healthy' });
     }
     expect(compose.services['journal']?.depends_on?.['journal']).toBeUndefined();
-    expect(compose.services['console']?.ports).toContain(`9460:${compose.services['console']?.environment?.['RLOOP_HTTP_PORT'] ?? ''}`);
+    // The console's pages, on this host only (a reverse proxy with TLS serves them to others).
+    expect(compose.services['console']?.ports).toContain(`127.0.0.1:9460:${compose.services['console']?.environment?.['RLOOP_HTTP_PORT'] ?? ''}`);
   });
 
   it('sets only variables the code of each service reads', () => {
-    expect(common).toEqual(expect.arrayContaining(['NATS_URL', 'RLOOP_NAMESPACE', 'RLOOP_HOME']));
-    for (const name of fleet) {
-      const read = variablesRead(name);
+    expect(common).toEqual(expect.arrayContaining(['NATS_URL', 'NATS_NKEY', 'NATS_INBOX_PREFIX', 'RLOOP_NAMESPACE', 'RLOOP_HOME']));
+    for (const name of [...fleet, ...Object.keys(ONE_SHOT)]) {
+      const read = variablesRead(ONE_SHOT[name]?.service ?? name);
       const set = Object.keys(compose.services[name]?.environment ?? {});
       expect({ service: name, unknown: set.filter((v) => !read.has(v)) }).toEqual({ service: name, unknown: [] });
     }

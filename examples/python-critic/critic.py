@@ -12,11 +12,13 @@ What it speaks (docs/adding-a-critic.md walks through it):
     <NS>_CRITIC_HEALTH (key <critic>.<instance>, value {"registration": ..., "heartbeat": ...});
   * takes RoundStarted from the durable consumer critic-<critic>-dispatch on <NS>_EVENTS (shared
     by its replicas) through $JS.API.CONSUMER.MSG.NEXT requests;
-  * answers each round it is dispatched to with FindingsReported or CriticFailed on
-    <ns>.v1.events.<token>.<plan>, event id d_<sha256(plan NUL run NUL report NUL round NUL critic)[:32]>,
+  * answers each round it is dispatched to with FindingsReported (with its coverage: files
+    considered, analysed, skipped and why) or CriticFailed on
+    <ns>.v1.events.<token>.<plan>.<critic>, event id d_<sha256(plan NUL run NUL report NUL round NUL critic)[:32]>,
     published with a Nats-Msg-Id header and acknowledged by a PubAck.
 """
 
+import base64
 import datetime
 import hashlib
 import json
@@ -25,12 +27,13 @@ import queue
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import unquote, urlparse
 
 CRITIC_ID = "examples/todo-without-ticket"
 EVIDENCE = "pattern"
@@ -134,6 +137,178 @@ def schema_errors(value, schema, root=None, path="$"):
     return errors
 
 
+# ── Ed25519 signatures (RFC 8032), for nkey and creds authentication ───────────────────────────
+# The standard library has no Ed25519; signing one server nonce per connection is all a critic
+# needs, so a small implementation of the RFC's algorithm over Python integers is enough.
+
+_P = 2**255 - 19
+_L = 2**252 + 27742317777372353535851937790883648493
+_D = -121665 * pow(121666, _P - 2, _P) % _P
+_SQRT_M1 = pow(2, (_P - 1) // 4, _P)
+
+
+def _recover_x(y, sign):
+    x2 = (y * y - 1) * pow(_D * y * y + 1, _P - 2, _P)
+    x = pow(x2, (_P + 3) // 8, _P)
+    if (x * x - x2) % _P != 0:
+        x = x * _SQRT_M1 % _P
+    if x & 1 != sign:
+        x = _P - x
+    return x
+
+
+_BY = 4 * pow(5, _P - 2, _P) % _P
+_BX = _recover_x(_BY, 0)
+_B = (_BX, _BY, 1, _BX * _BY % _P)  # extended coordinates (X, Y, Z, T)
+
+
+def _add(p, q):
+    a = (p[1] - p[0]) * (q[1] - q[0]) % _P
+    b = (p[1] + p[0]) * (q[1] + q[0]) % _P
+    c = 2 * p[3] * q[3] * _D % _P
+    d = 2 * p[2] * q[2] % _P
+    e, f, g, h = b - a, d - c, d + c, b + a
+    return (e * f % _P, g * h % _P, f * g % _P, e * h % _P)
+
+
+def _multiply(scalar, point):
+    result = (0, 1, 1, 0)
+    while scalar > 0:
+        if scalar & 1:
+            result = _add(result, point)
+        point = _add(point, point)
+        scalar >>= 1
+    return result
+
+
+def _encode_point(point):
+    z_inv = pow(point[2], _P - 2, _P)
+    x, y = point[0] * z_inv % _P, point[1] * z_inv % _P
+    return (y | ((x & 1) << 255)).to_bytes(32, "little")
+
+
+def ed25519_sign(seed, message):
+    """(signature, public key) of `message` with the 32-byte private seed."""
+    digest = hashlib.sha512(seed).digest()
+    scalar = int.from_bytes(digest[:32], "little") & ((1 << 254) - 8) | (1 << 254)
+    public = _encode_point(_multiply(scalar, _B))
+    r = int.from_bytes(hashlib.sha512(digest[32:] + message).digest(), "little") % _L
+    encoded_r = _encode_point(_multiply(r, _B))
+    k = int.from_bytes(hashlib.sha512(encoded_r + public + message).digest(), "little") % _L
+    return encoded_r + ((r + k * scalar) % _L).to_bytes(32, "little"), public
+
+
+# ── nkeys: base32 keys with a type prefix and a CRC16 ──────────────────────────────────────────
+
+_NKEY_SEED = 18 << 3  # 'S'
+_NKEY_USER = 20 << 3  # 'U'
+
+
+def _crc16(data):
+    crc = 0
+    for byte in data:
+        crc ^= byte << 8
+        for _ in range(8):
+            crc = ((crc << 1) ^ 0x1021) if crc & 0x8000 else crc << 1
+            crc &= 0xFFFF
+    return crc
+
+
+def _b32decode(text):
+    return base64.b32decode(text + "=" * (-len(text) % 8))
+
+
+def nkey_user_seed(text):
+    """The 32-byte private seed of a user nkey seed (`SU…`), its CRC and type checked."""
+    try:
+        raw = _b32decode(text.strip())
+    except ValueError as error:
+        raise NatsError(f"not an nkey seed: {error}") from None
+    if len(raw) != 36 or int.from_bytes(raw[-2:], "little") != _crc16(raw[:-2]):
+        raise NatsError("not an nkey seed (bad length or checksum)")
+    kind = ((raw[0] & 7) << 5) | ((raw[1] & 0xF8) >> 3)
+    if raw[0] & 0xF8 != _NKEY_SEED or kind != _NKEY_USER:
+        raise NatsError("not a user nkey seed (SU…)")
+    return raw[2:34]
+
+
+def nkey_public(public):
+    raw = bytes([_NKEY_USER]) + public
+    return base64.b32encode(raw + _crc16(raw).to_bytes(2, "little")).decode().rstrip("=")
+
+
+# ── NATS credentials, from the same variables the TypeScript services read ─────────────────────
+
+
+class Credentials:
+    """User/password, a token, an nkey seed or a creds file (JWT + seed), and TLS settings.
+
+    Variables: NATS_URL (user:password@ or token@ accepted; tls:// requires TLS), NATS_USER +
+    NATS_PASSWORD or NATS_PASSWORD_FILE, NATS_TOKEN or NATS_TOKEN_FILE, NATS_NKEY (a seed file),
+    NATS_CREDS (a creds file), NATS_CA, NATS_CERT + NATS_KEY, NATS_INBOX_PREFIX. A secret is never
+    printed: `where` is the URL without its user info.
+    """
+
+    def __init__(self, env):
+        url = (env.get("NATS_URL") or "nats://127.0.0.1:4222").split(",")[0].strip()
+        parsed = urlparse(url if "://" in url else f"nats://{url}")
+        self.host, self.port = parsed.hostname or "127.0.0.1", parsed.port or 4222
+        self.where = f"{parsed.scheme}://{self.host}:{self.port}"
+        self.tls = parsed.scheme == "tls" or bool(env.get("NATS_CA") or env.get("NATS_CERT"))
+        self.ca, self.cert, self.key = env.get("NATS_CA") or None, env.get("NATS_CERT") or None, env.get("NATS_KEY") or None
+        if bool(self.cert) != bool(self.key):
+            raise NatsError("a client certificate needs both NATS_CERT and NATS_KEY")
+        self.inbox_prefix = env.get("NATS_INBOX_PREFIX") or "_INBOX"
+        kinds = []
+        if parsed.username is not None:
+            if parsed.password is not None:
+                kinds.append(("user", unquote(parsed.username), unquote(parsed.password)))
+            else:
+                kinds.append(("token", unquote(parsed.username)))
+        password = self._secret(env, "NATS_PASSWORD")
+        if env.get("NATS_USER"):
+            if password is None:
+                raise NatsError("NATS_USER needs NATS_PASSWORD or NATS_PASSWORD_FILE")
+            kinds.append(("user", env["NATS_USER"], password))
+        token = self._secret(env, "NATS_TOKEN")
+        if token is not None:
+            kinds.append(("token", token))
+        if env.get("NATS_NKEY"):
+            kinds.append(("nkey", nkey_user_seed(Path(env["NATS_NKEY"]).read_text("utf-8"))))
+        if env.get("NATS_CREDS"):
+            blocks = re.findall(r"-{3,}[^\n]*-{3,}\s*\n\s*(\S+)\s*\n\s*-{3,}[^\n]*-{3,}", Path(env["NATS_CREDS"]).read_text("utf-8"))
+            if len(blocks) < 2:
+                raise NatsError(f"{env['NATS_CREDS']} is not a creds file (a user JWT and an nkey seed)")
+            kinds.append(("jwt", blocks[0], nkey_user_seed(blocks[1])))
+        if len(kinds) > 1:
+            raise NatsError("give one kind of NATS credentials (URL user info, NATS_USER, NATS_TOKEN, NATS_NKEY or NATS_CREDS)")
+        self.kind = kinds[0] if kinds else None
+
+    @staticmethod
+    def _secret(env, name):
+        if env.get(name) and env.get(f"{name}_FILE"):
+            raise NatsError(f"give {name} or {name}_FILE, not both")
+        if env.get(f"{name}_FILE"):
+            return Path(env[f"{name}_FILE"]).read_text("utf-8").rstrip("\r\n")
+        return env.get(name) or None
+
+    def connect_fields(self, nonce):
+        """What CONNECT carries to authenticate, signing the server's nonce when a key is used."""
+        if self.kind is None:
+            return {}
+        if self.kind[0] == "user":
+            return {"user": self.kind[1], "pass": self.kind[2]}
+        if self.kind[0] == "token":
+            return {"auth_token": self.kind[1]}
+        if nonce is None:
+            raise NatsError(f"NATS at {self.where} sent no nonce to sign: it does not expect nkey or JWT authentication")
+        signature, public = ed25519_sign(self.kind[-1], nonce.encode())
+        sig = base64.urlsafe_b64encode(signature).decode().rstrip("=")
+        if self.kind[0] == "nkey":
+            return {"nkey": nkey_public(public), "sig": sig}
+        return {"jwt": self.kind[1], "nkey": nkey_public(public), "sig": sig}
+
+
 # ── NATS over a socket ─────────────────────────────────────────────────────────────────────────
 
 
@@ -149,24 +324,35 @@ class Msg:
 class Nats:
     """CONNECT, SUB/UNSUB, PUB/HPUB, MSG/HMSG, PING/PONG, and request/reply through inboxes."""
 
-    def __init__(self, url, name):
-        parsed = urlparse(url)
-        self.sock = socket.create_connection((parsed.hostname or "127.0.0.1", parsed.port or 4222), timeout=5)
-        self.sock.settimeout(None)
+    def __init__(self, credentials, name):
+        self.sock = socket.create_connection((credentials.host, credentials.port), timeout=5)
         self.reader = self.sock.makefile("rb")
         self.write_lock = threading.Lock()
         self.counter_lock = threading.Lock()
         self.subs = {}
         self.next_sid = 1
-        self.inbox = f"_INBOX.{ulid()}"
+        # Replies arrive under the inbox prefix, so a NATS user limited to its own inboxes gets them.
+        self.inbox = f"{credentials.inbox_prefix}.{ulid()}"
         self.counter = 0
-        info = self.reader.readline()
-        if not info.startswith(b"INFO ") or not json.loads(info[5:]).get("headers"):
-            raise NatsError(f"{url} is not a NATS server with headers support")
-        self._send(f"CONNECT {json.dumps({'verbose': False, 'pedantic': False, 'name': name, 'lang': 'python', 'version': VERSION, 'protocol': 1, 'headers': True, 'no_responders': True})}\r\nPING\r\n".encode())
+        info_line = self.reader.readline()
+        info = json.loads(info_line[5:]) if info_line.startswith(b"INFO ") else {}
+        if not info.get("headers"):
+            raise NatsError(f"{credentials.where} is not a NATS server with headers support")
+        if credentials.tls or info.get("tls_required"):
+            if not (info.get("tls_required") or info.get("tls_available")):
+                raise NatsError(f"{credentials.where} does not offer TLS")
+            context = ssl.create_default_context(cafile=credentials.ca)
+            if credentials.cert:
+                context.load_cert_chain(credentials.cert, credentials.key)
+            self.sock = context.wrap_socket(self.sock, server_hostname=credentials.host)
+            self.reader = self.sock.makefile("rb")
+        connect = {"verbose": False, "pedantic": False, "name": name, "lang": "python", "version": VERSION, "protocol": 1, "headers": True, "no_responders": True}
+        connect.update(credentials.connect_fields(info.get("nonce")))
+        self._send(f"CONNECT {json.dumps(connect)}\r\nPING\r\n".encode())
         line = self.reader.readline()
         if line.startswith(b"-ERR"):
-            raise NatsError(line.decode().strip())
+            raise NatsError(f"NATS at {credentials.where} refused the connection: {line.decode().strip()}")
+        self.sock.settimeout(None)
         self.closed = threading.Event()
         threading.Thread(target=self._read_loop, daemon=True).start()
 
@@ -283,20 +469,60 @@ class JetStream:
 # ── the critic ─────────────────────────────────────────────────────────────────────────────────
 
 
+# Files larger than this are not read (reported as skipped, too_large); RLOOP_MAX_FILE_BYTES sets
+# it, and then such files no longer keep a round from counting as clean.
+MAX_FILE_BYTES = int(os.environ.get("RLOOP_MAX_FILE_BYTES") or 4 * 1024 * 1024)
+BOUND_CONFIGURED = bool(os.environ.get("RLOOP_MAX_FILE_BYTES"))
+# Skip reasons that leave a file unreviewed come first, so the capped list never hides one.
+SKIP_ORDER = ["not_read", "unreadable", "parse_error", "binary", "too_large", "generated", "outside_checkout", "missing"]
+MAX_LISTED_SKIPS = 100
+
+
+def git_blob(repo, commit, file, depth=0):
+    """(text, None) of a file at the commit, or (None, (reason, detail)) when it cannot be reviewed.
+
+    Read from git's objects, never from a checkout: a symbolic link is followed only to a path
+    inside the commit's tree, so nothing outside the repository is ever read."""
+    listed = subprocess.run(["git", "-C", repo, "ls-tree", "-l", "-z", commit, "--", file], capture_output=True)
+    if listed.returncode != 0:
+        raise RuntimeError(f"cannot list {file} at {commit} in {repo}: {listed.stderr.decode(errors='replace').strip()}")
+    entry = listed.stdout.split(b"\0")[0]
+    if not entry:
+        return None, ("missing", "not in the commit")
+    mode, kind, _sha, size = entry.partition(b"\t")[0].decode().split()
+    if kind != "blob":
+        return None, ("missing", "not a regular file (a directory or a submodule)")
+    if mode != "120000" and int(size) > MAX_FILE_BYTES:
+        return None, ("too_large", f"{size} bytes, over the {MAX_FILE_BYTES}-byte bound")
+    shown = subprocess.run(["git", "-C", repo, "cat-file", "blob", f"{commit}:{file}"], capture_output=True)
+    if shown.returncode != 0:
+        raise RuntimeError(f"cannot read {file} at {commit} from {repo}: {shown.stderr.decode(errors='replace').strip()}")
+    if mode == "120000":
+        target = os.path.normpath(os.path.join(os.path.dirname(file), shown.stdout.decode(errors="replace")))
+        if target.startswith("/") or target == ".." or target.startswith("../") or depth > 8:
+            return None, ("outside_checkout", "a symbolic link to a file outside the checkout, never read")
+        return git_blob(repo, commit, target, depth + 1)
+    if b"\0" in shown.stdout:
+        return None, ("binary", "holds NUL bytes")
+    return shown.stdout.decode("utf-8", errors="replace"), None
+
+
 def scan(repo, commit, files, deadline):
-    """Drafts of findings, read straight from git at the pinned commit (no checkout needed)."""
-    findings = {}
+    """Drafts of findings, read straight from git at the pinned commit (no checkout needed), and
+    what was covered: every text file under review is of its kind (TODOs hide anywhere)."""
+    findings, skipped, analysed, unsupported = {}, [], 0, 0
     for file in files:
         if time.monotonic() > deadline:
             raise TimeoutError(f"{CRITIC_ID} did not finish within {TIMEOUT_MS} ms")
-        shown = subprocess.run(["git", "-C", repo, "show", f"{commit}:{file}"], capture_output=True)
-        if shown.returncode != 0:
-            if b"does not exist" in shown.stderr or b"exists on disk, but not in" in shown.stderr:
-                continue  # a declared file the commit does not have: nothing to review
-            raise RuntimeError(f"cannot read {file} at {commit} from {repo}: {shown.stderr.decode(errors='replace').strip()}")
-        if b"\0" in shown.stdout:
-            continue  # binary
-        for number, line in enumerate(shown.stdout.decode("utf-8", errors="replace").split("\n"), start=1):
+        text, skip = git_blob(repo, commit, file)
+        if skip is not None and skip[0] == "binary":
+            unsupported += 1  # comments live in text: binary content is not of its kind
+            continue
+        if skip is not None:
+            skipped.append({"file": file, "reason": skip[0], "detail": skip[1]})
+            continue
+        analysed += 1
+        for number, line in enumerate(text.split("\n"), start=1):
             marker = MARKER.search(line)
             if marker is None or TICKET.search(marker.group(2)):
                 continue
@@ -322,7 +548,13 @@ def scan(repo, commit, files, deadline):
                 "fixable": False,
                 "related_locations": [],
             }
-    return list(findings.values())
+    skipped.sort(key=lambda s: (SKIP_ORDER.index(s["reason"]), s["file"]))
+    coverage = {
+        "considered": analysed + unsupported + len(skipped), "analysed": analysed, "unsupported": unsupported,
+        "skipped": skipped[:MAX_LISTED_SKIPS], "skipped_total": len(skipped),
+        "max_file_bytes": MAX_FILE_BYTES, "max_file_bytes_configured": BOUND_CONFIGURED,
+    }
+    return list(findings.values()), coverage
 
 
 class Critic:
@@ -339,11 +571,14 @@ class Critic:
         self.stopping = threading.Event()
         self.in_flight = 0
         self.started = time.monotonic()
-        url = os.environ.get("NATS_URL") or "nats://127.0.0.1:4222"
         try:
-            self.nc = Nats(url.split(",")[0].strip(), f"critic:{CRITIC_ID}")
+            credentials = Credentials(os.environ)
         except (OSError, NatsError) as error:
-            sys.exit(f"{CRITIC_ID}: cannot reach NATS at {url}: {error}")
+            sys.exit(f"{CRITIC_ID}: bad NATS settings: {error}")
+        try:
+            self.nc = Nats(credentials, f"critic:{CRITIC_ID}")
+        except (OSError, NatsError) as error:
+            sys.exit(f"{CRITIC_ID}: cannot connect to NATS at {credentials.where}: {error}")
         self.js = JetStream(self.nc)
 
     def event(self, event_type, token, data, event_id=None, correlation_id=None, causation_id=None, plan="_critics"):
@@ -364,9 +599,12 @@ class Critic:
             raise ValueError(f"{event_type} does not match schemas/events/{token}.schema.json: {'; '.join(errors[:5])}")
         return event
 
-    def publish(self, event, channel, token, key):
+    def publish(self, event, channel, token, key, critic=None):
+        # A critic's answers end with the critic (…findings_reported.<plan>.<critic>): NATS
+        # permissions bind a critic's user to its own reports, and receivers check the envelope.
         payload = json.dumps(event, separators=(",", ":"), ensure_ascii=False).encode()
-        return self.js.publish(f"{self.root}.{channel}.{token}.{subject_token(key)}", payload, msg_id=event["event_id"])
+        subject = f"{self.root}.{channel}.{token}.{subject_token(key)}" + (f".{subject_token(critic)}" if critic else "")
+        return self.js.publish(subject, payload, msg_id=event["event_id"])
 
     # registry
 
@@ -379,14 +617,24 @@ class Critic:
         try:
             max_age_ns = self.js.api(f"STREAM.INFO.KV_{self.bucket}")["config"]["max_age"]
         except NatsError:
+            self.create_bucket(max_age_ns)
+        # Never heartbeat so slowly that the entry expires between two heartbeats.
+        self.heartbeat_ms = max(100, min(self.heartbeat_ms, max_age_ns // 3_000_000))
+        self.register_and_beat()
+
+    def create_bucket(self, max_age_ns):
+        try:
             self.js.api(f"STREAM.CREATE.KV_{self.bucket}", {
                 "name": f"KV_{self.bucket}", "subjects": [f"$KV.{self.bucket}.>"], "retention": "limits", "storage": "memory",
                 "discard": "new", "max_msgs_per_subject": 1, "max_age": max_age_ns, "duplicate_window": min(max_age_ns, 120_000_000_000),
                 "allow_rollup_hdrs": True, "deny_delete": True, "allow_direct": True, "num_replicas": 1,
                 "max_msgs": -1, "max_bytes": -1, "max_msg_size": -1, "max_consumers": -1,
             })
-        # Never heartbeat so slowly that the entry expires between two heartbeats.
-        self.heartbeat_ms = max(100, min(self.heartbeat_ms, max_age_ns // 3_000_000))
+        except NatsError as error:
+            # A critic's NATS user may not create streams: the fleet (the panel, the critic-runner) makes the bucket.
+            sys.exit(f"{CRITIC_ID}: the critic registry bucket KV_{self.bucket} is not there and could not be created ({error}); start the fleet first")
+
+    def register_and_beat(self):
         self.registration = self.event("CriticRegistered", "critic_registered", {
             "critic_id": CRITIC_ID, "instance_id": self.instance, "evidence": EVIDENCE, "description": DESCRIPTION,
             "triggers": TRIGGERS, "phases": PHASES, "timeout_ms": TIMEOUT_MS, "heartbeat_interval_ms": self.heartbeat_ms, "version": VERSION,
@@ -419,11 +667,14 @@ class Critic:
     # dispatch
 
     def ensure_consumer(self):
-        self.js.api(f"CONSUMER.DURABLE.CREATE.{self.events_stream}.{self.durable}", {
+        # The create subject names the consumer and its filter (NATS >= 2.9), so a permission can bind
+        # the critic's user to its own durable reading RoundStarted, and nothing else.
+        filter_subject = f"{self.root}.events.round_started.*"
+        self.js.api(f"CONSUMER.CREATE.{self.events_stream}.{self.durable}.{filter_subject}", {
             "stream_name": self.events_stream,
             "config": {
-                "durable_name": self.durable, "deliver_policy": "all", "ack_policy": "explicit", "ack_wait": 30_000_000_000,
-                "max_deliver": -1, "filter_subject": f"{self.root}.events.round_started.*", "max_ack_pending": 1000, "replay_policy": "instant",
+                "name": self.durable, "durable_name": self.durable, "deliver_policy": "all", "ack_policy": "explicit", "ack_wait": 30_000_000_000,
+                "max_deliver": -1, "filter_subject": filter_subject, "max_ack_pending": 1000, "replay_policy": "instant",
             },
         })
 
@@ -471,11 +722,20 @@ class Critic:
         working = threading.Event()
         threading.Thread(target=self.keep_working, args=(msg.reply, working), daemon=True).start()
         try:
-            findings = scan(data["repo_path"], data["commit"], data["files"], started + dispatched["timeout_ms"] / 1000)
-            answer_type, answer = "FindingsReported", {
-                "round": number, "critic_id": CRITIC_ID, "commit": data["commit"], "findings": findings[:MAX_FINDINGS],
-                "truncated": len(findings) > MAX_FINDINGS, "duration_ms": int((time.monotonic() - started) * 1000),
-            }
+            findings, coverage = scan(data["repo_path"], data["commit"], data["files"], started + dispatched["timeout_ms"] / 1000)
+            if dispatched["core"] and coverage["considered"] > 0 and coverage["analysed"] == 0:
+                # A core critic that saw none of the plan's files has nothing to say "0 findings" about.
+                reasons = "; ".join(f"{s['file']} ({s['reason']})" for s in coverage["skipped"][:5])
+                answer_type, answer = "CriticFailed", {
+                    **self.failure(number, dispatched, "no_files_analysed", f"analysed none of the {coverage['considered']} file(s) under review: {reasons}", started),
+                    "coverage": coverage,
+                }
+            else:
+                answer_type, answer = "FindingsReported", {
+                    "round": number, "critic_id": CRITIC_ID, "commit": data["commit"], "findings": findings[:MAX_FINDINGS],
+                    "truncated": len(findings) > MAX_FINDINGS, "duration_ms": int((time.monotonic() - started) * 1000),
+                    "coverage": coverage,
+                }
         except TimeoutError as error:
             answer_type, answer = "CriticFailed", self.failure(number, dispatched, "timed_out", str(error), started)
         except (OSError, RuntimeError) as error:
@@ -489,7 +749,7 @@ class Critic:
         except ValueError as error:
             # Our own output breaks the contract: say so rather than publish it (or nothing).
             event = self.event("CriticFailed", TOKENS["CriticFailed"], self.failure(number, dispatched, "invalid_output", str(error), started), **envelope)
-        self.publish(event, "events", TOKENS[event["type"]], plan)
+        self.publish(event, "events", TOKENS[event["type"]], plan, critic=CRITIC_ID)
         self.nc.publish(msg.reply, b"+ACK")
         log(f"{plan} round {number}: {event['type']} ({len(event['data'].get('findings', []))} finding(s))")
 

@@ -1,12 +1,12 @@
 import { Logger, type LoggerService } from '@nestjs/common';
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import { type JetStreamClient as NatsJetStream, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { type Msg, type MsgHdrs, type NatsConnection, NoRespondersError, RequestError, TimeoutError, headers as natsHeaders } from '@nats-io/transport-node';
+import { type Msg, type MsgHdrs, type NatsConnection, NoRespondersError, PermissionViolationError, RequestError, TimeoutError, headers as natsHeaders } from '@nats-io/transport-node';
 import { type RloopEvent, type Subjects, ValidationError, describeError, isEventType, parseEvent, subjectsFor } from '@rloop/contracts';
 import { maskSecretsDeep } from '@rloop/domain';
 import { decodeUtf8, encodeJson } from './codec.js';
 import { connectWithRetry, watchConnection } from './connection.js';
-import { BUS_ERROR_CODES, BusPublishError, BusRequestError, RemoteError, RemoteTransientError } from './errors.js';
+import { BUS_ERROR_CODES, BusPermissionError, BusPublishError, BusRequestError, RemoteError, RemoteTransientError } from './errors.js';
 import { type BusOptions, type ResolvedBusOptions, resolveBusOptions } from './options.js';
 import { type RequestOperation, isRequestOperation, requestSubject, subjectOf } from './routing.js';
 import { type BusStatus, isErrorReply } from './replies.js';
@@ -115,6 +115,7 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
       this.observer.published?.(parsed.event, ack.duplicate);
       return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
     } catch (error) {
+      if (isPermissionViolation(error)) throw new BusPermissionError(subject, { cause: error });
       throw new BusPublishError(subject, describeError(error), { cause: error });
     }
   }
@@ -130,6 +131,7 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
     try {
       reply = await connection.request(subject, body instanceof Uint8Array ? body : encodeJson(body), { timeout, ...this.traceHeaders(null) });
     } catch (error) {
+      if (isPermissionViolation(error)) throw new BusPermissionError(subject, { cause: error });
       throw toRequestError(subject, timeout, error);
     }
     const text = decodeUtf8(reply.data);
@@ -193,7 +195,7 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
     const connection = await connectWithRetry(this.options, this.log, 'client');
     this.connection = connection;
     this._status$.next('connected');
-    this.watching = watchConnection(connection, this.log, this.options.service, (s) => this._status$.next(s)).catch((error: unknown) => {
+    this.watching = watchConnection(connection, this.log, this.options.service, (s) => this._status$.next(s), this.options.inboxPrefix).catch((error: unknown) => {
       this.log.error(`${this.options.service}: connection watcher stopped: ${describeError(error)}`);
     });
     try {
@@ -204,6 +206,10 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
     }
     return { connection, js: jetstream(connection, { timeout: this.options.publishTimeoutMs }) };
   }
+}
+
+function isPermissionViolation(error: unknown): boolean {
+  return error instanceof PermissionViolationError || (error instanceof Error && error.cause instanceof PermissionViolationError);
 }
 
 function toRequestError(subject: string, timeoutMs: number, error: unknown): BusRequestError {

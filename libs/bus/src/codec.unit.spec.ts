@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { ValidationError, subjectsFor } from '@rloop/contracts';
-import { criticHeartbeat, loopStopped } from './__fixtures__/events.js';
+import { criticHeartbeat, findingsReported, loopStopped } from './__fixtures__/events.js';
 import { decodeEventMessage, decodeJsonBody, payloadForRecord } from './codec.js';
 import { consumerTarget, durableName, orderingKeyOf, requestSubject, subjectOf } from './routing.js';
 
@@ -38,6 +38,19 @@ describe('decodeEventMessage', () => {
     expect(decodeEventMessage(subjects, 'rloop.v1.events.loop_gated.plan-a', bytes(loopStopped('plan-a')))).toMatchObject({ ok: false, code: 'BUS.SUBJECT_MISMATCH' });
     expect(decodeEventMessage(subjects, 'rloop.v1.events.loop_stopped.plan-b', bytes(loopStopped('plan-a')))).toMatchObject({ ok: false, code: 'BUS.SUBJECT_MISMATCH' });
   });
+
+  it('refuses a report whose critic is not the one in its subject (a critic may only answer for itself)', () => {
+    const report = findingsReported('plan-a', 'examples/no-console-log');
+    expect(decodeEventMessage(subjects, 'rloop.v1.events.findings_reported.plan-a.examples_no-console-log', bytes(report))).toEqual({ ok: true, event: report });
+    const forged = { ...report, data: { ...report.data, critic_id: 'security/sast-scanner' } };
+    expect(decodeEventMessage(subjects, 'rloop.v1.events.findings_reported.plan-a.examples_no-console-log', bytes(forged))).toMatchObject({
+      ok: false,
+      code: 'BUS.SUBJECT_MISMATCH',
+      message: expect.stringContaining('rloop.v1.events.findings_reported.plan-a.security_sast-scanner'),
+    });
+    // The subject layout before critics were named in it is refused too: nothing vouches for the critic.
+    expect(decodeEventMessage(subjects, 'rloop.v1.events.findings_reported.plan-a', bytes(report))).toMatchObject({ ok: false, code: 'BUS.SUBJECT_MISMATCH' });
+  });
 });
 
 describe('payloadForRecord and decodeJsonBody', () => {
@@ -59,6 +72,14 @@ describe('routing', () => {
     expect(subjectOf(subjects, loopStopped('plan-a'))).toBe('rloop.v1.events.loop_stopped.plan-a');
     expect(subjectOf(subjects, criticHeartbeat('security/sast-scanner'))).toBe('rloop.v1.critics.critic_heartbeat.security_sast-scanner');
     expect(orderingKeyOf('rloop.v1.events.loop_stopped.plan-a')).toBe('plan-a');
+  });
+
+  it('puts a critic’s answer under its plan and then its critic, and orders it with the plan', () => {
+    expect(subjectOf(subjects, findingsReported('plan-a', 'security/sast-scanner'))).toBe('rloop.v1.events.findings_reported.plan-a.security_sast-scanner');
+    expect(orderingKeyOf('rloop.v1.events.findings_reported.plan-a.security_sast-scanner')).toBe('plan-a');
+    expect(orderingKeyOf('rloop.v1.critics.critic_heartbeat.security_sast-scanner')).toBe('security_sast-scanner');
+    expect(orderingKeyOf('rloop.v1.dead_letters.panel-decide')).toBe('panel-decide');
+    expect(consumerTarget(subjects, 'FindingsReported')).toEqual({ stream: 'RLOOP_EVENTS', filter: 'rloop.v1.events.findings_reported.*.*' });
   });
 
   it('maps selectors to one stream and one filter subject', () => {

@@ -3,6 +3,8 @@ import { type Issue, RloopError, TransientError, ValidationError } from '@rloop/
 /** Stable codes of the errors this library raises or writes into dead letters and error replies. */
 export const BUS_ERROR_CODES = {
   connectFailed: 'BUS.CONNECT_FAILED',
+  authFailed: 'BUS.AUTH_FAILED',
+  permissionDenied: 'BUS.PERMISSION_DENIED',
   invalidOptions: 'BUS.INVALID_OPTIONS',
   invalidHandler: 'BUS.INVALID_HANDLER',
   provisionFailed: 'BUS.PROVISION_FAILED',
@@ -56,6 +58,33 @@ export class BusConnectionError extends TransientError {
     );
     this.servers = servers;
     this.attempts = attempts;
+  }
+}
+
+/**
+ * NATS refused who the client says it is (Authorization Violation, an expired user JWT), or the
+ * TLS handshake failed (an unknown CA, a missing or rejected client certificate). Trying again with
+ * the same settings cannot help, so a service exits at once, naming the credentials it used.
+ */
+export class BusAuthError extends RloopError {
+  readonly servers: readonly string[];
+
+  constructor(servers: readonly string[], message: string, options: { readonly cause?: unknown } = {}) {
+    super(BUS_ERROR_CODES.authFailed, message, { ...options, retryable: false });
+    this.servers = servers;
+  }
+}
+
+/**
+ * NATS refused a publish or request because this client's user may not publish to the subject
+ * (its permissions, docs/security.md). Never retryable: the same user is refused again.
+ */
+export class BusPermissionError extends RloopError {
+  readonly subject: string;
+
+  constructor(subject: string, options: { readonly cause?: unknown } = {}) {
+    super(BUS_ERROR_CODES.permissionDenied, `NATS refused: this client's user may not publish to ${subject}`, { ...options, retryable: false });
+    this.subject = subject;
   }
 }
 

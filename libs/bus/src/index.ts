@@ -14,6 +14,8 @@ export {
   type BusErrorCode,
   RetryLaterError,
   BusConnectionError,
+  BusAuthError,
+  BusPermissionError,
   BusPublishError,
   BusRequestError,
   RemoteError,
@@ -48,7 +50,20 @@ export { decodeJsonBody, decodeEventMessage, type DecodeResult } from './codec.j
 export { type BusStatus, type ErrorReply, isErrorReply, toErrorReply } from './replies.js';
 export { provisionStreams, streamSpecs } from './streams.js';
 export { backoffDelay, decideFailure, buildDeadLetter, deadLetterMsgId, type FailureDisposition } from './disposition.js';
-export { CommonEnvironment, parseEnvironment, resolveDir, loadYamlConfig, DEFAULT_CONFIG_DIR, commonSettings, type CommonSettings, type OpsSettings } from './service-config.js';
+export {
+  CommonEnvironment,
+  NatsEnvironment,
+  natsConnectionSettings,
+  parseEnvironment,
+  resolveDir,
+  loadYamlConfig,
+  DEFAULT_CONFIG_DIR,
+  commonSettings,
+  type CommonSettings,
+  type OpsSettings,
+  type NatsConnectionSettings,
+} from './service-config.js';
+export { Secret, withoutUserInfo, describeCredentials, type BusCredentials, type BusTls } from './auth.js';
 export { KvBucket, bucketStreamConfig, type KvEntry, type KvBucketOptions } from './kv.js';
 export {
   CriticHealthEntry,

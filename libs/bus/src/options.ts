@@ -1,4 +1,5 @@
 import { DEFAULT_NAMESPACE, type Issue } from '@rloop/contracts';
+import { type BusCredentials, type BusTls, withoutUserInfo } from './auth.js';
 import { BUS_ERROR_CODES, BusConfigError } from './errors.js';
 
 /** Exponential backoff: attempt n waits min(maxMs, initialMs · 2^(n-1)). */
@@ -52,6 +53,15 @@ export interface BusOptions {
   /** The service's name: prefix of its durable consumers, its request queue group, its connection name. */
   readonly service: string;
   readonly servers: string | readonly string[];
+  /** How the client authenticates (default: none). */
+  readonly credentials?: BusCredentials | null;
+  /** TLS settings; set (even `{}`) to require an encrypted connection. */
+  readonly tls?: BusTls | null;
+  /**
+   * Prefix of the client's reply inboxes (default `_INBOX`). A NATS user whose subscribe
+   * permissions are limited to its own inboxes (`_INBOX.<user>.>`) sets `_INBOX.<user>`.
+   */
+  readonly inboxPrefix?: string | null;
   /** Subject namespace (`RLOOP_NAMESPACE`); default `rloop`. */
   readonly namespace?: string;
   readonly connect?: Partial<Omit<ConnectOptions, 'backoff'>> & { readonly backoff?: Partial<BackoffOptions> };
@@ -76,7 +86,11 @@ export interface BusOptions {
 
 export interface ResolvedBusOptions {
   readonly service: string;
+  /** Server URLs without user info (safe to print). */
   readonly servers: readonly string[];
+  readonly credentials: BusCredentials | null;
+  readonly tls: BusTls | null;
+  readonly inboxPrefix: string | null;
   readonly namespace: string;
   readonly connect: ConnectOptions;
   readonly streams: StreamLimits;
@@ -87,6 +101,9 @@ export interface ResolvedBusOptions {
   readonly provisionStreams: boolean;
   readonly ackWaitOverrideMs: number | null;
 }
+
+/** NATS subject tokens: no wildcards, no whitespace, no empty token. */
+const INBOX_PREFIX = /^[^\s.*>]+(\.[^\s.*>]+)*$/;
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
@@ -156,8 +173,13 @@ export function resolveBusOptions(options: BusOptions): ResolvedBusOptions {
   if (typeof options.service !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/.test(options.service)) {
     issues.push({ path: 'service', message: 'must be 1-64 of [A-Za-z0-9_-], starting with a letter or digit' });
   }
-  const servers = typeof options.servers === 'string' ? [options.servers] : [...options.servers];
-  if (servers.length === 0 || servers.some((s) => s.length === 0)) issues.push({ path: 'servers', message: 'must name at least one NATS URL' });
+  const given = typeof options.servers === 'string' ? [options.servers] : [...options.servers];
+  if (given.length === 0 || given.some((s) => s.length === 0)) issues.push({ path: 'servers', message: 'must name at least one NATS URL' });
+  // Credentials belong in `credentials`: a URL's user info would be printed wherever the URL is.
+  if (given.some((s) => withoutUserInfo(s) !== s)) issues.push({ path: 'servers', message: 'must not carry user info (user:password@); pass credentials instead' });
+  const servers = given.map(withoutUserInfo);
+  const inboxPrefix = options.inboxPrefix ?? null;
+  if (inboxPrefix !== null && !INBOX_PREFIX.test(inboxPrefix)) issues.push({ path: 'inboxPrefix', message: 'must be dot-separated tokens without wildcards or spaces, e.g. _INBOX.gate' });
   const connect: ConnectOptions = Object.freeze({
     timeoutMs: options.connect?.timeoutMs ?? DEFAULT_CONNECT.timeoutMs,
     backoff: mergeBackoff(DEFAULT_CONNECT.backoff, options.connect?.backoff),
@@ -193,6 +215,9 @@ export function resolveBusOptions(options: BusOptions): ResolvedBusOptions {
   return Object.freeze({
     service: options.service,
     servers: Object.freeze(servers),
+    credentials: options.credentials ?? null,
+    tls: options.tls ?? null,
+    inboxPrefix,
     namespace,
     connect,
     streams,

@@ -93,4 +93,14 @@ describe('JetStreamClient publishing', () => {
     expect(updated.config.duplicate_window).toBe(nanos(60_000));
     expect(updated.state.messages).toBe(events.state.messages);
   });
+
+  it('leaves streams that already have the wanted limits alone (a client allowed only stream info gets through)', async () => {
+    const limits = { ...DEFAULT_STREAM_LIMITS, duplicateWindowMs: 90_000 };
+    await provisionStreams(s.nats.jsm, s.nats.subjects, limits);
+    const updates: string[] = [];
+    const watched = { ...s.nats.jsm, streams: Object.assign(Object.create(s.nats.jsm.streams) as typeof s.nats.jsm.streams, { update: (name: string) => Promise.reject(new Error(`update ${updates.push(name) > 0 ? name : ''} not allowed`)) }) };
+    const infos = await provisionStreams(watched, s.nats.subjects, limits);
+    expect(updates).toEqual([]);
+    expect(infos.map((i) => i.config.duplicate_window)).toEqual([nanos(90_000), nanos(90_000), nanos(90_000), nanos(90_000)]);
+  });
 });

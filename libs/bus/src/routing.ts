@@ -1,5 +1,8 @@
 import { CHANNELS, type Channel, EVENT_CATALOGUE, type EventType, type RloopEvent, type Subjects, isEventType, subjectToken } from '@rloop/contracts';
 
+/** Tokens before an event subject's key: `<ns>.v1.<channel>.<token>`. */
+const KEY_TOKEN = 4;
+
 /** Selects every event of one channel, e.g. `channel:events` = every journaled event. */
 export type ChannelSelector = `channel:${Channel}`;
 /** What a consumer listens to: one event type, or a whole channel. */
@@ -37,8 +40,14 @@ export function subjectKeyOf(event: RloopEvent): string {
   return event.plan;
 }
 
-/** The subject an event is published on. */
+/**
+ * The subject an event is published on. A critic's answers (FindingsReported, CriticFailed) end
+ * with the critic: `<ns>.v1.events.findings_reported.<plan>.<critic>`, so NATS permissions can
+ * bind a critic to its own reports, and a receiver that finds another critic in the envelope than
+ * in the subject refuses the message (decodeEventMessage).
+ */
 export function subjectOf(subjects: Subjects, event: RloopEvent): string {
+  if (event.type === 'FindingsReported' || event.type === 'CriticFailed') return subjects.event(event.type, event.plan, event.data.critic_id);
   return subjects.event(event.type, subjectKeyOf(event));
 }
 
@@ -52,10 +61,14 @@ export function isRequestOperation(value: unknown): value is RequestOperation {
   return typeof value === 'string' && (value === 'plans.submit' || (value.startsWith('journal.') && value.length > 'journal.'.length));
 }
 
-/** The ordering key of a message: the subject's last token (the plan, or the critic). */
+/**
+ * The ordering key of a message: the subject's key token, `<ns>.v1.<channel>.<token>.<key>` — the
+ * plan (also for a critic's answers, whose critic comes after it), or the critic on the registry
+ * channel. Other subjects (dead letters) use their last token.
+ */
 export function orderingKeyOf(subject: string): string {
-  const dot = subject.lastIndexOf('.');
-  return dot === -1 ? subject : subject.slice(dot + 1);
+  const tokens = subject.split('.');
+  return tokens[KEY_TOKEN] ?? tokens[tokens.length - 1] ?? subject;
 }
 
 /**

@@ -159,7 +159,7 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
       // A server that came back without its store (run without a volume) has no streams or
       // consumers: provisioning is idempotent, so every reconnect checks them and the pulls resume.
       if (s === 'connected') void this.reprovision(provision);
-    }).catch((error: unknown) => {
+    }, this.options.inboxPrefix).catch((error: unknown) => {
       this.log.error(`${this.options.service}: connection watcher stopped: ${describeError(error)}`);
     });
     await provision();

@@ -4,8 +4,8 @@ import { CommonEnvironment, commonSettings, parseEnvironment } from './service-c
 
 describe('the common service environment', () => {
   it('leaves every handler its own ack wait unless RLOOP_ACK_WAIT_MS is set', () => {
-    expect(commonSettings(parseEnvironment(CommonEnvironment, {}, 'panel')).bus).not.toHaveProperty('ackWaitOverrideMs');
-    expect(commonSettings(parseEnvironment(CommonEnvironment, { RLOOP_ACK_WAIT_MS: '3000' }, 'panel')).bus.ackWaitOverrideMs).toBe(3_000);
+    expect(commonSettings(parseEnvironment(CommonEnvironment, {}, 'panel'), 'panel').bus).not.toHaveProperty('ackWaitOverrideMs');
+    expect(commonSettings(parseEnvironment(CommonEnvironment, { RLOOP_ACK_WAIT_MS: '3000' }, 'panel'), 'panel').bus.ackWaitOverrideMs).toBe(3_000);
   });
 
   it('names the variable at fault', () => {

@@ -46,6 +46,11 @@ export function streamSpecs(subjects: Subjects, limits: StreamLimits): StreamSpe
   ];
 }
 
+/** Whether a stream's configuration already has every value the spec sets. */
+export function matchesSpec(config: StreamConfig, spec: StreamSpec): boolean {
+  return (Object.keys(spec) as (keyof StreamSpec)[]).every((key) => JSON.stringify(config[key] ?? null) === JSON.stringify(spec[key] ?? null));
+}
+
 function isApiError(error: unknown, code: number): boolean {
   return error instanceof JetStreamApiError && error.code === code;
 }
@@ -75,6 +80,12 @@ export async function provisionStreams(jsm: JetStreamManager, subjects: Subjects
         }
       }
       const current = existing ?? (await jsm.streams.info(spec.name));
+      // Up to date already: no update, so a client allowed only to read stream info (an external
+      // critic's NATS user) gets through, and replicas do not rewrite the config at every start.
+      if (matchesSpec(current.config, spec)) {
+        infos.push(current);
+        continue;
+      }
       infos.push(await jsm.streams.update(spec.name, { ...current.config, ...spec }));
     } catch (error) {
       throw new BusConfigError(BUS_ERROR_CODES.provisionFailed, `could not create or update stream ${spec.name}: ${describeError(error)}`, [

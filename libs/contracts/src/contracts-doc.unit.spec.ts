@@ -4,15 +4,16 @@ import { fileURLToPath } from 'node:url';
 import { type z } from 'zod';
 import { DeadLetter, EVENT_CATALOGUE, EVENT_TYPES } from './events.js';
 import { Finding } from './finding.js';
-import { Letter } from './letter.js';
+import { CriticCoverage, Letter } from './letter.js';
 import { parseEvent, toIssues } from './parse.js';
 import { PlanSpec, SubmitReply } from './plan.js';
+import { isCriticBound } from './subjects.js';
 
 // docs/contracts.md is where people copy examples from, so every JSON example in it must pass
 // its contract. Each ```json block is preceded by `<!-- contract: <name> -->`.
 const DOC = readFileSync(fileURLToPath(new URL('../../../docs/contracts.md', import.meta.url)), 'utf8');
 
-const CONTRACTS: Readonly<Record<string, z.ZodType>> = { Finding, Letter, PlanSpec, SubmitReply, DeadLetter };
+const CONTRACTS: Readonly<Record<string, z.ZodType>> = { Finding, Letter, PlanSpec, SubmitReply, DeadLetter, CriticCoverage };
 
 interface Example {
   readonly contract: string | undefined;
@@ -57,7 +58,8 @@ describe('docs/contracts.md', () => {
   it('lists every event of the catalogue with its subject', () => {
     for (const type of EVENT_TYPES) {
       const { channel, token } = EVENT_CATALOGUE[type];
-      expect(DOC).toMatch(new RegExp(`\\| \`${type}\` \\|[^\\n]*\\| \`rloop\\.v1\\.${channel}\\.${token}\\.<(plan|critic)>\` \\|`));
+      const key = isCriticBound(type) ? '<plan>\\.<critic>' : '<(plan|critic)>';
+      expect(DOC).toMatch(new RegExp(`\\| \`${type}\` \\|[^\\n]*\\| \`rloop\\.v1\\.${channel}\\.${token}\\.${key}\` \\|`));
     }
   });
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { Category, Finding, Fingerprint, LineRange, Phase, Severity } from './finding.js';
-import { Letter, SeverityCounts } from './letter.js';
+import { CriticCoverage, Letter, SeverityCounts } from './letter.js';
 import { PlanImplementer, PlanSpec } from './plan.js';
 import { Count, CriticId, EventId, GitSha, PlanKey, PositiveInt, RepoPath, Slug, Timestamp } from './primitives.js';
 import { RepoConfigEffect, Suppression } from './review.js';
@@ -75,7 +75,7 @@ export const PanelComposition = z.object({
   not_configured: z.array(LeftOutCritic),
 });
 
-export const CRITIC_FAILURE_REASONS = ['crashed', 'timed_out', 'unavailable', 'not_runnable', 'invalid_output', 'rate_limited'] as const;
+export const CRITIC_FAILURE_REASONS = ['crashed', 'timed_out', 'unavailable', 'not_runnable', 'invalid_output', 'rate_limited', 'no_files_analysed'] as const;
 export const CriticFailureReason = z.enum(CRITIC_FAILURE_REASONS);
 
 export const FixedFile = z.object({
@@ -230,6 +230,8 @@ export const FindingsReported = defineEvent(
     findings: z.array(Finding).max(500),
     truncated: z.boolean().default(false),
     duration_ms: Count,
+    /** What the critic covered of the round's files (absent from critics that do not say). */
+    coverage: CriticCoverage.optional(),
     /** Findings the repository dismissed within the operator's policy (journaled, counted in the letter). */
     suppressed: z.array(Suppression).max(500).optional(),
     /** What the repository's .rloop.yaml and .rloopignore changed for this critic, when they were read. */
@@ -247,6 +249,8 @@ export const CriticFailed = defineEvent(
     reason: CriticFailureReason,
     message: z.string().max(4000),
     duration_ms: Count.optional(),
+    /** For `no_files_analysed`: what the critic covered, and why it analysed nothing. */
+    coverage: CriticCoverage.optional(),
   }),
 );
 

@@ -26,7 +26,18 @@ export {
   type FindingInput,
 } from './finding.js';
 export { SUPPRESSION_KINDS, SuppressionKind, Suppression, IsoDate, RepoConfigEffect, RULE_LEVELS, RuleLevel, RepoConfig } from './review.js';
-export { Letter, LetterCritic, CRITIC_OUTCOMES, Disagreement, SeverityCounts } from './letter.js';
+export {
+  Letter,
+  LetterCritic,
+  CRITIC_OUTCOMES,
+  Disagreement,
+  SeverityCounts,
+  COVERAGE_SKIP_REASONS,
+  CoverageSkipReason,
+  CriticCoverage,
+  SkippedFile,
+  MAX_LISTED_SKIPS,
+} from './letter.js';
 export {
   EFFORT_LEVELS,
   EffortLevel,
@@ -96,7 +107,7 @@ export {
   DEAD_LETTER_REASONS,
   DeadLetter,
 } from './events.js';
-export { DEFAULT_NAMESPACE, SUBJECT_VERSION, type Subjects, subjectsFor, streamOf, subjectToken } from './subjects.js';
+export { DEFAULT_NAMESPACE, SUBJECT_VERSION, CRITIC_BOUND_EVENTS, type CriticBoundEvent, type Subjects, isCriticBound, subjectsFor, streamOf, subjectToken } from './subjects.js';
 export { type Upcaster, UPCASTERS, upcast, parseEvent, parseEventOrThrow, toIssues, type ParseResult } from './parse.js';
 export { jsonSchemaDocuments } from './json-schema.js';
 export { JOURNAL_QUERIES, type JournalQuery, type JournalRequest, type JournalReply } from './queries.js';

@@ -225,6 +225,17 @@ export const REPAIRS: Readonly<Record<string, Repair>> = {
       const implementer = asRecord(value, 'PlanImplementer');
       return implementer['strategy'] === 'command' && implementer['command'] === undefined ? { ...implementer, command } : implementer;
     }),
+  // CriticCoverage.refine: the counts add up, and no more files are listed than were skipped.
+  CriticCoverage: (generic) =>
+    generic.map((value) => {
+      const coverage = asRecord(value, 'CriticCoverage');
+      const { analysed, unsupported, skipped, skipped_total: total } = coverage;
+      if (typeof analysed !== 'number' || typeof unsupported !== 'number' || !Array.isArray(skipped) || typeof total !== 'number') {
+        throw new Error('CriticCoverage: generic value lacks its counts');
+      }
+      const counts = { analysed: analysed % 1_000_000, unsupported: unsupported % 1_000_000, skipped_total: skipped.length + (total % 1_000) };
+      return { ...coverage, ...counts, considered: counts.analysed + counts.unsupported + counts.skipped_total };
+    }),
   // PlanSpec's title is trimmed before its length check, which JSON Schema cannot say.
   PlanSpec: (generic) =>
     generic.map((value) => {
@@ -397,6 +408,11 @@ export const BREAKERS: Readonly<Record<string, Breaker>> = {
   },
   PlanImplementer: (_value, path) => [site('refinement', path, fc.constant({ strategy: 'command' }), [...path, 'command'])],
   PlanSpec: (_value, path) => [site('refinement', [...path, 'title'], fc.constantFrom(' ', '\t\n', '   '))],
+  CriticCoverage: (value, path) => {
+    const { considered } = asRecord(value, 'CriticCoverage');
+    if (typeof considered !== 'number') return [];
+    return [site('refinement', [...path, 'considered'], fc.integer({ min: 1, max: 1_000 }).map((k) => considered + k), path)];
+  },
 };
 
 function valueOfType(type: JsonType): fc.Arbitrary<unknown> {

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { ValidationError } from './errors.js';
 import { CHANNELS, EVENT_CATALOGUE, EVENT_TYPES } from './events.js';
 import { CriticId, Slug } from './primitives.js';
-import { DEFAULT_NAMESPACE, SUBJECT_VERSION, streamOf, subjectToken, subjectsFor } from './subjects.js';
+import { CRITIC_BOUND_EVENTS, DEFAULT_NAMESPACE, SUBJECT_VERSION, isCriticBound, streamOf, subjectToken, subjectsFor } from './subjects.js';
 
 const slugs = fc.stringMatching(/^[a-z0-9]+(?:-[a-z0-9]+)*$/).filter((s) => Slug.safeParse(s).success);
 const criticIds = fc.stringMatching(/^[a-z0-9][a-z0-9-]*(?:\/[a-z0-9][a-z0-9-]*)*$/).filter((s) => CriticId.safeParse(s).success);
@@ -26,12 +26,22 @@ describe('subjectsFor', () => {
     expect(subjects.criticsBucket).toBe('RLOOP_CRITIC_HEALTH');
   });
 
-  it.each(EVENT_TYPES)('routes %s to <ns>.v1.<channel>.<token>.<plan> and to its channel’s stream', (type) => {
+  it.each(EVENT_TYPES.filter((type) => !isCriticBound(type)))('routes %s to <ns>.v1.<channel>.<token>.<plan> and to its channel’s stream', (type) => {
     const subjects = subjectsFor('team-a');
     const { channel, token } = EVENT_CATALOGUE[type];
     expect(subjects.event(type, 'add-billing')).toBe(`team-a.v1.${channel}.${token}.add-billing`);
     expect(subjects.eventFilter(type)).toBe(`team-a.v1.${channel}.${token}.*`);
     expect(streamOf(subjects, type)).toBe(subjects.streams[channel]);
+  });
+
+  it.each(CRITIC_BOUND_EVENTS)('routes %s to <ns>.v1.events.<token>.<plan>.<critic>, so a permission can bind a critic to its own answers', (type) => {
+    const subjects = subjectsFor('team-a');
+    const { token } = EVENT_CATALOGUE[type];
+    expect(subjects.event(type, 'add-billing', 'security/sast-scanner')).toBe(`team-a.v1.events.${token}.add-billing.security_sast-scanner`);
+    expect(subjects.eventFilter(type)).toBe(`team-a.v1.events.${token}.*.*`);
+    expect(subjects.eventFilter(type, 'security/sast-scanner')).toBe(`team-a.v1.events.${token}.*.security_sast-scanner`);
+    expect(() => subjects.event(type, 'add-billing')).toThrow(expect.objectContaining({ code: 'CONTRACT.SUBJECT_NEEDS_CRITIC' }));
+    expect(streamOf(subjects, type)).toBe('TEAM-A_EVENTS');
   });
 
   it('keeps critic registry traffic and journal announcements off the journaled channel', () => {

@@ -65,7 +65,9 @@ export async function answerRound(rt: Runtime, deps: { readonly publisher: Event
     } catch (error) {
       checkedOut = { error };
     }
-    const repo: RepoRoundReview | null = 'dir' in checkedOut ? prepareRepoReview(checkedOut.dir, event.data.files, SERVICE_REPO_POLICY, new Set(event.data.critics.filter((c) => c.core).map((c) => c.critic_id))) : null;
+    const bound = rt.settings.maxFileBytes === null ? {} : { maxFileBytes: rt.settings.maxFileBytes };
+    const repo: RepoRoundReview | null =
+      'dir' in checkedOut ? prepareRepoReview(checkedOut.dir, event.data.files, SERVICE_REPO_POLICY, new Set(event.data.critics.filter((c) => c.core).map((c) => c.critic_id)), bound) : null;
     const result: CriticRunResult =
       'dir' in checkedOut
         ? await runCritic(
@@ -79,7 +81,7 @@ export async function answerRound(rt: Runtime, deps: { readonly publisher: Event
               cacheDir: join(rt.settings.workRoot, 'cache', subjectToken(critic.id)),
               now: new Date(),
             },
-            { timeoutMs: dispatched.timeout_ms },
+            { timeoutMs: dispatched.timeout_ms, core: dispatched.core, ...bound },
           )
         : {
             status: 'failed',
@@ -88,6 +90,7 @@ export async function answerRound(rt: Runtime, deps: { readonly publisher: Event
             message: `cannot read commit ${event.data.commit} of ${event.data.repo_path} from this host: ${describeError(checkedOut.error)}`,
             duration_ms: 0,
             notes: [],
+            coverage: null,
           };
     // Stopped by a shutdown, not by the critic: answer nothing, so the round goes to another replica.
     if (rt.abort.signal.aborted) throw new TransientError(CRITIC_SDK_ERROR_CODES.stopping, `stopped while reviewing ${where}`);

@@ -123,4 +123,34 @@ describe('answerRound', () => {
     expect(await answerRound(runtime(), { publisher, journal }, round({ deadline_at: '2020-01-01T00:00:00.000Z' }), 1)).toBe('expired');
     expect(publisher.events).toEqual([]);
   });
+
+  it("reports what a core critic covered, and fails it when it analysed none of the files it supports (the operator's bound applies)", async () => {
+    await writeFile(join(dir, 'big.ts'), `// ${'x'.repeat(64)}\n`);
+    const reading = defineCritic({
+      id: 'team/counter',
+      evidence: 'pattern',
+      triggers: [],
+      covers: (f) => f.endsWith('.ts'),
+      run: (ctx) => {
+        for (const file of ctx.files) ctx.reader.read(file);
+        return Promise.resolve([]);
+      },
+    });
+    const rt = (maxFileBytes?: number): Runtime => ({ ...runtime(), critic: reading, settings: resolveCriticServiceOptions({ natsUrl: 'nats://x', workRoot: dir, ...(maxFileBytes === undefined ? {} : { maxFileBytes }) }) });
+    const journal = { hasEvent: () => Promise.resolve({ found: false }) };
+    const publisher = new RecordingPublisher();
+    expect(await answerRound(rt(), { publisher, journal }, round({ files: ['a.ts', 'README.md'] }), 1)).toBe('reported');
+    expect(await answerRound(rt(16), { publisher, journal }, round({ files: ['big.ts'] }), 1)).toBe('failed');
+    expect(publisher.events.map((e) => [e.type, e.data])).toEqual([
+      ['FindingsReported', expect.objectContaining({ coverage: expect.objectContaining({ considered: 2, analysed: 1, unsupported: 1, max_file_bytes_configured: false }) })],
+      [
+        'CriticFailed',
+        expect.objectContaining({
+          reason: 'no_files_analysed',
+          core: true,
+          coverage: expect.objectContaining({ analysed: 0, max_file_bytes: 16, max_file_bytes_configured: true, skipped: [expect.objectContaining({ file: 'big.ts', reason: 'too_large' })] }),
+        }),
+      ],
+    ]);
+  });
 });

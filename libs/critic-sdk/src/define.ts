@@ -20,6 +20,13 @@ export interface CriticSpec {
   readonly timeoutMs?: number;
   /** Why it cannot run here (a missing tool, a missing key), or null. */
   readonly notConfiguredReason?: () => string | null;
+  /**
+   * The files it reviews (its languages and kinds). With it, every answer says what the critic
+   * covered — read the files through `context.reader` (or tell `context.coverage` what a tool of
+   * yours analysed) — and a core critic that analysed none of the files it supports fails with
+   * `no_files_analysed`. Without it, answers carry no coverage.
+   */
+  readonly covers?: (file: string) => boolean;
   readonly run: (context: CriticContext) => Promise<readonly FindingDraft[]>;
 }
 
@@ -50,6 +57,7 @@ export function defineCritic(spec: CriticSpec): ServiceCritic {
   });
   if ((spec.description ?? '').length > 2000) issues.push({ path: 'description', message: 'at most 2000 characters' });
   if (typeof spec.run !== 'function') issues.push({ path: 'run', message: 'must be a function' });
+  if (spec.covers !== undefined && typeof spec.covers !== 'function') issues.push({ path: 'covers', message: 'must be a function of a file path' });
   if (issues.length > 0) throw new CriticDefinitionError(`critic ${String(spec.id)}: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
   const critic: ServiceCritic = {
     id: spec.id,
@@ -60,6 +68,7 @@ export function defineCritic(spec: CriticSpec): ServiceCritic {
     timeoutMs: spec.timeoutMs ?? DEFAULT_CRITIC_TIMEOUT_MS,
     run: spec.run,
     ...(spec.notConfiguredReason === undefined ? {} : { notConfiguredReason: spec.notConfiguredReason }),
+    ...(spec.covers === undefined ? {} : { covers: spec.covers }),
   };
   try {
     // The critics library checks the id format and the timeout the same way for built-in critics.

@@ -11,6 +11,14 @@ describe('defineCritic', () => {
     expect(Object.isFrozen(critic)).toBe(true);
   });
 
+  it('keeps the files it covers, so its answers report coverage, and refuses a `covers` that is not a function', () => {
+    const covers = (file: string): boolean => file.endsWith('.py');
+    expect(defineCritic({ id: 'team/py', evidence: 'pattern', triggers: [], covers, run }).covers).toBe(covers);
+    expect(() => defineCritic({ id: 'team/py', evidence: 'pattern', triggers: [], covers: '**/*.py' as unknown as typeof covers, run })).toThrow(
+      expect.objectContaining({ issues: [expect.objectContaining({ path: 'covers' })] }),
+    );
+  });
+
   it('names every problem of a bad definition at once', () => {
     expect(() => defineCritic({ id: 'team/x', evidence: '', triggers: [''], phases: [], run })).toThrow(
       expect.objectContaining({ code: 'CRITIC_SDK.INVALID_CRITIC', issues: [expect.objectContaining({ path: 'evidence' }), expect.objectContaining({ path: 'triggers[0]' }), expect.objectContaining({ path: 'phases' })] }),

@@ -1,4 +1,4 @@
-import type { DataOf, DispatchedCritic, EventOf, Finding, RepoConfigEffect, Suppression } from '@rloop/contracts';
+import type { CriticCoverage, DataOf, DispatchedCritic, EventOf, Finding, RepoConfigEffect, Suppression } from '@rloop/contracts';
 import type { CriticRunResult } from '@rloop/critics';
 import { compareFindings, decisionEvent, deterministicId } from '@rloop/domain';
 
@@ -25,14 +25,17 @@ export function reportEventId(round: RoundStarted, criticId: string): string {
   return deterministicId(round.plan, round.correlation_id, 'report', round.data.round, criticId);
 }
 
-/** What the reviewed repository's configuration did to a report (suppressed findings, its effect). */
-export interface ReportRepoEffect {
-  readonly suppressed: readonly Suppression[];
-  readonly repo_config?: RepoConfigEffect;
+/** What a report carries besides its findings: what the critic covered, and what the reviewed repository's configuration did. */
+export interface ReportExtras {
+  /** What the critic covered of the files under review; null or absent for a critic that does not say. */
+  readonly coverage?: CriticCoverage | null;
+  /** Findings the repository dismissed (journaled, counted in the letter). */
+  readonly suppressed?: readonly Suppression[];
+  readonly repo_config?: RepoConfigEffect | undefined;
 }
 
-/** Findings for FindingsReported: the most important first, capped at the contract's limit. */
-export function reportData(round: number, criticId: string, commit: string, findings: readonly Finding[], durationMs: number, repo: ReportRepoEffect = { suppressed: [] }): DataOf<'FindingsReported'> {
+/** Findings for FindingsReported: the most important first, capped at the contract's limit, with what the critic covered and what the repository dismissed. */
+export function reportData(round: number, criticId: string, commit: string, findings: readonly Finding[], durationMs: number, extras: ReportExtras = {}): DataOf<'FindingsReported'> {
   const ranked = [...findings].sort(compareFindings);
   return {
     round,
@@ -41,8 +44,9 @@ export function reportData(round: number, criticId: string, commit: string, find
     findings: ranked.slice(0, MAX_REPORTED_FINDINGS),
     truncated: ranked.length > MAX_REPORTED_FINDINGS,
     duration_ms: Math.round(durationMs),
-    ...(repo.suppressed.length === 0 ? {} : { suppressed: repo.suppressed.slice(0, MAX_REPORTED_FINDINGS) }),
-    ...(repo.repo_config === undefined ? {} : { repo_config: repo.repo_config }),
+    ...(extras.coverage === undefined || extras.coverage === null ? {} : { coverage: extras.coverage }),
+    ...(extras.suppressed === undefined || extras.suppressed.length === 0 ? {} : { suppressed: extras.suppressed.slice(0, MAX_REPORTED_FINDINGS) }),
+    ...(extras.repo_config === undefined ? {} : { repo_config: extras.repo_config }),
   };
 }
 
@@ -62,11 +66,9 @@ export function answerEvent(
   const idParts = ['report', round.data.round, dispatched.critic_id];
   if (result.status === 'reported') {
     const repo = applyRepo(result.findings);
-    const data =
-      repo === null
-        ? reportData(round.data.round, dispatched.critic_id, round.data.commit, result.findings, result.duration_ms)
-        : reportData(round.data.round, dispatched.critic_id, round.data.commit, repo.findings, result.duration_ms, { suppressed: repo.suppressed, ...(repo.repo_config === undefined ? {} : { repo_config: repo.repo_config }) });
-    return decisionEvent('FindingsReported', m, idParts, data);
+    const findings = repo === null ? result.findings : repo.findings;
+    const extras: ReportExtras = repo === null ? { coverage: result.coverage } : { coverage: result.coverage, suppressed: repo.suppressed, repo_config: repo.repo_config };
+    return decisionEvent('FindingsReported', m, idParts, reportData(round.data.round, dispatched.critic_id, round.data.commit, findings, result.duration_ms, extras));
   }
   return decisionEvent('CriticFailed', m, idParts, {
     round: round.data.round,
@@ -75,5 +77,6 @@ export function answerEvent(
     reason: result.reason,
     message: result.message.slice(0, 4000),
     duration_ms: Math.round(result.duration_ms),
+    ...(result.coverage === null ? {} : { coverage: result.coverage }),
   });
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { EventOf, Finding } from '@rloop/contracts';
+import { type EventOf, type Finding, parseEvent } from '@rloop/contracts';
 import { deterministicId } from '@rloop/domain';
 import { MAX_REPORTED_FINDINGS, answerEvent, dispatchFor, reportData, reportEventId, roundExpired } from './dispatch.js';
 
@@ -36,8 +36,8 @@ describe('dispatch helpers', () => {
 
   it('gives FindingsReported and CriticFailed the id critic-runner gives its answers (plan, run, report, round, critic)', () => {
     const expected = deterministicId('plan-a', round.correlation_id, 'report', 3, 'team/x');
-    const reported = answerEvent(round, dispatched, { status: 'reported', critic_id: 'team/x', findings: [], duration_ms: 12.4, notes: [] }, { producer: 'p', now: '2026-01-01T00:01:00.000Z' });
-    const failed = answerEvent(round, dispatched, { status: 'failed', critic_id: 'team/x', reason: 'crashed', message: 'boom', duration_ms: 3, notes: [] }, { producer: 'p', now: '2026-01-01T00:01:00.000Z' });
+    const reported = answerEvent(round, dispatched, { status: 'reported', critic_id: 'team/x', findings: [], duration_ms: 12.4, notes: [], coverage: null }, { producer: 'p', now: '2026-01-01T00:01:00.000Z' });
+    const failed = answerEvent(round, dispatched, { status: 'failed', critic_id: 'team/x', reason: 'crashed', message: 'boom', duration_ms: 3, notes: [], coverage: null }, { producer: 'p', now: '2026-01-01T00:01:00.000Z' });
     expect(reportEventId(round, 'team/x')).toBe(expected);
     expect(reported).toMatchObject({ event_id: expected, type: 'FindingsReported', causation_id: round.event_id, correlation_id: round.correlation_id, plan: 'plan-a', data: { round: 3, commit: SHA, duration_ms: 12, findings: [] } });
     expect(failed).toMatchObject({ event_id: expected, type: 'CriticFailed', data: { reason: 'crashed', core: false, message: 'boom', duration_ms: 3 } });
@@ -50,5 +50,32 @@ describe('dispatch helpers', () => {
     expect(data.findings[0]?.severity).toBe('critical');
     expect(data.findings.some((f) => f.severity === 'low')).toBe(false);
     expect(data.truncated).toBe(true);
+  });
+
+  it('carries what the critic covered into its answer: in FindingsReported, and in CriticFailed when it analysed nothing', () => {
+    const coverage = { considered: 1, analysed: 0, unsupported: 0, skipped: [{ file: 'src/a.js', reason: 'too_large' as const }], skipped_total: 1, max_file_bytes: 10, max_file_bytes_configured: false };
+    const meta = { producer: 'p', now: '2026-01-01T00:01:00.000Z' };
+    const reported = answerEvent(round, dispatched, { status: 'reported', critic_id: 'team/x', findings: [], duration_ms: 1, notes: [], coverage: { ...coverage, analysed: 1, skipped: [], skipped_total: 0 } }, meta);
+    const blind = answerEvent(round, dispatched, { status: 'failed', critic_id: 'team/x', reason: 'no_files_analysed', message: 'analysed none', duration_ms: 1, notes: [], coverage }, meta);
+    const silent = answerEvent(round, dispatched, { status: 'reported', critic_id: 'team/x', findings: [], duration_ms: 1, notes: [], coverage: null }, meta);
+    expect(reported).toMatchObject({ type: 'FindingsReported', data: { coverage: { considered: 1, analysed: 1 } } });
+    expect(blind).toMatchObject({ type: 'CriticFailed', data: { reason: 'no_files_analysed', coverage } });
+    expect(silent.data).not.toHaveProperty('coverage');
+    for (const event of [reported, blind, silent]) expect(parseEvent(event).ok).toBe(true);
+  });
+
+  it("carries the critic's coverage and what the repository's configuration did, side by side", () => {
+    const coverage = { considered: 1, analysed: 1, unsupported: 0, skipped: [], skipped_total: 0, max_file_bytes: 10, max_file_bytes_configured: false };
+    const kept = finding(1, 'critical');
+    const dismissed = finding(2, 'medium');
+    const suppression = { fingerprint: dismissed.fingerprint, finding_type: 't', raised_by: 'team/x', severity: 'medium' as const, file: 'a.ts', line: 3, title: 't', kind: 'inline' as const, reason: 'ours', source: 'a.ts:2' };
+    const repoConfig = { config: '.rloop.yaml', excluded_files: 2, overrides: [], refused: [] };
+    const answer = answerEvent(round, dispatched, { status: 'reported', critic_id: 'team/x', findings: [kept, dismissed], duration_ms: 1, notes: [], coverage }, { producer: 'p', now: '2026-01-01T00:01:00.000Z' }, () => ({
+      findings: [kept],
+      suppressed: [suppression],
+      repo_config: repoConfig,
+    }));
+    expect(answer).toMatchObject({ type: 'FindingsReported', data: { findings: [kept], coverage, suppressed: [suppression], repo_config: repoConfig } });
+    expect(parseEvent(answer).ok).toBe(true);
   });
 });

@@ -100,8 +100,8 @@ describe('runCriticService on the real NATS server', () => {
 
   async function answers(plan: string): Promise<RloopEvent[]> {
     const stored = [
-      ...(await nats.messages(nats.subjects.streams.events, nats.subjects.event('FindingsReported', plan))),
-      ...(await nats.messages(nats.subjects.streams.events, nats.subjects.event('CriticFailed', plan))),
+      ...(await nats.messages(nats.subjects.streams.events, `${nats.namespace}.v1.events.findings_reported.${plan}.*`)),
+      ...(await nats.messages(nats.subjects.streams.events, `${nats.namespace}.v1.events.critic_failed.${plan}.*`)),
     ];
     return stored.flatMap((m) => {
       const parsed = parseEvent(m.json());

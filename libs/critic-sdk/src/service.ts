@@ -1,6 +1,7 @@
 import { Controller, type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
 import {
   BUS_REQUESTER,
+  BusAuthError,
   BusConnectionError,
   EVENT_PUBLISHER,
   type EventContext,
@@ -101,6 +102,9 @@ export async function runCriticService(critic: ServiceCritic, options: CriticSer
       module: CriticServiceModule.forRoot(runtime),
       bus: {
         servers: settings.servers,
+        credentials: settings.credentials,
+        tls: settings.tls,
+        inboxPrefix: settings.inboxPrefix,
         namespace: settings.namespace,
         connect: { timeoutMs: settings.connectTimeoutMs },
         shutdownTimeoutMs: settings.shutdownTimeoutMs,
@@ -111,6 +115,7 @@ export async function runCriticService(critic: ServiceCritic, options: CriticSer
       exitOnFailure: false,
     });
   } catch (error) {
+    if (error instanceof BusAuthError) throw new CriticServiceStartError(CRITIC_SDK_ERROR_CODES.connectFailed, `${critic.id}: ${error.message}`, { cause: error });
     if (error instanceof BusConnectionError) {
       throw new CriticServiceStartError(CRITIC_SDK_ERROR_CODES.connectFailed, `${critic.id}: cannot reach NATS at ${settings.servers.join(', ')}: ${error.message}`, { cause: error });
     }

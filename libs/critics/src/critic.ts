@@ -1,4 +1,6 @@
 import type { FindingInput, Phase } from '@rloop/contracts';
+import type { CoverageRecorder } from './plumbing/coverage.js';
+import type { RepoReader } from './repo/checkout.js';
 
 /** What a critic is given for one run. */
 export interface CriticContext {
@@ -24,6 +26,19 @@ export interface CriticContext {
    * class of diagnostics it could not check). runCritic collects these into the report's notes.
    */
   readonly note?: (message: string) => void;
+  /**
+   * Every file of the checkout (relative, forward slashes), listed from the checkout itself, for
+   * critics that look beyond the files under review (cross-file flows, copies elsewhere).
+   */
+  readonly repoFiles: () => Promise<readonly string[]>;
+  /**
+   * Reads the checkout's files inside its boundary: never through a symbolic link that leaves it,
+   * never past the size bound, never binary. What a critic reads and what is refused, and why, is
+   * its coverage report — read through it, not from the disk.
+   */
+  readonly reader: RepoReader;
+  /** What the critic says about a file beyond reading it: a tool of its own read it, it could not parse it, it left generated code out. */
+  readonly coverage: CoverageRecorder;
 }
 
 /**
@@ -48,5 +63,11 @@ export interface CriticDefinition {
    * A critic that is not configured is left out of the panel and said so; it never passes silently.
    */
   notConfiguredReason?(): string | null;
+  /**
+   * The files under review this critic analyses (its languages and kinds). With it, each run
+   * reports what it covered (see CriticCoverage), and a core critic that analysed none of the
+   * files it supports fails (`no_files_analysed`); without it, no coverage is reported.
+   */
+  covers?(file: string): boolean;
   run(context: CriticContext): Promise<readonly FindingDraft[]>;
 }

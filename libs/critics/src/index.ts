@@ -2,7 +2,7 @@
 export type { CriticContext, CriticDefinition, FindingDraft } from './critic.js';
 export { CriticNotRunnableError, CriticTimedOutError, CriticCancelledError, CriticOutputInvalidError, ReviewTargetNotFoundError, ReviewGitError, RepoConfigError, BaselineError } from './errors.js';
 export { finalizeFindings, type FileReader } from './plumbing/finalize.js';
-export { runCritic, repoFileReader, type CriticRunResult, type CriticFailureReason, type RunCriticOptions, type RunCriticContext } from './plumbing/run-critic.js';
+export { runCritic, createCriticContext, type PreparedContext, type CriticRunResult, type CriticFailureReason, type RunCriticOptions, type RunCriticContext } from './plumbing/run-critic.js';
 export { defineCritic, draftFinding, findingTypeToken, type DraftInput } from './plumbing/define.js';
 export { builtInCritics, BUILT_IN_CRITIC_IDS, CORE_CRITIC_IDS, type BuiltInCriticId, type BuiltInCriticOptions } from './registry.js';
 export { compilerLinterCritic, type CompilerLinterOptions } from './critics/compiler-linter.js';
@@ -24,3 +24,6 @@ export { prepareRepoReview, type RepoRoundReview, type RepoAppliedReport } from 
 export { RULE_PREFIX_OWNERS, ownerOfTarget } from './review/rule-owners.js';
 export { parseUnifiedDiff, changedLinesSince, touchesChange, type ChangedLines } from './review/diff.js';
 export { AnalysisCache } from './repo/cache.js';
+export { type CoverageRecorder } from './plumbing/coverage.js';
+export { CheckoutBoundary, RepoReader, DEFAULT_MAX_FILE_BYTES, type FileOutcome } from './repo/checkout.js';
+export { listCheckoutFiles, listDirectoryFiles, isBinaryByName, type DirectoryListing } from './repo/files.js';

@@ -24,7 +24,16 @@ export {
   TransactionConflictError,
   type DatabaseTarget,
 } from './errors.js';
-export { migrateEventStore, STORE_MIGRATION_TABLE, COMMIT_CHANNEL, type EventStoreTables } from './schema.js';
+export {
+  migrateEventStore,
+  pendingEventStoreMigrations,
+  EVENT_STORE_RUNTIME_GRANTS,
+  STORE_MIGRATION_TABLE,
+  STORE_MIGRATION_LOCK_TABLE,
+  COMMIT_CHANNEL,
+  type EventStoreTables,
+  type TablePrivilege,
+} from './schema.js';
 export type { WakeReason } from './notifier.js';
 export type {
   ExpectedVersion,

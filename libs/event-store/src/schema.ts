@@ -127,14 +127,44 @@ const provider: MigrationProvider = {
   getMigrations: () => Promise.resolve(STORE_MIGRATIONS),
 };
 
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any database: the migrator only touches the store's own tables
+function storeMigrator(db: Kysely<any>): Migrator {
+  return new Migrator({ db, provider, migrationTableName: STORE_MIGRATION_TABLE, migrationLockTableName: STORE_MIGRATION_LOCK_TABLE });
+}
+
+/**
+ * The store's migrations this database has not run yet (read-only: a role with SELECT on
+ * `rloop_store_migrations` may ask, so a runtime role can refuse to start on an old schema).
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- any database: the migrator only reads its own table
+export async function pendingEventStoreMigrations(db: Kysely<any>): Promise<string[]> {
+  return (await storeMigrator(db).getMigrations()).filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+/** The privileges a table may be granted (never TRUNCATE, REFERENCES or TRIGGER). */
+export type TablePrivilege = 'SELECT' | 'INSERT' | 'UPDATE' | 'DELETE';
+
+/**
+ * What the runtime role of a service using the store needs on the store's tables, and nothing
+ * more: history is only added to (no UPDATE, DELETE or TRUNCATE on events), a stream's version only
+ * moves forward (a trigger checks it), checkpoints are rewritten and reset, and the migration
+ * bookkeeping is only read. Not owning the tables, the role cannot alter, disable or drop a trigger.
+ */
+export const EVENT_STORE_RUNTIME_GRANTS: Readonly<Record<string, readonly TablePrivilege[]>> = Object.freeze({
+  events: ['SELECT', 'INSERT'],
+  streams: ['SELECT', 'INSERT', 'UPDATE'],
+  subscription_checkpoints: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
+  [STORE_MIGRATION_TABLE]: ['SELECT'],
+  [STORE_MIGRATION_LOCK_TABLE]: [],
+});
+
 /**
  * Brings the store's schema to the latest version (idempotent; safe to run from several
  * processes at once: kysely's Migrator takes a lock). Needs a role that may create tables.
  */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any database: the migrator only touches the store's own tables
 export async function migrateEventStore(db: Kysely<any>): Promise<void> {
-  const migrator = new Migrator({ db, provider, migrationTableName: STORE_MIGRATION_TABLE, migrationLockTableName: STORE_MIGRATION_LOCK_TABLE });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await storeMigrator(db).migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
     throw new RloopError(EVENT_STORE_ERROR_CODES.migrationFailed, `event store migration ${failed} failed: ${describeError(error)}`, {

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type { CriticContext } from '@rloop/critics';
+import { type CriticContext, createCriticContext } from '@rloop/critics';
 import { type FakeAnthropic, fakeTurn, startFakeAnthropic } from '@rloop/testing';
 import {
   createCodeReviewerCritic,
@@ -43,14 +43,11 @@ describe('LLM critics (quality/code-reviewer and prompt critics) against the fak
   let head: string;
   let fake: FakeAnthropic | undefined;
   const notes: string[] = [];
-  const context = (): CriticContext => ({
-    repoDir: repo.dir,
-    commit: head,
-    files: ['src/math.js', 'test/double.test.js'],
-    phase: 'critical',
-    signal: new AbortController().signal,
-    note: (m) => notes.push(m),
-  });
+  const context = (): CriticContext =>
+    createCriticContext(
+      { repoDir: repo.dir, commit: head, files: ['src/math.js', 'test/double.test.js'], phase: 'critical' },
+      { signal: new AbortController().signal, note: (m) => notes.push(m) },
+    ).context;
   const hints = () => Promise.resolve({ plan: { title: 'Add clamp', description: 'Adds a clamp helper.' }, baseCommit: repo.base, round: 2 });
 
   beforeAll(async () => {

@@ -1,6 +1,6 @@
 import { lstat, readFile } from 'node:fs/promises';
-import type { CRITIC_FAILURE_REASONS, Issue } from '@rloop/contracts';
-import type { CriticContext, CriticDefinition, FindingDraft } from '@rloop/critics';
+import type { CRITIC_FAILURE_REASONS, CoverageSkipReason, Issue } from '@rloop/contracts';
+import { type CriticContext, type CriticDefinition, type FindingDraft, isBinaryByName } from '@rloop/critics';
 import type { ContentBlockParam, Message, ToolChoice, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { BudgetState } from './budget.js';
 import { type AnthropicClientOptions, createAnthropicClient, type LlmClient, type LlmClientFactory, type LlmLogger } from './client.js';
@@ -36,7 +36,7 @@ export interface ReviewSubject {
   readonly diff: string | null;
   readonly files: readonly { readonly path: string; readonly content: string }[];
   /** Files under review that are not shown, and why (binary, too large, deleted). */
-  readonly omitted: readonly { readonly path: string; readonly reason: string }[];
+  readonly omitted: readonly OmittedFile[];
 }
 
 export interface LlmReviewOptions {
@@ -203,6 +203,13 @@ function lineCount(content: string): number {
 
 // ── Gathering the subject from a critic context ────────────────────────────────────────────
 
+/** A file under review the model is not shown, why (for the prompt), and the coverage reason it is reported under. */
+export interface OmittedFile {
+  readonly path: string;
+  readonly reason: string;
+  readonly skip: CoverageSkipReason;
+}
+
 export interface ReviewLimits {
   /** Files larger than this are not shown. Default 200 KiB. */
   readonly maxFileBytes: number;
@@ -227,32 +234,32 @@ export interface SubjectHints {
 export async function gatherReviewSubject(context: Pick<CriticContext, 'repoDir' | 'commit' | 'files'>, hints: SubjectHints = {}, limits: ReviewLimits = DEFAULT_REVIEW_LIMITS): Promise<ReviewSubject> {
   const root = await realWorktreeRoot(context.repoDir);
   const files: { path: string; content: string }[] = [];
-  const omitted: { path: string; reason: string }[] = [];
+  const omitted: OmittedFile[] = [];
   let total = 0;
   for (const path of [...new Set(context.files)].sort()) {
     let absolute: string;
     try {
       ({ absolute } = await resolveInWorktree(root, path));
     } catch (error) {
-      omitted.push({ path, reason: redactSecrets(error instanceof Error ? error.message : String(error)) });
+      omitted.push({ path, reason: redactSecrets(error instanceof Error ? error.message : String(error)), skip: 'outside_checkout' });
       continue;
     }
     const info = await lstat(absolute).catch(() => null);
     if (info === null || !info.isFile()) {
-      omitted.push({ path, reason: 'not a file at this commit (deleted or a directory)' });
+      omitted.push({ path, reason: 'not a file at this commit (deleted or a directory)', skip: 'missing' });
       continue;
     }
     if (info.size > limits.maxFileBytes) {
-      omitted.push({ path, reason: `too large to show (${info.size} bytes)` });
+      omitted.push({ path, reason: `too large to show (${info.size} bytes, over ${limits.maxFileBytes})`, skip: 'too_large' });
       continue;
     }
     if (total + info.size > limits.maxTotalBytes) {
-      omitted.push({ path, reason: 'over the review size limit' });
+      omitted.push({ path, reason: `over the review's total size limit (${limits.maxTotalBytes} bytes)`, skip: 'too_large' });
       continue;
     }
     const content = await readFile(absolute, 'utf8');
     if (content.includes('\u0000')) {
-      omitted.push({ path, reason: 'binary' });
+      omitted.push({ path, reason: 'binary', skip: 'binary' });
       continue;
     }
     total += info.size;
@@ -361,6 +368,13 @@ export function createPromptCritic(options: PromptCriticOptions): LlmCriticDefin
     const hints = options.resolveSubject === undefined ? {} : await options.resolveSubject(context);
     const budget = options.budget === undefined ? null : await options.budget(context);
     const subject = await gatherReviewSubject(context, hints, limits);
+    // What the model is shown is what this critic covers; the rest is said, with why.
+    for (const file of subject.files) context.coverage.analysed(file.path);
+    for (const file of subject.omitted) {
+      // A model reviews text: binary content is not of its kind, whatever the file is called.
+      if (file.skip === 'binary') context.coverage.unsupported(file.path);
+      else context.coverage.skipped(file.path, file.skip, file.reason);
+    }
     try {
       const result = await reviewWithLlm({
         client: llm,
@@ -390,6 +404,8 @@ export function createPromptCritic(options: PromptCriticOptions): LlmCriticDefin
     description: options.description ?? `LLM review: ${options.id}`,
     triggers: options.triggers,
     timeoutMs: options.timeoutMs ?? 300_000,
+    // Every text file; a binary one by its name (an image, an archive) is not for a language model.
+    covers: (file) => !isBinaryByName(file),
     notConfiguredReason,
     review,
     run: async (context: CriticContext): Promise<readonly FindingDraft[]> => {

@@ -2,7 +2,7 @@
 // middle of a loop, start it again on the same port and store directory.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort, portAccepts } from './ports.js';
@@ -23,23 +23,41 @@ export interface PrivateNatsServer {
   restart(options?: { readonly emptyStore?: boolean }): Promise<void>;
   /** Stops it and removes its store. */
   stop(): Promise<void>;
+  /** The last 64 KiB the server wrote to stderr (its log: errors, authorization and permission violations). */
+  output(): string;
 }
 
 function exited(child: ChildProcess): Promise<void> {
   return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
+export interface PrivateNatsServerOptions {
+  /**
+   * A nats-server configuration (users and permissions, TLS, an operator): written beside the store
+   * and passed with `-c`. Host, port, JetStream and the store directory come from the command line.
+   */
+  readonly config?: string;
+}
+
 /** Starts a nats-server with JetStream on a free port, its store in a temp directory. */
-export async function startPrivateNatsServer(): Promise<PrivateNatsServer> {
+export async function startPrivateNatsServer(options: PrivateNatsServerOptions = {}): Promise<PrivateNatsServer> {
   const port = await freePort();
-  const storeDir = await mkdtemp(join(tmpdir(), 'rloop-nats-'));
+  const root = await mkdtemp(join(tmpdir(), 'rloop-nats-'));
+  const storeDir = join(root, 'store');
+  await mkdir(storeDir);
+  const configArgs: string[] = [];
+  if (options.config !== undefined) {
+    const configFile = join(root, 'nats-server.conf');
+    await writeFile(configFile, options.config);
+    configArgs.push('-c', configFile);
+  }
   let child: ChildProcess | null = null;
   let output = '';
   const start = async (): Promise<void> => {
     if (child !== null) return;
     output = '';
-    const started = spawn(NATS_SERVER_BIN, ['-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', 'ignore', 'pipe'] });
-    started.stderr?.on('data', (chunk: Buffer) => (output = `${output}${chunk.toString()}`.slice(-4000)));
+    const started = spawn(NATS_SERVER_BIN, [...configArgs, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], { stdio: ['ignore', 'ignore', 'pipe'] });
+    started.stderr?.on('data', (chunk: Buffer) => (output = `${output}${chunk.toString()}`.slice(-65_536)));
     child = started;
     started.once('exit', () => {
       if (child === started) child = null;
@@ -71,7 +89,8 @@ export async function startPrivateNatsServer(): Promise<PrivateNatsServer> {
     },
     stop: async () => {
       await kill();
-      await rm(storeDir, { recursive: true, force: true });
+      await rm(root, { recursive: true, force: true });
     },
+    output: () => output,
   };
 }

@@ -25,7 +25,7 @@ export interface ConsoleConfig extends CommonSettings {
 /** Parses the console's environment and config/critics.yaml once, at start. */
 export async function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env): Promise<ConsoleConfig> {
   const parsed = parseEnvironment(ConsoleEnvironment, env, 'console');
-  const common = commonSettings(parsed);
+  const common = commonSettings(parsed, 'console');
   if (common.ops.http === null) {
     throw new ValidationError('CONFIG.INVALID_ENVIRONMENT', 'console: bad environment: RLOOP_HTTP_PORT: the console serves its pages there; set a port (`rloop up` gives it 9460)', [
       { path: 'RLOOP_HTTP_PORT', message: 'required by the console' },

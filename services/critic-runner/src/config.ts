@@ -13,6 +13,8 @@ const CriticRunnerEnvironment = CommonEnvironment.extend({
   ANTHROPIC_BASE_URL: z.url().optional(),
   /** Rounds run at the same time (each runs its critics in parallel). */
   RLOOP_ROUND_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+  /** Files larger than this are not read by the critics; set, it also accepts that such files go unreviewed. */
+  RLOOP_MAX_FILE_BYTES: z.coerce.number().int().min(1).optional(),
 });
 
 /** What the LLM critics need; null when ANTHROPIC_API_KEY is unset (they are then not hosted). */
@@ -30,6 +32,11 @@ export interface CriticRunnerConfig extends CommonSettings {
   readonly catalogue: CriticCatalogue;
   readonly anthropic: AnthropicSettings | null;
   readonly roundConcurrency: number;
+  /**
+   * The file-size bound the operator chose (RLOOP_MAX_FILE_BYTES), or null for the critics'
+   * default — with which a file of the plan skipped as too large keeps a round from counting as clean.
+   */
+  readonly maxFileBytes: number | null;
   /** Read-only checkouts of reviewed commits and the critics' incremental caches live here. */
   readonly workRoot: string;
   /** Whether the compiler-linter loads a reviewed repository's own ESLint config (config/trust.yaml; it runs the repository's code). */
@@ -41,7 +48,7 @@ export interface CriticRunnerConfig extends CommonSettings {
 /** Parses the critic-runner's environment, config/critics.yaml and (with a key) config/models.yaml once, at start. */
 export async function loadCriticRunnerConfig(env: NodeJS.ProcessEnv = process.env): Promise<CriticRunnerConfig> {
   const parsed = parseEnvironment(CriticRunnerEnvironment, env, 'critic-runner');
-  const common = commonSettings(parsed);
+  const common = commonSettings(parsed, 'critic-runner');
   const catalogue = await loadYamlConfig(join(common.configDir, 'critics.yaml'), CriticCatalogue);
   const trust = await loadYamlConfig(join(common.configDir, TRUST_CONFIG_FILE), TrustConfig);
   const repoPolicy = await loadYamlConfig(join(common.configDir, 'repo-policy.yaml'), RepoPolicy);
@@ -71,6 +78,7 @@ export async function loadCriticRunnerConfig(env: NodeJS.ProcessEnv = process.en
     catalogue,
     anthropic,
     roundConcurrency: parsed.RLOOP_ROUND_CONCURRENCY,
+    maxFileBytes: parsed.RLOOP_MAX_FILE_BYTES ?? null,
     workRoot: join(common.home, 'critic-runner'),
     repositoryEslintConfig: trust.eslint.repository_config,
     repoPolicy,

@@ -34,7 +34,7 @@ export function resolveRoot(entry: string, home: string): string {
 /** Parses the gate's environment, config/refinement-triggers.yaml and config/trust.yaml once, at start. */
 export async function loadGateConfig(env: NodeJS.ProcessEnv = process.env): Promise<GateConfig> {
   const parsed = parseEnvironment(GateEnvironment, env, 'gate');
-  const common = commonSettings(parsed);
+  const common = commonSettings(parsed, 'gate');
   const triggers = await loadYamlConfig(join(common.configDir, 'refinement-triggers.yaml'), RefinementTriggers);
   const trustFile = join(common.configDir, TRUST_CONFIG_FILE);
   const trust = await loadYamlConfig(trustFile, TrustConfig);

@@ -97,7 +97,7 @@ export function commandPolicy(trust: TrustConfig, env: NodeJS.ProcessEnv, home: 
 /** Parses the implementer's environment, config/trust.yaml (and, with a key, config/models.yaml) once, at start. */
 export async function loadImplementerConfig(env: NodeJS.ProcessEnv = process.env): Promise<ImplementerConfig> {
   const parsed = parseEnvironment(ImplementerEnvironment, env, 'implementer');
-  const common = commonSettings(parsed);
+  const common = commonSettings(parsed, 'implementer');
   const trustFile = join(common.configDir, TRUST_CONFIG_FILE);
   const trust = await loadYamlConfig(trustFile, TrustConfig);
   let anthropic: AnthropicImplementerSettings | null = null;

@@ -4,6 +4,7 @@ import { observeAppends } from './append-metrics.js';
 import { RloopError, describeError } from '@rloop/contracts';
 import { JournalModule } from './app.module.js';
 import { type JournalConfig, loadJournalConfig } from './config.js';
+import { migrateJournal } from './migrations.js';
 import { openJournalStore } from './open-store.js';
 import { ProjectionCatchUp } from './projections/catch-up.js';
 import { loadLoopConfig } from './projections/loop-config.js';
@@ -18,6 +19,22 @@ try {
   config = loadJournalConfig();
 } catch (error) {
   fail(error);
+}
+if (process.argv[2] === 'migrate') {
+  // `node services/journal/dist/main.js migrate`: the schema as the owner (DATABASE_MIGRATION_URL, else
+  // DATABASE_URL), then DATABASE_URL's role set up with the journal's runtime privileges; then exit.
+  if ('pgliteDir' in config.store) {
+    await (await openJournalStore(config).catch(fail)).close();
+    process.stdout.write(`journal: the embedded journal under ${config.store.pgliteDir} is migrated\n`);
+    process.exit(0);
+  }
+  const { databaseUrl, migrationUrl } = config.store;
+  const report = await migrateJournal(migrationUrl ?? databaseUrl, migrationUrl === null ? null : databaseUrl).catch(fail);
+  process.stdout.write(`journal: ${report.applied.length === 0 ? 'the schema was up to date' : `applied ${report.applied.join(', ')}`}\n`);
+  if (report.runtimeRole !== null) {
+    process.stdout.write(`journal: runtime role ${report.runtimeRole.role}${report.runtimeRole.created ? ' created and' : ''} granted ${report.runtimeRole.tables.length} tables (SELECT/INSERT on events; no UPDATE, DELETE or TRUNCATE; owns nothing)\n`);
+  }
+  process.exit(0);
 }
 const store = await openJournalStore(config).catch(fail);
 if (process.argv[2] === 'rebuild') {

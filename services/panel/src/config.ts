@@ -37,7 +37,7 @@ export interface PanelConfig extends CommonSettings {
 /** Parses the panel's environment and config/critics.yaml once, at start. */
 export async function loadPanelConfig(env: NodeJS.ProcessEnv = process.env): Promise<PanelConfig> {
   const parsed = parseEnvironment(PanelEnvironment, env, 'panel');
-  const common = commonSettings(parsed);
+  const common = commonSettings(parsed, 'panel');
   const catalogue = await loadYamlConfig(join(common.configDir, 'critics.yaml'), CriticCatalogue);
   const heartbeatIntervalMs = parsed.RLOOP_CRITIC_HEARTBEAT_MS;
   // TODO(calibration): a refresh every half heartbeat (at most 1 s) and three heartbeats of start-up grace are guesses; settle them from

@@ -203,6 +203,54 @@ describe('rloop review', () => {
     }, 120_000);
   });
 
+  it('exit 3 when a file under review could not be analysed (too large), 0 once a size bound is set; an excluded file is no gap', async () => {
+    const big = mkdtempSync(join(tmpdir(), 'rloop-cli-big-'));
+    try {
+      mkdirSync(join(big, 'src'));
+      writeFileSync(join(big, 'src/padded.ts'), `// ${'x'.repeat(4 * 1024 * 1024)}\nexport const two = 2;\n`);
+      // Alone, the padded file makes the core SAST check fail (it analysed nothing); beside another it is a gap.
+      const alone = await run([big, ...fast]);
+      expect(alone).toMatchObject({ code: 3, err: expect.stringMatching(/review incomplete: .*security\/sast-scanner \(no_files_analysed\)/) });
+      writeFileSync(join(big, 'src/one.ts'), 'export const one = 1;\n');
+      const skipped = await run([big, ...fast]);
+      expect(skipped.code).toBe(3);
+      expect(skipped.err).toMatch(/review incomplete: not analysed: src\/padded\.ts \(too large: \d+ bytes, over the 4194304-byte bound\) by security\/sast-scanner.*\(--max-file-bytes sets the size bound\)/);
+      expect(skipped.out).toMatch(/^! no findings .*\n {2}not analysed: src\/padded\.ts \(too large: /m);
+      expect((await run([big, '--md', ...fast])).out).toContain('## Files not analysed');
+      expect((await run([big, '--max-file-bytes', String(8 * 1024 * 1024), ...fast])).code).toBe(0);
+      // Left out on purpose (--exclude, .rloop.yaml, .rloopignore) is counted as excluded, never as not analysed.
+      const excluded = await run([big, '--exclude', 'src/padded.ts', '--format', 'json', ...fast]);
+      expect(excluded.code).toBe(0);
+      expect(excluded.err).toMatch(/1 file reviewed · 1 excluded/);
+      const letter = JSON.parse(excluded.out) as Letter;
+      expect(letter.complete).toBe(true);
+      expect(letter.critics.find((c) => c.critic_id === 'security/sast-scanner')?.coverage).toMatchObject({ considered: 1, analysed: 1, skipped_total: 0 });
+      writeFileSync(join(big, '.rloop.yaml'), `max_file_bytes: ${1024 * 1024}\n`);
+      const configured = await run([big, '--format', 'json', ...fast]);
+      expect(configured.code).toBe(0);
+      expect((JSON.parse(configured.out) as Letter).repo_config).toMatchObject({ config: '.rloop.yaml', excluded_files: 1 });
+      expect(await run([big, '--max-file-bytes', '0', ...fast])).toMatchObject({ code: 2, err: expect.stringMatching(/--max-file-bytes expects a whole number of 1 or more, got "0"/) });
+    } finally {
+      rmSync(big, { recursive: true, force: true });
+    }
+  }, 120_000);
+
+  it('reviews a sub-directory that its repository ignores as its own tree', async () => {
+    const project = mkdtempSync(join(tmpdir(), 'rloop-cli-project-'));
+    try {
+      writeFileSync(join(project, '.gitignore'), '.rloop/\n');
+      execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: project });
+      mkdirSync(join(project, '.rloop/samples/app/src'), { recursive: true });
+      writeFileSync(join(project, '.rloop/samples/app/src/bad.ts'), 'export function run(req: { query: { code: string } }) {\n  return eval(req.query.code);\n}\n');
+      const result = await run([join(project, '.rloop/samples/app'), '--format', 'json', ...fast]);
+      expect(result.code).toBe(1);
+      expect((JSON.parse(result.out) as Letter).findings.map((f) => f.finding_type)).toEqual(['sast/code-injection']);
+      expect(await run([join(project, '.rloop/samples/app'), '--base', 'HEAD', ...fast])).toMatchObject({ code: 2, err: expect.stringMatching(/--base needs a git repository/) });
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  }, 120_000);
+
   describe('the rloop binary', () => {
     it('answers --version and --help without loading any command, and exits 2 on a usage error', () => {
       expect(existsSync(BIN)).toBe(true);

@@ -11,11 +11,14 @@ Exit codes:
   0  clean: nothing at or above --fail-on, and not more than --max-findings
   1  findings at or above --fail-on (default critical), or more than --max-findings
   2  usage error: a bad option, path, ref, configuration or baseline; nothing was reviewed
-  3  the review could not run completely: a check failed or timed out (its findings so far are printed)
+  3  the review could not run completely: a check failed or timed out, or a file under review could
+     not be analysed (too large, unreadable, not parseable); what was found is printed
 
 Configuration: .rloop.yaml at the repository root (or --config) — critics on/off, rules (severity
 or off), exclude, max_file_bytes, llm.model; schema in schemas/rloop-config.schema.json.
-.rloopignore (gitignore syntax) lists files never reviewed. To accept one finding, write
+.rloopignore (gitignore syntax) lists files never reviewed. An excluded file is counted as such and
+is not a gap; a file under review larger than the size bound (4 MiB unless --max-file-bytes or
+max_file_bytes sets it) is one, until a bound is set. To accept one finding, write
   rloop-ignore <rule-or-critic> -- <reason>      (optionally until=YYYY-MM-DD)
 in a comment on its line or the line before. The LLM review runs when ANTHROPIC_API_KEY is set.
 The repository's own ESLint config is code: it is loaded only with --repo-eslint-config. Secrets
@@ -49,12 +52,16 @@ interface RawOptions {
   readonly cacheDir?: string;
   readonly registry?: string;
   readonly repoEslintConfig?: boolean;
+  readonly maxFileBytes?: number;
 }
 
-function nonNegativeInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new CliError(`--max-findings expects a whole number of 0 or more, got "${value}"`, REVIEW_EXIT_CODES.usage);
-  return n;
+/** A parser of a whole-number option with a lower bound; a bad value is a usage error (exit 2). */
+function wholeNumber(option: string, min: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new CliError(`${option} expects a whole number of ${min} or more, got "${value}"`, REVIEW_EXIT_CODES.usage);
+    return n;
+  };
 }
 
 /** The format from --format or one of the old flags (--json, --sarif, --md); two at once is a usage error. */
@@ -101,6 +108,7 @@ function toRequest(path: string, o: RawOptions): ReviewRequest {
     ...(o.writeBaseline === undefined ? {} : { writeBaseline: o.writeBaseline }),
     ...(o.cacheDir === undefined ? {} : { cacheDir: o.cacheDir }),
     ...(o.registry === undefined ? {} : { registry: o.registry }),
+    ...(o.maxFileBytes === undefined ? {} : { maxFileBytes: o.maxFileBytes }),
   };
 }
 
@@ -123,7 +131,7 @@ export function reviewCommandWith(io: ReviewIo | null = null): CommandRegistrar 
       .addOption(new Option('--github-output <file>', 'also write GitHub workflow annotations to a file').hideHelp())
       .option('--gitlab-output <file>', "also write GitLab's code quality report to a file")
       .addOption(new Option('--fail-on <tier>', 'lowest tier that fails the review (exit 1)').choices(FAIL_ON).default('critical'))
-      .option('--max-findings <n>', 'also fail (exit 1) when there are more than n findings of any tier', nonNegativeInt)
+      .option('--max-findings <n>', 'also fail (exit 1) when there are more than n findings of any tier', wholeNumber('--max-findings', 0))
       .option('--config <file>', 'configuration file (default: .rloop.yaml at the repository root)')
       .option('--baseline <file>', 'report only findings that are not in this baseline')
       .option('--write-baseline <file>', 'record every current finding in a baseline file (then exit 0, or 3 when incomplete)')
@@ -135,6 +143,11 @@ export function reviewCommandWith(io: ReviewIo | null = null): CommandRegistrar 
       .option('--no-cache', 'do not read or write the incremental cache')
       .option('--registry <url>', 'npm registry for the dependency audit')
       .option('--repo-eslint-config', "load the repository's own ESLint config (it runs the repository's code: only for repositories you trust)")
+      .option(
+        '--max-file-bytes <n>',
+        'read files up to this size; larger ones are skipped and no longer make the review incomplete (default: .rloop.yaml max_file_bytes, else 4 MiB and a skipped file makes it incomplete)',
+        wholeNumber('--max-file-bytes', 1),
+      )
       .addOption(new Option('--json', 'same as --format json').hideHelp())
       .addOption(new Option('--sarif', 'same as --format sarif').hideHelp())
       .addOption(new Option('--md', 'same as --format md').hideHelp())

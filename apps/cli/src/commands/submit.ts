@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { BusRequestError } from '@rloop/bus';
 import { SubmitReply } from '@rloop/contracts';
 import { escapeControlChars } from '@rloop/domain';
-import { type CliBus, connectCli, fleetNotAnswering, followEvents } from '../bus/connect.js';
+import { type CliBus, connectCli, fleetNotAnswering, followEvents, permissionViolationOf } from '../bus/connect.js';
 import { loadPlanFile } from '../plans/load-plan.js';
 import { CliError, type CommandRegistrar } from '../program.js';
 import { type Outcome, type Progress, exitCodeFor, initialProgress, reduceProgress, renderProgress } from '../watch/progress.js';
@@ -19,7 +19,9 @@ export interface WatchResult {
  * the progress line is redrawn on a terminal and printed per change otherwise.
  */
 export async function watchRun(bus: CliBus, plan: string, runId: string, options: { since?: Date; json: boolean; timeoutMs?: number }): Promise<WatchResult> {
-  const follow = await followEvents(bus, { filter: `${bus.subjects.namespace}.v1.events.*.${plan}`, ...(options.since === undefined ? {} : { since: options.since }) });
+  // One filter per consumer on NATS 2.9: `events.*.<plan>` would miss a critic's answers, whose
+  // subjects end `.<plan>.<critic>`, so the whole channel is followed and other runs are skipped below.
+  const follow = await followEvents(bus, { filter: bus.subjects.channelFilter('events'), ...(options.since === undefined ? {} : { since: options.since }) });
   const tty = process.stderr.isTTY && !options.json;
   let progress = initialProgress(plan);
   let lastLine = '';
@@ -31,7 +33,7 @@ export async function watchRun(bus: CliBus, plan: string, runId: string, options
         }, options.timeoutMs);
   try {
     for await (const event of follow.events) {
-      if (event.correlation_id !== runId) continue;
+      if (event.plan !== plan || event.correlation_id !== runId) continue;
       progress = reduceProgress(progress, event);
       if (options.json) {
         out(JSON.stringify(event));
@@ -113,6 +115,10 @@ export const registerSubmit: CommandRegistrar = (program) => {
           json: opts.json === true,
           ...(reply.duplicate ? {} : { since }),
           ...(opts.timeout === undefined ? {} : { timeoutMs: opts.timeout * 1000 }),
+        }).catch((error: unknown) => {
+          // A submitter may post plans but not read the events stream: the plan runs all the same.
+          if (permissionViolationOf(error) === null) throw error;
+          throw new CliError(`accepted: ${reply.plan} (event ${reply.event_id}), but this NATS user may not follow its events — see \`rloop status ${reply.plan}\` as a user that may (docs/security.md#the-bus)`);
         });
         if (opts.json === true) out(summaryLine(reply.plan, result.outcome, result.progress.round));
         else note(await finishedSummary(bus, reply.plan, reply.event_id));

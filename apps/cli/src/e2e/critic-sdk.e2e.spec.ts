@@ -143,6 +143,13 @@ describe('critics as their own services, in TypeScript and in Python', () => {
         ]),
       );
       expect(only(events, 'FindingsReported').filter((r) => r.data.critic_id === TS_CRITIC)).toHaveLength(1);
+      // Both say what they covered of the plan's files (src/**/*.ts and src/**/*.js of the sample).
+      const [planned] = only(events, 'LoopGated');
+      const considered = planned?.data.files.length ?? 0;
+      const coverageOf = (id: string) => only(events, 'FindingsReported').find((r) => r.data.critic_id === id)?.data.coverage;
+      expect(considered).toBeGreaterThan(3);
+      expect(coverageOf(TS_CRITIC)).toMatchObject({ considered, analysed: considered, unsupported: 0, skipped_total: 0 });
+      expect(coverageOf(PY_CRITIC)).toMatchObject({ considered, analysed: considered, skipped_total: 0, max_file_bytes_configured: false });
       const [letter] = only(events, 'LetterWritten');
       const findings = letter?.data.letter.findings ?? [];
       expect(findings).toEqual(

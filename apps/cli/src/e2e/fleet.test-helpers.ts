@@ -1,6 +1,7 @@
 // A whole fleet for end-to-end specs: real NATS (own namespace), real PostgreSQL (own database),
 // the services as child processes from their builds, sample repositories in a temp dir.
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -10,7 +11,7 @@ import { type JournaledEvent, SubmitReply } from '@rloop/contracts';
 import type { LoopState } from '@rloop/domain';
 import { TEST_NATS_URL, type TestDatabase, createTestDatabase, deleteNamespaceStreams, eventually, uniqueNamespace } from '@rloop/testing';
 import { type CliBus, connectCli } from '../bus/connect.js';
-import { type Fleet, type FleetOptions, startFleet } from '../fleet/supervisor.js';
+import { type Fleet, type FleetOptions, type FleetService, startFleet } from '../fleet/supervisor.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
@@ -18,12 +19,12 @@ interface SampleRepoModule {
   createSampleRepo(dir: string, variant: 'fixable' | 'unfixable', options?: { force?: boolean }): Promise<{ dir: string; commit: string }>;
 }
 
-export interface TestFleet {
+/** A running fleet for a spec (see startTestFleet and startReadmeFleet). */
+export interface FleetUnderTest {
   readonly fleet: Fleet;
   readonly bus: CliBus;
   readonly namespace: string;
   readonly home: string;
-  readonly database: TestDatabase;
   /** Lines every service printed (for diagnosing a failure). */
   readonly lines: string[];
   sampleRepo(variant: 'fixable' | 'unfixable', name?: string): Promise<string>;
@@ -31,6 +32,11 @@ export interface TestFleet {
   /** Waits until the journal shows the run ended (or escalated); returns its loop state. */
   outcome(plan: string, runId: string, timeoutMs?: number): Promise<LoopState>;
   stop(): Promise<void>;
+}
+
+/** A fleet whose journal is a database of its own on the shared PostgreSQL. */
+export interface TestFleet extends FleetUnderTest {
+  readonly database: TestDatabase;
 }
 
 export interface TestFleetOptions extends Pick<FleetOptions, 'replicas' | 'services' | 'httpPortOf'> {
@@ -47,15 +53,46 @@ export interface TestFleetOptions extends Pick<FleetOptions, 'replicas' | 'servi
   readonly env?: NodeJS.ProcessEnv;
   /** A NATS server of the spec's own (default: the shared one on this machine). */
   readonly natsUrl?: string;
+  /** Variables of one service (e.g. its NATS user), over `env`. */
+  readonly serviceEnv?: (service: FleetService) => NodeJS.ProcessEnv;
+  /** NATS credentials of the spec's own connection (`bus`, and the clean-up at stop()). */
+  readonly busEnv?: NodeJS.ProcessEnv;
+  /** The namespace (default: a new one). */
+  readonly namespace?: string;
   /** The journal's database (default: a new database on the shared PostgreSQL, dropped at stop()). */
   readonly database?: TestDatabase;
 }
 
-/** Starts a fleet for one spec file. Call stop() in afterAll. */
+/** Starts a fleet for one spec file, its home in a temporary directory. Call stop() in afterAll. */
 export async function startTestFleet(options: TestFleetOptions = {}): Promise<TestFleet> {
-  const namespace = uniqueNamespace('e');
+  const database = options.database ?? (await createTestDatabase('rloop_e2e'));
+  const fleet = await launchFleet(options, await mkdtemp(join(tmpdir(), 'rloop-e2e-')), database);
+  return { ...fleet, database };
+}
+
+/**
+ * Starts the fleet as the README runs it: `RLOOP_HOME` under this project's own root
+ * (`.rloop/e2e-<random>`, which the project's .gitignore ignores — so every checkout the critics
+ * read lies inside a git tree that ignores it) and the journal embedded (PGlite) under it, with no
+ * DATABASE_URL. Call stop() in afterAll; it removes the home.
+ */
+export async function startReadmeFleet(options: Omit<TestFleetOptions, 'database'> = {}): Promise<FleetUnderTest> {
+  const home = join(REPO_ROOT, '.rloop', `e2e-${randomBytes(4).toString('hex')}`);
+  await mkdir(home, { recursive: true });
+  const { execFileSync } = await import('node:child_process');
+  try {
+    execFileSync('git', ['check-ignore', '-q', home], { cwd: REPO_ROOT });
+  } catch (error) {
+    await rm(home, { recursive: true, force: true });
+    throw new Error(`${home} is not ignored by the project's git tree: the README layout needs .rloop/ in .gitignore`, { cause: error });
+  }
+  return launchFleet(options, home, null);
+}
+
+/** Starts the services with `home` as RLOOP_HOME and the journal on `database`, or on PGlite under the home when null. */
+async function launchFleet(options: Omit<TestFleetOptions, 'database'>, home: string, database: TestDatabase | null): Promise<FleetUnderTest> {
+  const namespace = options.namespace ?? uniqueNamespace('e');
   const natsUrl = options.natsUrl ?? TEST_NATS_URL;
-  const home = await mkdtemp(join(tmpdir(), 'rloop-e2e-'));
   const configDir = join(home, 'config');
   await cp(join(REPO_ROOT, 'config'), configDir, { recursive: true });
   if (options.catalogue !== undefined) {
@@ -79,35 +116,36 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     };
     await writeFile(path, toYaml(options.trust === undefined ? testTrust : options.trust(testTrust)));
   }
-  const database = options.database ?? (await createTestDatabase('rloop_e2e'));
   const lines: string[] = [];
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NATS_URL: natsUrl,
     RLOOP_NAMESPACE: namespace,
-    DATABASE_URL: database.url,
     RLOOP_HOME: home,
     RLOOP_CONFIG_DIR: configDir,
     RLOOP_NATS_CONNECT_TIMEOUT_MS: '5000',
     ...options.env,
   };
   delete env['ANTHROPIC_API_KEY'];
+  delete env['DATABASE_URL'];
+  if (database !== null) env['DATABASE_URL'] = database.url;
   Object.assign(env, options.env);
   const fleet = await startFleet({
     env,
+    ...(options.serviceEnv === undefined ? {} : { envFor: options.serviceEnv }),
     ...(options.replicas === undefined ? {} : { replicas: options.replicas }),
     ...(options.services === undefined ? {} : { services: options.services }),
     ...(options.httpPortOf === undefined ? {} : { httpPortOf: options.httpPortOf }),
     onLine: (line) => lines.push(line),
   });
-  const bus = await connectCli({ natsUrl, namespace });
+  const busEnv = { ...process.env, ...options.busEnv };
+  const bus = await connectCli({ natsUrl, namespace }, { env: busEnv });
   const samples = (await import(new URL('../../../../examples/sample-repo.mjs', import.meta.url).href)) as SampleRepoModule;
   return {
     fleet,
     bus,
     namespace,
     home,
-    database,
     lines,
     sampleRepo: async (variant, name = variant) => (await samples.createSampleRepo(join(home, 'repos', name), variant, { force: true })).dir,
     submit: async (plan) => SubmitReply.parse(await bus.client.request('plans.submit', plan, { timeoutMs: 60_000 })),
@@ -122,10 +160,10 @@ export async function startTestFleet(options: TestFleetOptions = {}): Promise<Te
     stop: async () => {
       await bus.close();
       await fleet.stop();
-      const nats = await connectCli({ natsUrl, namespace });
+      const nats = await connectCli({ natsUrl, namespace }, { env: busEnv });
       await deleteNamespaceStreams(await jetstreamManager(nats.connection), namespace);
       await nats.close();
-      await database.drop();
+      await database?.drop();
       await rm(home, { recursive: true, force: true });
     },
   };
@@ -171,7 +209,7 @@ export async function scriptedRepo(dir: string, files: Readonly<Record<string, s
 }
 
 /** Runs the real `rloop` command against a test fleet; resolves with its exit code and output. */
-export async function rloopCli(t: TestFleet, args: readonly string[]): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }> {
+export async function rloopCli(t: FleetUnderTest, args: readonly string[]): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }> {
   const { spawn } = await import('node:child_process');
   const entry = fileURLToPath(new URL('../../bin/rloop.js', import.meta.url));
   return new Promise((resolve) => {

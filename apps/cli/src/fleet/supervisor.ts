@@ -20,6 +20,8 @@ export interface FleetOptions {
   readonly services?: readonly FleetService[];
   /** Environment of every service process. */
   readonly env: NodeJS.ProcessEnv;
+  /** Variables of one service over `env` (e.g. the NATS user each service signs in as). */
+  readonly envFor?: (service: FleetService) => NodeJS.ProcessEnv;
   /** Receives every line the services print, prefixed with `service#n`. */
   readonly onLine?: (line: string) => void;
   /** Most time to wait for every service to say it is ready. */
@@ -83,7 +85,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     const entry = serviceEntry(member.service);
     if (!existsSync(entry)) return Promise.reject(new Error(`${entry} is missing: run \`npm run build\` first (the fleet runs from a checkout of Refinement Loop or its Docker image; the npm package has \`rloop review\` and the bus commands)`));
     // Several services on one machine must not share a port: a member without one of its own has none.
-    const env = { ...options.env, RLOOP_HTTP_PORT: String(member.httpPort ?? 0) };
+    const env = { ...options.env, ...options.envFor?.(member.service), RLOOP_HTTP_PORT: String(member.httpPort ?? 0) };
     const child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
     // The member record is completed here and kept: restart() replaces its child in place.
     const full = Object.assign(member, { child }) as FleetMember;

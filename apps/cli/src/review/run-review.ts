@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import picomatch from 'picomatch';
@@ -9,6 +9,7 @@ import {
   BUILT_IN_CRITIC_IDS,
   CORE_CRITIC_IDS,
   type CriticDefinition,
+  RepoReader,
   type LoadedRepoConfig,
   baselineText,
   builtInCritics,
@@ -20,7 +21,7 @@ import { CODE_REVIEWER_ID, PROMPT_CRITIC_SPECS, type UsageRecord, createAnthropi
 import { CliError } from '../program.js';
 import { renderReport } from '../format/render.js';
 import { type FailOn, type ReportFormat, type ReviewReport, failsAt, plural } from '../format/report.js';
-import { summaryLines } from '../format/stylish.js';
+import { coverageGapsOf, summaryLines } from '../format/stylish.js';
 import { colourWanted, palette } from '../format/terminal.js';
 import { cliVersion } from '../version.js';
 import { type ReviewEnvironment, reviewEnvironment } from './environment.js';
@@ -48,6 +49,8 @@ export interface ReviewRequest {
   readonly writeBaseline?: string;
   readonly cacheDir?: string;
   readonly registry?: string;
+  /** `--max-file-bytes`: files under review larger than this are not read, and not counted as gaps. */
+  readonly maxFileBytes?: number;
 }
 
 /** Where the review writes, what it reads from the environment, and the clock (injected by tests). */
@@ -136,17 +139,14 @@ function writeOut(path: string, text: string): void {
   }
 }
 
-function fileLines(repoDir: string): (file: string) => readonly string[] | null {
+/** A reviewed file's lines for excerpts, read like the critics read it (inside the directory, never through a link out); null when it cannot be. */
+function fileLines(reader: RepoReader): (file: string) => readonly string[] | null {
   const memo = new Map<string, readonly string[] | null>();
   return (file) => {
     if (!memo.has(file)) {
-      try {
-        // Excerpts (--verbose, SARIF snippets) show the file as the letter does: secrets masked.
-        memo.set(file, maskSecrets(readFileSync(join(repoDir, file), 'utf8')).split(/\r?\n/));
-      } catch {
-        // A file gone since the review (or unreadable) just has no excerpt.
-        memo.set(file, null);
-      }
+      // Excerpts (--verbose, SARIF snippets) show the file as the letter does: secrets masked.
+      const text = reader.read(file);
+      memo.set(file, text === null ? null : maskSecrets(text).split(/\r?\n/));
     }
     return memo.get(file) ?? null;
   };
@@ -155,7 +155,8 @@ function fileLines(repoDir: string): (file: string) => readonly string[] | null 
 /**
  * Runs `rloop review`: every check over a directory, the report in the chosen format on stdout (or
  * --output), notes on stderr. Ends with a CliError carrying the exit code (1 findings, 2 usage,
- * 3 incomplete) or returns for exit 0.
+ * 3 incomplete: a check did not finish, or a file under review could not be analysed) or returns
+ * for exit 0.
  */
 export async function runReview(request: ReviewRequest, io: ReviewIo): Promise<void> {
   const started = performance.now();
@@ -184,6 +185,9 @@ export async function runReview(request: ReviewRequest, io: ReviewIo): Promise<v
   const notes: string[] = [];
   let llmOff: string | null = null;
   const wantsLlm = request.critics.length === 0 || request.critics.includes(CODE_REVIEWER_ID);
+  // Whoever runs the review is its operator: .rloop.yaml's max_file_bytes sets the bound files are
+  // read up to as well as the one they are excluded over, unless --max-file-bytes says otherwise.
+  const maxFileBytes = request.maxFileBytes ?? repo.config.max_file_bytes;
   let outcome;
   try {
     // The LLM checks depend on the files under review (prompt checks by their triggers), so the
@@ -206,6 +210,7 @@ export async function runReview(request: ReviewRequest, io: ReviewIo): Promise<v
       ...(request.base === undefined ? {} : { base: request.base }),
       ...(request.baseline === undefined ? {} : { baseline: request.baseline }),
       ...(cacheDir === undefined ? {} : { cacheDir }),
+      ...(maxFileBytes === undefined ? {} : { maxFileBytes }),
     });
   } catch (error) {
     if (error instanceof RloopError) throw new CliError(redactSecrets(error.message), USAGE);
@@ -227,7 +232,7 @@ export async function runReview(request: ReviewRequest, io: ReviewIo): Promise<v
     durationMs: performance.now() - started,
     failOn: request.failOn,
     notes: notes.map(maskSecrets),
-    readLines: fileLines(repoDir),
+    readLines: fileLines(new RepoReader(repoDir, maxFileBytes === undefined ? {} : { maxFileBytes })),
     verbose: request.verbose,
     toolVersion: cliVersion(),
   };
@@ -250,6 +255,13 @@ export async function runReview(request: ReviewRequest, io: ReviewIo): Promise<v
   }
   if (outcome.failed.length > 0) {
     throw new CliError(maskSecrets(`review incomplete: ${outcome.failed.map((r) => `${r.critic_id} (${r.status === 'failed' ? r.reason : ''})`).join(', ')} did not finish`), INCOMPLETE);
+  }
+  // A file under review that a check could not read was not reviewed: not clean, whatever was found.
+  const gaps = coverageGapsOf(letter);
+  if (gaps.length > 0) {
+    const listed = gaps.slice(0, 5).map((g) => g.text);
+    const hint = gaps.some((g) => g.reason === 'too_large') ? ' (--max-file-bytes sets the size bound)' : '';
+    throw new CliError(`review incomplete: not analysed: ${listed.join('; ')}${gaps.length > 5 ? `; and ${gaps.length - 5} more` : ''}${hint}`, INCOMPLETE);
   }
   if (request.writeBaseline !== undefined) return;
   const failing = letter.findings.filter((f) => failsAt(f, request.failOn)).length;

@@ -19,3 +19,12 @@ export function criticHeartbeat(criticId: string): EventOf<'CriticHeartbeat'> {
     data: { critic_id: criticId, instance_id: 'i-1', status: 'healthy', in_flight: 0, uptime_ms: 10 },
   };
 }
+
+/** A critic's (empty) report for round 1 of a plan. */
+export function findingsReported(plan: string, criticId: string): EventOf<'FindingsReported'> {
+  return {
+    ...envelope(plan),
+    type: 'FindingsReported',
+    data: { round: 1, critic_id: criticId, commit: 'a'.repeat(40), findings: [], truncated: false, duration_ms: 5 },
+  };
+}

@@ -3,6 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { CriticContext } from '../critic.js';
+import { type RunCriticContext, createCriticContext } from '../plumbing/run-critic.js';
 
 /** A throwaway repository of real files under the OS temp directory. */
 export interface FixtureRepo {
@@ -40,8 +41,8 @@ export function commitAll(dir: string, message: string): void {
 }
 
 /** A run context for calling a critic's run() directly (runCritic supplies its own signal). */
-export function contextFor(dir: string, files: readonly string[], extra: Partial<CriticContext> = {}): CriticContext {
-  return { repoDir: dir, commit: '0'.repeat(40), files, phase: 'final_sweep', signal: new AbortController().signal, ...extra };
+export function contextFor(dir: string, files: readonly string[], extra: Partial<RunCriticContext> = {}): CriticContext {
+  return createCriticContext({ repoDir: dir, commit: '0'.repeat(40), files, phase: 'final_sweep', ...extra }, { signal: new AbortController().signal }).context;
 }
 
 /** Lines of a text (1-based) that contain a marker, e.g. `VULN`. */

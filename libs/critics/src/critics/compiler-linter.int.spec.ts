@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Finding } from '@rloop/contracts';
@@ -109,6 +109,25 @@ describe('toolchain/compiler-linter', () => {
       expect(result.notes.join(' ')).toMatch(/eslint\.config\.js could not be loaded/);
     } finally {
       repo.remove();
+    }
+  });
+
+  it('never lets the compiler read through a link out of the checkout (its types would show up in diagnostics)', async () => {
+    const outside = fixtureRepo({ 'evil.ts': 'export interface RootSecretMarker4711 { readonly line: string }\nexport const secret: RootSecretMarker4711 = { line: "x" };\n' });
+    const repo = fixtureRepo({
+      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, module: 'esnext', moduleResolution: 'bundler', noEmit: true }, include: ['src'] }),
+      'src/main.ts': "import { secret } from './evil';\nexport const n: number = secret;\n",
+    });
+    symlinkSync(join(outside.dir, 'evil.ts'), join(repo.dir, 'src/evil.ts'));
+    try {
+      const result = await lint(repo.dir, ['src/main.ts', 'src/evil.ts']);
+      expect(JSON.stringify(result)).not.toContain('RootSecretMarker4711');
+      // To the compiler the link is not there, so the import does not resolve.
+      expect(result.findings.map((f) => [f.file, f.finding_type])).toContainEqual(['src/main.ts', 'tsc/TS2307']);
+      expect(result.coverage?.skipped).toEqual([expect.objectContaining({ file: 'src/evil.ts', reason: 'outside_checkout' })]);
+    } finally {
+      repo.remove();
+      outside.remove();
     }
   });
 });

@@ -8,7 +8,8 @@ import { describeError } from '@rloop/contracts';
 import type { CriticContext, CriticDefinition, FindingDraft } from '../critic.js';
 import { defineCritic, draftFinding, findingTypeToken } from '../plumbing/define.js';
 import { AnalysisCache } from '../repo/cache.js';
-import { RepoReader, sha256, yieldToEventLoop } from '../repo/files.js';
+import type { CheckoutBoundary, RepoReader } from '../repo/checkout.js';
+import { sha256, yieldToEventLoop } from '../repo/files.js';
 import { type TsGroup, createSharedHost, declaredPackages, importGraph, repoFilesOf, tsGroups } from '../ts/projects.js';
 
 const COMPILER_LINTER_VERSION = 'cl-5';
@@ -167,8 +168,9 @@ function eslintDraft(file: string, message: Linter.LintMessage, ruleType: string
   });
 }
 
-function repoEslintConfig(repoDir: string): string | null {
-  return ESLINT_CONFIG_FILES.find((name) => existsSync(join(repoDir, name))) ?? null;
+/** The repository's own ESLint config, when it has one inside the checkout (a link out of it is not the repository's). */
+function repoEslintConfig(boundary: CheckoutBoundary): string | null {
+  return ESLINT_CONFIG_FILES.find((name) => boundary.locate(name, { anySize: true }).ok) ?? null;
 }
 
 /** `toolchain/compiler-linter`: tsc diagnostics, ESLint (repo config or recommended sets) and deprecated API use. */
@@ -181,20 +183,23 @@ export function compilerLinterCritic(options: CompilerLinterOptions = {}): Criti
       "TypeScript compiler diagnostics with the repository's tsconfig, ESLint (eslint + typescript-eslint recommended, or the repository's own flat config when the operator trusts it) and @typescript-eslint/no-deprecated; every warning is critical (Decision 8).",
     triggers: ['**/*.ts', '**/*.tsx', '**/*.js', '**/*.jsx', '**/*.mjs', '**/*.cjs'],
     timeoutMs: options.timeoutMs ?? 600_000,
+    covers: isLintable,
     async run(context: CriticContext): Promise<readonly FindingDraft[]> {
       const note = context.note ?? ((): void => undefined);
       const repoDir = context.repoDir;
-      const reader = new RepoReader(repoDir);
+      const reader = context.reader;
+      const boundary = reader.boundary;
+      // Only files the reader accepts reach the compiler and ESLint (inside the checkout, within the bound).
       const reviewed = context.files.filter(isLintable).filter((file) => reader.read(file) !== null);
       if (reviewed.length === 0) return [];
-      const groups = tsGroups(repoDir, reviewed, note);
-      const ownConfig = repoEslintConfig(repoDir);
+      const groups = tsGroups(boundary, reviewed, note);
+      const ownConfig = repoEslintConfig(boundary);
       const configFile = useRepoConfig ? ownConfig : null;
       if (ownConfig !== null && configFile === null) note(`the repository's ${ownConfig} was not loaded (it is code; an operator opts in to running it): eslint recommended + typescript-eslint recommended`);
       const configKey = {
         groups: groups.map((g) => [g.configPath === null ? null : toRepo(repoDir, g.configPath), g.configPath === null ? null : sha256(readFileSync(g.configPath, 'utf8'))]),
         eslint: configFile === null ? 'default' : sha256(readFileSync(join(repoDir, configFile), 'utf8')),
-        packages: [...declaredPackages(repoDir)].sort(),
+        packages: [...declaredPackages(boundary)].sort(),
         installed: existsSync(join(repoDir, 'node_modules')),
       };
       const cache = AnalysisCache.open<FileRecord>(context.cacheDir, 'toolchain/compiler-linter', COMPILER_LINTER_VERSION, configKey);
@@ -280,7 +285,7 @@ async function checkFiles(
     byFile.set(file, list);
   };
   const installed = existsSync(join(repoDir, 'node_modules'));
-  const declared = declaredPackages(repoDir);
+  const declared = declaredPackages(reader.boundary);
   const skippedPackages = new Set<string>();
   let skippedCascades = 0;
 
@@ -294,10 +299,10 @@ async function checkFiles(
     const checking = group.reviewed.filter((f) => toCheck.has(f)).map((f) => join(repoDir, f));
     const rootNames =
       checking.length * 2 < group.rootNames.length ? [...new Set([...checking, ...group.rootNames.filter((name) => /\.d\.(m|c)?ts$/.test(name))])] : group.rootNames;
-    const program = ts.createProgram({ rootNames, options: group.options, host: createSharedHost(group.options) });
+    const program = ts.createProgram({ rootNames, options: group.options, host: createSharedHost(group.options, reader.boundary) });
     programs.push(program);
     const configLabel = group.configPath === null ? 'strict defaults, no tsconfig.json' : toRepo(repoDir, group.configPath);
-    for (const [file, deps] of importGraph(program, repoDir)) graph.set(file, deps);
+    for (const [file, deps] of importGraph(program, reader.boundary)) graph.set(file, deps);
     for (const file of group.reviewed) {
       if (!toCheck.has(file)) continue;
       const sf = program.getSourceFile(join(repoDir, file));

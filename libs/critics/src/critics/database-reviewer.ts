@@ -2,7 +2,6 @@ import { posix } from 'node:path';
 import ts from 'typescript';
 import type { CriticContext, CriticDefinition, FindingDraft } from '../critic.js';
 import { defineCritic, draftFinding } from '../plumbing/define.js';
-import { RepoReader, listRepoFiles } from '../repo/files.js';
 
 /** What one migration does, in a dialect-neutral form. */
 export interface MigrationFacts {
@@ -695,14 +694,20 @@ export function databaseReviewerCritic(options: { readonly timeoutMs?: number } 
     description: 'Migration review (SQL, knex, kysely): destructive changes without a down migration, NOT NULL columns without defaults on existing tables, foreign keys without an index.',
     triggers: ['**/migrations/**', '**/schema*', '**/*.sql'],
     timeoutMs: options.timeoutMs ?? 120_000,
+    covers: isMigrationFile,
     async run(context: CriticContext): Promise<readonly FindingDraft[]> {
-      const reader = new RepoReader(context.repoDir);
-      const files = (await listRepoFiles(context.repoDir, context.signal)).filter(isMigrationFile).sort();
+      const reader = context.reader;
+      // Every migration of the repository: a change is judged against the tables earlier ones made.
+      const files = [...new Set([...(await context.repoFiles()), ...context.files])].filter(isMigrationFile).sort();
       const fileSet = new Set(files);
       const facts: MigrationFacts[] = [];
       for (const file of files) {
         context.signal.throwIfAborted();
-        if (isDownFile(file)) continue;
+        if (isDownFile(file)) {
+          // A down migration is reviewed as the way back of its up migration (read with it below).
+          reader.read(file);
+          continue;
+        }
         const text = reader.read(file);
         if (text === null) continue;
         const paired = pairedDownFile(file);

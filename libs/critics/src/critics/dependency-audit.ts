@@ -1,6 +1,4 @@
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { z } from 'zod';
 import { describeError } from '@rloop/contracts';
 import type { CriticContext, CriticDefinition, FindingDraft } from '../critic.js';
@@ -132,6 +130,21 @@ function runNpmAudit(npm: string, args: readonly string[], cwd: string, signal: 
   });
 }
 
+const LOCKFILES = ['package-lock.json', 'npm-shrinkwrap.json'] as const;
+/** What npm audit reads: the manifest and lockfile at the repository's root. */
+const AUDITED_FILES: readonly string[] = ['package.json', ...LOCKFILES];
+
+/**
+ * One of the audited files' text (whatever its size: npm reads it whole anyway); null when the
+ * checkout does not have it; not runnable when it has it but it cannot be read (a link out of it).
+ */
+function readAudited(context: CriticContext, file: string): string | null {
+  const text = context.reader.readWhole(file);
+  const outcome = context.reader.outcome(file);
+  if (text !== null || outcome === undefined || outcome.ok || outcome.reason === 'missing') return text;
+  throw new CriticNotRunnableError(`${file} cannot be audited: ${outcome.detail}`);
+}
+
 /** `toolchain/dependency-audit`: CVEs of the locked dependency tree from `npm audit --json`. */
 export function dependencyAuditCritic(options: DependencyAuditOptions = {}): CriticDefinition {
   return defineCritic({
@@ -140,13 +153,16 @@ export function dependencyAuditCritic(options: DependencyAuditOptions = {}): Cri
     description: 'Known vulnerabilities (CVEs/GHSAs) of the locked dependency tree from `npm audit --json`; every advisory is critical (Decision 8). Fails as not runnable when the registry does not answer.',
     triggers: ['**/package.json', '**/package-lock.json', '**/npm-shrinkwrap.json'],
     timeoutMs: options.timeoutMs ?? 180_000,
+    covers: (file) => AUDITED_FILES.includes(file),
     async run(context: CriticContext): Promise<readonly FindingDraft[]> {
-      const manifestPath = join(context.repoDir, 'package.json');
-      if (!existsSync(manifestPath)) {
+      // Read through the checkout's reader before npm reads them: a manifest or lockfile that is a
+      // link out of the checkout is never handed to npm.
+      const manifestText = readAudited(context, 'package.json');
+      const lockText = LOCKFILES.map((name) => readAudited(context, name)).find((text) => text !== null) ?? null;
+      if (manifestText === null) {
         context.note?.('no package.json: there are no npm dependencies to audit');
         return [];
       }
-      const manifestText = readFileSync(manifestPath, 'utf8');
       let manifest: Record<string, unknown>;
       try {
         manifest = JSON.parse(manifestText) as Record<string, unknown>;
@@ -161,8 +177,7 @@ export function dependencyAuditCritic(options: DependencyAuditOptions = {}): Cri
         context.note?.('package.json declares no dependencies: nothing to audit');
         return [];
       }
-      const lockName = ['package-lock.json', 'npm-shrinkwrap.json'].find((name) => existsSync(join(context.repoDir, name)));
-      if (lockName === undefined) {
+      if (lockText === null) {
         throw new CriticNotRunnableError('no package-lock.json or npm-shrinkwrap.json: npm audit needs a lockfile to know what is installed (run `npm install --package-lock-only`)');
       }
       const args = ['audit', '--json', '--package-lock-only', ...(options.registry === undefined ? [] : ['--registry', options.registry])];
@@ -180,7 +195,6 @@ export function dependencyAuditCritic(options: DependencyAuditOptions = {}): Cri
         const message = [record['message'], error['summary'], error['code']].filter((part) => typeof part === 'string' && part !== '').join(' — ');
         throw new CriticNotRunnableError(`npm audit could not run: ${message === '' ? 'unexpected output' : message}`);
       }
-      const lockText = readFileSync(join(context.repoDir, lockName), 'utf8');
       return auditFindings(report.data, manifestText, lockText);
     },
   });

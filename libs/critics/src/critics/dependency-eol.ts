@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import type { CriticContext, CriticDefinition, FindingDraft } from '../critic.js';
 import { defineCritic, draftFinding, findingTypeToken } from '../plumbing/define.js';
@@ -194,6 +193,15 @@ export interface DependencyEolOptions {
   readonly data?: { readonly node: NodeReleases; readonly packages: EolPackages };
 }
 
+function isDockerfile(file: string): boolean {
+  return /(^|\/)Dockerfile[^/]*$/.test(file);
+}
+
+/** What the EOL check reads: the root manifest and Node version files, and Dockerfiles anywhere. */
+function isEolInput(file: string): boolean {
+  return file === 'package.json' || file === '.nvmrc' || file === '.node-version' || isDockerfile(file);
+}
+
 /** `toolchain/dependency-eol`: Node.js lines and npm packages past end of life, from the shipped tables. */
 export function dependencyEolCritic(options: DependencyEolOptions = {}): CriticDefinition {
   return defineCritic({
@@ -202,13 +210,11 @@ export function dependencyEolCritic(options: DependencyEolOptions = {}): CriticD
     description: 'Declared Node.js versions (engines, .nvmrc, Dockerfile) and npm dependencies past end of life or deprecated, from tables shipped in libs/critics/data.',
     triggers: ['**/package.json', '**/.nvmrc', '**/.node-version', '**/Dockerfile*'],
     timeoutMs: options.timeoutMs ?? 60_000,
+    covers: isEolInput,
     run(context: CriticContext): Promise<readonly FindingDraft[]> {
       const data = options.data ?? loadEolData();
-      const read = (file: string): string | null => {
-        const path = join(context.repoDir, file);
-        return existsSync(path) ? readFileSync(path, 'utf8') : null;
-      };
-      const versionFiles = ['.nvmrc', '.node-version', ...context.files.filter((f) => /(^|\/)Dockerfile[^/]*$/.test(f))]
+      const read = (file: string): string | null => context.reader.read(file);
+      const versionFiles = ['.nvmrc', '.node-version', ...context.files.filter(isDockerfile)]
         .map((file) => ({ file, text: read(file) }))
         .filter((f): f is { file: string; text: string } => f.text !== null);
       // The shell may read the clock when the caller gave no time; the rule itself never does.

@@ -2,7 +2,7 @@ import { type SecretHit, scanForSecrets, shannonEntropy } from '@rloop/domain';
 import type { CriticContext, CriticDefinition, FindingDraft } from '../critic.js';
 import { defineCritic, draftFinding } from '../plumbing/define.js';
 import { AnalysisCache } from '../repo/cache.js';
-import { FileHashIndex, RepoReader, yieldToEventLoop } from '../repo/files.js';
+import { isBinaryByName, yieldToEventLoop } from '../repo/files.js';
 
 // The rules themselves (provider formats, credential assignments, entropy) live in @rloop/domain,
 // so redaction of patches, letters and logs masks exactly what this critic reports.
@@ -19,16 +19,23 @@ export function secretsDetectorCritic(options: { readonly timeoutMs?: number } =
     description: 'Provider key patterns (AWS, GitHub, Slack, Stripe, Anthropic, OpenAI, Google, private keys, JWTs), hard-coded credentials and high-entropy literals; documented examples and placeholders allowlisted.',
     triggers: ['**/auth/**', '**/config/**', '**/*.env*'],
     timeoutMs: options.timeoutMs ?? 120_000,
+    // Every text file: keys hide in code, configuration and documentation alike. A keystore is binary by name.
+    covers: (file) => !isBinaryByName(file),
     async run(context: CriticContext): Promise<readonly FindingDraft[]> {
-      // The shell may read the clock (for the hash index's racy-file rule); the scan never does.
-      const reader = new RepoReader(context.repoDir, FileHashIndex.open(context.cacheDir, Date.now()));
+      const reader = context.reader;
       const cache = AnalysisCache.open<{ hash: string; hits: SecretHit[] }>(context.cacheDir, 'security/secrets-detector', SECRETS_VERSION, {});
       const drafts: FindingDraft[] = [];
       let scanned = 0;
       for (const file of context.files) {
         context.signal.throwIfAborted();
+        if (isBinaryByName(file)) continue;
         const hash = reader.hash(file);
-        if (hash === null) continue;
+        if (hash === null) {
+          // Keys are text: binary content (whatever the name) is not what this critic reviews.
+          const outcome = reader.outcome(file);
+          if (outcome !== undefined && !outcome.ok && outcome.reason === 'binary') context.coverage.unsupported(file);
+          continue;
+        }
         const cached = cache.get(file);
         const text = cached !== undefined && cached.hash === hash ? null : reader.read(file);
         const hits = cached !== undefined && cached.hash === hash ? cached.hits : text === null ? [] : scanForSecrets(file, text);
@@ -38,7 +45,6 @@ export function secretsDetectorCritic(options: { readonly timeoutMs?: number } =
         if (scanned % 200 === 0) await yieldToEventLoop();
       }
       cache.save();
-      reader.saveIndex();
       return drafts;
     },
   });

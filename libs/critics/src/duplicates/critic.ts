@@ -1,7 +1,7 @@
 import type { CriticContext, CriticDefinition, FindingDraft } from '../critic.js';
 import { defineCritic, draftFinding } from '../plumbing/define.js';
 import { AnalysisCache } from '../repo/cache.js';
-import { FileHashIndex, RepoReader, listRepoFiles, yieldToEventLoop } from '../repo/files.js';
+import { yieldToEventLoop } from '../repo/files.js';
 import { isCodeFile } from '../sast/project.js';
 import { type Clone, DEFAULT_DETECT_OPTIONS, type DetectOptions, type TokenStream, detectClones, sortClones, tokenize } from './detect.js';
 
@@ -104,10 +104,12 @@ export function duplicateCodeCritic(options: { readonly timeoutMs?: number; read
     description: 'Deterministic clone detection on TypeScript-scanner tokens with identifiers and literals normalised (renamed copies still match; tables of the same shape holding other data do not), within the change and against the rest of the repository.',
     triggers: [],
     timeoutMs: options.timeoutMs ?? 300_000,
+    covers: isCodeFile,
     async run(context: CriticContext): Promise<readonly FindingDraft[]> {
-      // The shell may read the clock (for the hash index's racy-file rule); the detection never does.
-      const reader = new RepoReader(context.repoDir, FileHashIndex.open(context.cacheDir, Date.now()));
-      const files = (await listRepoFiles(context.repoDir, context.signal)).filter(isCodeFile);
+      const reader = context.reader;
+      // The review's code files are compared with each other and with the rest of the repository's.
+      const files = [...new Set([...(await context.repoFiles()), ...context.files])].filter(isCodeFile).sort();
+      const generated = (file: string): void => context.coverage.skipped(file, 'generated', 'generated or minified (very long lines): not compared');
       const cache = AnalysisCache.open<CacheEntry>(context.cacheDir, 'quality/duplicate-code-detector', DUPLICATES_VERSION, detectOptions);
       const streams = new Map<string, TokenStream>();
       const hashes: Record<string, string> = {};
@@ -121,7 +123,10 @@ export function duplicateCodeCritic(options: { readonly timeoutMs?: number; read
         let stream: TokenStream;
         if (cached !== undefined && cached.hash === hash && (cached.stream !== undefined || cached.generated === true)) {
           cache.set(file, cached);
-          if (cached.stream === undefined) continue;
+          if (cached.stream === undefined) {
+            generated(file);
+            continue;
+          }
           stream = cached.stream;
           reused += 1;
         } else {
@@ -129,6 +134,7 @@ export function duplicateCodeCritic(options: { readonly timeoutMs?: number; read
           if (text === null) continue;
           if (looksGenerated(text)) {
             cache.set(file, { hash, generated: true });
+            generated(file);
             continue;
           }
           stream = tokenize(file, text);
@@ -155,7 +161,6 @@ export function duplicateCodeCritic(options: { readonly timeoutMs?: number; read
       const same = previous?.clones !== undefined && changed.size === 0 && Object.keys(previous.files ?? {}).length === Object.keys(hashes).length;
       cache.set('#clones', same && previous !== undefined ? previous : { hash: '', files: hashes, clones });
       cache.save();
-      reader.saveIndex();
       context.note?.(`${streams.size} code files: ${tokenised} tokenised, ${reused} reused from the cache; ${changed.size} re-matched`);
       return clonesToDrafts(clones, new Set(context.files));
     },

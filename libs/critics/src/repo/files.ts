@@ -1,14 +1,13 @@
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, readdirSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdirSync, readFileSync, readdirSync, realpathSync, renameSync, writeFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { git } from '@rloop/git';
-import picomatch from 'picomatch';
 
-/** Directories never reviewed when a directory is walked without git (build output, dependencies, caches). */
+/** Directories never reviewed when a working directory is walked without git (build output, dependencies, caches). */
 export const DEFAULT_IGNORED_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'out', 'coverage', '.next', '.nuxt', '.turbo', '.nx', '.cache', '.rloop', 'vendor', 'tmp']);
 
-/** Larger files are not read as source (minified bundles, data dumps). */
-export const MAX_SOURCE_BYTES = 1_000_000;
+/** In a checkout of a commit every file is the commit's, except a repository's own git data and installed dependencies. */
+const CHECKOUT_SKIPPED_DIRS = new Set(['.git', 'node_modules']);
 
 export function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
@@ -18,7 +17,11 @@ function toPosix(path: string): string {
   return sep === '/' ? path : path.split(sep).join('/');
 }
 
-function walk(root: string, dir: string, out: string[], signal?: AbortSignal): void {
+/**
+ * Lists the files under `dir`, skipping directories by name. Symbolic links are listed as files
+ * and never followed: whether one may be read is the reader's decision (CheckoutBoundary).
+ */
+function walk(root: string, dir: string, skipped: ReadonlySet<string>, out: string[], signal?: AbortSignal): void {
   signal?.throwIfAborted();
   let entries;
   try {
@@ -29,30 +32,99 @@ function walk(root: string, dir: string, out: string[], signal?: AbortSignal): v
   }
   for (const entry of entries) {
     if (entry.isDirectory()) {
-      if (!DEFAULT_IGNORED_DIRS.has(entry.name)) walk(root, join(dir, entry.name), out, signal);
-    } else if (entry.isFile()) {
+      if (!skipped.has(entry.name)) walk(root, join(dir, entry.name), skipped, out, signal);
+    } else if (entry.isFile() || entry.isSymbolicLink()) {
       out.push(toPosix(relative(root, join(dir, entry.name))));
     }
   }
 }
 
-/**
- * The repository's files, relative and with forward slashes: what git tracks plus untracked files
- * it does not ignore (so .gitignore is honoured), or a directory walk without build output and
- * dependencies when the directory is not a git checkout.
- */
-export async function listRepoFiles(repoDir: string, signal?: AbortSignal): Promise<string[]> {
-  if (await isInsideGit(repoDir)) {
-    const { stdout } = await git(['-c', 'core.quotepath=off', 'ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: repoDir, ...(signal === undefined ? {} : { signal }) });
-    return stdout
-      .split('\0')
-      .filter((file) => file !== '' && !file.split('/').some((part) => part === 'node_modules'))
-      .filter((file) => existsSync(join(repoDir, file)))
-      .sort();
+/** Runs git (the hardened runner: nothing a repository configures is executed) in `dir`; stdout. */
+async function gitIn(dir: string, args: readonly string[], signal?: AbortSignal): Promise<string> {
+  return (await git(['-c', 'core.quotepath=off', ...args], { cwd: dir, ...(signal === undefined ? {} : { signal }) })).stdout;
+}
+
+/** What git tracks under `dir` plus untracked files it does not ignore, relative to `dir`. */
+async function gitFiles(dir: string, signal?: AbortSignal): Promise<string[]> {
+  const stdout = await gitIn(dir, ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], signal);
+  return stdout
+    .split('\0')
+    .filter((file) => file !== '' && !file.split('/').some((part) => part === 'node_modules'))
+    .filter((file) => lexists(join(dir, file)))
+    .sort();
+}
+
+function lexists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    // Deleted in the working tree (git still tracks it): nothing to review.
+    return false;
   }
+}
+
+/** The top of the git work tree holding `dir` (real path), or null outside git. */
+async function gitTopLevel(dir: string): Promise<string | null> {
+  try {
+    const top = (await gitIn(dir, ['rev-parse', '--show-toplevel'])).trim();
+    return top === '' ? null : realpathSync.native(top);
+  } catch {
+    // Not inside a work tree (or git is missing): the directory is walked instead.
+    return null;
+  }
+}
+
+/** Whether `dir` is the top of its own git work tree (a clone, a worktree), not a directory inside another one. */
+async function isOwnRepository(dir: string): Promise<boolean> {
+  const top = await gitTopLevel(dir);
+  return top !== null && top === realpathSync.native(dir);
+}
+
+/**
+ * Every file of a checkout of a commit (a read-only checkout, a clone), relative and with forward
+ * slashes, listed from the checkout itself — never from a repository that happens to hold the
+ * directory (the fleet's home is often inside the project's own git tree, which ignores it). A
+ * checkout with its own git data is listed by git; any other is walked whole, except `.git` and
+ * `node_modules`.
+ */
+export async function listCheckoutFiles(dir: string, signal?: AbortSignal): Promise<string[]> {
+  if (await isOwnRepository(dir)) return gitFiles(dir, signal);
   const out: string[] = [];
-  walk(repoDir, repoDir, out, signal);
+  walk(dir, dir, CHECKOUT_SKIPPED_DIRS, out, signal);
   return out.sort();
+}
+
+/** How a working directory's files were listed: by git (the repository's view) or by walking it. */
+export interface DirectoryListing {
+  readonly files: string[];
+  readonly source: 'git' | 'walk';
+}
+
+/**
+ * The files of a directory a person points `rloop review` at: what its repository tracks plus
+ * untracked files it does not ignore (so .gitignore is honoured) when the directory is a
+ * repository or a part of one it does not ignore; otherwise a walk of the directory itself,
+ * without build output and dependencies. A directory that an enclosing repository ignores (a
+ * sample under `.rloop/`) is its own tree, never "no files".
+ */
+export async function listDirectoryFiles(dir: string, signal?: AbortSignal): Promise<DirectoryListing> {
+  const top = await gitTopLevel(dir);
+  if (top !== null && (top === realpathSync.native(dir) || !(await ignoredBy(dir)))) return { files: await gitFiles(dir, signal), source: 'git' };
+  const out: string[] = [];
+  walk(dir, dir, DEFAULT_IGNORED_DIRS, out, signal);
+  return { files: out.sort(), source: 'walk' };
+}
+
+/** Whether the repository holding `dir` ignores it (or a directory it lies in). */
+async function ignoredBy(dir: string): Promise<boolean> {
+  try {
+    // Exit 0: ignored; 1: not ignored.
+    return (await git(['check-ignore', '-q', '--no-index', '.'], { cwd: dir, okExitCodes: [1] })).exitCode === 0;
+  } catch {
+    // git cannot say (an error): the repository's view is used.
+    return false;
+  }
 }
 
 export async function isInsideGit(dir: string): Promise<boolean> {
@@ -63,13 +135,6 @@ export async function isInsideGit(dir: string): Promise<boolean> {
     // Not a repository (or git is missing): callers walk the directory instead.
     return false;
   }
-}
-
-/** Keeps the files matching any of the globs (all files when there are none). */
-export function filterByGlobs(files: readonly string[], globs: readonly string[]): string[] {
-  if (globs.length === 0) return [...files];
-  const matchers = globs.map((glob) => picomatch(glob, { dot: true }));
-  return files.filter((file) => matchers.some((match) => match(file)));
 }
 
 /**
@@ -125,63 +190,18 @@ export class FileHashIndex {
   }
 }
 
-/** A reader of repo-relative text files with a per-run memo; null for unreadable, binary or huge files. */
-export class RepoReader {
-  private readonly texts = new Map<string, string | null>();
-  private readonly hashes = new Map<string, string | null>();
-
-  constructor(
-    readonly repoDir: string,
-    private readonly index: FileHashIndex | null = null,
-  ) {}
-
-  read(file: string): string | null {
-    if (this.texts.has(file)) return this.texts.get(file) ?? null;
-    let text: string | null = null;
-    try {
-      const path = join(this.repoDir, file);
-      if (statSync(path).size <= MAX_SOURCE_BYTES) {
-        const raw = readFileSync(path, 'utf8');
-        text = raw.includes('\u0000') ? null : raw;
-      }
-    } catch {
-      // Gone or unreadable: the file contributes nothing (callers treat null as "no content").
-      text = null;
-    }
-    this.texts.set(file, text);
-    return text;
-  }
-
-  hash(file: string): string | null {
-    if (this.hashes.has(file)) return this.hashes.get(file) ?? null;
-    let stat: { size: number; mtimeMs: number } | null = null;
-    if (this.index !== null) {
-      try {
-        stat = statSync(join(this.repoDir, file));
-      } catch {
-        // Gone: the content read below is null as well.
-        stat = null;
-      }
-      const known = stat === null ? null : this.index.lookup(file, stat.size, stat.mtimeMs);
-      if (known !== null) {
-        this.hashes.set(file, known);
-        return known;
-      }
-    }
-    const text = this.read(file);
-    const hash = text === null ? null : sha256(text);
-    if (hash !== null && stat !== null) this.index?.record(file, stat.size, stat.mtimeMs, hash);
-    this.hashes.set(file, hash);
-    return hash;
-  }
-
-  /** Saves the hash index (when the reader has one). */
-  saveIndex(): void {
-    this.index?.save();
-  }
-}
-
 /** Yields to the event loop so timers (the critic's deadline) and aborts can fire during long work. */
 export function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** Extensions of files that are binary by nature (images, fonts, archives, media, compiled code): no text critic reviews them. */
+const BINARY_EXTENSIONS = new Set(
+  'png jpg jpeg gif bmp ico icns webp avif tif tiff psd woff woff2 ttf otf eot zip gz tgz bz2 xz 7z rar jar war ear zst br pdf doc docx xls xlsx ppt pptx odt mp3 mp4 m4a wav ogg flac webm mov avi mkv exe dll so dylib a o obj class pyc wasm node sqlite sqlite3 p12 pfx keystore'.split(' '),
+);
+
+/** Whether a file is binary by its name (see BINARY_EXTENSIONS); text critics count such files as not of their kind. */
+export function isBinaryByName(file: string): boolean {
+  const dot = file.lastIndexOf('.');
+  return dot > file.lastIndexOf('/') && BINARY_EXTENSIONS.has(file.slice(dot + 1).toLowerCase());
 }

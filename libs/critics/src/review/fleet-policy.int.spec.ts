@@ -1,6 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { Finding } from '@rloop/contracts';
-import { RepoPolicy, prepareRepoReview } from '../index.js';
+import { RepoConfigError, RepoPolicy, TRUSTED_REPO_POLICY, loadRepoConfig, prepareRepoReview, reviewRepositoryWithRuns, sastScannerCritic } from '../index.js';
 import { fixtureRepo } from '../__fixtures__/repo.js';
 import { lineFinding } from '../__fixtures__/finding.js';
 
@@ -75,6 +78,42 @@ describe('the fleet reading a repository configuration at the pinned commit', ()
       expect(closed.apply([finding('src/a.ts', 1, 'eslint/prefer-const')], '2026-11-30')).toEqual({ findings: [finding('src/a.ts', 1, 'eslint/prefer-const')], suppressed: [], repo_config: undefined });
     } finally {
       repo.remove();
+    }
+  });
+
+  it('never reads a .rloop.yaml or .rloopignore through a symbolic link out of the checkout, nor measures a file through one', async () => {
+    const outside = mkdtempSync(join(tmpdir(), 'rloop-outside-'));
+    const repo = fixtureRepo({ 'src/a.ts': 'let a = 1;\n', 'src/b.ts': 'export const b = 2;\n' });
+    try {
+      // What the links point at would exclude every file (and switch a critic off) if it were read.
+      writeFileSync(join(outside, 'config.yaml'), 'exclude: ["**"]\ncritics:\n  toolchain/dependency-eol: off\n');
+      writeFileSync(join(outside, 'ignore'), '*\n');
+      writeFileSync(join(outside, 'big.ts'), `// ${'x'.repeat(5000)}\n`);
+      symlinkSync(join(outside, 'config.yaml'), join(repo.dir, '.rloop.yaml'));
+      expect(() => loadRepoConfig(repo.dir)).toThrow(RepoConfigError);
+      expect(() => loadRepoConfig(repo.dir)).toThrow(/^\.rloop\.yaml: not read: a symbolic link to a file outside the checkout, never read$/);
+      const fleet = prepareRepoReview(repo.dir, ['src/a.ts', 'src/b.ts'], RepoPolicy.parse({ critics_off: ['toolchain/dependency-eol'] }), CORE);
+      expect(fleet.files).toEqual(['src/a.ts', 'src/b.ts']);
+      expect([...fleet.criticsOff]).toEqual([]);
+      expect(fleet.apply([], '2026-11-30').repo_config?.refused).toEqual([expect.stringMatching(/^\.rloop\.yaml: not read: a symbolic link .* — the file was not applied$/)]);
+      // `rloop review` stops on it (a usage error there) rather than reviewing with a configuration from elsewhere.
+      await expect(reviewRepositoryWithRuns({ repoDir: repo.dir, now: new Date('2026-11-30T00:00:00Z'), critics: [sastScannerCritic()], policy: TRUSTED_REPO_POLICY })).rejects.toThrow(RepoConfigError);
+
+      rmSync(join(repo.dir, '.rloop.yaml'));
+      symlinkSync(join(outside, 'ignore'), join(repo.dir, '.rloopignore'));
+      expect(() => loadRepoConfig(repo.dir)).toThrow(/^\.rloopignore: not read: a symbolic link/);
+      expect(prepareRepoReview(repo.dir, ['src/a.ts', 'src/b.ts'], RepoPolicy.parse({}), CORE).files).toEqual(['src/a.ts', 'src/b.ts']);
+
+      // A size bound excludes by the size of what is in the checkout: a link out is not measured (the critics skip it as outside_checkout).
+      rmSync(join(repo.dir, '.rloopignore'));
+      writeFileSync(join(repo.dir, '.rloop.yaml'), 'max_file_bytes: 1000\n');
+      symlinkSync(join(outside, 'big.ts'), join(repo.dir, 'src/big.ts'));
+      const sized = prepareRepoReview(repo.dir, ['src/a.ts', 'src/big.ts'], RepoPolicy.parse({}), CORE);
+      expect(sized.files).toEqual(['src/a.ts', 'src/big.ts']);
+      expect(sized.apply([], '2026-11-30').repo_config?.excluded_files).toBe(0);
+    } finally {
+      repo.remove();
+      rmSync(outside, { recursive: true, force: true });
     }
   });
 

@@ -1,8 +1,6 @@
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Finding, RepoConfig, RepoConfigEffect, Suppression } from '@rloop/contracts';
 import { RepoConfigError } from '../errors.js';
-import { RepoReader } from '../repo/files.js';
+import { RepoReader } from '../repo/checkout.js';
 import { excludeFiles } from './file-selection.js';
 import { type RepoPolicy, applyRepoRules, repoCriticsOff, repoExcludes } from './policy.js';
 import { REPO_CONFIG_FILE, type LoadedRepoConfig, loadRepoConfig } from './repo-config.js';
@@ -48,15 +46,18 @@ function fleetOnlyRefusals(config: RepoConfig, source: string): string[] {
  * Reads a checkout's `.rloop.yaml`, `.rloopignore` and `rloop-ignore` comments for a fleet round
  * (the plan's pinned commit), within the operator's policy. The repository is untrusted: what it
  * changes is carried in each report (`suppressed`, `repo_config`) and so journaled and counted in
- * the letter, and what the policy does not allow is refused and listed there.
+ * the letter, and what the policy does not allow is refused and listed there. Every file is read
+ * inside the checkout (a link out is never followed: a configuration behind one is refused).
  */
-export function prepareRepoReview(repoDir: string, files: readonly string[], policy: RepoPolicy, core: ReadonlySet<string>): RepoRoundReview {
+export function prepareRepoReview(repoDir: string, files: readonly string[], policy: RepoPolicy, core: ReadonlySet<string>, options: { readonly maxFileBytes?: number } = {}): RepoRoundReview {
   if (!policy.honour_repo_config) {
     return { files, criticsOff: new Set(), apply: (findings) => ({ findings: [...findings], suppressed: [], repo_config: undefined }) };
   }
   const { loaded, refused: invalid } = load(repoDir);
   const source = loaded.source ?? REPO_CONFIG_FILE;
   const excludes = repoExcludes(loaded.config, source, policy);
+  // Comments are read like the critics read the files: inside the checkout, up to the operator's size bound.
+  const reader = new RepoReader(repoDir, options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes });
   const { kept, excluded } = excludeFiles(files, {
     globs: excludes.globs,
     ignoreText: policy.excludes ? loaded.ignoreText : null,
@@ -65,18 +66,11 @@ export function prepareRepoReview(repoDir: string, files: readonly string[], pol
       : {
           maxFileBytes: excludes.maxFileBytes,
           maxFileBytesSource: `${source} max_file_bytes`,
-          sizeOf: (file: string) => {
-            try {
-              return statSync(join(repoDir, file)).size;
-            } catch {
-              // Not in the checkout (deleted by the change): nothing to measure.
-              return null;
-            }
-          },
+          // Measured inside the checkout only: a link out is not excluded for size; the critics skip it as outside_checkout.
+          sizeOf: (file: string) => reader.boundary.sizeOf(file),
         }),
   });
   const off = repoCriticsOff(loaded.config, source, policy, core, false);
-  const reader = new RepoReader(repoDir);
   const directives: SuppressionDirective[] = kept.flatMap((file) => {
     const text = reader.read(file);
     return text === null ? [] : findDirectives(file, text);

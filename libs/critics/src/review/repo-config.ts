@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { type Issue, RepoConfig, toIssues } from '@rloop/contracts';
 import { RepoConfigError } from '../errors.js';
+import { RepoReader } from '../repo/checkout.js';
 
 /** The file name rloop looks for at the root of a reviewed repository. */
 export const REPO_CONFIG_FILE = '.rloop.yaml';
@@ -18,6 +18,7 @@ export interface LoadedRepoConfig {
   readonly ignoreText: string | null;
 }
 
+/** A path the user named (`--config`): theirs to choose, read as given; null when there is no such file. */
 function readOrNull(path: string): string | null {
   try {
     return readFileSync(path, 'utf8');
@@ -25,6 +26,20 @@ function readOrNull(path: string): string | null {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw error;
   }
+}
+
+/**
+ * A file at the repository's root, read inside its checkout like every file a critic reads: null
+ * when there is none; a RepoConfigError when it cannot be read — a symbolic link leaving the
+ * checkout (its target is never read), binary, unreadable or past the size bound — so a
+ * repository's configuration is never taken from outside it, nor silently ignored.
+ */
+function readAtRoot(reader: RepoReader, file: string): string | null {
+  const text = reader.read(file);
+  if (text !== null) return text;
+  const outcome = reader.outcome(file);
+  if (outcome === undefined || outcome.ok || outcome.reason === 'missing') return null;
+  throw new RepoConfigError(`${file}: not read: ${outcome.detail}`, [{ path: '', message: outcome.detail }]);
 }
 
 function keyPath(issue: Issue): string {
@@ -59,18 +74,19 @@ export function parseRepoConfig(text: string, source: string, knownCritics?: rea
 }
 
 /**
- * Reads a repository's `.rloop.yaml` and `.rloopignore` from its root (or the config from
- * `configPath`, e.g. `--config`). A missing file is no configuration; an invalid one is a
- * RepoConfigError naming the key.
+ * Reads a repository's `.rloop.yaml` and `.rloopignore` from its root, inside its checkout (or
+ * the config from `configPath`, e.g. `--config`). A missing file is no configuration; an invalid
+ * one, or one behind a link out of the repository, is a RepoConfigError naming it.
  */
 export function loadRepoConfig(repoDir: string, options: { readonly configPath?: string; readonly knownCritics?: readonly string[] } = {}): LoadedRepoConfig {
-  const ignoreText = readOrNull(join(repoDir, REPO_IGNORE_FILE));
+  const reader = new RepoReader(repoDir);
+  const ignoreText = readAtRoot(reader, REPO_IGNORE_FILE);
   if (options.configPath !== undefined) {
     const text = readOrNull(options.configPath);
     if (text === null) throw new RepoConfigError(`${options.configPath}: no such file`, [{ path: '', message: 'no such file' }]);
     return { config: parseRepoConfig(text, options.configPath, options.knownCritics), source: options.configPath, ignoreText };
   }
-  const text = readOrNull(join(repoDir, REPO_CONFIG_FILE));
+  const text = readAtRoot(reader, REPO_CONFIG_FILE);
   if (text === null) return { config: {}, source: null, ignoreText };
   return { config: parseRepoConfig(text, REPO_CONFIG_FILE, options.knownCritics), source: REPO_CONFIG_FILE, ignoreText };
 }

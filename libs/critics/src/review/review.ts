@@ -1,15 +1,16 @@
 import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
-import { basename, join, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { Finding, Letter, RepoConfigEffect, Suppression } from '@rloop/contracts';
-import { type CriticReport, deterministicId, synthesizeLetter } from '@rloop/domain';
+import { type CriticReport, describeCoverage, deterministicId, synthesizeLetter } from '@rloop/domain';
 import type { CriticDefinition } from '../critic.js';
-import { ReviewTargetNotFoundError } from '../errors.js';
+import { ReviewGitError, ReviewTargetNotFoundError } from '../errors.js';
 import { draftFinding } from '../plumbing/define.js';
 import { finalizeFindings } from '../plumbing/finalize.js';
 import { type CriticRunResult, runCritic } from '../plumbing/run-critic.js';
 import { CORE_CRITIC_IDS, builtInCritics } from '../registry.js';
-import { RepoReader, listRepoFiles } from '../repo/files.js';
+import { RepoReader } from '../repo/checkout.js';
+import { listDirectoryFiles } from '../repo/files.js';
 import { applyBaseline, readBaseline } from './baseline.js';
 import { changedLinesSince, headCommit, touchesChange } from './diff.js';
 import { type ExcludedFile, excludeFiles, selectByGlobs } from './file-selection.js';
@@ -50,6 +51,11 @@ export interface ReviewOptions {
   readonly policy?: RepoPolicy;
   /** A baseline file: findings it holds are dismissed, so only new ones are reported. */
   readonly baseline?: string;
+  /**
+   * The size bound the operator chose (files larger are not read, and not counted as gaps). Absent:
+   * the default bound, and a file under review skipped as too large makes the review incomplete.
+   */
+  readonly maxFileBytes?: number;
 }
 
 /** What a review produced besides the letter. */
@@ -58,9 +64,9 @@ export interface ReviewOutcome {
   readonly runs: readonly CriticRunResult[];
   /** Critics that ran and could not finish: the review is incomplete. */
   readonly failed: readonly CriticRunResult[];
-  /** The files reviewed, after globs, excludes and --base. */
+  /** The files reviewed, after globs, excludes and --base: what each critic's coverage counts. */
   readonly files: readonly string[];
-  /** Files left out by excludes, .rloopignore or the size bound, and why. */
+  /** Files left out on purpose by excludes, .rloopignore or the repository's size bound, and why: not under review, so never a coverage gap. */
   readonly excluded: readonly ExcludedFile[];
   /** The findings after the repository's rules and comments, before the baseline and --base: what `--write-baseline` records. */
   readonly baselineCandidates: readonly Finding[];
@@ -83,17 +89,6 @@ function isDirectory(path: string): boolean {
     // Missing or unreadable: the caller reports it as "not a directory".
     return false;
   }
-}
-
-function sizeIn(repoDir: string): (file: string) => number | null {
-  return (file) => {
-    try {
-      return statSync(join(repoDir, file)).size;
-    } catch {
-      // Gone between listing and sizing: not excluded for size; the critics report it as unreadable.
-      return null;
-    }
-  };
 }
 
 /** A commit-like id for a directory that is not a git checkout: a hash of its reviewed files' contents. */
@@ -132,7 +127,8 @@ function problemFindings(problems: readonly DirectiveProblem[], readFile: (file:
  * One review pass over a directory (a git checkout or not): every critic on the selected files,
  * every severity, no per-critic limit, fused into one ranked letter. The repository's
  * `.rloop.yaml`, `.rloopignore` and `rloop-ignore` comments apply within `policy`; dismissed
- * findings stay in the letter's `suppressed`. With `base`, only findings on lines changed since
+ * findings stay in the letter's `suppressed`, excluded files in `excluded` (they are not under
+ * review, so each critic's coverage counts only the files that are). With `base`, only findings on lines changed since
  * that ref are kept. Critics run one after another: they are CPU-bound in this process, so running
  * them together would only interleave them and make their deadlines unfair.
  */
@@ -144,19 +140,24 @@ export async function reviewRepositoryWithRuns(options: ReviewOptions): Promise<
   const loaded = options.repoConfig === undefined ? (policy.honour_repo_config ? loadRepoConfig(repoDir) : null) : options.repoConfig;
   const source = loaded?.source ?? '.rloop.yaml';
   const config = loaded?.config ?? {};
-  const reader = new RepoReader(repoDir);
+  const bound = options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes };
+  const reader = new RepoReader(repoDir, bound);
 
-  const allFiles = await listRepoFiles(repoDir, options.signal);
-  const selected = selectByGlobs(allFiles, options.files ?? []);
+  // The directory's own files: its repository's view when it is (a part of) one, else a walk of it.
+  const listing = await listDirectoryFiles(repoDir, options.signal);
+  if (options.base !== undefined && listing.source === 'walk') {
+    throw new ReviewGitError(`--base needs a git repository, and ${repoDir} is not a part of one (outside git, or ignored by the repository that holds it)`);
+  }
+  const selected = selectByGlobs(listing.files, options.files ?? []);
   const repoSide = repoExcludes(config, source, policy);
   const { kept: included, excluded } = excludeFiles(selected, {
     globs: [...(options.exclude === undefined || options.exclude.length === 0 ? [] : [{ globs: options.exclude, source: '--exclude' }]), ...repoSide.globs],
     ignoreText: policy.excludes ? (loaded?.ignoreText ?? null) : null,
-    ...(repoSide.maxFileBytes === undefined ? {} : { maxFileBytes: repoSide.maxFileBytes, maxFileBytesSource: `${source} max_file_bytes`, sizeOf: sizeIn(repoDir) }),
+    ...(repoSide.maxFileBytes === undefined ? {} : { maxFileBytes: repoSide.maxFileBytes, maxFileBytesSource: `${source} max_file_bytes`, sizeOf: (file: string) => reader.boundary.sizeOf(file) }),
   });
   const changed = options.base === undefined ? null : await changedLinesSince(repoDir, options.base, options.signal);
   const files = changed === null ? included : included.filter((file) => changed.has(file));
-  const commit = (await headCommit(repoDir)) ?? contentCommit(files, reader);
+  const commit = (listing.source === 'git' ? await headCommit(repoDir) : null) ?? contentCommit(files, reader);
   const critics = [...(options.critics ?? builtInCritics({ now: options.now })), ...((await options.lateCritics?.(files)) ?? [])];
   const core = new Set((options.core ?? CORE_CRITIC_IDS).filter((id) => critics.some((c) => c.id === id)));
   progress(
@@ -168,17 +169,23 @@ export async function reviewRepositoryWithRuns(options: ReviewOptions): Promise<
   for (const critic of critics) {
     options.signal?.throwIfAborted();
     progress(`review: ${critic.id} …`);
-    const run = await runCritic(critic, {
-      repoDir,
-      commit,
-      files,
-      phase: 'final_sweep',
-      now: options.now,
-      ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
-      ...(options.signal === undefined ? {} : { signal: options.signal }),
-    });
+    const run = await runCritic(
+      critic,
+      {
+        repoDir,
+        commit,
+        files,
+        repoFiles: listing.files,
+        phase: 'final_sweep',
+        now: options.now,
+        ...(options.cacheDir === undefined ? {} : { cacheDir: options.cacheDir }),
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      },
+      { core: core.has(critic.id), ...bound },
+    );
     runs.push(run);
-    if (run.status === 'reported') progress(`review: ${critic.id} reported ${run.findings.length} finding(s) in ${run.duration_ms} ms${run.notes.length > 0 ? ` (${run.notes.join('; ')})` : ''}`);
+    const covered = run.coverage === null ? '' : `; ${describeCoverage(run.coverage)}`;
+    if (run.status === 'reported') progress(`review: ${critic.id} reported ${run.findings.length} finding(s) in ${run.duration_ms} ms${covered}${run.notes.length > 0 ? ` (${run.notes.join('; ')})` : ''}`);
     else progress(`review: ${critic.id} did not finish (${run.reason}): ${run.message}`);
   }
 
@@ -220,6 +227,7 @@ export async function reviewRepositoryWithRuns(options: ReviewOptions): Promise<
       ? undefined
       : { config: loaded.source, excluded_files: excluded.filter((e) => !e.by.startsWith('--exclude')).length, overrides: ruled.overrides.slice(0, 100), refused: [...repoSide.refused, ...ruled.refused].slice(0, 100) };
   const reports: CriticReport[] = runs.map((run) => {
+    const coverage = run.coverage === null ? {} : { coverage: run.coverage };
     if (run.status === 'reported') {
       return {
         critic_id: run.critic_id,
@@ -229,9 +237,10 @@ export async function reviewRepositoryWithRuns(options: ReviewOptions): Promise<
         suppressed: suppressed.filter((s) => s.raised_by === run.critic_id),
         ...(run.notes.length > 0 ? { message: run.notes.join('; ').slice(0, 2000) } : {}),
         ...(effect === undefined ? {} : { repo_config: effect }),
+        ...coverage,
       };
     }
-    return { critic_id: run.critic_id, core: core.has(run.critic_id), outcome: run.reason === 'timed_out' ? 'timed_out' : 'failed', findings: [], message: `${run.reason}: ${run.message}`.slice(0, 2000) };
+    return { critic_id: run.critic_id, core: core.has(run.critic_id), outcome: run.reason === 'timed_out' ? 'timed_out' : 'failed', findings: [], message: `${run.reason}: ${run.message}`.slice(0, 2000), ...coverage };
   });
   const problems = findings.filter((f) => f.raised_by === SUPPRESSIONS_CRITIC);
   if (problems.length > 0) reports.push({ critic_id: SUPPRESSIONS_CRITIC, core: false, outcome: 'reported', findings: problems, suppressed: suppressed.filter((s) => s.raised_by === SUPPRESSIONS_CRITIC) });

@@ -1,8 +1,8 @@
 import type { CriticContext, CriticDefinition, FindingDraft } from '../critic.js';
 import { defineCritic, draftFinding } from '../plumbing/define.js';
-import { FileHashIndex, RepoReader, listRepoFiles } from '../repo/files.js';
 import { type CheckKind, type Origin, SINK_KINDS, VALIDATION_KINDS } from './model.js';
 import { type TaintFlow, runTaintAnalysis } from './engine.js';
+import { isCodeFile } from './project.js';
 
 interface KindText {
   readonly type: string;
@@ -192,11 +192,12 @@ function taintCritic(options: TaintCriticOptions): CriticDefinition {
     description: options.description,
     triggers: options.triggers,
     timeoutMs: options.timeoutMs ?? 300_000,
+    covers: isCodeFile,
     async run(context: CriticContext): Promise<readonly FindingDraft[]> {
-      const files = await listRepoFiles(context.repoDir, context.signal);
+      // Every code file of the review is read, plus the rest of the repository's: flows cross files.
+      const files = [...new Set([...(await context.repoFiles()), ...context.files])].sort();
       const result = await runTaintAnalysis({
-        // The shell may read the clock (for the hash index's racy-file rule); the analysis never does.
-        reader: new RepoReader(context.repoDir, FileHashIndex.open(context.cacheDir, Date.now())),
+        reader: context.reader,
         files,
         config: { kinds: new Set(options.kinds), origins: new Set(options.origins) },
         ...(context.cacheDir === undefined ? {} : { cacheDir: context.cacheDir }),

@@ -2,7 +2,8 @@ import type { CheckKind, Flow, Loc, Origin } from './model.js';
 import { type EngineConfig, type SourceAccess, TaintInterpreter } from './interp.js';
 import { type Unit, buildUnit, isCodeFile, parseSource } from './project.js';
 import { AnalysisCache } from '../repo/cache.js';
-import { type RepoReader, yieldToEventLoop } from '../repo/files.js';
+import type { RepoReader } from '../repo/checkout.js';
+import { yieldToEventLoop } from '../repo/files.js';
 
 /** A source-to-sink flow in plain data (what the cache stores and the critics turn into findings). */
 export interface TaintFlow {

@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import ts from 'typescript';
+import type { CheckoutBoundary } from '../repo/checkout.js';
 
 /** One TypeScript project to check: a tsconfig (or our defaults) and the files it compiles. */
 export interface TsGroup {
@@ -54,7 +55,24 @@ function toRepo(repoDir: string, abs: string): string {
   return relative(repoDir, abs).split(sep).join('/');
 }
 
-function nearestConfig(repoDir: string, file: string, memo: Map<string, string | null>): string | null {
+/**
+ * The TypeScript system (file access for config parsing and module resolution) kept inside a
+ * checkout: a path in the checkout whose real location is outside it (a committed symbolic link
+ * out) does not exist for the compiler, so nothing is ever read through it.
+ */
+export function boundedSystem(boundary: CheckoutBoundary): ts.System {
+  const sys = ts.sys;
+  return {
+    ...sys,
+    fileExists: (path) => boundary.allows(path) && sys.fileExists(path),
+    readFile: (path, encoding) => (boundary.allows(path) ? sys.readFile(path, encoding) : undefined),
+    directoryExists: (path) => boundary.allows(path) && sys.directoryExists(path),
+    getDirectories: (path) => (boundary.allows(path) ? sys.getDirectories(path) : []),
+    readDirectory: (path, extensions, exclude, include, depth) => sys.readDirectory(path, extensions, exclude, include, depth).filter((file) => boundary.allows(file)),
+  };
+}
+
+function nearestConfig(repoDir: string, file: string, memo: Map<string, string | null>, sys: ts.System): string | null {
   let dir = dirname(join(repoDir, file));
   const visited: string[] = [];
   let found: string | null = null;
@@ -66,7 +84,7 @@ function nearestConfig(repoDir: string, file: string, memo: Map<string, string |
     }
     visited.push(dir);
     const candidate = join(dir, 'tsconfig.json');
-    if (existsSync(candidate)) {
+    if (sys.fileExists(candidate)) {
       found = candidate;
       break;
     }
@@ -78,18 +96,20 @@ function nearestConfig(repoDir: string, file: string, memo: Map<string, string |
   return found;
 }
 
-function parseConfig(path: string): ts.ParsedCommandLine {
+function parseConfig(path: string, sys: ts.System): ts.ParsedCommandLine {
   const errors: ts.Diagnostic[] = [];
-  const host: ts.ParseConfigFileHost = { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => errors.push(d) };
+  const host: ts.ParseConfigFileHost = { ...sys, onUnRecoverableConfigFileDiagnostic: (d) => errors.push(d) };
   const parsed = ts.getParsedCommandLineOfConfigFile(path, {}, host);
   if (parsed === undefined) return { options: {}, fileNames: [], errors };
   return { ...parsed, errors: [...errors, ...parsed.errors] };
 }
 
-/** The packages a repository declares in its nearest package.json. */
-export function declaredPackages(repoDir: string): Set<string> {
+/** The packages a repository declares in its root package.json (read inside the checkout's boundary). */
+export function declaredPackages(boundary: CheckoutBoundary): Set<string> {
   try {
-    const manifest = JSON.parse(readFileSync(join(repoDir, 'package.json'), 'utf8')) as Record<string, unknown>;
+    const located = boundary.locate('package.json');
+    if (!located.ok) return new Set();
+    const manifest = JSON.parse(readFileSync(located.path, 'utf8')) as Record<string, unknown>;
     const names = new Set<string>();
     for (const field of ['dependencies', 'devDependencies', 'peerDependencies', 'optionalDependencies']) {
       const deps = manifest[field];
@@ -107,7 +127,8 @@ export function declaredPackages(repoDir: string): Set<string> {
  * node_modules — points type roots at this workspace's @types for the type packages the repo
  * declares, so `process` and friends resolve as they would after `npm install`.
  */
-function checkingOptions(options: ts.CompilerOptions, repoDir: string, note: (message: string) => void): ts.CompilerOptions {
+function checkingOptions(options: ts.CompilerOptions, boundary: CheckoutBoundary, note: (message: string) => void): ts.CompilerOptions {
+  const repoDir = boundary.root;
   const adjusted: ts.CompilerOptions = {
     ...options,
     noEmit: true,
@@ -124,7 +145,7 @@ function checkingOptions(options: ts.CompilerOptions, repoDir: string, note: (me
   if (existsSync(join(repoDir, 'node_modules'))) return adjusted;
   const fallback = workspaceTypesDir();
   if (fallback === null) return adjusted;
-  const declared = [...declaredPackages(repoDir)].filter((name) => name.startsWith('@types/')).map((name) => name.slice('@types/'.length));
+  const declared = [...declaredPackages(boundary)].filter((name) => name.startsWith('@types/')).map((name) => name.slice('@types/'.length));
   const wanted = adjusted.types ?? (declared.length > 0 ? declared : ['node']);
   const available = wanted.filter((name) => existsSync(join(fallback, name)));
   if (available.length > 0) note(`no node_modules: type definitions ${available.map((n) => `@types/${n}`).join(', ')} taken from the critic's workspace`);
@@ -136,25 +157,27 @@ function checkingOptions(options: ts.CompilerOptions, repoDir: string, note: (me
  * solution-style config delegates to the referenced project that includes the file) and builds
  * each group's root files: the whole project, so cross-file types are right.
  */
-export function tsGroups(repoDir: string, reviewed: readonly string[], note: (message: string) => void): TsGroup[] {
+export function tsGroups(boundary: CheckoutBoundary, reviewed: readonly string[], note: (message: string) => void): TsGroup[] {
+  const repoDir = boundary.root;
+  const sys = boundedSystem(boundary);
   const memo = new Map<string, string | null>();
   const parsedConfigs = new Map<string, ts.ParsedCommandLine>();
   const parsed = (path: string): ts.ParsedCommandLine => {
     const known = parsedConfigs.get(path);
     if (known !== undefined) return known;
-    const value = parseConfig(path);
+    const value = parseConfig(path, sys);
     parsedConfigs.set(path, value);
     return value;
   };
   const groups = new Map<string, { configPath: string | null; config: ts.ParsedCommandLine | null; files: string[] }>();
   for (const file of reviewed.filter(isProgramFile)) {
     const abs = join(repoDir, file);
-    let configPath = nearestConfig(repoDir, file, memo);
+    let configPath = nearestConfig(repoDir, file, memo, sys);
     let config = configPath === null ? null : parsed(configPath);
     if (config !== null && config.fileNames.length === 0 && (config.projectReferences?.length ?? 0) > 0) {
       const owner = (config.projectReferences ?? [])
         .map((ref) => ts.resolveProjectReferencePath(ref))
-        .find((refPath) => existsSync(refPath) && parsed(refPath).fileNames.includes(abs));
+        .find((refPath) => sys.fileExists(refPath) && parsed(refPath).fileNames.includes(abs));
       configPath = owner ?? null;
       config = owner === undefined ? null : parsed(owner);
     }
@@ -164,7 +187,7 @@ export function tsGroups(repoDir: string, reviewed: readonly string[], note: (me
     groups.set(key, group);
   }
   return [...groups.values()].map(({ configPath, config, files }) => {
-    const base = checkingOptions(config?.options ?? DEFAULT_COMPILER_OPTIONS, repoDir, note);
+    const base = checkingOptions(config?.options ?? DEFAULT_COMPILER_OPTIONS, boundary, note);
     const options = files.some((f) => !isTsFile(f)) ? { ...base, allowJs: true } : base;
     const roots = new Set(config?.fileNames ?? []);
     for (const file of files) roots.add(join(repoDir, file));
@@ -175,9 +198,16 @@ export function tsGroups(repoDir: string, reviewed: readonly string[], note: (me
 /** A compiler host whose parsed files (lib.d.ts, @types) are shared by every program in the process. */
 const sharedLibFiles = new Map<string, ts.SourceFile>();
 
-export function createSharedHost(options: ts.CompilerOptions): ts.CompilerHost {
+export function createSharedHost(options: ts.CompilerOptions, boundary: CheckoutBoundary): ts.CompilerHost {
   const host = ts.createCompilerHost(options, true);
-  const original = host.getSourceFile.bind(host);
+  // What the compiler reads stays inside the checkout (see boundedSystem).
+  const sys = boundedSystem(boundary);
+  host.fileExists = (path) => sys.fileExists(path);
+  host.readFile = (path) => sys.readFile(path);
+  host.directoryExists = (path) => sys.directoryExists(path);
+  host.getDirectories = (path) => sys.getDirectories(path);
+  const unbounded = host.getSourceFile.bind(host);
+  const original: typeof host.getSourceFile = (fileName, ...rest) => (boundary.allows(fileName) ? unbounded(fileName, ...rest) : undefined);
   host.getSourceFile = (fileName, languageVersionOrOptions, onError, shouldCreateNewSourceFile) => {
     // Only files that cannot change under us (the compiler's libs, installed packages) are shared.
     const stable = fileName.includes(`${sep}node_modules${sep}`) || fileName.includes('/node_modules/');
@@ -207,7 +237,9 @@ export function repoFilesOf(program: ts.Program, repoDir: string): string[] {
  * incremental cache: a file's diagnostics are reused only while it and everything it imports,
  * transitively, are unchanged.
  */
-export function importGraph(program: ts.Program, repoDir: string): Map<string, string[]> {
+export function importGraph(program: ts.Program, boundary: CheckoutBoundary): Map<string, string[]> {
+  const repoDir = boundary.root;
+  const sys = boundedSystem(boundary);
   const options = program.getCompilerOptions();
   const cache = ts.createModuleResolutionCache(repoDir, (s) => s, options);
   const graph = new Map<string, string[]>();
@@ -216,7 +248,7 @@ export function importGraph(program: ts.Program, repoDir: string): Map<string, s
     const info = ts.preProcessFile(sf.text, true, true);
     const deps = new Set<string>();
     for (const imported of info.importedFiles) {
-      const resolved = ts.resolveModuleName(imported.fileName, sf.fileName, options, ts.sys, cache).resolvedModule?.resolvedFileName;
+      const resolved = ts.resolveModuleName(imported.fileName, sf.fileName, options, sys, cache).resolvedModule?.resolvedFileName;
       if (resolved !== undefined && resolved.startsWith(repoDir) && !resolved.includes('/node_modules/')) deps.add(toRepo(repoDir, resolved));
     }
     for (const ref of info.referencedFiles) deps.add(toRepo(repoDir, join(dirname(sf.fileName), ref.fileName)));

@@ -1,5 +1,6 @@
-import type { Finding, Letter } from '@rloop/contracts';
+import type { Finding, Letter, LetterCritic } from '@rloop/contracts';
 import { maskSecrets } from '../secrets/mask.js';
+import { describeSkip, isCoverageGap } from '../synthesis/coverage.js';
 import { mdCell, mdCode, mdText } from '../text/escape.js';
 
 // Every string of a letter came from a repository (file names), a critic or a model: each is
@@ -35,9 +36,31 @@ function renderFinding(finding: Finding, index: number): string {
   ].join('\n');
 }
 
+/** `analysed/considered` of the files under review, or `—` when the critic did not say. */
+function coverageCell(critic: LetterCritic): string {
+  const c = critic.coverage;
+  if (c === undefined) return '—';
+  const notes = [c.unsupported > 0 ? `${c.unsupported} not its kind` : '', c.skipped_total > 0 ? `${c.skipped_total} skipped` : ''].filter((n) => n !== '');
+  return `${c.analysed}/${c.considered}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
+}
+
+/** Every skipped file of every critic, gaps (files that keep the round from counting as clean) marked. */
+function skippedLines(letter: Letter): string[] {
+  return letter.critics.flatMap((critic) => {
+    const coverage = critic.coverage;
+    if (coverage === undefined) return [];
+    const lines = coverage.skipped.map((skip) => `- ${isCoverageGap(skip, coverage) ? '**not reviewed:** ' : ''}${mdCode(critic.critic_id)} — ${mdText(describeSkip(skip))}`);
+    const more = coverage.skipped_total - coverage.skipped.length;
+    return more > 0 ? [...lines, `- ${mdCode(critic.critic_id)} — and ${more} more`] : lines;
+  });
+}
+
 /** Renders a letter for people (escalations, `rloop letter --format md`). JSON stays the source. */
 export function renderLetterMarkdown(letter: Letter): string {
-  const critics = letter.critics.map((c) => `| ${mdCell(c.critic_id)}${c.core ? ' (core)' : ''} | ${c.outcome} | ${c.findings_kept}/${c.findings_total} | ${mdCell(c.message ?? '')} |`);
+  const critics = letter.critics.map(
+    (c) => `| ${mdCell(c.critic_id)}${c.core ? ' (core)' : ''} | ${c.outcome} | ${c.findings_kept}/${c.findings_total} | ${coverageCell(c)} | ${mdCell(c.message ?? '')} |`,
+  );
+  const skipped = skippedLines(letter);
   return maskSecrets(
     [
       `# Letter ${mdText(letter.letter_id)}`,
@@ -46,14 +69,15 @@ export function renderLetterMarkdown(letter: Letter): string {
       '',
       mdText(letter.summary),
       '',
-      `**Counts:** ${letter.counts.critical} critical, ${letter.counts.medium} medium, ${letter.counts.low} low${letter.complete ? '' : ' — incomplete: a core critic did not report'}.`,
+      `**Counts:** ${letter.counts.critical} critical, ${letter.counts.medium} medium, ${letter.counts.low} low${letter.complete ? '' : ' — incomplete: a core critic did not report, or files under review were not analysed'}.`,
       '',
       '## Critics',
       '',
-      '| critic | outcome | kept/total | note |',
-      '|---|---|---|---|',
+      '| critic | outcome | kept/total | files analysed | note |',
+      '|---|---|---|---|---|',
       ...critics,
       '',
+      ...(skipped.length > 0 ? ['## Files not analysed', '', ...skipped, ''] : []),
       '## Findings',
       '',
       letter.findings.length === 0 ? '_No findings._' : letter.findings.map(renderFinding).join('\n\n'),

@@ -1,5 +1,6 @@
-import type { Disagreement, Finding, Letter, LetterCritic, Phase, RepoConfigEffect, SeverityCounts, Suppression } from '@rloop/contracts';
+import type { CriticCoverage, Disagreement, Finding, Letter, LetterCritic, Phase, RepoConfigEffect, SeverityCounts, Suppression } from '@rloop/contracts';
 import { phaseIncludes } from '../phases/phases.js';
+import { coverageGaps, describeSkip } from './coverage.js';
 import { compareFindings, rankFindings } from './ranking.js';
 
 /** What one dispatched critic produced for the round, as the synthesizer sees it. */
@@ -10,6 +11,8 @@ export interface CriticReport {
   /** Everything the critic reported (empty for a failure). */
   readonly findings: readonly Finding[];
   readonly message?: string;
+  /** What the critic covered of the files under review, when it said. */
+  readonly coverage?: CriticCoverage;
   /** Findings the repository dismissed (inline suppressions, rules switched off, a baseline). */
   readonly suppressed?: readonly Suppression[];
   /** What the repository's own configuration changed for this critic. */
@@ -84,8 +87,13 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-/** The letter's prose summary: what was found, by whom, what did not run, and what matters most. */
-function summarise(input: SynthesisInput, findings: readonly Finding[], critics: readonly LetterCritic[], complete: boolean): string {
+/** Files of the plan a reporting critic did not analyse for a reason that leaves them unreviewed. */
+function gapsOf(critics: readonly LetterCritic[]): string[] {
+  return critics.flatMap((c) => (c.outcome === 'reported' && c.coverage !== undefined ? coverageGaps(c.coverage).map((skip) => `${describeSkip(skip)} by ${c.critic_id}`) : []));
+}
+
+/** The letter's prose summary: what was found, by whom, what did not run, what was not analysed, and what matters most. */
+function summarise(input: SynthesisInput, findings: readonly Finding[], critics: readonly LetterCritic[], complete: boolean, gaps: readonly string[]): string {
   const reported = critics.filter((c) => c.outcome === 'reported').length;
   const counts = countBySeverity(findings);
   const k = input.k === null ? 'all findings' : `top ${input.k} per critic`;
@@ -95,13 +103,25 @@ function summarise(input: SynthesisInput, findings: readonly Finding[], critics:
   ];
   const suppressed = suppressionsOf(input.reports).length;
   if (suppressed > 0) parts.push(`${plural(suppressed, 'finding')} dismissed by the repository (listed under suppressed).`);
+  const excluded = repoConfigOf(input.reports)?.excluded_files ?? 0;
+  if (excluded > 0) parts.push(`${plural(excluded, 'file')} excluded by the repository's configuration (not under review, so not counted as unanalysed).`);
   const failed = critics.filter((c) => c.outcome !== 'reported');
   if (failed.length > 0) {
     parts.push(
       `Did not report: ${failed.map((c) => `${c.critic_id} (${c.outcome === 'timed_out' ? 'timed out' : 'failed'}${c.message ? `: ${c.message}` : ''})`).join('; ')}.`,
     );
   }
-  if (!complete) parts.push('A core critic did not report, so this round cannot count as clean.');
+  if (gaps.length > 0) {
+    parts.push(`Not analysed: ${gaps.slice(0, 5).join('; ')}${gaps.length > 5 ? `; and ${gaps.length - 5} more` : ''}.`);
+  }
+  const coreMissing = critics.some((c) => c.core && c.outcome !== 'reported');
+  if (!complete) {
+    parts.push(
+      coreMissing
+        ? 'A core critic did not report, so this round cannot count as clean.'
+        : 'Files under review were not analysed, so this round cannot count as clean (files skipped as too large stop counting once an operator sets the size bound).',
+    );
+  }
   const top = findings.slice(0, 3);
   if (top.length > 0) {
     parts.push(`Most important: ${top.map((f) => `[${f.category}] ${f.title} (${f.file}:${f.line_range.start})`).join('; ')}.`);
@@ -143,10 +163,15 @@ export function synthesizeLetter(input: SynthesisInput): Letter {
     outcome: report.outcome,
     findings_total: report.findings.length,
     findings_kept: keptPerCritic.get(report.critic_id) ?? 0,
-    ...(report.message === undefined ? {} : { message: report.message }),
+    // A critic's message may be longer than a letter keeps (CriticFailed allows 4000 characters).
+    ...(report.message === undefined ? {} : { message: report.message.slice(0, 2000) }),
+    ...(report.coverage === undefined ? {} : { coverage: report.coverage }),
   }));
-  // A round nobody reviewed proves nothing: it needs at least one report and every core critic's.
-  const complete = critics.some((c) => c.outcome === 'reported') && critics.every((c) => !c.core || c.outcome === 'reported');
+  // A round nobody reviewed proves nothing: it needs at least one report, every core critic's, and
+  // no file of the plan left unanalysed (a critic that could not read a file did not review it).
+  // Files the repository excluded were never under review: they are counted in repo_config, not here.
+  const gaps = gapsOf(critics);
+  const complete = critics.some((c) => c.outcome === 'reported') && critics.every((c) => !c.core || c.outcome === 'reported') && gaps.length === 0;
   const repoConfig = repoConfigOf(input.reports);
   return {
     letter_id: input.letter_id,
@@ -165,6 +190,6 @@ export function synthesizeLetter(input: SynthesisInput): Letter {
     disagreements: [...(input.disagreements ?? [])],
     suppressed: suppressionsOf(input.reports),
     ...(repoConfig === undefined ? {} : { repo_config: repoConfig }),
-    summary: summarise(input, kept, critics, complete),
+    summary: summarise(input, kept, critics, complete, gaps),
   };
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { Letter } from '@rloop/contracts';
+import { type CriticCoverage, Letter } from '@rloop/contracts';
+import { renderLetterMarkdown } from '../letter/markdown.js';
 import { finding } from '../testing/builders.test-helpers.js';
 import { synthesizeLetter, type SynthesisInput } from './synthesize.js';
 
@@ -72,5 +73,80 @@ describe('the synthesizer', () => {
     const findings = [finding({ id: 'c' }), finding({ id: 'm', severity: 'medium', score: 5, line_range: { start: 9, end: 9 } }), finding({ id: 'l', severity: 'low', score: 2, line_range: { start: 12, end: 12 } })];
     const letter = synthesizeLetter(input([{ critic_id: 'toolchain/compiler-linter', core: true, outcome: 'reported', findings }], { phase: 'final_sweep', k: null }));
     expect(letter.counts).toEqual({ critical: 1, medium: 1, low: 1 });
+  });
+
+  describe('what the critics covered', () => {
+    const coverage = (overrides: Partial<CriticCoverage> = {}): CriticCoverage => ({
+      considered: 3,
+      analysed: 2,
+      unsupported: 0,
+      skipped: [{ file: 'src/big.js', reason: 'too_large', detail: '5000000 bytes, over the 4194304-byte bound' }],
+      skipped_total: 1,
+      max_file_bytes: 4_194_304,
+      max_file_bytes_configured: false,
+      ...overrides,
+    });
+    const clean = (c: CriticCoverage): SynthesisInput['reports'] => [
+      { critic_id: 'security/sast-scanner', core: true, outcome: 'reported', findings: [], coverage: c },
+      { critic_id: 'toolchain/compiler-linter', core: true, outcome: 'reported', findings: [], coverage: { ...c, skipped: [], skipped_total: 0, analysed: 3 } },
+    ];
+
+    it('given a file of the plan skipped as too large under the default bound, when synthesized, then the clean letter is incomplete and says which file, by whom', () => {
+      const letter = synthesizeLetter(input(clean(coverage())));
+      expect(letter.findings).toEqual([]);
+      expect(letter.complete).toBe(false);
+      expect(letter.summary).toContain('Not analysed: src/big.js (too large: 5000000 bytes, over the 4194304-byte bound) by security/sast-scanner.');
+      expect(letter.summary).toContain('cannot count as clean');
+      expect(letter.critics[0]?.coverage).toEqual(coverage());
+      expect(Letter.safeParse(letter).success).toBe(true);
+    });
+
+    it('given the operator set the bound, when a file is skipped as too large, then the round can still be clean', () => {
+      expect(synthesizeLetter(input(clean(coverage({ max_file_bytes_configured: true })))).complete).toBe(true);
+    });
+
+    it('given files a critic could not read, parse or never read, then the round is incomplete; given generated, missing or linked-out files, it is not', () => {
+      for (const reason of ['not_read', 'unreadable', 'parse_error', 'binary'] as const) {
+        expect(synthesizeLetter(input(clean(coverage({ skipped: [{ file: 'src/a.ts', reason }] })))).complete).toBe(false);
+      }
+      for (const reason of ['generated', 'outside_checkout', 'missing'] as const) {
+        expect(synthesizeLetter(input(clean(coverage({ skipped: [{ file: 'src/a.ts', reason }] })))).complete).toBe(true);
+      }
+    });
+
+    it("given a critic's long failure message, when synthesized, then the letter keeps what its contract holds", () => {
+      const letter = synthesizeLetter(input([{ critic_id: 'security/sast-scanner', core: true, outcome: 'failed', findings: [], message: 'x'.repeat(4000) }]));
+      expect(Letter.safeParse(letter).success).toBe(true);
+    });
+
+    it("given files the repository excluded and a finding it dismissed, when synthesized, then the letter carries coverage, suppressions and the exclusions, and an exclusion is no gap", () => {
+      const dismissed = finding({ file: 'src/a.ts', severity: 'medium' });
+      const suppression = { fingerprint: dismissed.fingerprint, finding_type: dismissed.finding_type, raised_by: 'security/sast-scanner', severity: 'medium' as const, file: 'src/a.ts', line: 1, title: dismissed.title, kind: 'inline' as const, reason: 'reviewed by hand', source: 'src/a.ts:1' };
+      const repoConfig = { config: '.rloop.yaml', excluded_files: 3, overrides: [], refused: [] };
+      const full = coverage({ analysed: 3, skipped: [], skipped_total: 0 });
+      const letter = synthesizeLetter(
+        input([
+          { critic_id: 'security/sast-scanner', core: true, outcome: 'reported', findings: [], coverage: full, suppressed: [suppression], repo_config: repoConfig },
+          { critic_id: 'toolchain/compiler-linter', core: true, outcome: 'reported', findings: [], coverage: full, repo_config: repoConfig },
+        ]),
+      );
+      expect(letter).toMatchObject({ complete: true, suppressed: [suppression], repo_config: repoConfig });
+      expect(letter.critics.map((c) => c.coverage)).toEqual([full, full]);
+      expect(letter.summary).toContain('1 finding dismissed by the repository');
+      expect(letter.summary).toContain("3 files excluded by the repository's configuration (not under review, so not counted as unanalysed).");
+      expect(Letter.safeParse(letter).success).toBe(true);
+      const markdown = renderLetterMarkdown(letter);
+      expect(markdown).toContain('| security/sast-scanner (core) | reported | 0/0 | 3/3 |');
+      expect(markdown).toContain('## Dismissed by the repository (not to fix)');
+      expect(markdown).toContain('**Repository configuration** (`.rloop.yaml`): 3 file(s) excluded.');
+      expect(markdown).not.toContain('## Files not analysed');
+    });
+
+    it('renders the coverage for people: files analysed per critic, and each skipped file with why', () => {
+      const markdown = renderLetterMarkdown(synthesizeLetter(input(clean(coverage({ considered: 4, unsupported: 1 })))));
+      expect(markdown).toContain('| security/sast-scanner (core) | reported | 0/0 | 2/4 (1 not its kind, 1 skipped) |');
+      expect(markdown).toContain('## Files not analysed');
+      expect(markdown).toContain('- **not reviewed:** `security/sast-scanner` — src/big.js (too large: 5000000 bytes, over the 4194304-byte bound)');
+    });
   });
 });

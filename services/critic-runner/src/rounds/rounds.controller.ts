@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { Controller, Inject, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent } from '@rloop/bus';
-import { type DispatchedCritic, type EventOf, TransientError, describeError } from '@rloop/contracts';
-import { type CriticDefinition, type CriticRunResult, prepareRepoReview, runCritic } from '@rloop/critics';
-import { type DecisionMeta, type LoopState, decisionEvent } from '@rloop/domain';
+import { type CriticCoverage, type DispatchedCritic, type EventOf, TransientError, describeError } from '@rloop/contracts';
+import { type CriticDefinition, type CriticRunResult, listCheckoutFiles, prepareRepoReview, runCritic } from '@rloop/critics';
+import { type DecisionMeta, type LoopState, decisionEvent, describeCoverage } from '@rloop/domain';
 import { readOnlyCheckout } from '@rloop/git';
 import { JournalClient } from '@rloop/journal-client';
 import {
@@ -91,8 +91,13 @@ export class RoundsController implements OnApplicationShutdown {
     if (llmRound?.kind === 'stopped') await escalateOnce(llmRound.reached);
 
     const checkout = await readOnlyCheckout(round.repo_path, round.commit, { workRoot: this.config.workRoot });
+    // Listed from the checkout itself, once for every critic of the round (never from a repository
+    // that holds the fleet's home: it ignores the checkout, and the critics would see no files).
+    const repoFiles = await listCheckoutFiles(checkout.dir, this.abort.signal);
     // The repository's own .rloop.yaml, .rloopignore and rloop-ignore comments at the pinned commit, within the operator's policy.
-    const repo = prepareRepoReview(checkout.dir, round.files, this.config.repoPolicy, new Set(round.critics.filter((c) => c.core).map((c) => c.critic_id)));
+    // Files it excludes are not under review: the critics' coverage counts the rest, the report counts those excluded.
+    const bound = this.config.maxFileBytes === null ? {} : { maxFileBytes: this.config.maxFileBytes };
+    const repo = prepareRepoReview(checkout.dir, round.files, this.config.repoPolicy, new Set(round.critics.filter((c) => c.core).map((c) => c.critic_id)), bound);
     this.log.log(`${event.plan} round ${round.round}: running ${todo.map((c) => c.critic_id).join(', ')} on ${round.commit.slice(0, 12)}`);
     await Promise.all(
       todo.map(async (dispatched) => {
@@ -113,30 +118,33 @@ export class RoundsController implements OnApplicationShutdown {
             repoDir: checkout.dir,
             commit: round.commit,
             files: repo.files,
+            repoFiles,
             phase: round.phase,
             signal: this.abort.signal,
             cacheDir: join(this.config.workRoot, 'cache', dispatched.critic_id.replace(/\//g, '__')),
             now: new Date(),
           },
-          { timeoutMs: dispatched.timeout_ms },
+          { timeoutMs: dispatched.timeout_ms, core: dispatched.core, ...bound },
         );
         // Stopped by a shutdown, not by the critic: report nothing, so the round is redelivered and redone.
         if (this.abort.signal.aborted) throw new TransientError('CRITIC_RUNNER.STOPPING', `stopped while ${dispatched.critic_id} ran`);
         // What the dispatch spent goes to the journal before its report, so the next round's budget check sees it.
         await usage.settled(dispatched.critic_id);
         for (const note of result.notes) this.log.log(`${event.plan} round ${round.round}: ${dispatched.critic_id}: ${redactSecrets(note)}`);
+        if (result.coverage !== null) this.log.log(`${event.plan} round ${round.round}: ${dispatched.critic_id}: ${describeCoverage(result.coverage)}`);
         if (result.status === 'reported') {
           const applied = repo.apply(result.findings, new Date().toISOString().slice(0, 10));
           const data = reportData(round.round, dispatched.critic_id, round.commit, applied.findings, result.duration_ms, {
+            coverage: result.coverage,
             suppressed: applied.suppressed,
-            ...(applied.repo_config === undefined ? {} : { repo_config: applied.repo_config }),
+            repo_config: applied.repo_config,
           });
           await this.publisher.publish(decisionEvent('FindingsReported', stamp(), ['report', round.round, dispatched.critic_id], data));
           return;
         }
         const error = result.error;
         if (error instanceof LlmBudgetExceededError) await escalateOnce(budgetReachedFrom(error, dispatched.critic_id));
-        await this.publishFailure(event, stamp(), dispatched, failureReason(result), result.message, result.duration_ms);
+        await this.publishFailure(event, stamp(), dispatched, failureReason(result), result.message, result.duration_ms, result.coverage);
       }),
     );
   }
@@ -179,7 +187,15 @@ export class RoundsController implements OnApplicationShutdown {
     await this.publisher.publish(escalation);
   }
 
-  private async publishFailure(event: EventOf<'RoundStarted'>, meta: DecisionMeta, dispatched: DispatchedCritic, reason: EventOf<'CriticFailed'>['data']['reason'], message: string, durationMs: number): Promise<void> {
+  private async publishFailure(
+    event: EventOf<'RoundStarted'>,
+    meta: DecisionMeta,
+    dispatched: DispatchedCritic,
+    reason: EventOf<'CriticFailed'>['data']['reason'],
+    message: string,
+    durationMs: number,
+    coverage: CriticCoverage | null = null,
+  ): Promise<void> {
     const text = redactSecrets(message);
     this.log.warn(`${event.plan} round ${event.data.round}: ${dispatched.critic_id} ${reason}: ${text}`);
     await this.publisher.publish(
@@ -190,6 +206,7 @@ export class RoundsController implements OnApplicationShutdown {
         reason,
         message: text.slice(0, 4000),
         duration_ms: Math.round(durationMs),
+        ...(coverage === null ? {} : { coverage }),
       }),
     );
   }

@@ -1,6 +1,6 @@
 import { type ColumnType, type Kysely, Migrator, type Migration, type MigrationProvider, sql } from 'kysely';
 import { RloopError, describeError } from '@rloop/contracts';
-import type { EventStoreTables } from '@rloop/event-store';
+import type { EventStoreTables, TablePrivilege } from '@rloop/event-store';
 
 /** The journal's projection tables (rebuildable from the events at any time). */
 export interface ProjectionTables {
@@ -170,7 +170,17 @@ const MIGRATIONS: Record<string, readonly string[]> = {
     `DELETE FROM escalations`,
     `DELETE FROM subscription_checkpoints WHERE name = 'journal-projections'`,
   ],
+  // Partial indexes over the UsageRecorded rows of the events table, so a spend query reads only
+  // those rows however long the journal grows. Made by the owner here: the runtime role may not
+  // create indexes. IF NOT EXISTS: journals before this migration made them at start.
+  '0003_usage_indexes': [
+    `CREATE INDEX IF NOT EXISTS events_usage_stream_idx ON events (stream_id) WHERE type = 'UsageRecorded'`,
+    `CREATE INDEX IF NOT EXISTS events_usage_recorded_idx ON events (recorded_at) WHERE type = 'UsageRecorded'`,
+  ],
 };
+
+const PROJECTION_MIGRATION_TABLE = 'rloop_journal_migrations';
+const PROJECTION_MIGRATION_LOCK_TABLE = 'rloop_journal_migrations_lock';
 
 const provider: MigrationProvider = {
   getMigrations: () =>
@@ -189,10 +199,36 @@ const provider: MigrationProvider = {
     ),
 };
 
+function projectionMigrator(db: Kysely<EventStoreTables>): Migrator {
+  return new Migrator({ db, provider, migrationTableName: PROJECTION_MIGRATION_TABLE, migrationLockTableName: PROJECTION_MIGRATION_LOCK_TABLE });
+}
+
+/** The projection migrations this database has not run yet (read-only). */
+export async function pendingProjectionMigrations(db: Kysely<EventStoreTables>): Promise<string[]> {
+  return (await projectionMigrator(db).getMigrations()).filter((m) => m.executedAt === undefined).map((m) => m.name);
+}
+
+/**
+ * What the journal's runtime role needs on its own tables: the projections are written, rebuilt
+ * and reset (DELETE, never TRUNCATE); the migration bookkeeping is only read. A table a migration
+ * adds must be named here (a test compares this with the tables the migrations create).
+ */
+export const PROJECTION_RUNTIME_GRANTS: Readonly<Record<string, readonly TablePrivilege[]>> = Object.freeze({
+  loop_states: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
+  letters: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
+  escalations: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
+  loop_memory: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
+  round_history: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
+  runs: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
+  learnings: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
+  loop_detections: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
+  [PROJECTION_MIGRATION_TABLE]: ['SELECT'],
+  [PROJECTION_MIGRATION_LOCK_TABLE]: [],
+});
+
 /** Runs the journal's projection migrations (their own bookkeeping table, beside the store's). */
 export async function migrateProjections(db: Kysely<EventStoreTables>): Promise<void> {
-  const migrator = new Migrator({ db, provider, migrationTableName: 'rloop_journal_migrations', migrationLockTableName: 'rloop_journal_migrations_lock' });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await projectionMigrator(db).migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new RloopError('JOURNAL.MIGRATION_FAILED', `journal projection migration ${failed} failed: ${describeError(error)}`, { cause: error });

@@ -3,6 +3,7 @@ import { ValidationError } from '@rloop/contracts';
 import { type EventStoreClient, type NewEvent, createEventStore } from '@rloop/event-store';
 import { type TestDatabase, createTestDatabase } from '@rloop/testing';
 import { SpendController, utcDayBounds } from './spend.controller.js';
+import { migrateProjections } from '../projections/schema.js';
 
 const RUN_1 = '01JRUN0000000000000000000A';
 const RUN_2 = '01JRUN0000000000000000000B';
@@ -30,10 +31,9 @@ describe('journal.spend: LLM spend summed from UsageRecorded events', () => {
   beforeAll(async () => {
     database = await createTestDatabase('rloop_spend');
     store = await createEventStore({ databaseUrl: database.url });
+    // The usage indexes come with the journal's migrations (made by the owner, not at start).
+    await migrateProjections(store.db);
     controller = new SpendController(store);
-    await controller.onModuleInit();
-    // Idempotent: a second journal replica starting creates nothing twice.
-    await controller.onModuleInit();
     await store.append('plan-a', [usage(RUN_1, 1.25), usage(RUN_1, 0.5), usage(RUN_2, 2)], { expectedVersion: 'no_stream' });
     await store.append('plan-b', [usage(RUN_1, 0.125), { eventId: '01JOTHER000000000000000000', type: 'LoopStopped', schemaVersion: 1, data: { by: 'x', cost_usd: 99 } }], { expectedVersion: 'no_stream' });
   });

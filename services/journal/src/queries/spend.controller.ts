@@ -1,22 +1,12 @@
-import { Controller, Inject, type OnModuleInit } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { type Kysely, sql } from 'kysely';
 import { OnRequest, decodeJsonBody } from '@rloop/bus';
-import { JOURNAL_QUERIES, type JournalReply, RloopError, ValidationError, describeError, toIssues } from '@rloop/contracts';
+import { JOURNAL_QUERIES, type JournalReply, ValidationError, toIssues } from '@rloop/contracts';
 import type { EventStoreClient, EventStoreTables } from '@rloop/event-store';
 import { EVENT_STORE } from '../tokens.js';
 
 const MAX_QUERY_BYTES = 4 * 1024;
 const DAY_MS = 24 * 60 * 60 * 1000;
-
-/**
- * Partial indexes over the UsageRecorded rows of the events table, so a spend query reads only
- * those rows (a plan's, or a day's) however long the journal grows. Created here rather than in a
- * projection: spend is a plain sum over committed events, always exact, nothing to rebuild.
- */
-const USAGE_INDEXES: readonly { readonly name: string; readonly statement: string }[] = [
-  { name: 'events_usage_stream_idx', statement: `CREATE INDEX IF NOT EXISTS events_usage_stream_idx ON events (stream_id) WHERE type = 'UsageRecorded'` },
-  { name: 'events_usage_recorded_idx', statement: `CREATE INDEX IF NOT EXISTS events_usage_recorded_idx ON events (recorded_at) WHERE type = 'UsageRecorded'` },
-];
 
 /** The UTC bounds [start, end) of a `YYYY-MM-DD` day. Pure. */
 export function utcDayBounds(day: string): { readonly start: string; readonly end: string } {
@@ -36,23 +26,11 @@ function usd(value: unknown): number {
  * critic-runner and the implementer check their budgets with it before a dispatch.
  */
 @Controller()
-export class SpendController implements OnModuleInit {
+export class SpendController {
   constructor(@Inject(EVENT_STORE) private readonly store: EventStoreClient) {}
 
   private get db(): Kysely<EventStoreTables> {
     return this.store.db;
-  }
-
-  async onModuleInit(): Promise<void> {
-    for (const index of USAGE_INDEXES) {
-      try {
-        await sql.raw(index.statement).execute(this.db);
-      } catch (error) {
-        // Two journal replicas starting together can race on IF NOT EXISTS; the index is there either way.
-        const found = await sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_indexes WHERE indexname = ${index.name}`.execute(this.db);
-        if ((found.rows[0]?.n ?? 0) === 0) throw new RloopError('JOURNAL.INDEX_FAILED', `could not create ${index.name}: ${describeError(error)}`, { cause: error });
-      }
-    }
   }
 
   @OnRequest('journal.spend')

@@ -24,7 +24,7 @@ describe('PanelRegistry on the real NATS server', () => {
 
   function config(registry: Partial<RegistrySettings>): PanelConfig {
     return {
-      bus: { servers: TEST_NATS_URL, namespace, connect: { timeoutMs: 2_000 } },
+      bus: { servers: [TEST_NATS_URL], credentials: null, tls: null, inboxPrefix: null, namespace, connect: { timeoutMs: 2_000 } },
       logFormat: 'plain',
       logLevel: 'info',
       ops: { http: null, tracesEndpoint: null },

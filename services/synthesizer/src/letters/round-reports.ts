@@ -23,6 +23,7 @@ export function roundReports(current: RoundRecord, runId: string, events: readon
         core: isCore,
         outcome: 'reported',
         findings: event.data.findings,
+        ...(event.data.coverage === undefined ? {} : { coverage: event.data.coverage }),
         ...(event.data.suppressed === undefined ? {} : { suppressed: event.data.suppressed }),
         ...(event.data.repo_config === undefined ? {} : { repo_config: event.data.repo_config }),
       });
@@ -33,6 +34,7 @@ export function roundReports(current: RoundRecord, runId: string, events: readon
         outcome: event.data.reason === 'timed_out' ? 'timed_out' : 'failed',
         findings: [],
         message: `${event.data.reason}: ${event.data.message}`,
+        ...(event.data.coverage === undefined ? {} : { coverage: event.data.coverage }),
       });
     }
     if (event.occurred_at > lastAt) lastAt = event.occurred_at;
