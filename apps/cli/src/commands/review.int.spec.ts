@@ -11,6 +11,19 @@ import { REPO_ROOT, runReviewCli } from './review.test-helpers.js';
 const BIN = join(REPO_ROOT, 'apps', 'cli', 'bin', 'rloop.js');
 const run = runReviewCli;
 
+/** A source file with one critical finding (request input reaches eval). */
+const EVAL_SOURCE = 'export function run(req: { query: { code: string } }) {\n  return eval(req.query.code);\n}\n';
+
+/** Runs `body` in a fresh temporary directory, removed afterwards whatever happens. */
+async function inTempDir(prefix: string, body: (dir: string) => Promise<void>): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  try {
+    await body(dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 /** A critic that always crashes: the review cannot be complete. */
 const brokenCritic = defineCritic({
   id: 'test/broken',
@@ -43,7 +56,7 @@ describe('rloop review', () => {
     dir = mkdtempSync(join(tmpdir(), 'rloop-cli-review-'));
     mkdirSync(join(dir, 'src'));
     writeFileSync(join(dir, 'src/clean.ts'), 'export const add = (a: number, b: number): number => a + b;\n');
-    writeFileSync(join(dir, 'src/bad.ts'), 'export function run(req: { query: { code: string } }) {\n  return eval(req.query.code);\n}\n');
+    writeFileSync(join(dir, 'src/bad.ts'), EVAL_SOURCE);
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -107,12 +120,10 @@ describe('rloop review', () => {
   }, 120_000);
 
   it("reads .rloop.yaml, .rloopignore, --exclude and !glob, and reports an rloop-ignore comment that matches nothing", async () => {
-    const repo = mkdtempSync(join(tmpdir(), 'rloop-cli-config-'));
-    try {
+    await inTempDir('rloop-cli-config-', async (repo) => {
       mkdirSync(join(repo, 'src'));
-      const bad = 'export function run(req: { query: { code: string } }) {\n  return eval(req.query.code);\n}\n';
-      for (const name of ['a', 'b', 'c', 'd']) writeFileSync(join(repo, `src/${name}.ts`), bad);
-      writeFileSync(join(repo, 'src/e.ts'), bad.replace('  return eval', '  // rloop-ignore sast/code-injection -- reviewed by hand\n  return eval'));
+      for (const name of ['a', 'b', 'c', 'd']) writeFileSync(join(repo, `src/${name}.ts`), EVAL_SOURCE);
+      writeFileSync(join(repo, 'src/e.ts'), EVAL_SOURCE.replace('  return eval', '  // rloop-ignore sast/code-injection -- reviewed by hand\n  return eval'));
       writeFileSync(join(repo, 'src/f.ts'), '// rloop-ignore sast/sql-injection -- stale\nexport const f = 1;\n');
       writeFileSync(join(repo, '.rloop.yaml'), 'critics:\n  security/secrets-detector: off\nexclude: ["src/a.ts"]\n');
       writeFileSync(join(repo, '.rloopignore'), 'src/b.ts\n');
@@ -124,31 +135,25 @@ describe('rloop review', () => {
       expect(result.err).toMatch(/1 suppressed · 2 files reviewed · 3 excluded/);
       const withF = JSON.parse((await run([repo, '--format', 'json', ...fast])).out) as Letter;
       expect(withF.findings.map((f) => [f.file, f.finding_type])).toContainEqual(['src/f.ts', 'rloop/suppression-unused']);
-    } finally {
-      rmSync(repo, { recursive: true, force: true });
-    }
+    });
   }, 120_000);
 
   it('--write-baseline records the findings; --baseline then reports only new ones', async () => {
-    const repo = mkdtempSync(join(tmpdir(), 'rloop-cli-baseline-'));
-    try {
-      const bad = 'export function run(req: { query: { code: string } }) {\n  return eval(req.query.code);\n}\n';
-      writeFileSync(join(repo, 'old.ts'), bad);
+    await inTempDir('rloop-cli-baseline-', async (repo) => {
+      writeFileSync(join(repo, 'old.ts'), EVAL_SOURCE);
       const baseline = join(repo, 'rloop-baseline.json');
       const written = await run([repo, '--write-baseline', baseline, ...fast]);
       expect(written.code).toBe(0);
       expect(written.err).toMatch(/wrote 1 finding to .*rloop-baseline\.json/);
       // The accepted finding moves down two lines; a new one appears.
-      writeFileSync(join(repo, 'old.ts'), `// moved\n// down\n${bad}`);
-      writeFileSync(join(repo, 'new.ts'), bad);
+      writeFileSync(join(repo, 'old.ts'), `// moved\n// down\n${EVAL_SOURCE}`);
+      writeFileSync(join(repo, 'new.ts'), EVAL_SOURCE);
       const result = await run([repo, '--baseline', baseline, '--format', 'json', ...fast]);
       expect(result.code).toBe(1);
       const letter = JSON.parse(result.out) as Letter;
       expect(letter.findings.map((f) => f.file)).toEqual(['new.ts']);
       expect((letter.suppressed ?? []).map((s) => [s.file, s.line, s.kind])).toEqual([['old.ts', 4, 'baseline']]);
-    } finally {
-      rmSync(repo, { recursive: true, force: true });
-    }
+    });
   }, 120_000);
 
   describe('with ANTHROPIC_API_KEY (the fake Anthropic API)', () => {
@@ -187,8 +192,7 @@ describe('rloop review', () => {
       expect(result.out).toMatch(/1:1 {2}medium +add\(\) accepts NaN \(claude-sonnet-5-5\) {2}llm\/unchecked-input/);
       expect(result.out).toMatch(/LLM review: 1 request to claude-sonnet-5-5, \$\d+\.\d{4}\./);
       expect(result.out).not.toContain('sk-test-review');
-      const repo = mkdtempSync(join(tmpdir(), 'rloop-cli-llm-'));
-      try {
+      await inTempDir('rloop-cli-llm-', async (repo) => {
         writeFileSync(join(repo, 'x.ts'), 'export const x = 1;\n');
         writeFileSync(join(repo, '.rloop.yaml'), 'llm:\n  model: claude-opus-5-5\n');
         const opus = await run([repo, '--critics', 'quality/code-reviewer'], { env });
@@ -196,16 +200,13 @@ describe('rloop review', () => {
         expect(opus.code).toBe(0);
         writeFileSync(join(repo, '.rloop.yaml'), 'llm:\n  model: gpt-0\n');
         expect(await run([repo, '--critics', 'quality/code-reviewer'], { env })).toMatchObject({ code: 2, err: expect.stringMatching(/\.rloop\.yaml: llm\.model: gpt-0 is not in the model catalogue/) });
-      } finally {
-        rmSync(repo, { recursive: true, force: true });
-      }
+      });
       expect(fake.protocolErrors).toEqual([]);
     }, 120_000);
   });
 
   it('exit 3 when a file under review could not be analysed (too large), 0 once a size bound is set; an excluded file is no gap', async () => {
-    const big = mkdtempSync(join(tmpdir(), 'rloop-cli-big-'));
-    try {
+    await inTempDir('rloop-cli-big-', async (big) => {
       mkdirSync(join(big, 'src'));
       writeFileSync(join(big, 'src/padded.ts'), `// ${'x'.repeat(4 * 1024 * 1024)}\nexport const two = 2;\n`);
       // Alone, the padded file makes the core SAST check fail (it analysed nothing); beside another it is a gap.
@@ -230,25 +231,20 @@ describe('rloop review', () => {
       expect(configured.code).toBe(0);
       expect((JSON.parse(configured.out) as Letter).repo_config).toMatchObject({ config: '.rloop.yaml', excluded_files: 1 });
       expect(await run([big, '--max-file-bytes', '0', ...fast])).toMatchObject({ code: 2, err: expect.stringMatching(/--max-file-bytes expects a whole number of 1 or more, got "0"/) });
-    } finally {
-      rmSync(big, { recursive: true, force: true });
-    }
+    });
   }, 120_000);
 
   it('reviews a sub-directory that its repository ignores as its own tree', async () => {
-    const project = mkdtempSync(join(tmpdir(), 'rloop-cli-project-'));
-    try {
+    await inTempDir('rloop-cli-project-', async (project) => {
       writeFileSync(join(project, '.gitignore'), '.rloop/\n');
       execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: project });
       mkdirSync(join(project, '.rloop/samples/app/src'), { recursive: true });
-      writeFileSync(join(project, '.rloop/samples/app/src/bad.ts'), 'export function run(req: { query: { code: string } }) {\n  return eval(req.query.code);\n}\n');
+      writeFileSync(join(project, '.rloop/samples/app/src/bad.ts'), EVAL_SOURCE);
       const result = await run([join(project, '.rloop/samples/app'), '--format', 'json', ...fast]);
       expect(result.code).toBe(1);
       expect((JSON.parse(result.out) as Letter).findings.map((f) => f.finding_type)).toEqual(['sast/code-injection']);
       expect(await run([join(project, '.rloop/samples/app'), '--base', 'HEAD', ...fast])).toMatchObject({ code: 2, err: expect.stringMatching(/--base needs a git repository/) });
-    } finally {
-      rmSync(project, { recursive: true, force: true });
-    }
+    });
   }, 120_000);
 
   describe('the rloop binary', () => {

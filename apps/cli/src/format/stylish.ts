@@ -1,6 +1,6 @@
-import type { CoverageSkipReason, Finding, Letter, Severity } from '@rloop/contracts';
+import type { Finding, Severity } from '@rloop/contracts';
 import { type ReviewReport, failsAt, plural, secondLine, shortTitle } from './report.js';
-import { coverageGaps, describeSkip, escapeControlChars, oneLine } from '@rloop/domain';
+import { escapeControlChars, oneLine, roundCoverageGaps } from '@rloop/domain';
 import type { Palette } from './terminal.js';
 
 const TIER_COLOUR: Readonly<Record<Severity, keyof Pick<Palette, 'red' | 'yellow' | 'blue'>>> = { critical: 'red', medium: 'yellow', low: 'blue' };
@@ -50,15 +50,6 @@ export function renderStylish(report: ReviewReport, p: Palette): string {
   return `${out.join('\n')}\n`;
 }
 
-/**
- * Files under review a check supports but could not analyse (too large, unreadable, not
- * parseable), which make the review incomplete: `src/big.js (too large: …) by security/sast-scanner`.
- * Excluded files are not among them: they were never under review.
- */
-export function coverageGapsOf(letter: Letter): { readonly text: string; readonly reason: CoverageSkipReason }[] {
-  return letter.critics.flatMap((c) => (c.coverage === undefined ? [] : coverageGaps(c.coverage).map((skip) => ({ text: `${describeSkip(skip)} by ${c.critic_id}`, reason: skip.reason }))));
-}
-
 /** The summary under the findings (also printed on stderr by the machine-readable formats). */
 export function summaryLines(report: ReviewReport, p: Palette): string[] {
   const { letter } = report;
@@ -68,7 +59,8 @@ export function summaryLines(report: ReviewReport, p: Palette): string[] {
   const files = new Set(letter.findings.map((f) => f.file)).size;
   const ran = letter.critics.filter((c) => c.outcome === 'reported').length;
   const failed = letter.critics.filter((c) => c.outcome !== 'reported');
-  const gaps = coverageGapsOf(letter);
+  // Files under review a check could not analyse (excluded files are not among them: never under review).
+  const gaps = roundCoverageGaps(letter.critics);
   const mark = failed.length > 0 || gaps.length > 0 ? p.red('!') : failing > 0 ? p.red('✖') : total > 0 ? p.yellow('●') : p.green('✔');
   const counts = total === 0 ? 'no findings' : `${plural(total, 'finding')} (${critical} critical, ${medium} medium, ${low} low) in ${plural(files, 'file')}`;
   const extras = [

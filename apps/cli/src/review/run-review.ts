@@ -4,7 +4,7 @@ import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import picomatch from 'picomatch';
 import { RloopError } from '@rloop/contracts';
-import { escapeControlChars, maskSecrets, maskSecretsDeep } from '@rloop/domain';
+import { escapeControlChars, maskSecrets, maskSecretsDeep, roundCoverageGaps } from '@rloop/domain';
 import {
   BUILT_IN_CRITIC_IDS,
   CORE_CRITIC_IDS,
@@ -21,7 +21,7 @@ import { CODE_REVIEWER_ID, PROMPT_CRITIC_SPECS, type UsageRecord, createAnthropi
 import { CliError } from '../program.js';
 import { renderReport } from '../format/render.js';
 import { type FailOn, type ReportFormat, type ReviewReport, failsAt, plural } from '../format/report.js';
-import { coverageGapsOf, summaryLines } from '../format/stylish.js';
+import { summaryLines } from '../format/stylish.js';
 import { colourWanted, palette } from '../format/terminal.js';
 import { cliVersion } from '../version.js';
 import { type ReviewEnvironment, reviewEnvironment } from './environment.js';
@@ -257,10 +257,10 @@ export async function runReview(request: ReviewRequest, io: ReviewIo): Promise<v
     throw new CliError(maskSecrets(`review incomplete: ${outcome.failed.map((r) => `${r.critic_id} (${r.status === 'failed' ? r.reason : ''})`).join(', ')} did not finish`), INCOMPLETE);
   }
   // A file under review that a check could not read was not reviewed: not clean, whatever was found.
-  const gaps = coverageGapsOf(letter);
+  const gaps = roundCoverageGaps(letter.critics);
   if (gaps.length > 0) {
     const listed = gaps.slice(0, 5).map((g) => g.text);
-    const hint = gaps.some((g) => g.reason === 'too_large') ? ' (--max-file-bytes sets the size bound)' : '';
+    const hint = gaps.some((g) => g.skip.reason === 'too_large') ? ' (--max-file-bytes sets the size bound)' : '';
     throw new CliError(`review incomplete: not analysed: ${listed.join('; ')}${gaps.length > 5 ? `; and ${gaps.length - 5} more` : ''}${hint}`, INCOMPLETE);
   }
   if (request.writeBaseline !== undefined) return;

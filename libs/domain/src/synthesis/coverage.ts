@@ -1,4 +1,4 @@
-import { type CoverageSkipReason, type CriticCoverage, MAX_LISTED_SKIPS, type SkippedFile } from '@rloop/contracts';
+import { type CoverageSkipReason, type CriticCoverage, type LetterCritic, MAX_LISTED_SKIPS, type SkippedFile } from '@rloop/contracts';
 
 /**
  * Skip reasons that leave part of the plan unreviewed, in the order they are listed. A file of
@@ -40,6 +40,23 @@ export function isCoverageGap(skip: Pick<SkippedFile, 'reason'>, coverage: Pick<
 /** The files under review a critic supports but did not analyse, for reasons that make a round incomplete. */
 export function coverageGaps(coverage: CriticCoverage): SkippedFile[] {
   return coverage.skipped.filter((skip) => isCoverageGap(skip, coverage));
+}
+
+/** A file under review a critic did not analyse, for a reason that leaves it unreviewed. */
+export interface CoverageGap {
+  readonly critic_id: string;
+  readonly skip: SkippedFile;
+  /** For people: `src/big.js (too large: …) by security/sast-scanner`. */
+  readonly text: string;
+}
+
+/**
+ * The gaps of a round: files under review that a critic which reported supports but did not
+ * analyse (a critic that did not report is incomplete already, and says why on its own). Files a
+ * repository excluded were never under review, so they are never among them.
+ */
+export function roundCoverageGaps(critics: readonly Pick<LetterCritic, 'critic_id' | 'outcome' | 'coverage'>[]): CoverageGap[] {
+  return critics.flatMap((c) => (c.outcome === 'reported' && c.coverage !== undefined ? coverageGaps(c.coverage).map((skip) => ({ critic_id: c.critic_id, skip, text: `${describeSkip(skip)} by ${c.critic_id}` })) : []));
 }
 
 /** One skipped file for people: `src/big.js (too large: 1 400 000 bytes, over the 1 000 000-byte bound)`. */

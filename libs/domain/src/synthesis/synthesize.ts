@@ -1,6 +1,6 @@
 import type { CriticCoverage, Disagreement, Finding, Letter, LetterCritic, Phase, RepoConfigEffect, SeverityCounts, Suppression } from '@rloop/contracts';
 import { phaseIncludes } from '../phases/phases.js';
-import { coverageGaps, describeSkip } from './coverage.js';
+import { roundCoverageGaps } from './coverage.js';
 import { compareFindings, rankFindings } from './ranking.js';
 
 /** What one dispatched critic produced for the round, as the synthesizer sees it. */
@@ -87,11 +87,6 @@ function plural(n: number, word: string): string {
   return `${n} ${word}${n === 1 ? '' : 's'}`;
 }
 
-/** Files of the plan a reporting critic did not analyse for a reason that leaves them unreviewed. */
-function gapsOf(critics: readonly LetterCritic[]): string[] {
-  return critics.flatMap((c) => (c.outcome === 'reported' && c.coverage !== undefined ? coverageGaps(c.coverage).map((skip) => `${describeSkip(skip)} by ${c.critic_id}`) : []));
-}
-
 /** The letter's prose summary: what was found, by whom, what did not run, what was not analysed, and what matters most. */
 function summarise(input: SynthesisInput, findings: readonly Finding[], critics: readonly LetterCritic[], complete: boolean, gaps: readonly string[]): string {
   const reported = critics.filter((c) => c.outcome === 'reported').length;
@@ -170,7 +165,7 @@ export function synthesizeLetter(input: SynthesisInput): Letter {
   // A round nobody reviewed proves nothing: it needs at least one report, every core critic's, and
   // no file of the plan left unanalysed (a critic that could not read a file did not review it).
   // Files the repository excluded were never under review: they are counted in repo_config, not here.
-  const gaps = gapsOf(critics);
+  const gaps = roundCoverageGaps(critics).map((gap) => gap.text);
   const complete = critics.some((c) => c.outcome === 'reported') && critics.every((c) => !c.core || c.outcome === 'reported') && gaps.length === 0;
   const repoConfig = repoConfigOf(input.reports);
   return {
