@@ -16,9 +16,10 @@ Exit codes:
 
 Configuration: .rloop.yaml at the repository root (or --config) — critics on/off, rules (severity
 or off), exclude, max_file_bytes, llm.model; schema in schemas/rloop-config.schema.json.
-.rloopignore (gitignore syntax) lists files never reviewed. An excluded file is counted as such and
-is not a gap; a file under review larger than the size bound (4 MiB unless --max-file-bytes or
-max_file_bytes sets it) is one, until a bound is set. To accept one finding, write
+.rloopignore (gitignore syntax) lists files never reviewed. An excluded file is counted as
+excluded, never as unanalysed; a file under review over the size bound (4 MiB unless
+--max-file-bytes or max_file_bytes sets it) is not analysed and makes the review incomplete.
+To accept one finding, write
   rloop-ignore <rule-or-critic> -- <reason>      (optionally until=YYYY-MM-DD)
 in a comment on its line or the line before. The LLM review runs when ANTHROPIC_API_KEY is set.
 The repository's own ESLint config is code: it is loaded only with --repo-eslint-config. Secrets
