@@ -201,9 +201,11 @@ export function signature(val: Val, depth = 0): string {
     case 'global':
       return `g${val.name}`;
     case 'req':
-      return val.validated ? 'rv' : 'r';
+      return `r${val.flavor ?? ''}${val.validated ? 'v' : ''}${val.trusted === true ? 't' : ''}`;
     case 'regex':
       return `x${val.literal}`;
+    case 'record':
+      return `d${val.store}`;
     case 'schema':
     case 'guard':
       return val.k;
