@@ -595,6 +595,11 @@ export class TaintInterpreter {
         if (assigned !== undefined && flatten(assigned) !== null) return assigned;
         const typed = this.instanceOfType(member.type, unit);
         if (typed !== null) return typed;
+        if (init !== undefined && ts.isCallExpression(init)) {
+          // private readonly route = inject(ActivatedRoute): what a dependency-injection call returns.
+          const injected = this.injected(init, unit);
+          if (injected !== null) return injected;
+        }
         if (init !== undefined && ts.isNewExpression(init) && ts.isIdentifier(init.expression)) {
           const ref = this.resolveClass(init.expression.text, unit);
           return ref === null ? null : { k: 'inst', cls: ref };
@@ -629,9 +634,26 @@ export class TaintInterpreter {
     if (signature(after) !== before) this.fieldVersions.set(cls.node, (this.fieldVersions.get(cls.node) ?? 0) + 1);
   }
 
-  private instanceOfType(type: ts.TypeNode | undefined, unit: Unit): InstV | null {
+  /** `inject(ActivatedRoute)` (a model's injector): the object of that type, or null. */
+  private injected(call: ts.CallExpression, unit: Unit): Val {
+    const callee = skip(call.expression);
+    const arg = call.arguments[0];
+    if (!ts.isIdentifier(callee) || arg === undefined) return null;
+    const binding = unit.imports.get(callee.text);
+    if (binding === undefined || !MODELS.isInjector(normaliseModule(binding.spec), binding.name)) return null;
+    const type = skip(arg);
+    return ts.isIdentifier(type) ? this.instanceOfType(ts.factory.createTypeReferenceNode(type.text), unit) : null;
+  }
+
+  /**
+   * What a field or parameter declared with a type holds when nothing assigned it: a request-like
+   * object for a type the models name (`ActivatedRoute`), an instance of a repository class.
+   */
+  private instanceOfType(type: ts.TypeNode | undefined, unit: Unit): InstV | ReqV | null {
     const name = typeName(type);
     if (name === null) return null;
+    const request = MODELS.requestTypes.find((t) => t.name.test(name));
+    if (request !== undefined) return { k: 'req', loc: { file: unit.path, line: 1, endLine: 1, text: name }, validated: false, flavor: request.flavor };
     const cls = this.resolveClass(name, unit);
     return cls === null ? null : { k: 'inst', cls };
   }

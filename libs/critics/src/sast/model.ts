@@ -101,7 +101,7 @@ export interface ReqV {
 }
 
 /** The kinds of request-like objects the models know. */
-export const REQUEST_FLAVORS = ['http', 'lambda', 'message-event'] as const;
+export const REQUEST_FLAVORS = ['http', 'lambda', 'message-event', 'angular-route'] as const;
 export type RequestFlavor = (typeof REQUEST_FLAVORS)[number];
 
 /** An object or array whose parts are tracked separately. */

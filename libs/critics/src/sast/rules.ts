@@ -5,8 +5,8 @@ import { ALL_KINDS_MASK, type CheckKind, type TaintV, maskOf } from './model.js'
 // one file per framework. Names are matched on the syntax tree (no type checker), so each list says
 // what it is for; README.md documents the rules and their limits.
 
-/** Array and promise methods whose callback receives the receiver's elements / resolved value. */
-export const ELEMENT_CALLBACK_METHODS = new Set(['map', 'forEach', 'filter', 'find', 'findLast', 'some', 'every', 'flatMap', 'reduce', 'reduceRight', 'sort', 'findIndex', 'then', 'finally']);
+/** Array, promise and observable methods whose callback receives the receiver's elements / resolved value. */
+export const ELEMENT_CALLBACK_METHODS = new Set(['map', 'forEach', 'filter', 'find', 'findLast', 'some', 'every', 'flatMap', 'reduce', 'reduceRight', 'sort', 'findIndex', 'then', 'finally', 'subscribe']);
 
 /** Methods whose result carries no attacker-controlled text (booleans, numbers, lengths). */
 export const SAFE_RESULT_METHODS = new Set([

@@ -1,4 +1,5 @@
 import { type CheckKind, type RequestFlavor, maskOf } from '../model.js';
+import { angularModel } from './angular.js';
 import { browserModel } from './browser.js';
 import { childProcessModel } from './child-process.js';
 import { expressModel } from './express.js';
@@ -67,6 +68,7 @@ export const FRAMEWORK_MODELS: readonly FrameworkModel[] = [
   graphqlModel,
   websocketModel,
   browserModel,
+  angularModel,
   jqueryModel,
   reactModel,
   httpResponseModel,
@@ -127,6 +129,7 @@ export class ModelIndex {
   private readonly requestModels = new Map<RequestFlavor, MergedRequestModel>();
   private readonly aliases = new Map<string, string>();
   private readonly instanceModuleSet = new Set<string>();
+  private readonly injectorSet = new Set<string>();
   /** Modules with rules of their own: a call into them is judged by those rules, not by method names. */
   private readonly knownModuleSet = new Set<string>();
   readonly decorators = new Map<string, DecoratorSource>();
@@ -178,6 +181,7 @@ export class ModelIndex {
         if (params.validatedDto !== undefined) this.validatedDto.push(params.validatedDto);
       }
       for (const name of model.requestFactories ?? []) this.requestFactories.add(name);
+      for (const injector of model.injectors ?? []) this.injectorSet.add(`${injector.module}#${injector.member}`);
       for (const rule of model.callbacks ?? []) {
         for (const method of rule.method === undefined ? [] : list(rule.method)) push(this.callbacksByMethod, method, rule);
         if (rule.assignedProperty !== undefined) push(this.callbacksByProperty, rule.assignedProperty, rule);
@@ -314,6 +318,10 @@ export class ModelIndex {
 
   unboundAlias(name: string): string | null {
     return this.aliases.get(name) ?? null;
+  }
+
+  isInjector(module: string, member: string): boolean {
+    return this.injectorSet.has(`${module}#${member}`);
   }
 
   tracksInstances(module: string): boolean {

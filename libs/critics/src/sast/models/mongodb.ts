@@ -9,7 +9,7 @@ const FILTER_METHODS = [
   'deleteOne', 'deleteMany', 'remove', 'count', 'countDocuments', 'exists', 'distinct',
 ];
 /** Methods whose operator-injection check (validation/nosql-injection) applies. */
-const OPERATOR_METHODS = FILTER_METHODS.filter((m) => !['update', 'remove', 'count'].includes(m));
+const OPERATOR_METHODS = FILTER_METHODS;
 
 function filterOf(call: CallView): Val {
   const filter = call.args[0] ?? null;
@@ -46,10 +46,18 @@ function mapReduceCode(call: CallView): Val {
   return call.args.slice(0, 2).reduce<Val>((acc, arg) => join(acc, isTaint(arg) ? arg : null), null);
 }
 
-/** A filter field holding a raw request value that may be an object (`{ "$ne": null }`). */
+/**
+ * A filter field holding a raw request value that may be an object (`{ "$ne": null }`). Sequelize's
+ * `update(values, { where })` and `count({ where })` take no filter first: their objects are values
+ * and options.
+ */
 function operatorValue(call: CallView): Val {
   const filter = filterOf(call);
   if (filter === null || filter.k !== 'obj' || filter.literal === null) return null;
+  const second = call.args[1] ?? null;
+  // A stored record's update(values) (Sequelize instance) writes values, it selects nothing.
+  if (call.receiver !== null && call.receiver.k === 'record') return null;
+  if (filter.fields.has('where') || (second !== null && second.k === 'obj' && second.fields.has('where'))) return null;
   for (const [key, val] of filter.fields) {
     if (key === 'where' || key === '$where' || !isTaint(val)) continue;
     const taint: TaintV = val;

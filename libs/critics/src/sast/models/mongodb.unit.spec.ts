@@ -52,13 +52,16 @@ app.get('/orders/:id', async (req, res) => {
     name: 'an operator object as a filter value (input-validation checker)',
     vulnerable: {
       'src/login.ts': `import express from 'express';
-import { Users } from './users';
+import { Users, db } from './users';
 const app = express();
 app.post('/login', async (req, res) => {
   res.json(await Users.findOne({ name: req.body.name, password: req.body.password })); // SINK nosql
 });
+app.patch('/reviews', async (req, res) => {
+  res.json(await db.reviews.update({ _id: req.body.id }, { $set: { message: String(req.body.message) } }, { multi: true })); // SINK nosql
+});
 `,
-      'src/users.ts': `export const Users: any = {};\n`,
+      'src/users.ts': `export const Users: any = {};\nexport const db: any = {};\n`,
     },
     safe: {
       'src/login.ts': `import express from 'express';
@@ -66,6 +69,10 @@ import { Users } from './users';
 const app = express();
 app.post('/login', async (req, res) => {
   res.json(await Users.findOne({ name: String(req.body.name), password: String(req.body.password) }));
+});
+app.patch('/users', async (req, res) => {
+  // Sequelize: values first, the filter in options.where.
+  res.json(await Users.update({ nickname: req.body.nickname }, { where: { id: req.user.id } }));
 });
 `,
       'src/users.ts': `export const Users: any = {};\n`,
