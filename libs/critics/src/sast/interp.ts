@@ -1003,11 +1003,8 @@ export class TaintInterpreter {
     if (ts.isPropertyAccessExpression(subject) && ['host', 'hostname', 'origin'].includes(subject.name.text)) {
       const otherVal = this.eval(other, env, ctx);
       if (taintFor(otherVal, 'redirect') !== null) return NO_COND;
-      const base = skip(subject.expression);
-      const target = ts.isNewExpression(base) && base.arguments?.[0] !== undefined ? base.arguments[0] : base;
-      const path = pathText(target);
-      if (path !== null) return { t: [{ path, node: target, clean: URL_MASK, validated: true }], f: [] };
-      return null;
+      const refinements = this.urlHostRefinements(subject, env, ctx);
+      return refinements.length === 0 ? null : { t: refinements, f: [] };
     }
     const path = pathText(subject);
     if (path === null) return null;
@@ -1020,6 +1017,24 @@ export class TaintInterpreter {
       (ts.isPropertyAccessExpression(other) && /^[A-Z]/.test(other.name.text));
     if (!constant) return null;
     return { t: [{ path, node: subject, clean: ALL_KINDS_MASK, validated: true }], f: [] };
+  }
+
+  /**
+   * A check of a parsed URL's host (`new URL(x).hostname`, `u.origin`) vouches for the URL as a
+   * redirect or request target, and for the text it was parsed from (`const u = new URL(input)`),
+   * so a check inside a helper carries over to the helper's parameter.
+   */
+  private urlHostRefinements(hostAccess: ts.PropertyAccessExpression, env: Env, ctx: Ctx): Refinement[] {
+    const base = skip(hostAccess.expression);
+    const target = ts.isNewExpression(base) && base.arguments?.[0] !== undefined ? base.arguments[0] : base;
+    const path = pathText(target);
+    if (path === null) return [];
+    const out: Refinement[] = [{ path, node: target, clean: URL_MASK, validated: true }];
+    const parsed = this.eval(target, env, ctx);
+    if (isTaint(parsed) && parsed.derivedFrom !== null && parsed.derivedFrom.how === 'url') {
+      out.push({ path: parsed.derivedFrom.path, node: parsed.derivedFrom.node, clean: URL_MASK, validated: true });
+    }
+    return out;
   }
 
   /** `LIST.includes(x)` / `SET.has(x)` / `LIST.indexOf(x)` being true. */
@@ -1047,12 +1062,7 @@ export class TaintInterpreter {
     if (path !== null) refinements.push({ path, node: arg, clean: ALL_KINDS_MASK, validated: true });
     // ALLOWED_HOSTS.includes(url.hostname) also vouches for the URL it was parsed from.
     const inner = skip(arg);
-    if (ts.isPropertyAccessExpression(inner) && ['host', 'hostname', 'origin'].includes(inner.name.text)) {
-      const base = skip(inner.expression);
-      const target = ts.isNewExpression(base) && base.arguments?.[0] !== undefined ? base.arguments[0] : base;
-      const basePath = pathText(target);
-      if (basePath !== null) refinements.push({ path: basePath, node: target, clean: URL_MASK, validated: true });
-    }
+    if (ts.isPropertyAccessExpression(inner) && ['host', 'hostname', 'origin'].includes(inner.name.text)) refinements.push(...this.urlHostRefinements(inner, env, ctx));
     return { t: refinements, f: [] };
   }
 
@@ -1139,7 +1149,7 @@ export class TaintInterpreter {
   private validatorCond(call: ts.CallExpression, name: string): Cond {
     const refinements: Refinement[] = [];
     // `isURL`/`isSafeUrl`-style checks vouch for the value being a URL, not for where it points.
-    const mask = /url|uri/i.test(name) && !/relative|local|internal|allowed|safe/i.test(name) ? maskOf(['business', 'nosql', 'mass-assignment']) : ALL_KINDS_MASK;
+    const mask = /url|uri/i.test(name) && !/relative|local|internal|allowed|safe|trusted/i.test(name) ? maskOf(['business', 'nosql', 'mass-assignment']) : ALL_KINDS_MASK;
     for (const arg of call.arguments) {
       const path = pathText(arg);
       if (path !== null) refinements.push({ path, node: arg, clean: mask, validated: true });
@@ -2213,12 +2223,12 @@ export function exportedName(fn: ts.SignatureDeclaration, unit: Unit): string | 
   return null;
 }
 
-/** `process.exit(1)` and friends end the path like a throw. */
+/** `process.exit(1)`, Koa's `ctx.throw(400)` and friends end the path like a throw. */
 function terminates(expression: ts.Expression): boolean {
-  const expr = skip(expression);
+  let expr = skip(expression);
+  if (ts.isAwaitExpression(expr)) expr = skip(expr.expression);
   if (!ts.isCallExpression(expr)) return false;
-  const text = expr.expression.getText();
-  return /^(process\.(exit|abort)|Deno\.exit)$/.test(text);
+  return MODELS.terminates(expr.expression.getText());
 }
 
 function intersect(a: readonly Refinement[], b: readonly Refinement[]): Refinement[] {

@@ -130,6 +130,7 @@ export class ModelIndex {
   private readonly aliases = new Map<string, string>();
   private readonly instanceModuleSet = new Set<string>();
   private readonly injectorSet = new Set<string>();
+  private readonly terminatorPatterns: RegExp[] = [];
   /** Modules with rules of their own: a call into them is judged by those rules, not by method names. */
   private readonly knownModuleSet = new Set<string>();
   readonly decorators = new Map<string, DecoratorSource>();
@@ -182,6 +183,7 @@ export class ModelIndex {
       }
       for (const name of model.requestFactories ?? []) this.requestFactories.add(name);
       for (const injector of model.injectors ?? []) this.injectorSet.add(`${injector.module}#${injector.member}`);
+      this.terminatorPatterns.push(...(model.terminators ?? []));
       for (const rule of model.callbacks ?? []) {
         for (const method of rule.method === undefined ? [] : list(rule.method)) push(this.callbacksByMethod, method, rule);
         if (rule.assignedProperty !== undefined) push(this.callbacksByProperty, rule.assignedProperty, rule);
@@ -318,6 +320,11 @@ export class ModelIndex {
 
   unboundAlias(name: string): string | null {
     return this.aliases.get(name) ?? null;
+  }
+
+  /** Whether a call with this callee text never returns (`process.exit`, `ctx.throw`). */
+  terminates(calleeText: string): boolean {
+    return this.terminatorPatterns.some((re) => re.test(calleeText));
   }
 
   isInjector(module: string, member: string): boolean {

@@ -258,6 +258,8 @@ export interface FrameworkModel {
   readonly callbacks?: readonly CallbackSourceRule[];
   /** Identifiers that are global objects with sources (`process`, `location`, `window`). */
   readonly globalObjects?: Readonly<Record<string, GlobalObject>>;
+  /** Calls that never return (they exit or throw), by callee text: `process.exit`, Koa's `ctx.throw`. */
+  readonly terminators?: readonly RegExp[];
   /** Dependency-injection functions that return an object of the type they are given (`inject(ActivatedRoute)`). */
   readonly injectors?: readonly { readonly module: string; readonly member: string }[];
   /** Methods whose result is a request wherever they are called (Nest's `getRequest()`). */
