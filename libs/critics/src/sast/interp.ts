@@ -1583,6 +1583,10 @@ export class TaintInterpreter {
 
   private callResult(node: ts.CallExpression, c: Callee, args: readonly Val[], argNodes: readonly ts.Expression[], loc: Loc, resolved: FnV | null, env: Env, ctx: Ctx): Val {
     const first = args[0] ?? null;
+    // A package's own sanitiser rule wins over what its local name suggests (`sanitize` from sanitize-filename cleans paths only).
+    const mod = this.moduleOf(c);
+    const packaged = mod === null ? null : MODELS.sanitiser(mod.module, mod.member);
+    if (packaged !== null) return cleanVal(flatten(args[packaged.arg] ?? null), packaged.mask, false);
     const mask = sanitiserKinds(c.name, c.receiverText);
     if (mask !== 0) return cleanVal(join(flatten(first), isTaint(c.receiverVal) && argNodes.length === 0 ? c.receiverVal : null), mask, false);
     if (c.free && NUMERIC_FUNCTIONS.has(c.name) && !c.bound) return null;
@@ -1606,7 +1610,6 @@ export class TaintInterpreter {
     if (receiver !== null && receiver.k === 'schema') return this.schemaCall(receiver, c.name, args, argNodes);
     const stored = this.storeCall(c, args, argNodes, loc, ctx);
     if (stored !== undefined) return stored;
-    const mod = this.moduleOf(c);
     if (mod !== null) return this.moduleCall(mod, args, argNodes);
     if (receiver !== null && receiver.k === 'req') {
       const flavor = receiver.flavor ?? 'http';
@@ -1694,7 +1697,9 @@ export class TaintInterpreter {
         const targetNode = argNodes[1];
         if (taint === null) return null;
         const path = targetNode === undefined ? null : pathText(targetNode);
-        return { ...taint, prefix: null, derivedFrom: path === null || targetNode === undefined ? null : { path, node: targetNode, how: 'relative' } };
+        // path.relative(base, path.resolve(base, input)): the check is on the input the inner call resolved.
+        const inner = taint.derivedFrom === null ? null : { ...taint.derivedFrom, how: 'relative' as const };
+        return { ...taint, prefix: null, derivedFrom: path === null || targetNode === undefined ? inner : { path, node: targetNode, how: 'relative' } };
       }
       case 'first':
         return flatten(first);

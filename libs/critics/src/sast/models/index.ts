@@ -1,4 +1,4 @@
-import { type CheckKind, type RequestFlavor, maskOf } from '../model.js';
+import { type RequestFlavor, maskOf } from '../model.js';
 import { angularModel } from './angular.js';
 import { browserModel } from './browser.js';
 import { childProcessModel } from './child-process.js';
@@ -349,14 +349,3 @@ function push<K, V>(map: Map<K, V[]>, key: K, value: V): void {
 
 /** The index over every built-in model (built once per process). */
 export const MODELS = new ModelIndex(FRAMEWORK_MODELS);
-
-/** The check kinds a set of models can report (for documentation and specs). */
-export function sinkKindsOf(models: readonly FrameworkModel[]): ReadonlySet<CheckKind> {
-  const kinds = new Set<CheckKind>();
-  for (const model of models) {
-    for (const rule of model.sinks ?? []) kinds.add(rule.kind);
-    for (const rule of model.assignmentSinks ?? []) kinds.add(rule.kind);
-    for (const rule of model.jsxSinks ?? []) kinds.add(rule.kind);
-  }
-  return kinds;
-}
