@@ -31,6 +31,8 @@ export interface KeyUseInput {
 
 /** Test files hold test doubles of keys on purpose; they are not reviewed by this rule. */
 const TEST_FILE = /(^|\/)(test|tests|__tests__|spec|specs|__mocks__|fixtures?|e2e)\/|\.(test|spec|e2e)\.[cm]?[jt]sx?$/;
+/** Files that mention none of the key-taking APIs cannot hold a use (checked on the text before parsing). */
+const KEY_API_HINT = /jsonwebtoken|\bjose\b|express-jwt|express-session|cookie-session|cookie-parser|crypto|passport-|@nestjs\/jwt|jwtService|@fastify\/|fastify-(jwt|cookie)|cryptr|\bsubtle\b/;
 /** Public material is no secret. */
 const PUBLIC_MATERIAL = /^-----BEGIN (PUBLIC KEY|RSA PUBLIC KEY|CERTIFICATE)-----/;
 const MAX_HOPS = 4;
@@ -48,7 +50,7 @@ interface Scope {
 
 /** Finds the uses of literals as keys in one file; `deps` are the other files read to resolve constants. */
 export function findKeyUses(input: KeyUseInput): { readonly hits: KeyUseHit[]; readonly deps: string[] } {
-  if (TEST_FILE.test(input.file) || !isCodeFile(input.file)) return { hits: [], deps: [] };
+  if (TEST_FILE.test(input.file) || !isCodeFile(input.file) || !KEY_API_HINT.test(input.text)) return { hits: [], deps: [] };
   const units = new Map<string, Unit | null>();
   const deps = new Set<string>();
   const unitOf = (path: string): Unit | null => {
@@ -243,12 +245,14 @@ class LiteralResolver {
       return right === null ? null : { ...right, fallback: right.fallback || isEnvironmentRead(expr.left) };
     }
     if (ts.isConditionalExpression(expr)) {
+      // isProduction ? process.env.KEY : 'dev-key' is a fallback; a literal beside a key read from a
+      // file or a vault (fs ? readFileSync('key.pem') : 'placeholder') is only a placeholder.
       const whenTrue = this.literal(expr.whenTrue, scope, hops + 1);
       const whenFalse = this.literal(expr.whenFalse, scope, hops + 1);
       if (whenTrue !== null && whenFalse !== null) return whenTrue;
       const one = whenTrue ?? whenFalse;
       const other = whenTrue === null ? expr.whenTrue : expr.whenFalse;
-      return one === null ? null : { ...one, fallback: isEnvironmentRead(other) };
+      return one === null || !isEnvironmentRead(other) ? null : { ...one, fallback: true };
     }
     if (ts.isCallExpression(expr) || ts.isNewExpression(expr)) {
       // Buffer.from('key'), new TextEncoder().encode('key'), String('key'), createSecretKey(Buffer.from('key')): the same bytes.
@@ -328,22 +332,45 @@ class LiteralResolver {
   }
 }
 
-/** The initializer of a top-level `const` (or a `let`/`var` never assigned again) in a file. */
-function declarationOf(name: string, unit: Unit): ts.Expression | null {
-  let found: ts.Expression | null = null;
-  let count = 0;
-  let reassigned = false;
+interface Declared {
+  readonly initializer: ts.Expression | null;
+  readonly count: number;
+  readonly reassigned: boolean;
+}
+
+const declarationIndexes = new WeakMap<ts.SourceFile, ReadonlyMap<string, Declared>>();
+
+/** Every variable of a file by name: its initializer, how often it is declared, whether it is assigned again (one walk per file). */
+function declarationIndex(sf: ts.SourceFile): ReadonlyMap<string, Declared> {
+  const known = declarationIndexes.get(sf);
+  if (known !== undefined) return known;
+  const index = new Map<string, Declared>();
+  const note = (name: string, change: Partial<Declared> & { declared?: boolean }): void => {
+    const current = index.get(name) ?? { initializer: null, count: 0, reassigned: false };
+    index.set(name, {
+      initializer: change.initializer ?? current.initializer,
+      count: current.count + (change.declared === true ? 1 : 0),
+      reassigned: current.reassigned || change.reassigned === true,
+    });
+  };
   const visit = (node: ts.Node): void => {
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === name) {
-      count += 1;
-      if (node.initializer !== undefined) found = node.initializer;
-      if ((node.parent.flags & ts.NodeFlags.Const) === 0 && node.initializer === undefined) reassigned = true;
+    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name)) {
+      const constant = (node.parent.flags & ts.NodeFlags.Const) !== 0;
+      note(node.name.text, { declared: true, initializer: node.initializer ?? null, reassigned: !constant && node.initializer === undefined });
+    } else if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(node.left)) {
+      note(node.left.text, { reassigned: true });
     }
-    if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(node.left) && node.left.text === name) reassigned = true;
     ts.forEachChild(node, visit);
   };
-  visit(unit.sf);
-  return count === 1 && !reassigned ? found : null;
+  visit(sf);
+  declarationIndexes.set(sf, index);
+  return index;
+}
+
+/** The initializer of a variable declared once in a file and never assigned again, or null. */
+function declarationOf(name: string, unit: Unit): ts.Expression | null {
+  const declared = declarationIndex(unit.sf).get(name);
+  return declared !== undefined && declared.count === 1 && !declared.reassigned ? declared.initializer : null;
 }
 
 /** What a file exports under a name, as an expression (`export const X = …`, `export { X }`, `exports.X = …`). */

@@ -39,7 +39,14 @@ describe('findKeyUses', () => {
   });
 
   it('reports a literal used when the environment has no value at lower severity, and nothing for the environment alone', () => {
-    expect(lines(`import jwt from 'jsonwebtoken';\njwt.sign({}, process.env.JWT_SECRET || 'dev-secret');\njwt.sign({}, process.env.JWT_SECRET as string);\njwt.sign({}, config.get('jwt.secret'));\n`)).toEqual([[2, 'hardcoded-key-fallback']]);
+    expect(
+      lines(
+        `import jwt from 'jsonwebtoken';\njwt.sign({}, process.env.JWT_SECRET || 'dev-secret');\njwt.sign({}, process.env.JWT_SECRET as string);\njwt.sign({}, config.get('jwt.secret'));\njwt.sign({}, prod ? process.env.JWT_SECRET : 'dev');\nconst publicKey = fs ? fs.readFileSync('jwt.pub', 'utf8') : 'placeholder';\njwt.verify(t, publicKey);\n`,
+      ),
+    ).toEqual([
+      [2, 'hardcoded-key-fallback'],
+      [5, 'hardcoded-key-fallback'],
+    ]);
   });
 
   it('ignores public keys, keys that are not literals, other APIs and test files', () => {
