@@ -131,7 +131,7 @@ export function syntaxFacts(file: string, text: string): SyntaxFacts {
       if (ts.isInterfaceDeclaration(node)) overloads(node.members);
       return;
     }
-    if (hasModifier(node, ts.SyntaxKind.DeclareKeyword) || (ts.isExportDeclaration(node) && node.isTypeOnly) || (ts.isImportDeclaration(node) && node.importClause?.isTypeOnly === true)) {
+    if (hasModifier(node, ts.SyntaxKind.DeclareKeyword) || (ts.isExportDeclaration(node) && node.isTypeOnly) || (ts.isImportDeclaration(node) && node.importClause?.phaseModifier === ts.SyntaxKind.TypeKeyword)) {
       typeOnly(node.getStart(sf), node.end);
       return;
     }

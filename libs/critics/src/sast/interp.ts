@@ -21,6 +21,26 @@ import {
   maskOf,
 } from './model.js';
 import { type ImportBinding, type Unit, normaliseModule, requireSpec, resolveSpecifier } from './project.js';
+import {
+  containsHtml,
+  contentTypeInChain,
+  decoratorName,
+  decoratorsOf,
+  exportedName,
+  functionsIn,
+  isFunctionNode,
+  isLiteralish,
+  isResolverArgs,
+  isStringish,
+  literalText,
+  pathText,
+  patternOf,
+  propName,
+  rootOf,
+  searchesParameter,
+  skip,
+  typeName,
+} from './syntax.js';
 import { replaceSanitiserMask, testGuardMask } from './regex.js';
 import {
   ELEMENT_CALLBACK_METHODS,
@@ -37,7 +57,7 @@ import {
 import { MODELS } from './models/index.js';
 import { CONTENT_TYPE_METHODS, HEADER_METHODS, RESPONSE_RECEIVER } from './models/http-response.js';
 import type { ArgSlot, BrowserGlobal, CallPattern, CallView, CallbackSourceRule, GlobalObject, PassEffect, SchemaLibrary, SinkRule } from './models/types.js';
-import { Env, cleanVal, emptyObj, flatten, isTaint, join, mapTaint, newTaint, signature, taintFor } from './values.js';
+import { Env, applySafety, cleanVal, concat, elementOf, emptyObj, flatten, isTaint, join, mapTaint, newTaint, remapSources, signature, taintFor, withVia } from './values.js';
 
 /** What the engine reports: the check kinds and the sources that count. */
 export interface EngineConfig {
@@ -159,87 +179,16 @@ const PATH_BIT = kindBit('path');
 /** What a check of a URL's origin or host proves: it is fine to redirect to, and to request. */
 const URL_MASK = maskOf(['redirect', 'ssrf']);
 
-function skip(node: ts.Expression): ts.Expression {
-  let expr = node;
-  for (;;) {
-    if (ts.isParenthesizedExpression(expr) || ts.isAsExpression(expr) || ts.isNonNullExpression(expr) || ts.isTypeAssertionExpression(expr) || ts.isSatisfiesExpression(expr)) {
-      expr = expr.expression;
-    } else {
-      return expr;
-    }
-  }
-}
 
-/** `a.b.c`, `this.x`, `a['b']` → its text; null for anything that is not a plain access path. */
-export function pathText(node: ts.Expression): string | null {
-  const expr = skip(node);
-  if (ts.isIdentifier(expr)) return expr.text;
-  if (expr.kind === ts.SyntaxKind.ThisKeyword) return 'this';
-  if (ts.isPropertyAccessExpression(expr) && ts.isIdentifier(expr.name)) {
-    const base = pathText(expr.expression);
-    return base === null ? null : `${base}.${expr.name.text}`;
-  }
-  if (ts.isElementAccessExpression(expr) && (ts.isStringLiteralLike(expr.argumentExpression) || ts.isNumericLiteral(expr.argumentExpression))) {
-    const base = pathText(expr.expression);
-    return base === null ? null : `${base}.${expr.argumentExpression.text}`;
-  }
-  return null;
-}
 
-function rootOf(node: ts.Expression): string {
-  let expr = skip(node);
-  for (;;) {
-    if (ts.isPropertyAccessExpression(expr) || ts.isElementAccessExpression(expr) || ts.isCallExpression(expr)) {
-      if (ts.isPropertyAccessExpression(expr) && expr.expression.kind === ts.SyntaxKind.ThisKeyword) return `this.${expr.name.text}`;
-      expr = skip(expr.expression);
-    } else {
-      break;
-    }
-  }
-  if (ts.isIdentifier(expr)) return expr.text;
-  return expr.kind === ts.SyntaxKind.ThisKeyword ? 'this' : '';
-}
 
-function literalText(node: ts.Node | undefined): string | null {
-  if (node === undefined) return null;
-  if (ts.isStringLiteralLike(node) || ts.isNumericLiteral(node)) return node.text;
-  return null;
-}
 
-function isStringish(node: ts.Node | undefined): boolean {
-  return node !== undefined && (ts.isStringLiteralLike(node) || ts.isTemplateExpression(node) || ts.isRegularExpressionLiteral(node) || ts.isArrayLiteralExpression(node));
-}
 
-function isFunctionNode(node: ts.Node): node is ts.ArrowFunction | ts.FunctionExpression {
-  return ts.isArrowFunction(node) || ts.isFunctionExpression(node);
-}
 
-function propName(name: ts.PropertyName | ts.BindingName | undefined): string | null {
-  if (name === undefined) return null;
-  if (ts.isIdentifier(name) || ts.isStringLiteralLike(name) || ts.isNumericLiteral(name) || ts.isPrivateIdentifier(name)) return name.text;
-  return null;
-}
 
-function decoratorsOf(node: ts.Node): readonly ts.Decorator[] {
-  return ts.canHaveDecorators(node) ? (ts.getDecorators(node) ?? []) : [];
-}
 
-function decoratorName(decorator: ts.Decorator): { name: string; args: readonly ts.Expression[] } | null {
-  const expr = decorator.expression;
-  if (ts.isCallExpression(expr) && ts.isIdentifier(expr.expression)) return { name: expr.expression.text, args: expr.arguments };
-  if (ts.isIdentifier(expr)) return { name: expr.text, args: [] };
-  return null;
-}
 
-function typeName(type: ts.TypeNode | undefined): string | null {
-  if (type === undefined) return null;
-  if (ts.isTypeReferenceNode(type)) return ts.isIdentifier(type.typeName) ? type.typeName.text : type.typeName.right.text;
-  return null;
-}
 
-function containsHtml(text: string): boolean {
-  return /<\s*[a-zA-Z!/]/.test(text);
-}
 
 /** The taint-tracking interpreter: one instance per analysis run (its memo is shared by every entry). */
 export class TaintInterpreter {
@@ -2094,26 +2043,6 @@ export class TaintInterpreter {
 
 // ───────────────────────────── helpers ─────────────────────────────
 
-/**
- * Whether a function searches one of its parameters for a text (`url.includes(allowed)`,
- * `url.indexOf(host) !== -1`): an allowlist written that way accepts `https://evil.net/?allowed`,
- * so the function is no check, whatever its name says. Searches for `..` or a separator (path
- * traversal checks) are checks and do not count.
- */
-function searchesParameter(fn: ts.SignatureDeclaration & { readonly body?: ts.Node | undefined }, params: readonly (string | null)[]): boolean {
-  const names = new Set(params.filter((p): p is string => p !== null));
-  let found = false;
-  const visit = (node: ts.Node): void => {
-    if (found) return;
-    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && ['includes', 'indexOf', 'search'].includes(node.expression.name.text)) {
-      const needle = literalText(node.arguments[0] === undefined ? undefined : skip(node.arguments[0]));
-      if (names.has(rootOf(node.expression.expression)) && (needle === null || !['..', '../', '/', '\\', '..\\'].includes(needle))) found = true;
-    }
-    ts.forEachChild(node, visit);
-  };
-  if (fn.body !== undefined) visit(fn.body);
-  return found;
-}
 
 /** Whether a method-name sink pattern accepts the call's receiver (any constraint that holds is enough). */
 function methodMatches(call: CallPattern, c: Callee): boolean {
@@ -2158,75 +2087,9 @@ function writtenData(method: string, args: readonly Val[], onRecord: boolean): r
   return method === 'update' ? [args[0] ?? null] : args;
 }
 
-/** Every function-like node with a body in a file. */
-export function functionsIn(sf: ts.SourceFile): (ts.SignatureDeclaration & { body?: ts.Node })[] {
-  const out: (ts.SignatureDeclaration & { body?: ts.Node })[] = [];
-  const visit = (node: ts.Node): void => {
-    if (
-      (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isArrowFunction(node) || ts.isFunctionExpression(node) || ts.isConstructorDeclaration(node) || ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node)) &&
-      node.body !== undefined
-    ) {
-      out.push(node);
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(sf);
-  return out;
-}
 
-/** The second parameter of a GraphQL resolver (`Query: { user: (parent, args) => … }`): client arguments. */
-function isResolverArgs(param: ts.ParameterDeclaration, owners: readonly RegExp[]): boolean {
-  const fn = param.parent;
-  if (fn.parameters.indexOf(param) !== 1) return false;
-  const holder = ts.isMethodDeclaration(fn) ? fn : fn.parent;
-  if (holder === undefined || !(ts.isPropertyAssignment(holder) || ts.isMethodDeclaration(holder))) return false;
-  const object = holder.parent;
-  if (!ts.isObjectLiteralExpression(object)) return false;
-  const owner = object.parent;
-  return (ts.isPropertyAssignment(owner) || ts.isVariableDeclaration(owner)) && owners.some((re) => re.test(owner.name.getText()));
-}
 
-function hasModifier(node: ts.Node, kind: ts.SyntaxKind): boolean {
-  return ts.canHaveModifiers(node) && (ts.getModifiers(node) ?? []).some((m) => m.kind === kind);
-}
 
-/**
- * The name under which a function is exported from its file, or null: `export function f`,
- * `export const f = () => …`, `export default …`, `export { f }`, `module.exports = …`,
- * `exports.f = …`, and public methods of an exported class (`Class.method`).
- */
-export function exportedName(fn: ts.SignatureDeclaration, unit: Unit): string | null {
-  const exportedLocals = new Set([...unit.exports.values()].flatMap((target) => ('local' in target ? [target.local] : [])));
-  if (ts.isFunctionDeclaration(fn)) {
-    if (fn.parent !== unit.sf) return null;
-    const name = fn.name?.text ?? '__default';
-    if (hasModifier(fn, ts.SyntaxKind.ExportKeyword)) return hasModifier(fn, ts.SyntaxKind.DefaultKeyword) ? 'default' : name;
-    return exportedLocals.has(name) ? name : null;
-  }
-  if (ts.isMethodDeclaration(fn) || ts.isConstructorDeclaration(fn)) {
-    const cls = fn.parent;
-    if (!ts.isClassDeclaration(cls) || cls.parent !== unit.sf) return null;
-    const exported = hasModifier(cls, ts.SyntaxKind.ExportKeyword) || (cls.name !== undefined && exportedLocals.has(cls.name.text));
-    const hidden = hasModifier(fn, ts.SyntaxKind.PrivateKeyword) || hasModifier(fn, ts.SyntaxKind.ProtectedKeyword) || (fn.name !== undefined && ts.isPrivateIdentifier(fn.name));
-    if (!exported || hidden) return null;
-    return `${cls.name?.text ?? 'default'}.${ts.isConstructorDeclaration(fn) ? 'constructor' : (fn.name?.getText(unit.sf) ?? '')}`;
-  }
-  if (!ts.isArrowFunction(fn) && !ts.isFunctionExpression(fn)) return null;
-  let holder: ts.Node = fn.parent;
-  while (ts.isParenthesizedExpression(holder) || ts.isAsExpression(holder) || ts.isSatisfiesExpression(holder)) holder = holder.parent;
-  if (ts.isExportAssignment(holder)) return 'default';
-  if (ts.isVariableDeclaration(holder) && ts.isIdentifier(holder.name)) {
-    const statement = holder.parent.parent;
-    if (!ts.isVariableStatement(statement) || statement.parent !== unit.sf) return null;
-    return hasModifier(statement, ts.SyntaxKind.ExportKeyword) || exportedLocals.has(holder.name.text) ? holder.name.text : null;
-  }
-  if (ts.isBinaryExpression(holder) && holder.operatorToken.kind === ts.SyntaxKind.EqualsToken && skip(holder.right) === fn) {
-    const target = pathText(holder.left);
-    if (target === 'module.exports') return 'default';
-    if (target !== null && /^(module\.)?exports\.[^.]+$/.test(target)) return target.split('.').pop() ?? null;
-  }
-  return null;
-}
 
 /** `process.exit(1)`, Koa's `ctx.throw(400)` and friends end the path like a throw. */
 function terminates(expression: ts.Expression): boolean {
@@ -2245,53 +2108,11 @@ function intersect(a: readonly Refinement[], b: readonly Refinement[]): Refineme
   return out;
 }
 
-function elementOf(val: Val): Val {
-  if (val === null) return null;
-  if (val.k === 'obj') return (val.elems ?? []).reduce<Val>((acc, e) => join(acc, e), val.rest);
-  // A list of stored records: each element is a record of the same store.
-  if (val.k === 'record') return val;
-  return val.k === 'taint' ? { ...val, whole: false } : null;
-}
 
-function withVia(val: Val, callLoc: Loc | null): Val {
-  if (callLoc === null) return val;
-  return mapTaint(val, (t) => ({ ...t, via: [...t.via, callLoc].slice(-4) }));
-}
 
-function remapSources(ret: Val, oldSources: readonly (TaintV | null)[], newSources: readonly (TaintV | null)[]): Val {
-  if (ret === null) return null;
-  return mapTaint(ret, (t) => {
-    const index = oldSources.findIndex((old) => old !== null && old.source.file === t.source.file && old.source.line === t.source.line && old.source.text === t.source.text);
-    const replacement = index === -1 ? undefined : newSources[index];
-    return replacement === undefined || replacement === null ? t : { ...t, origin: replacement.origin, source: replacement.source, sourcePos: replacement.sourcePos, via: replacement.via };
-  });
-}
 
-function isLiteralish(node: ts.Expression): boolean {
-  const expr = skip(node);
-  return ts.isStringLiteralLike(expr) || ts.isNumericLiteral(expr);
-}
 
-/** String concatenation: taint from either side, the known constant start, and HTML/SQL shape. */
-function concat(left: Val, leftNode: ts.Expression, right: Val, rightNode: ts.Expression): Val {
-  const lt = flatten(left);
-  const rt = flatten(right);
-  if (lt === null && rt === null) return null;
-  const leftText = literalText(skip(leftNode));
-  const rightText = literalText(skip(rightNode));
-  const constant = (leftText ?? '') + (rightText ?? '');
-  let prefix: string | null;
-  if (lt !== null) prefix = lt.prefix;
-  else if (leftText !== null) prefix = leftText + (rt?.prefix ?? '');
-  else prefix = '\u0000';
-  const base = lt !== null && rt !== null ? (join(lt, rt) as TaintV) : (lt ?? rt);
-  if (base === null) return null;
-  return { ...base, prefix, html: base.html || containsHtml(constant), built: base.built || constant.trim() !== '' || (lt !== null) !== (rt !== null), whole: false, scalar: true };
-}
 
-function patternOf(regexLiteral: string): string {
-  return regexLiteral.slice(1, regexLiteral.lastIndexOf('/'));
-}
 
 /** /^\/(?!\/)/ and friends: a same-site path check is enough for a redirect. */
 function redirectRegexMask(regexLiteral: string): number {
@@ -2303,42 +2124,6 @@ function redirectRegexMask(regexLiteral: string): number {
   return 0;
 }
 
-function contentTypeInChain(node: ts.Expression, sf: ts.SourceFile): 'html' | 'text' | null {
-  let expr = skip(node);
-  while (ts.isPropertyAccessExpression(expr) || ts.isCallExpression(expr)) {
-    if (ts.isCallExpression(expr) && ts.isPropertyAccessExpression(expr.expression)) {
-      const method = expr.expression.name.text;
-      const args = expr.arguments.map((a) => a.getText(sf)).join(',');
-      if (method === 'type' || method === 'contentType' || (['set', 'header', 'setHeader'].includes(method) && /content-type/i.test(args))) {
-        return /html/i.test(args) ? 'html' : 'text';
-      }
-    }
-    expr = skip(expr.expression);
-  }
-  return null;
-}
 
-function applySafety(safety: Safety, input: Val): Val {
-  if (input === null) return null;
-  switch (safety.kind) {
-    case 'safe':
-      return null;
-    case 'string':
-      return mapTaint(flatten(input), (t) => ({ ...t, validated: true, scalar: true, whole: false }));
-    case 'any':
-      return mapTaint(input, (t) => ({ ...t, validated: true, whole: false }));
-    case 'array':
-      return { k: 'obj', fields: new Map(), rest: applySafety(safety.elem, elementOf(input)), elems: null, literal: null };
-    case 'object': {
-      const fields = new Map<string, Val>();
-      for (const [key, fieldSafety] of safety.fields) {
-        const part = input.k === 'obj' ? (input.fields.get(key) ?? input.rest) : input.k === 'taint' ? { ...input, whole: false } : null;
-        fields.set(key, applySafety(fieldSafety, part));
-      }
-      const rest = safety.passthrough ? mapTaint(flatten(input), (t) => ({ ...t, validated: true, whole: false })) : null;
-      return { k: 'obj', fields, rest, elems: null, literal: null };
-    }
-  }
-}
 
 

@@ -122,7 +122,7 @@ function calleeModule(expr: ts.Expression, unit: Unit, hops = 0): { module: stri
     path.unshift(current.name.text);
     current = skip(current.expression);
   }
-  let module: string | null = null;
+  let module: string | null;
   if (ts.isIdentifier(current)) {
     const binding = unit.imports.get(current.text);
     if (binding === undefined) {
@@ -161,7 +161,7 @@ function matches(call: KeyCall, node: ts.CallExpression | ts.NewExpression, unit
   }
   if ('plugin' in call) {
     if (access.name.text !== 'register') return false;
-    const first = (node as ts.CallExpression).arguments[0];
+    const first = node.arguments[0];
     if (first === undefined) return false;
     const plugin = skip(first);
     const spec = ts.isIdentifier(plugin) ? unit.imports.get(plugin.text)?.spec : requireSpec(plugin);
