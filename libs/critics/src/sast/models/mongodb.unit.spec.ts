@@ -71,8 +71,10 @@ app.post('/login', async (req, res) => {
   res.json(await Users.findOne({ name: String(req.body.name), password: String(req.body.password) }));
 });
 app.patch('/users', async (req, res) => {
-  // Sequelize: values first, the filter in options.where.
+  // Sequelize: values first, the filter in options.where; a record's update(values) selects nothing.
   res.json(await Users.update({ nickname: req.body.nickname }, { where: { id: req.user.id } }));
+  const user = await Users.findByPk(req.user.id);
+  res.json(await user.update({ nickname: req.body.nickname }));
 });
 `,
       'src/users.ts': `export const Users: any = {};\n`,
