@@ -2,8 +2,10 @@
 // Measures the deterministic critics on a labeled corpus: recall on marked defects and the
 // false-positive rate on their fixed twins, per category.
 //
-//   npx tsc -b libs/critics/tsconfig.lib.json && node bench/critics/score.js [corpusDir] [--json] [--verbose]
+//   npx tsc -b libs/critics/tsconfig.lib.json && node bench/critics/score.js [corpusDir] [--json] [--verbose] [--critics <index.js>]
 //
+// --critics loads another build of @rloop/critics (e.g. a checkout of an older commit's
+// libs/critics/dist/index.js), to measure it on this corpus: before/after figures of a change.
 // Corpus layout (see bench/critics/README.md): <corpus>/<category>/<case>/{vulnerable,fixed}/…
 // Each variant directory is reviewed as its own repository. A defect is marked on its line with a
 // comment `VULN: <type>` (e.g. `// VULN: sql-injection`), or listed in <case>/case.json as
@@ -12,18 +14,21 @@
 // under review (default: all), for "change against the rest of the repository" cases.
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { builtInCritics, runCritic } from '@rloop/critics';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const args = process.argv.slice(2);
-const corpus = resolve(args.find((a) => !a.startsWith('--')) ?? join(here, 'corpus'));
+const criticsAt = args.indexOf('--critics');
+const criticsModule = criticsAt < 0 ? null : args[criticsAt + 1];
+const positional = args.filter((a, i) => !a.startsWith('--') && !(criticsAt >= 0 && i === criticsAt + 1));
+const corpus = resolve(positional[0] ?? join(here, 'corpus'));
+const { builtInCritics, runCritic } = await import(criticsModule === null ? '@rloop/critics' : pathToFileURL(resolve(criticsModule)).href);
 const asJson = args.includes('--json');
 const verbose = args.includes('--verbose');
 const NOW = new Date('2026-11-30T00:00:00Z');
 
 /** Marker type → the critic that must find it and the finding-type family it belongs to. */
-const SAST = ['sql-injection', 'command-injection', 'code-injection', 'path-traversal', 'open-redirect', 'xss'];
+const SAST = ['sql-injection', 'command-injection', 'code-injection', 'path-traversal', 'open-redirect', 'xss', 'ssrf'];
 function routeOf(type) {
   const t = type.toLowerCase();
   if (SAST.some((s) => t === s || t === `sast/${s}`)) return { critic: 'security/sast-scanner', family: 'sast/' };

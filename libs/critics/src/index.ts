@@ -7,7 +7,7 @@ export { defineCritic, draftFinding, findingTypeToken, type DraftInput } from '.
 export { builtInCritics, BUILT_IN_CRITIC_IDS, CORE_CRITIC_IDS, type BuiltInCriticId, type BuiltInCriticOptions } from './registry.js';
 export { compilerLinterCritic, type CompilerLinterOptions } from './critics/compiler-linter.js';
 export { duplicateCodeCritic } from './duplicates/critic.js';
-export { sastScannerCritic, inputValidationCritic } from './sast/critics.js';
+export { sastScannerCritic, inputValidationCritic, detectLibrary, type LibraryMode } from './sast/critics.js';
 export { secretsDetectorCritic, scanForSecrets, shannonEntropy } from './critics/secrets.js';
 export { dependencyAuditCritic, auditFindings, AuditReport, type DependencyAuditOptions } from './critics/dependency-audit.js';
 export { dependencyEolCritic, findEolDependencies, loadEolData, minimumMajor, type DependencyEolOptions, type EolHit } from './critics/dependency-eol.js';

@@ -5,7 +5,7 @@ import { dependencyAuditCritic } from './critics/dependency-audit.js';
 import { dependencyEolCritic } from './critics/dependency-eol.js';
 import { secretsDetectorCritic } from './critics/secrets.js';
 import { duplicateCodeCritic } from './duplicates/critic.js';
-import { inputValidationCritic, sastScannerCritic } from './sast/critics.js';
+import { type LibraryMode, inputValidationCritic, sastScannerCritic } from './sast/critics.js';
 
 /** The spec's core panel (Decision 1); the LLM code reviewer is provided elsewhere. */
 export const CORE_CRITIC_IDS = ['quality/duplicate-code-detector', 'security/sast-scanner', 'quality/code-reviewer'] as const;
@@ -32,6 +32,8 @@ export interface BuiltInCriticOptions {
   readonly useRepoEslintConfig?: boolean;
   /** Only these critics (default: all). */
   readonly only?: readonly string[];
+  /** The SAST scanner's library mode (default `auto`: on when package.json describes a library). */
+  readonly sastLibraryMode?: LibraryMode;
   /** Timeouts per critic id, overriding the defaults. */
   readonly timeouts?: Readonly<Partial<Record<BuiltInCriticId, number>>>;
 }
@@ -45,7 +47,7 @@ export function builtInCritics(options: BuiltInCriticOptions = {}): CriticDefini
   const all: CriticDefinition[] = [
     compilerLinterCritic({ ...timeout('toolchain/compiler-linter'), ...(options.useRepoEslintConfig === undefined ? {} : { useRepoEslintConfig: options.useRepoEslintConfig }) }),
     duplicateCodeCritic(timeout('quality/duplicate-code-detector')),
-    sastScannerCritic(timeout('security/sast-scanner')),
+    sastScannerCritic({ ...timeout('security/sast-scanner'), ...(options.sastLibraryMode === undefined ? {} : { libraryMode: options.sastLibraryMode }) }),
     secretsDetectorCritic(timeout('security/secrets-detector')),
     dependencyAuditCritic({ ...timeout('toolchain/dependency-audit'), ...(options.registry === undefined ? {} : { registry: options.registry }) }),
     dependencyEolCritic({ ...timeout('toolchain/dependency-eol'), ...(options.now === undefined ? {} : { now: options.now }) }),

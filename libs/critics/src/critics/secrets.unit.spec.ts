@@ -66,4 +66,22 @@ describe('security/secrets-detector', () => {
       repo.remove();
     }
   });
+
+  it('reports a literal used as a key at its use, with where it is written, and leaves a key from the environment alone', async () => {
+    const repo = fixtureRepo({
+      'src/auth.ts': "import jwt from 'jsonwebtoken';\nimport { SECRET } from './keys';\nexport const token = (id: string) => jwt.sign({ sub: id }, SECRET);\n",
+      'src/keys.ts': "export const SECRET = 'shhhhh';\n",
+      'src/session.ts': "import session from 'express-session';\nexport const mw = session({ secret: process.env.SESSION_SECRET as string });\n",
+    });
+    try {
+      const result = await runCritic(secretsDetectorCritic(), { repoDir: repo.dir, commit: '0'.repeat(40), files: ['src/auth.ts', 'src/keys.ts', 'src/session.ts'], phase: 'final_sweep' });
+      const findings = result.status === 'reported' ? result.findings : [];
+      expect(findings.map((f) => [f.finding_type, f.file, f.line_range.start, f.severity])).toEqual([['secret/hardcoded-key', 'src/auth.ts', 3, 'critical']]);
+      expect(findings[0]?.related_locations).toEqual([{ file: 'src/keys.ts', line_range: { start: 1, end: 1 }, note: 'the literal is written here' }]);
+      expect(findings[0]?.title).toContain('JWT signing key (jsonwebtoken)');
+      expect(JSON.stringify(findings)).not.toContain('shhhhh');
+    } finally {
+      repo.remove();
+    }
+  });
 });

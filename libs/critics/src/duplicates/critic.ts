@@ -4,8 +4,10 @@ import { AnalysisCache } from '../repo/cache.js';
 import { yieldToEventLoop } from '../repo/files.js';
 import { isCodeFile } from '../sast/project.js';
 import { type Clone, DEFAULT_DETECT_OPTIONS, type DetectOptions, type TokenStream, detectClones, sortClones, tokenize } from './detect.js';
+import type { ShapeUnit } from './syntax.js';
 
-const DUPLICATES_VERSION = 'dup-12';
+// dup-13: type-only text dropped, code lines counted, a body needed for renamed copies, shape families.
+const DUPLICATES_VERSION = 'dup-13';
 
 interface Region {
   readonly file: string;
@@ -41,6 +43,7 @@ export function clonesToDrafts(clones: readonly Clone[], review: ReadonlySet<str
     within: boolean;
     others: Region[];
     tokens: number;
+    lines: number;
     identical: number;
   }
   const pieces: Group[] = [];
@@ -49,7 +52,7 @@ export function clonesToDrafts(clones: readonly Clone[], review: ReadonlySet<str
     const bIn = review.has(clone.b.file);
     if (!aIn && !bIn) continue;
     const [here, there] = aIn && bIn ? [clone.b, clone.a] : aIn ? [clone.a, clone.b] : [clone.b, clone.a];
-    pieces.push({ region: here, within: aIn && bIn, others: [there], tokens: clone.tokens, identical: clone.identical });
+    pieces.push({ region: here, within: aIn && bIn, others: [there], tokens: clone.tokens, lines: clone.lines, identical: clone.identical });
   }
   // Overlapping pieces of one file (a region copied to several places, or one copy matched in
   // parts) become one finding over their union, listing every other copy.
@@ -61,15 +64,15 @@ export function clonesToDrafts(clones: readonly Clone[], review: ReadonlySet<str
       last.region = { file: last.region.file, startLine: last.region.startLine, endLine: Math.max(last.region.endLine, piece.region.endLine) };
       for (const other of piece.others) if (!last.others.some((o) => o.file === other.file && o.startLine === other.startLine)) last.others.push(other);
       last.tokens = Math.max(last.tokens, piece.tokens);
+      last.lines = Math.max(last.lines, piece.lines);
       last.identical = Math.min(last.identical, piece.identical);
     } else {
       merged.push({ ...piece, others: [...piece.others] });
     }
   }
   const grouped = new Map(merged.map((g) => [`${g.region.file}:${g.region.startLine}`, g]));
-  return [...grouped.values()].map(({ region, within, others: allOthers, tokens, identical }) => {
+  return [...grouped.values()].map(({ region, within, others: allOthers, tokens, lines, identical }) => {
     const others = allOthers.slice(0, 20);
-    const lines = region.endLine - region.startLine + 1;
     const first = others[0] ?? region;
     const kind = identical >= 0.99 ? 'verbatim copy' : 'copy with renamed identifiers';
     const where = others.map((o) => `${o.file}:${o.startLine}-${o.endLine}`).join(', ');
@@ -80,7 +83,7 @@ export function clonesToDrafts(clones: readonly Clone[], review: ReadonlySet<str
       finding_type: within ? 'duplicate/within-change' : 'duplicate/against-repo',
       file: region.file,
       line_range: { start: region.startLine, end: region.endLine },
-      title: `Duplicated code (${lines} lines, ${kind}) — also at ${first.file}:${first.startLine}`,
+      title: `Duplicated code (${lines} lines of code, ${kind}) — also at ${first.file}:${first.startLine}`,
       current_behaviour: `${region.file}:${region.startLine}-${region.endLine} repeats ${tokens} tokens of ${where} (${kind}${within ? ', both in this change' : ', the other copy already exists in the repository'}). A fix or change to one copy will not reach the other.`,
       expected_behaviour: within
         ? 'The repeated logic exists once (an extracted function or module) and every place that needs it calls it.'
@@ -93,6 +96,57 @@ export function clonesToDrafts(clones: readonly Clone[], review: ReadonlySet<str
       related_locations: others.map((o) => ({ file: o.file, line_range: { start: o.startLine, end: o.endLine }, note: 'other copy' })),
     });
   });
+}
+
+const SHAPE_WORDS: Readonly<Record<ShapeUnit['kind'], string>> = {
+  interface: 'interfaces',
+  type: 'type aliases',
+  overloads: 'overload lists',
+  fields: 'classes of fields only (DTOs)',
+  signature: 'signatures',
+};
+
+/**
+ * Type-only declarations that repeat one shape (overload lists, interfaces, DTO classes, method
+ * signatures of one form): what a language makes authors write again is reported once per family,
+ * at low severity, on its first member under review — never per pair, and never as copied logic.
+ */
+export function shapeFamiliesToDrafts(streams: ReadonlyMap<string, TokenStream>, review: ReadonlySet<string>, minTokens: number): FindingDraft[] {
+  const families = new Map<string, { file: string; unit: ShapeUnit }[]>();
+  for (const [file, stream] of streams) {
+    for (const unit of stream.shapes) {
+      if (unit.tokens < minTokens) continue;
+      const members = families.get(unit.hash) ?? [];
+      members.push({ file, unit });
+      families.set(unit.hash, members);
+    }
+  }
+  const drafts: FindingDraft[] = [];
+  for (const members of families.values()) {
+    if (members.length < 2) continue;
+    members.sort((p, q) => p.file.localeCompare(q.file) || p.unit.startLine - q.unit.startLine);
+    const here = members.find((m) => review.has(m.file));
+    if (here === undefined) continue;
+    const others = members.filter((m) => m !== here).slice(0, 20);
+    const names = members.map((m) => m.unit.name || '(anonymous)').slice(0, 6).join(', ');
+    drafts.push(
+      draftFinding({
+        severity: 'low',
+        score: 2,
+        category: 'maintainability',
+        finding_type: 'duplicate/repeated-shape',
+        file: here.file,
+        line_range: { start: here.unit.startLine, end: here.unit.endLine },
+        title: `${members.length} ${SHAPE_WORDS[here.unit.kind]} share one shape (${names}${members.length > 6 ? ', …' : ''})`,
+        current_behaviour: `${members.map((m) => `${m.file}:${m.unit.startLine}`).slice(0, 8).join(', ')}${members.length > 8 ? ', …' : ''} declare the same type-only shape (${here.unit.tokens} tokens) under other names. It is no copied logic, but each change to the shape has to be made ${members.length} times.`,
+        expected_behaviour: 'Where the repetition is not forced by the language or a framework, the shape is declared once (a generic, a mapped or derived type, a base class) and the others refer to it; otherwise nothing needs to change.',
+        observable_test_conditions: ['the type-check still passes for every former member of the family', 'changing the shared declaration changes every use'],
+        forbidden_in_test: ['tests that only assert the declarations are textually different'],
+        related_locations: others.map((o) => ({ file: o.file, line_range: { start: o.unit.startLine, end: o.unit.endLine }, note: `same shape: ${o.unit.name || 'anonymous'}` })),
+      }),
+    );
+  }
+  return drafts;
 }
 
 /** `quality/duplicate-code-detector`: token/AST-normalised windows over the repository's code files. */
@@ -162,7 +216,8 @@ export function duplicateCodeCritic(options: { readonly timeoutMs?: number; read
       cache.set('#clones', same && previous !== undefined ? previous : { hash: '', files: hashes, clones });
       cache.save();
       context.note?.(`${streams.size} code files: ${tokenised} tokenised, ${reused} reused from the cache; ${changed.size} re-matched`);
-      return clonesToDrafts(clones, new Set(context.files));
+      const review = new Set(context.files);
+      return [...clonesToDrafts(clones, review), ...shapeFamiliesToDrafts(streams, review, detectOptions.minTokens)];
     },
   });
 }

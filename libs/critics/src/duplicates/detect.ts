@@ -1,4 +1,5 @@
 import ts from 'typescript';
+import { type BodyRange, type ShapeUnit, syntaxFacts } from './syntax.js';
 
 /**
  * A file as the duplicate detector sees it, one char code per token (compact in memory and in the
@@ -15,6 +16,10 @@ export interface TokenStream {
   readonly names: string;
   /** CODE_OFFSET + 1 + a short hash of the text of string and number literals, CODE_OFFSET otherwise (same shape, other data?). */
   readonly literals: string;
+  /** CODE_OFFSET + the id of the innermost function body holding each token (CODE_OFFSET: none). */
+  readonly bodies: string;
+  /** Type-only declarations whose shape may repeat (reported once per family, not as clones). */
+  readonly shapes: readonly ShapeUnit[];
 }
 
 /**
@@ -75,13 +80,20 @@ function lineStarts(text: string): number[] {
 }
 
 /**
- * Tokenises a file with the TypeScript scanner (no parse: fast, tolerant of syntax errors).
- * Comments and whitespace are dropped, import statements skipped (every file has them), and
- * identifiers/literals normalised, so a copy with renamed variables or changed strings still
- * matches (a type-2 clone).
+ * Tokenises a file with the TypeScript scanner. Comments and whitespace are dropped, import
+ * statements skipped (every file has them), type-only text dropped (interfaces, type aliases,
+ * overload signatures, annotations, fields declared with a type only — what a language makes
+ * authors repeat is not copied logic), and identifiers/literals normalised, so a copy with
+ * renamed variables or changed strings still matches (a type-2 clone). A parse of the file
+ * (syntax.ts) says which text is type-only and which function body each token is in.
  */
 export function tokenize(file: string, text: string): TokenStream {
   const variant = /\.(tsx|jsx)$/.test(file) ? ts.LanguageVariant.JSX : ts.LanguageVariant.Standard;
+  const facts = syntaxFacts(file, text);
+  let rangeIndex = 0;
+  let bodyIndex = 0;
+  const open: BodyRange[] = [];
+  const bodyIds: number[] = [];
   const scanner = ts.createScanner(ts.ScriptTarget.Latest, true, variant, text);
   const starts = lineStarts(text);
   const kinds: number[] = [];
@@ -120,6 +132,14 @@ export function tokenize(file: string, text: string): TokenStream {
       if (kind === ts.SyntaxKind.StringLiteral) skippingImport = false;
       continue;
     }
+    while (rangeIndex < facts.typeRanges.length && (facts.typeRanges[rangeIndex]?.end ?? 0) <= start) rangeIndex += 1;
+    if ((facts.typeRanges[rangeIndex]?.start ?? Infinity) <= start) continue;
+    while (bodyIndex < facts.bodies.length && (facts.bodies[bodyIndex]?.start ?? Infinity) <= start) {
+      const body = facts.bodies[bodyIndex];
+      if (body !== undefined) open.push(body);
+      bodyIndex += 1;
+    }
+    while (open.length > 0 && (open.at(-1)?.end ?? 0) <= start) open.pop();
     let normalised: number = kind;
     let ident = -1;
     let literal = CODE_OFFSET;
@@ -158,6 +178,7 @@ export function tokenize(file: string, text: string): TokenStream {
     lines.push(lineIndex + 1);
     idents.push(Math.min(MAX_CODE, ident + 1 + CODE_OFFSET));
     literals.push(literal);
+    bodyIds.push(CODE_OFFSET + ((open.at(-1)?.id ?? 0) % (MAX_CODE - CODE_OFFSET)));
   }
   const perLine: number[] = [];
   for (const line of lines) {
@@ -170,6 +191,8 @@ export function tokenize(file: string, text: string): TokenStream {
     idents: packCodes(idents),
     names: packCodes(names.map((name) => CODE_OFFSET + (memberCode(name) % (MAX_CODE - CODE_OFFSET)))),
     literals: packCodes(literals),
+    bodies: packCodes(bodyIds),
+    shapes: facts.shapes,
   };
 }
 
@@ -218,14 +241,31 @@ export interface DetectOptions {
    * TODO(calibration): 0.3 / 0.6 drop such tables here and keep every clone of the corpus.
    */
   readonly otherData: { readonly share: number; readonly changed: number };
+  /**
+   * A copy with renamed identifiers needs a body of statements: at least this many of its tokens
+   * inside one function body on each side. Runs of one-line members (builder methods, delegating
+   * wrappers) that a library repeats on purpose do not qualify; a verbatim copy needs no body.
+   * TODO(calibration): 50 (the clone minimum) keeps every renamed clone of the corpus and drops
+   * kysely's same-shaped builder classes; settle on more libraries a maintainer has judged.
+   */
+  readonly minBodyTokens: number;
 }
 
-export const DEFAULT_DETECT_OPTIONS: DetectOptions = { minTokens: 50, minLines: 5, minRenamingConsistency: 0.6, minDistinctKinds: 12, otherData: { share: 0.3, changed: 0.6 } };
+export const DEFAULT_DETECT_OPTIONS: DetectOptions = {
+  minTokens: 50,
+  minLines: 5,
+  minRenamingConsistency: 0.6,
+  minDistinctKinds: 12,
+  otherData: { share: 0.3, changed: 0.6 },
+  minBodyTokens: 50,
+};
 
 export interface Clone {
   readonly a: { readonly file: string; readonly startLine: number; readonly endLine: number };
   readonly b: { readonly file: string; readonly startLine: number; readonly endLine: number };
   readonly tokens: number;
+  /** Lines holding code on the shorter side (comment-only lines do not count). */
+  readonly lines: number;
   /** Share of identical identifier names (1 for a verbatim copy). */
   readonly identical: number;
 }
@@ -369,6 +409,9 @@ function extend(
   const startB = lineOfToken(b, sb);
   const endB = lineOfToken(b, sb + length - 1);
   if (endA - startA + 1 < options.minLines || endB - startB + 1 < options.minLines) return null;
+  // Lines that hold code: a clone spread over doc comments is as short as its code.
+  const lines = Math.min(codeLines(a, sa, length), codeLines(b, sb, length));
+  if (lines < options.minLines) return null;
   const distinct = new Set(a.kinds.slice(sa, sa + length)).size;
   if (distinct < options.minDistinctKinds) return null;
   const forward = new Map<number, number>();
@@ -398,10 +441,39 @@ function extend(
     if (la !== b.literals.charCodeAt(sb + i)) changed += 1;
   }
   if (literals > 0 && literals / (literals + pairs) >= options.otherData.share && changed / literals >= options.otherData.changed) return null;
+  const identicalShare = pairs === 0 ? 1 : identical / pairs;
+  if (identicalShare < 0.99 && Math.min(largestBody(a, sa, length), largestBody(b, sb, length)) < options.minBodyTokens) return null;
   return {
     a: { file: fileA, startLine: startA, endLine: endA },
     b: { file: fileB, startLine: startB, endLine: endB },
     tokens: length,
-    identical: pairs === 0 ? 1 : identical / pairs,
+    lines,
+    identical: identicalShare,
   };
+}
+
+/** How many distinct lines the tokens [start, start + length) are on. */
+function codeLines(stream: TokenStream, start: number, length: number): number {
+  let count = 0;
+  let last = -1;
+  for (let i = start; i < start + length; i += 1) {
+    const line = lineOfToken(stream, i);
+    if (line !== last) count += 1;
+    last = line;
+  }
+  return count;
+}
+
+/** The most tokens of [start, start + length) that lie in one function body. */
+function largestBody(stream: TokenStream, start: number, length: number): number {
+  const counts = new Map<number, number>();
+  let best = 0;
+  for (let i = start; i < start + length; i += 1) {
+    const body = stream.bodies.charCodeAt(i) - CODE_OFFSET;
+    if (body <= 0) continue;
+    const count = (counts.get(body) ?? 0) + 1;
+    counts.set(body, count);
+    if (count > best) best = count;
+  }
+  return best;
 }

@@ -122,4 +122,63 @@ describe('quality/duplicate-code-detector', () => {
       rmSync(cacheDir, { recursive: true, force: true });
     }
   });
+
+  it('does not count doc comments and type declarations: JSDoc-heavy overload signatures are one low finding per family', async () => {
+    const doc = (name: string) => `  /**\n   * Calls the \`${name}\` function for the column given as the argument.\n   *\n   * For additional functionality such as distinct, filtering and window functions,\n   * refer to the aggregate builder. An instance of it is returned.\n   *\n   * The type of the selected expression is the referenced column's type.\n   */\n`;
+    const signature = (name: string) => `  ${name}<O extends number | string | Date | bigint | null = never, RE extends Reference<DB, TB> = Reference<DB, TB>>(\n    expr: RE,\n  ): AggregateBuilder<DB, TB, IsNever<O> extends true ? ExtractType<DB, TB, RE, number | string | Date | bigint> : O>\n`;
+    const module = `export interface FunctionModule<DB, TB> {\n${['max', 'min', 'sum', 'avg'].map((n) => doc(n) + signature(n)).join('\n')}}\n`;
+    const repo = fixtureRepo({ 'src/function-module.ts': module });
+    try {
+      const found = (await findings(repo.dir, ['src/function-module.ts'])).findings;
+      expect(found.map((f) => [f.finding_type, f.severity])).toEqual([['duplicate/repeated-shape', 'low']]);
+      expect(found[0]?.title).toBe('4 signatures share one shape (max, min, sum, avg)');
+      expect(found[0]?.related_locations).toHaveLength(3);
+    } finally {
+      repo.remove();
+    }
+  });
+
+  it('does not report builder classes whose methods repeat one line each under other class names, and still reports a renamed body', async () => {
+    const builder = (cls: string, node: string) =>
+      `export class ${cls} {\n  constructor(private readonly props: { node: ${node} }) {}\n` +
+      ['where', 'orderBy', 'limit', 'offset', 'returning', 'groupBy']
+        .map((m) => `  ${m}(...args: unknown[]): ${cls} {\n    return new ${cls}({ ...this.props, node: ${node}.cloneWith${m[0]?.toUpperCase()}${m.slice(1)}(this.props.node, parse(args)) });\n  }\n`)
+        .join('') +
+      '}\n';
+    const repo = fixtureRepo({ 'src/select.ts': builder('SelectBuilder', 'SelectNode'), 'src/update.ts': builder('UpdateBuilder', 'UpdateNode'), 'src/invoice.ts': ORIGINAL, 'src/quote.ts': RENAMED });
+    try {
+      const found = (await findings(repo.dir, ['src/select.ts', 'src/update.ts', 'src/invoice.ts', 'src/quote.ts'])).findings;
+      expect(found.map((f) => [f.finding_type, f.file])).toEqual([['duplicate/within-change', 'src/quote.ts']]);
+    } finally {
+      repo.remove();
+    }
+  });
+
+  it('reports DTO classes with the same fields once, at low severity', async () => {
+    const dto = (name: string) => `export class ${name} {\n${['name', 'email', 'street', 'city', 'zip', 'country']
+      .map((f) => `  @IsString()\n  @MaxLength(200)\n  ${f}!: string;\n`)
+      .join('')}}\n`;
+    const repo = fixtureRepo({ 'src/create.dto.ts': dto('CreateCustomerDto'), 'src/update.dto.ts': dto('UpdateCustomerDto'), 'src/import.dto.ts': dto('ImportCustomerDto') });
+    try {
+      const found = (await findings(repo.dir, ['src/create.dto.ts', 'src/update.dto.ts', 'src/import.dto.ts'])).findings;
+      expect(found.map((f) => [f.finding_type, f.severity, f.file, f.related_locations.length])).toEqual([['duplicate/repeated-shape', 'low', 'src/create.dto.ts', 2]]);
+    } finally {
+      repo.remove();
+    }
+  });
+
+  it('counts lines of code, not comment lines: four dense lines copied between long comments are no clone', async () => {
+    const dense = (name: string) =>
+      `export function ${name}(rows: { a: number; b: number; c: string }[]) {\n` +
+      '  // Step one: keep rows whose totals are positive; the ledger can hold corrections.\n  // They are summed with the others only after the audit.\n  // See the accounting notes for the reasons.\n' +
+      '  const kept = rows.filter((r) => r.a + r.b > 0 && r.c !== "void" && r.c.length < 40 && !r.c.startsWith("x"));\n' +
+      '  // Step two: total them per currency code, in cents.\n  // Rounding happens at the very end.\n  // The caller formats.\n' +
+      '  return kept.reduce((acc, r) => ({ ...acc, [r.c]: (acc[r.c] ?? 0) + Math.round((r.a + r.b) * 100) }), {} as Record<string, number>);\n}\n';
+    const repo = fixtureRepo({ 'src/a.ts': dense('ledgerTotals'), 'src/b.ts': dense('ledgerTotals') });
+    try {
+      expect((await findings(repo.dir, ['src/a.ts', 'src/b.ts'])).findings).toEqual([]);
+    } finally {
+      repo.remove();
+    }
+  });
 });

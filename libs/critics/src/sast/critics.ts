@@ -20,6 +20,9 @@ const ORIGIN_TEXT: Readonly<Record<Origin, string>> = {
   env: 'an environment variable',
   argv: 'a command-line argument',
   dom: 'the page URL',
+  message: 'a socket or window message',
+  stored: 'request input stored earlier and read back',
+  caller: "an exported function's argument",
 };
 
 const COMMON_FORBIDDEN = [
@@ -110,6 +113,21 @@ const TEXT: Readonly<Record<CheckKind, KindText>> = {
     ],
     forbidden: [...COMMON_FORBIDDEN],
   },
+  ssrf: {
+    type: 'sast/ssrf',
+    title: 'Server-side request forgery',
+    severity: 'critical',
+    score: 9,
+    sinkRole: 'decides where the outbound request made by',
+    expected: 'Outbound requests only go to allowed destinations: parse the URL, check its protocol and host against an allowlist (exact host match, not a substring), or build it on a fixed origin and pass input only as an encoded path segment or query parameter.',
+    observable: (f) => [
+      `with ${f.source.text} = "http://169.254.169.254/latest/meta-data/" no request is made to the metadata address`,
+      `with ${f.source.text} = "https://allowed.example.evil.net/" (an allowed name inside another host) no request leaves for evil.net`,
+      `with ${f.source.text} = "file:///etc/passwd" the call is rejected`,
+      'an allowed destination still works',
+    ],
+    forbidden: [...COMMON_FORBIDDEN, 'making real requests to internal or third-party hosts from the test (use a local server)'],
+  },
   business: {
     type: 'validation/unvalidated-input',
     title: 'Unvalidated request input reaches business logic',
@@ -152,15 +170,20 @@ function draftFor(flow: TaintFlow): FindingDraft {
   const text = TEXT[flow.kind];
   const where = `${flow.source.file}:${flow.source.line}`;
   const viaText = flow.via.length === 0 ? '' : ` through ${flow.via.map((v) => `${v.text} (${v.file}:${v.line})`).join(' → ')}`;
+  // Library mode guesses that callers pass untrusted values: a lower confidence than a request.
+  const library = flow.origin === 'caller';
+  const libraryNote = library
+    ? ' (Library mode: the package is a library, so what its callers pass is treated as untrusted; lower confidence than a request — the function may document that it only takes trusted values.)'
+    : '';
   return draftFinding({
-    severity: text.severity,
-    score: text.score,
+    severity: library ? 'medium' : text.severity,
+    score: library ? 5 : text.score,
     category: 'security',
     finding_type: text.type,
     file: flow.sink.file,
     line_range: { start: flow.sink.line, end: flow.sink.endLine },
     title: `${text.title}: ${ORIGIN_TEXT[flow.origin]} reaches ${flow.sinkName}`,
-    current_behaviour: `${flow.source.text} (${ORIGIN_TEXT[flow.origin]}, ${where}) flows${viaText} and ${text.sinkRole} ${flow.sinkName} at ${flow.sink.file}:${flow.sink.line} without a sanitiser, allowlist check or parameter binding on the way.`,
+    current_behaviour: `${flow.source.text} (${ORIGIN_TEXT[flow.origin]}, ${where}) flows${viaText} and ${text.sinkRole} ${flow.sinkName} at ${flow.sink.file}:${flow.sink.line} without a sanitiser, allowlist check or parameter binding on the way.${libraryNote}`,
     expected_behaviour: text.expected,
     observable_test_conditions: text.observable(flow),
     forbidden_in_test: text.forbidden,
@@ -176,6 +199,36 @@ function touchesReview(flow: TaintFlow, files: ReadonlySet<string>): boolean {
   return files.has(flow.sink.file) || files.has(flow.source.file) || flow.via.some((v) => files.has(v.file));
 }
 
+/**
+ * Library mode: `auto` (the default) turns it on when the repository's package.json describes a
+ * library (see detectLibrary); `on`/`off` force it.
+ */
+export type LibraryMode = 'auto' | 'on' | 'off';
+
+/**
+ * Whether a package.json describes a library: not `private`, and it declares what it exports
+ * (`exports`, `module`, `types`/`typings`), or a `main` without a `start` script (an application
+ * started with `npm start` keeps npm init's `main` by habit). Untrusted text: anything but a JSON
+ * object is no library, with the reason.
+ */
+export function detectLibrary(packageJson: string | null): { readonly library: boolean; readonly reason: string } {
+  if (packageJson === null) return { library: false, reason: 'no package.json' };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(packageJson);
+  } catch {
+    return { library: false, reason: 'package.json is not valid JSON' };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { library: false, reason: 'package.json is not an object' };
+  const pkg = parsed as Record<string, unknown>;
+  if (pkg['private'] === true) return { library: false, reason: 'package.json is private' };
+  const declared = ['exports', 'module', 'types', 'typings'].find((key) => pkg[key] !== undefined);
+  if (declared !== undefined) return { library: true, reason: `package.json declares ${declared}` };
+  const scripts = typeof pkg['scripts'] === 'object' && pkg['scripts'] !== null ? (pkg['scripts'] as Record<string, unknown>) : {};
+  if (typeof pkg['main'] === 'string' && scripts['start'] === undefined) return { library: true, reason: 'package.json declares main and no start script' };
+  return { library: false, reason: 'package.json declares no exports' };
+}
+
 export interface TaintCriticOptions {
   readonly id: string;
   readonly description: string;
@@ -183,6 +236,8 @@ export interface TaintCriticOptions {
   readonly kinds: readonly CheckKind[];
   readonly origins: readonly Origin[];
   readonly timeoutMs?: number;
+  /** Whether exported functions' parameters are sources (`caller`); off unless given. */
+  readonly libraryMode?: LibraryMode;
 }
 
 function taintCritic(options: TaintCriticOptions): CriticDefinition {
@@ -196,10 +251,17 @@ function taintCritic(options: TaintCriticOptions): CriticDefinition {
     async run(context: CriticContext): Promise<readonly FindingDraft[]> {
       // Every code file of the review is read, plus the rest of the repository's: flows cross files.
       const files = [...new Set([...(await context.repoFiles()), ...context.files])].sort();
+      const reader = context.reader;
+      const mode = options.libraryMode ?? 'off';
+      const detected = mode === 'auto' ? detectLibrary(files.includes('package.json') ? reader.read('package.json') : null) : null;
+      const libraryMode = mode === 'on' || detected?.library === true;
+      if (mode !== 'off') context.note?.(`library mode ${libraryMode ? 'on' : 'off'} (${detected?.reason ?? 'configured'})`);
+      const origins = new Set<Origin>(options.origins);
+      if (libraryMode) origins.add('caller');
       const result = await runTaintAnalysis({
-        reader: context.reader,
+        reader,
         files,
-        config: { kinds: new Set(options.kinds), origins: new Set(options.origins) },
+        config: { kinds: new Set(options.kinds), origins, libraryMode },
         ...(context.cacheDir === undefined ? {} : { cacheDir: context.cacheDir }),
         cacheNamespace: options.id,
         signal: context.signal,
@@ -211,14 +273,20 @@ function taintCritic(options: TaintCriticOptions): CriticDefinition {
   });
 }
 
-/** `security/sast-scanner`: taint from request/env/argv/page URL into SQL, shell, eval, fs, redirects and HTML. */
-export function sastScannerCritic(options: { readonly timeoutMs?: number } = {}): CriticDefinition {
+/**
+ * `security/sast-scanner`: taint from requests, messages, the environment, argv, the page URL and
+ * stored request input into SQL, shell, code, file paths, redirects, HTML and outbound requests;
+ * in library mode also from exported functions' arguments (medium: lower confidence).
+ */
+export function sastScannerCritic(options: { readonly timeoutMs?: number; readonly libraryMode?: LibraryMode } = {}): CriticDefinition {
   return taintCritic({
     id: 'security/sast-scanner',
-    description: 'Pattern + dataflow analysis on the TypeScript AST: request, environment and argv input flowing into SQL, shell, eval, file paths, redirects and HTML, across functions and files.',
+    description:
+      'Pattern + dataflow analysis on the TypeScript AST: request, message, environment, argv and stored input flowing into SQL, shell, code, file paths, redirects, HTML and outbound requests, across functions and files; library mode for packages.',
     triggers: [],
     kinds: SINK_KINDS,
-    origins: ['http', 'env', 'argv', 'dom'],
+    origins: ['http', 'env', 'argv', 'dom', 'message', 'stored'],
+    libraryMode: 'auto',
     ...options,
   });
 }

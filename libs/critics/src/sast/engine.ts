@@ -1,9 +1,17 @@
 import type { CheckKind, Flow, Loc, Origin } from './model.js';
-import { type EngineConfig, type SourceAccess, TaintInterpreter } from './interp.js';
+import { type EngineConfig, type EntryResult, type SourceAccess, type StoredWrite, TaintInterpreter } from './interp.js';
+import { MODELS } from './models/index.js';
 import { type Unit, buildUnit, isCodeFile, parseSource } from './project.js';
 import { AnalysisCache } from '../repo/cache.js';
-import type { RepoReader } from '../repo/checkout.js';
 import { yieldToEventLoop } from '../repo/files.js';
+
+/** How the engine reads the repository (the checkout's RepoReader, or text in memory for unit specs). */
+export interface TaintReader {
+  read(file: string): string | null;
+  /** A content hash (null when the file is gone or unreadable). */
+  hash(file: string): string | null;
+  saveIndex(): void;
+}
 
 /** A source-to-sink flow in plain data (what the cache stores and the critics turn into findings). */
 export interface TaintFlow {
@@ -19,6 +27,11 @@ interface EntryRecord {
   /** Content hash of every file the entry's analysis read. */
   readonly deps: Record<string, string>;
   readonly flows: readonly TaintFlow[];
+  /** Store fields the analysis wrote input to, and those it read (second-order flows). */
+  readonly writes: readonly StoredWrite[];
+  readonly reads: readonly string[];
+  /** The stored input its reads were analysed with (see storedInputFor): reused only while it is the same. */
+  readonly seen: string;
 }
 
 /** Per file: its content hash and whether it can start a flow (so unchanged files are not read again). */
@@ -28,19 +41,19 @@ interface HintRecord {
 }
 
 /** Bump when the engine's rules change so cached results are not reused. */
-export const TAINT_ENGINE_VERSION = 'taint-18';
+export const TAINT_ENGINE_VERSION = 'taint-19';
 
 /**
- * Files that can start a flow: they mention a request, a framework handler, process.env/argv or a
- * browser location. A superset of what the interpreter treats as a source, checked on the text so
- * that files which cannot start a flow are never parsed (they are still analysed when a flow
- * reaches them through a call).
+ * Files that can start a flow: they mention a request, a framework handler, process.env/argv, a
+ * browser location, a socket… (each framework model's hint). A superset of what the interpreter
+ * treats as a source, checked on the text so that files which cannot start a flow are never parsed
+ * (they are still analysed when a flow reaches them through a call). In library mode every file
+ * that exports something is an entry too.
  */
-const ENTRY_HINT =
-  /\b(req|request|ctx|event|evt|Query|Mutation|resolvers?)\b|process\.(env|argv)|\blocation\b|document\.|window\.|@(Body|Query|Param|Header|Req|Request|Args|Cookie|Uploaded)\w*\s*\(|Request\b|Context\b|Event\b|APIGateway|IncomingMessage|createServer|searchParams|\.(get|post|put|patch|delete|all|use|route|on)\s*\(/;
-
+const ENTRY_HINT = MODELS.entryHint;
+const EXPORTS_HINT = /\bexport\b|module\.exports|\bexports\./;
 export interface TaintRunInput {
-  readonly reader: RepoReader;
+  readonly reader: TaintReader;
   /** Every file of the repository (repo-relative); code files among them are analysed. */
   readonly files: readonly string[];
   readonly config: EngineConfig;
@@ -80,39 +93,54 @@ export async function runTaintAnalysis(input: TaintRunInput): Promise<TaintRunRe
       return unit;
     },
   };
-  const hints = AnalysisCache.open<HintRecord>(input.cacheDir, `${input.cacheNamespace}/hints`, TAINT_ENGINE_VERSION, {});
+  const library = input.config.libraryMode === true;
+  const hints = AnalysisCache.open<HintRecord>(input.cacheDir, `${input.cacheNamespace}/hints`, TAINT_ENGINE_VERSION, { library });
   const cache = AnalysisCache.open<EntryRecord>(input.cacheDir, input.cacheNamespace, TAINT_ENGINE_VERSION, {
     kinds: [...input.config.kinds].sort(),
     origins: [...input.config.origins].sort(),
+    library,
   });
   const interpreter = new TaintInterpreter(access, input.config, input.signal);
-  const flows = new Map<string, TaintFlow>();
-  let entries = 0;
+  const records = new Map<string, EntryRecord>();
   let analysed = 0;
   let reused = 0;
+  const analyse = async (file: string, seen: string): Promise<EntryRecord> => {
+    const result = interpreter.analyseEntry(file);
+    const record = toRecord(result, seen, input.reader);
+    cache.set(file, record);
+    analysed += 1;
+    if (analysed % 20 === 0) await yieldToEventLoop();
+    return record;
+  };
+  // Pass 1: every entry, with no stored input known (or its cached result).
   for (const file of code) {
     input.signal?.throwIfAborted();
     const hash = input.reader.hash(file);
     if (hash === null) continue;
     const hint = hints.get(file);
-    const isEntry = hint !== undefined && hint.hash === hash ? hint.entry : ENTRY_HINT.test(input.reader.read(file) ?? '');
+    const isEntry = hint !== undefined && hint.hash === hash ? hint.entry : isEntryText(input.reader.read(file) ?? '', library);
     hints.set(file, hint !== undefined && hint.hash === hash ? hint : { hash, entry: isEntry });
     if (!isEntry) continue;
-    entries += 1;
     const cached = cache.get(file);
-    let record: EntryRecord;
-    if (cached !== undefined && Object.entries(cached.deps).every(([dep, hash]) => input.reader.hash(dep) === hash)) {
-      record = cached;
+    if (cached !== undefined && Array.isArray(cached.reads) && Object.entries(cached.deps).every(([dep, depHash]) => input.reader.hash(dep) === depHash)) {
+      records.set(file, cached);
       reused += 1;
     } else {
-      const result = interpreter.analyseEntry(file);
-      const deps: Record<string, string> = {};
-      for (const dep of result.deps) deps[dep] = input.reader.hash(dep) ?? 'missing';
-      record = { deps, flows: result.flows.map(plain) };
-      cache.set(file, record);
-      analysed += 1;
-      if (analysed % 20 === 0) await yieldToEventLoop();
+      records.set(file, await analyse(file, ''));
     }
+  }
+  // Pass 2 (second-order flows): the input every entry wrote to stores, seeded; entries whose reads
+  // meet it are analysed again with it (or reused when their cached result already saw the same).
+  const writes = allWrites(records);
+  if (writes.size > 0) interpreter.seedStores(writes);
+  for (const [file, record] of records) {
+    const seen = storedInputFor(record.reads, writes);
+    if (seen === record.seen) continue;
+    input.signal?.throwIfAborted();
+    records.set(file, await analyse(file, seen));
+  }
+  const flows = new Map<string, TaintFlow>();
+  for (const record of records.values()) {
     for (const flow of record.flows) {
       const key = `${flow.kind}|${flow.sink.file}|${flow.sink.line}`;
       if (!flows.has(key)) flows.set(key, flow);
@@ -121,5 +149,41 @@ export async function runTaintAnalysis(input: TaintRunInput): Promise<TaintRunRe
   cache.save();
   hints.save();
   input.reader.saveIndex();
-  return { flows: [...flows.values()], entries, analysed, reused };
+  return { flows: [...flows.values()], entries: records.size, analysed, reused };
+}
+
+function isEntryText(text: string, library: boolean): boolean {
+  return ENTRY_HINT.test(text) || (library && EXPORTS_HINT.test(text));
+}
+
+function toRecord(result: EntryResult, seen: string, reader: TaintReader): EntryRecord {
+  const deps: Record<string, string> = {};
+  for (const dep of result.deps) deps[dep] = reader.hash(dep) ?? 'missing';
+  return { deps, flows: result.flows.map(plain), writes: [...result.writes.values()], reads: [...result.reads].sort(), seen };
+}
+
+/** Every store field written with input, by key; the first entry (in file order) that wrote one names it. */
+function allWrites(records: ReadonlyMap<string, EntryRecord>): Map<string, StoredWrite> {
+  const writes = new Map<string, StoredWrite>();
+  for (const record of records.values()) {
+    for (const write of record.writes) {
+      const key = `${write.store}.${write.field}`;
+      if (!writes.has(key)) writes.set(key, write);
+    }
+  }
+  return writes;
+}
+
+/** The stored input an entry's reads can see (a field's own writes and its store's whole-object writes), as a stable string. */
+function storedInputFor(reads: readonly string[], writes: ReadonlyMap<string, StoredWrite>): string {
+  if (writes.size === 0) return '';
+  const seen: StoredWrite[] = [];
+  for (const read of reads) {
+    const store = read.slice(0, read.indexOf('.'));
+    for (const key of [read, `${store}.*`]) {
+      const write = writes.get(key);
+      if (write !== undefined && !seen.includes(write)) seen.push(write);
+    }
+  }
+  return seen.length === 0 ? '' : JSON.stringify(seen.map((w) => [w.store, w.field, w.source.file, w.source.line, w.write.file, w.write.line, w.clean]).sort());
 }

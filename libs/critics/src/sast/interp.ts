@@ -8,6 +8,7 @@ import {
   type InstV,
   type Loc,
   type ObjV,
+  type RecordV,
   type Origin,
   type ReqV,
   type Refinement,
@@ -20,51 +21,53 @@ import {
   maskOf,
 } from './model.js';
 import { type ImportBinding, type Unit, normaliseModule, requireSpec, resolveSpecifier } from './project.js';
+import {
+  containsHtml,
+  contentTypeInChain,
+  decoratorName,
+  decoratorsOf,
+  exportedName,
+  functionsIn,
+  isFunctionNode,
+  isLiteralish,
+  isResolverArgs,
+  isStringish,
+  literalText,
+  pathText,
+  patternOf,
+  propName,
+  rootOf,
+  searchesParameter,
+  skip,
+  typeName,
+} from './syntax.js';
 import { replaceSanitiserMask, testGuardMask } from './regex.js';
 import {
-  CHILD_PROCESS_SHELL_METHODS,
-  CHILD_PROCESS_SPAWN_METHODS,
-  CLASS_VALIDATOR_DECORATOR,
   ELEMENT_CALLBACK_METHODS,
-  FS_MODULES,
-  FS_PATH_ARGS,
-  NEST_INPUT_DECORATORS,
-  NEST_REQUEST_DECORATORS,
-  NEST_SAFE_PIPES,
-  NOSQL_QUERY_METHODS,
   NOT_BUSINESS_LOGIC,
   NUMERIC_FUNCTIONS,
   PASS_THROUGH_FUNCTIONS,
-  PASS_THROUGH_MODULES,
-  REQUEST_INPUT_FIELDS,
-  REQUEST_INPUT_METHODS,
-  REQUEST_NAMES,
-  REQUEST_NESTED,
-  REQUEST_SCALAR_FIELDS,
-  REQUEST_TYPE,
-  REQUEST_WHOLE_FIELDS,
-  REQUEST_WHOLE_METHODS,
-  RESPONSE_RECEIVER,
-  ROUTE_METHODS,
   SAFE_RESULT_METHODS,
   SAFE_TEMPLATE_TAGS,
-  SHELL_PROGRAMS,
-  SQL_BUILDER_METHODS,
-  SQL_RECEIVER_METHODS,
-  SQL_TEXT_METHODS,
-  STORE_WRITE_METHODS,
-  VM_CODE_METHODS,
+  flowAllowed,
   isAssertionName,
-  isDbReceiver,
   isValidatorName,
   sanitiserKinds,
 } from './rules.js';
-import { Env, cleanVal, emptyObj, flatten, isTaint, join, mapTaint, newTaint, signature, taintFor } from './values.js';
+import { MODELS } from './models/index.js';
+import { CONTENT_TYPE_METHODS, HEADER_METHODS, RESPONSE_RECEIVER } from './models/http-response.js';
+import type { ArgSlot, BrowserGlobal, CallPattern, CallView, CallbackSourceRule, GlobalObject, PassEffect, SchemaLibrary, SinkRule } from './models/types.js';
+import { Env, applySafety, cleanVal, concat, elementOf, emptyObj, flatten, isTaint, join, mapTaint, newTaint, remapSources, signature, taintFor, withVia } from './values.js';
 
 /** What the engine reports: the check kinds and the sources that count. */
 export interface EngineConfig {
   readonly kinds: ReadonlySet<CheckKind>;
   readonly origins: ReadonlySet<Origin>;
+  /**
+   * Library mode: parameters of exported functions (and public methods of exported classes) are
+   * sources of origin `caller` — what a package's users pass in.
+   */
+  readonly libraryMode?: boolean;
 }
 
 /** How the interpreter reaches the repository's files (parsed lazily, cached by the caller). */
@@ -73,16 +76,46 @@ export interface SourceAccess {
   unit(path: string): Unit | null;
 }
 
-interface Frame {
+/** What analysing a piece of code found: flows, the files it read, and the store fields it wrote and read. */
+interface Effects {
   readonly flows: Map<string, Flow>;
   readonly deps: Set<string>;
+  readonly writes: Map<string, StoredWrite>;
+  readonly reads: Set<string>;
 }
 
-interface MemoEntry {
+type Frame = Effects;
+
+interface MemoEntry extends Effects {
   readonly ret: Val;
-  readonly flows: Map<string, Flow>;
-  readonly deps: Set<string>;
   readonly argSources: readonly (TaintV | null)[];
+}
+
+/**
+ * Request input written to a store field (`User.update({ bio: req.body.bio })`): plain data, so the
+ * engine can cache it and seed a later analysis with it. `field` is `*` for a whole object written.
+ */
+export interface StoredWrite {
+  readonly store: string;
+  readonly field: string;
+  readonly origin: Origin;
+  readonly source: Loc;
+  readonly write: Loc;
+  readonly clean: number;
+}
+
+/** What one entry file's analysis found. */
+export interface EntryResult {
+  readonly flows: Flow[];
+  readonly deps: Set<string>;
+  /** Store fields written with input (keyed `store.field`). */
+  readonly writes: ReadonlyMap<string, StoredWrite>;
+  /** Store fields read (`store.field`), whether or not input was known to be in them. */
+  readonly reads: ReadonlySet<string>;
+}
+
+function emptyEffects(): Effects {
+  return { flows: new Map(), deps: new Set(), writes: new Map(), reads: new Set() };
 }
 
 interface Ctx {
@@ -112,12 +145,22 @@ interface Callee {
   readonly text: string;
 }
 
+/** A package member a callee stands for; `instance` when it is called on an object the package returned. */
+interface ModuleRef {
+  readonly module: string;
+  readonly member: string;
+  readonly instance: boolean;
+  readonly path: readonly string[];
+}
+
 interface Cond {
   readonly t: readonly Refinement[];
   readonly f: readonly Refinement[];
 }
 
 const NO_COND: Cond = { t: [], f: [] };
+/** A repository check that only searches its argument for an allowed text (`url.includes(allowed)`): it proves nothing, and its name must not vouch for it either. */
+const WEAK_CHECK: Cond = { t: [], f: [] };
 const LITERAL_KINDS = new Set<ts.SyntaxKind>([
   ts.SyntaxKind.StringLiteral,
   ts.SyntaxKind.NoSubstitutionTemplateLiteral,
@@ -133,97 +176,29 @@ const MAX_DEPTH = 12;
 // TODO(calibration): bounds the work per entry file on pathological code; raise if real repos hit it.
 const MAX_INVOCATIONS = 20_000;
 const PATH_BIT = kindBit('path');
-const REDIRECT_BIT = kindBit('redirect');
-const KNOWN_SINK_MODULES = new Set(['child_process', 'execa', 'shelljs', 'cross-spawn', 'vm', 'path', ...FS_MODULES]);
-const SQLITE_STYLE_RECEIVER = /(^|\.)(db|database|sqlite|sqlite3|stmt|statement)$|(Db|DB|Database|Stmt|Statement)$/;
+/** What a check of a URL's origin or host proves: it is fine to redirect to, and to request. */
+const URL_MASK = maskOf(['redirect', 'ssrf']);
 
-function skip(node: ts.Expression): ts.Expression {
-  let expr = node;
-  for (;;) {
-    if (ts.isParenthesizedExpression(expr) || ts.isAsExpression(expr) || ts.isNonNullExpression(expr) || ts.isTypeAssertionExpression(expr) || ts.isSatisfiesExpression(expr)) {
-      expr = expr.expression;
-    } else {
-      return expr;
-    }
-  }
-}
 
-/** `a.b.c`, `this.x`, `a['b']` → its text; null for anything that is not a plain access path. */
-export function pathText(node: ts.Expression): string | null {
-  const expr = skip(node);
-  if (ts.isIdentifier(expr)) return expr.text;
-  if (expr.kind === ts.SyntaxKind.ThisKeyword) return 'this';
-  if (ts.isPropertyAccessExpression(expr) && ts.isIdentifier(expr.name)) {
-    const base = pathText(expr.expression);
-    return base === null ? null : `${base}.${expr.name.text}`;
-  }
-  if (ts.isElementAccessExpression(expr) && (ts.isStringLiteralLike(expr.argumentExpression) || ts.isNumericLiteral(expr.argumentExpression))) {
-    const base = pathText(expr.expression);
-    return base === null ? null : `${base}.${expr.argumentExpression.text}`;
-  }
-  return null;
-}
 
-function rootOf(node: ts.Expression): string {
-  let expr = skip(node);
-  for (;;) {
-    if (ts.isPropertyAccessExpression(expr) || ts.isElementAccessExpression(expr) || ts.isCallExpression(expr)) {
-      if (ts.isPropertyAccessExpression(expr) && expr.expression.kind === ts.SyntaxKind.ThisKeyword) return `this.${expr.name.text}`;
-      expr = skip(expr.expression);
-    } else {
-      break;
-    }
-  }
-  if (ts.isIdentifier(expr)) return expr.text;
-  return expr.kind === ts.SyntaxKind.ThisKeyword ? 'this' : '';
-}
 
-function literalText(node: ts.Node | undefined): string | null {
-  if (node === undefined) return null;
-  if (ts.isStringLiteralLike(node) || ts.isNumericLiteral(node)) return node.text;
-  return null;
-}
 
-function isStringish(node: ts.Node | undefined): boolean {
-  return node !== undefined && (ts.isStringLiteralLike(node) || ts.isTemplateExpression(node) || ts.isRegularExpressionLiteral(node) || ts.isArrayLiteralExpression(node));
-}
 
-function isFunctionNode(node: ts.Node): node is ts.ArrowFunction | ts.FunctionExpression {
-  return ts.isArrowFunction(node) || ts.isFunctionExpression(node);
-}
 
-function propName(name: ts.PropertyName | ts.BindingName | undefined): string | null {
-  if (name === undefined) return null;
-  if (ts.isIdentifier(name) || ts.isStringLiteralLike(name) || ts.isNumericLiteral(name) || ts.isPrivateIdentifier(name)) return name.text;
-  return null;
-}
 
-function decoratorsOf(node: ts.Node): readonly ts.Decorator[] {
-  return ts.canHaveDecorators(node) ? (ts.getDecorators(node) ?? []) : [];
-}
 
-function decoratorName(decorator: ts.Decorator): { name: string; args: readonly ts.Expression[] } | null {
-  const expr = decorator.expression;
-  if (ts.isCallExpression(expr) && ts.isIdentifier(expr.expression)) return { name: expr.expression.text, args: expr.arguments };
-  if (ts.isIdentifier(expr)) return { name: expr.text, args: [] };
-  return null;
-}
 
-function typeName(type: ts.TypeNode | undefined): string | null {
-  if (type === undefined) return null;
-  if (ts.isTypeReferenceNode(type)) return ts.isIdentifier(type.typeName) ? type.typeName.text : type.typeName.right.text;
-  return null;
-}
 
-function containsHtml(text: string): boolean {
-  return /<\s*[a-zA-Z!/]/.test(text);
-}
 
 /** The taint-tracking interpreter: one instance per analysis run (its memo is shared by every entry). */
 export class TaintInterpreter {
   private readonly memo = new Map<string, MemoEntry>();
   private readonly inProgress = new Set<string>();
-  private readonly modules = new Map<string, { env: Env; done: boolean; flows: Map<string, Flow>; deps: Set<string> }>();
+  private readonly modules = new Map<string, Effects & { env: Env; done: boolean }>();
+  /** Store fields known to hold input (seeded by the engine between passes; reads see only these). */
+  private storeSeed = new Map<string, StoredWrite>();
+  /** Bumped when the seed changes, so function analyses memoised before are redone. */
+  private storeVersion = 0;
   private readonly frames: Frame[] = [];
   private readonly inlineDone = new Set<ts.Node>();
   /** What `this.<field> = …` stored, per class (flow-insensitive: every assignment joins in). */
@@ -239,8 +214,22 @@ export class TaintInterpreter {
     private readonly signal?: AbortSignal,
   ) {}
 
+  /**
+   * Seeds the store fields that hold input (second-order flows): reads of them in later analyses
+   * are sources of origin `stored`. The engine seeds what every entry wrote and re-analyses the
+   * entries that read those fields, so the result does not depend on the order of files.
+   */
+  seedStores(writes: ReadonlyMap<string, StoredWrite>): void {
+    this.storeSeed = new Map(writes);
+    this.storeVersion += 1;
+    // Module top levels and inline callbacks ran with the old seed: run them again when reached.
+    this.memo.clear();
+    this.modules.clear();
+    this.inlineDone.clear();
+  }
+
   /** Analyses one file as an entry point: its top level, then every function in it with guessed inputs. */
-  analyseEntry(path: string): { flows: Flow[]; deps: Set<string> } {
+  analyseEntry(path: string): EntryResult {
     const unit = this.source.unit(path);
     const frame = this.pushFrame();
     frame.deps.add(path);
@@ -259,13 +248,13 @@ export class TaintInterpreter {
     } finally {
       this.popFrame();
     }
-    return { flows: [...frame.flows.values()], deps: frame.deps };
+    return { flows: [...frame.flows.values()], deps: frame.deps, writes: frame.writes, reads: frame.reads };
   }
 
   // ───────────────────────────── frames, memo, modules ─────────────────────────────
 
   private pushFrame(): Frame {
-    const frame: Frame = { flows: new Map(), deps: new Set() };
+    const frame = emptyEffects();
     this.frames.push(frame);
     return frame;
   }
@@ -273,12 +262,18 @@ export class TaintInterpreter {
   private popFrame(): void {
     const frame = this.frames.pop();
     const parent = this.frames.at(-1);
-    if (frame !== undefined && parent !== undefined) this.mergeInto(parent, frame.flows, frame.deps);
+    if (frame !== undefined && parent !== undefined) this.mergeInto(parent, frame);
   }
 
-  private mergeInto(frame: Frame, flows: ReadonlyMap<string, Flow>, deps: ReadonlySet<string>): void {
-    for (const [key, flow] of flows) if (!frame.flows.has(key)) frame.flows.set(key, flow);
-    for (const dep of deps) frame.deps.add(dep);
+  private mergeInto(frame: Frame, effects: Effects): void {
+    for (const [key, flow] of effects.flows) if (!frame.flows.has(key)) frame.flows.set(key, flow);
+    for (const dep of effects.deps) frame.deps.add(dep);
+    for (const [key, write] of effects.writes) if (!frame.writes.has(key)) frame.writes.set(key, write);
+    for (const read of effects.reads) frame.reads.add(read);
+  }
+
+  private copyEffects(frame: Frame): Effects {
+    return { flows: new Map(frame.flows), deps: new Set(frame.deps), writes: new Map(frame.writes), reads: new Set(frame.reads) };
   }
 
   private addDep(file: string): void {
@@ -287,7 +282,7 @@ export class TaintInterpreter {
 
   private flow(kind: CheckKind, sink: Loc, sinkName: string, taint: TaintV): void {
     if (!this.config.kinds.has(kind) || !this.config.origins.has(taint.origin)) return;
-    if ((taint.clean & kindBit(kind)) !== 0) return;
+    if ((taint.clean & kindBit(kind)) !== 0 || !flowAllowed(kind, taint)) return;
     const key = `${kind}|${sink.file}|${sink.line}`;
     const frame = this.frames.at(-1);
     if (frame !== undefined && !frame.flows.has(key)) frame.flows.set(key, { kind, sink, sinkName, taint });
@@ -301,11 +296,11 @@ export class TaintInterpreter {
     const known = this.modules.get(unit.path);
     if (known !== undefined) {
       const frame = this.frames.at(-1);
-      if (known.done && frame !== undefined) this.mergeInto(frame, known.flows, known.deps);
+      if (known.done && frame !== undefined) this.mergeInto(frame, known);
       return known.env;
     }
     const env = new Env(null);
-    const record = { env, done: false, flows: new Map<string, Flow>(), deps: new Set<string>() };
+    const record = { env, done: false, ...emptyEffects() };
     this.modules.set(unit.path, record);
     const frame = this.pushFrame();
     frame.deps.add(unit.path);
@@ -314,8 +309,7 @@ export class TaintInterpreter {
       this.hoist(unit.sf.statements, env, ctx);
       this.execStatements(unit.sf.statements, env, ctx);
     } finally {
-      for (const [key, flow] of frame.flows) record.flows.set(key, flow);
-      for (const dep of frame.deps) record.deps.add(dep);
+      this.mergeInto(record, frame);
       record.done = true;
       this.popFrame();
     }
@@ -340,12 +334,12 @@ export class TaintInterpreter {
     this.checkSignal();
     const closure = fn.closure instanceof Env ? fn.closure : null;
     const fields = fn.cls === null ? 0 : (this.fieldVersions.get(fn.cls.node) ?? 0);
-    const key = `${fn.file}:${fn.node.pos}:${closure?.id ?? 0}|${args.map((a) => signature(a)).join(',')}|${signature(thisVal)}|${fields}`;
+    const key = `${fn.file}:${fn.node.pos}:${closure?.id ?? 0}|${args.map((a) => signature(a)).join(',')}|${signature(thisVal)}|${fields}|${this.storeVersion}`;
     const argTaints = args.map((a) => (isTaint(a) ? a : null));
     const memo = this.memo.get(key);
     if (memo !== undefined) {
       const frame = this.frames.at(-1);
-      if (frame !== undefined) this.mergeInto(frame, memo.flows, memo.deps);
+      if (frame !== undefined) this.mergeInto(frame, memo);
       return remapSources(memo.ret, memo.argSources, argTaints);
     }
     if (this.inProgress.has(key) || this.depth >= MAX_DEPTH || this.invocations >= MAX_INVOCATIONS) {
@@ -385,7 +379,7 @@ export class TaintInterpreter {
     } finally {
       this.depth -= 1;
       this.inProgress.delete(key);
-      this.memo.set(key, { ret, flows: new Map(frame.flows), deps: new Set(frame.deps), argSources: argTaints });
+      this.memo.set(key, { ret, ...this.copyEffects(frame), argSources: argTaints });
       this.popFrame();
     }
     return ret;
@@ -401,29 +395,48 @@ export class TaintInterpreter {
     return null;
   }
 
-  /** A parameter's value when nobody calls the function: a request when it looks like one. */
+  /**
+   * A parameter's value when nobody calls the function: a request, input or a message when the
+   * framework models say so (a decorator, a type, an exported handler, a resolver, a name), an
+   * object of a tracked package when typed with one of its classes, and in library mode what a
+   * caller of an exported function passes.
+   */
   private guessParam(param: ts.ParameterDeclaration, unit: Unit): Val {
     const loc = this.loc(param, unit);
+    const pos = param.getStart(unit.sf);
     for (const decorator of decoratorsOf(param)) {
       const info = decoratorName(decorator);
-      if (info === null) continue;
-      if (NEST_REQUEST_DECORATORS.has(info.name)) return { k: 'req', loc, validated: false };
-      if (NEST_INPUT_DECORATORS.has(info.name)) {
-        if (info.args.some((arg) => NEST_SAFE_PIPES.test(rootOf(ts.isNewExpression(arg) ? arg.expression : arg)))) return null;
-        const keyed = info.args.some((arg) => ts.isStringLiteralLike(arg));
-        const validated = this.isValidatedDto(typeName(param.type), unit);
-        return newTaint('http', loc, param.getStart(unit.sf), {
-          validated,
-          scalar: validated || info.name === 'Param' || info.name === 'Headers',
-          whole: !keyed && (info.name === 'Body' || info.name === 'Query' || info.name === 'Args'),
-        });
-      }
+      const source = info === null ? undefined : MODELS.decorators.get(info.name);
+      if (info === null || source === undefined) continue;
+      if (source.yields === 'request') return { k: 'req', loc, validated: false };
+      if (info.args.some((arg) => MODELS.safePipes.some((pipe) => pipe.test(rootOf(ts.isNewExpression(arg) ? arg.expression : arg))))) return null;
+      const keyed = info.args.some((arg) => ts.isStringLiteralLike(arg));
+      const validated = this.isValidatedDto(typeName(param.type), unit);
+      return newTaint('http', loc, pos, { validated, scalar: validated || source.scalar === true, whole: !keyed && source.whole === true });
     }
     const type = typeName(param.type);
-    if (type !== null && REQUEST_TYPE.test(type)) return { k: 'req', loc, validated: false };
-    if (isResolverArgs(param)) return newTaint('http', loc, param.getStart(unit.sf), { whole: true });
-    if (ts.isIdentifier(param.name) && REQUEST_NAMES.has(param.name.text)) return { k: 'req', loc, validated: false };
+    const typed = type === null ? undefined : MODELS.requestTypes.find((t) => t.name.test(type));
+    if (typed !== undefined) return { k: 'req', loc, validated: false, flavor: typed.flavor };
+    const fn = param.parent;
+    const exported = exportedName(fn, unit);
+    if (exported !== null && fn.parameters.indexOf(param) === 0) {
+      const handler = MODELS.exportedHandlers.find((h) => h.names.test(exported));
+      if (handler !== undefined) return { k: 'req', loc, validated: false, flavor: handler.flavor };
+    }
+    if (isResolverArgs(param, MODELS.resolverOwners)) return newTaint('http', loc, pos, { whole: true });
+    if (ts.isIdentifier(param.name) && MODELS.requestNames.has(param.name.text)) return { k: 'req', loc, validated: false };
+    const instance = type === null ? null : this.packageInstance(type, unit);
+    if (instance !== null) return instance;
+    if (this.config.libraryMode === true && exported !== null) return newTaint('caller', loc, pos);
     return null;
+  }
+
+  /** `page: Page` with `import { Page } from 'puppeteer'`: an object of a package whose instances are tracked. */
+  private packageInstance(type: string, unit: Unit): Val {
+    const binding = unit.imports.get(type);
+    if (binding === undefined || resolveSpecifier(unit.path, binding.spec, (p) => this.source.has(p)) !== null) return null;
+    const module = normaliseModule(binding.spec);
+    return MODELS.tracksInstances(module) ? { k: 'mod', module, path: [binding.name, '()'] } : null;
   }
 
   /** A DTO class with class-validator decorators (Nest's ValidationPipe validates it). */
@@ -431,7 +444,7 @@ export class TaintInterpreter {
     if (name === null) return false;
     const cls = this.resolveClass(name, unit);
     if (cls === null) return false;
-    return cls.node.members.some((member) => decoratorsOf(member).some((d) => CLASS_VALIDATOR_DECORATOR.test(decoratorName(d)?.name ?? '')));
+    return cls.node.members.some((member) => decoratorsOf(member).some((d) => MODELS.validatedDto.some((re) => re.test(decoratorName(d)?.name ?? ''))));
   }
 
   private resolveClass(name: string, unit: Unit): ClassRef | null {
@@ -467,21 +480,10 @@ export class TaintInterpreter {
       const moduleEnv = this.moduleEnv(ctx.unit);
       return { val: moduleEnv.lookup(name).val, bound: true };
     }
-    switch (name) {
-      case 'process':
-        return { val: { k: 'global', name: 'process' }, bound: false };
-      case 'location':
-        return { val: { k: 'global', name: 'location' }, bound: false };
-      case 'document':
-        return { val: { k: 'global', name: 'document' }, bound: false };
-      case 'window':
-      case 'globalThis':
-      case 'self':
-        return { val: { k: 'global', name: 'window' }, bound: false };
-      default:
-        if (REQUEST_NAMES.has(name)) return { val: { k: 'req', loc: this.loc(node, ctx.unit), validated: false }, bound: false };
-        return { val: null, bound: false };
-    }
+    const object = MODELS.globalObject(name);
+    if (object !== null) return { val: { k: 'global', name: object }, bound: false };
+    if (MODELS.requestNames.has(name)) return { val: { k: 'req', loc: this.loc(node, ctx.unit), validated: false }, bound: false };
+    return { val: null, bound: false };
   }
 
   private resolveImport(binding: ImportBinding, unit: Unit): Val {
@@ -542,6 +544,11 @@ export class TaintInterpreter {
         if (assigned !== undefined && flatten(assigned) !== null) return assigned;
         const typed = this.instanceOfType(member.type, unit);
         if (typed !== null) return typed;
+        if (init !== undefined && ts.isCallExpression(init)) {
+          // private readonly route = inject(ActivatedRoute): what a dependency-injection call returns.
+          const injected = this.injected(init, unit);
+          if (injected !== null) return injected;
+        }
         if (init !== undefined && ts.isNewExpression(init) && ts.isIdentifier(init.expression)) {
           const ref = this.resolveClass(init.expression.text, unit);
           return ref === null ? null : { k: 'inst', cls: ref };
@@ -576,9 +583,26 @@ export class TaintInterpreter {
     if (signature(after) !== before) this.fieldVersions.set(cls.node, (this.fieldVersions.get(cls.node) ?? 0) + 1);
   }
 
-  private instanceOfType(type: ts.TypeNode | undefined, unit: Unit): InstV | null {
+  /** `inject(ActivatedRoute)` (a model's injector): the object of that type, or null. */
+  private injected(call: ts.CallExpression, unit: Unit): Val {
+    const callee = skip(call.expression);
+    const arg = call.arguments[0];
+    if (!ts.isIdentifier(callee) || arg === undefined) return null;
+    const binding = unit.imports.get(callee.text);
+    if (binding === undefined || !MODELS.isInjector(normaliseModule(binding.spec), binding.name)) return null;
+    const type = skip(arg);
+    return ts.isIdentifier(type) ? this.instanceOfType(ts.factory.createTypeReferenceNode(type.text), unit) : null;
+  }
+
+  /**
+   * What a field or parameter declared with a type holds when nothing assigned it: a request-like
+   * object for a type the models name (`ActivatedRoute`), an instance of a repository class.
+   */
+  private instanceOfType(type: ts.TypeNode | undefined, unit: Unit): InstV | ReqV | null {
     const name = typeName(type);
     if (name === null) return null;
+    const request = MODELS.requestTypes.find((t) => t.name.test(name));
+    if (request !== undefined) return { k: 'req', loc: { file: unit.path, line: 1, endLine: 1, text: name }, validated: false, flavor: request.flavor };
     const cls = this.resolveClass(name, unit);
     return cls === null ? null : { k: 'inst', cls };
   }
@@ -789,7 +813,7 @@ export class TaintInterpreter {
     if (isAssertionName(name)) {
       mask = ALL_KINDS_MASK;
       validated = true;
-    } else if ((name === 'parse' || name === 'parseAsync' || name === 'validateSync') && ts.isPropertyAccessExpression(callee)) {
+    } else if (MODELS.schemaMethod(name) === 'parse' && ts.isPropertyAccessExpression(callee)) {
       const schema = this.eval(callee.expression, env, ctx);
       if (schema !== null && schema.k === 'schema') {
         validated = true;
@@ -816,16 +840,34 @@ export class TaintInterpreter {
         markers.add(refinement.marker);
         env.declare(key, { k: 'guard', whenTrue: [...markers].map((marker) => ({ ...refinement, marker })), whenFalse: [] });
         if (markers.has('relative-start') && markers.has('not-protocol-relative')) {
-          this.applyClean(env, refinement.path, refinement.node, REDIRECT_BIT, false, ctx, 0);
+          this.applyClean(env, refinement.path, refinement.node, URL_MASK, false, ctx, 0);
         }
         continue;
       }
-      this.applyClean(env, refinement.path, refinement.node, refinement.clean, refinement.validated, ctx, 0);
+      this.applyClean(env, refinement.path, refinement.node, refinement.clean, refinement.validated, ctx, 0, refinement.trusted === true);
     }
   }
 
-  private applyClean(env: Env, path: string, node: ts.Expression, mask: number, validated: boolean, ctx: Ctx, depth: number): void {
+  /**
+   * `event.origin === 'https://app.example.com'`, `ALLOWED.includes(event.origin)`: a check of the
+   * field a request model names as its sender (`trustedBy`) makes the whole object trusted.
+   */
+  private senderCheck(subject: ts.Expression, other: ts.Expression | null, env: Env, ctx: Ctx): Cond | null {
+    const expr = skip(subject);
+    if (!ts.isPropertyAccessExpression(expr)) return null;
+    const base = this.eval(expr.expression, env, ctx);
+    if (base === null || base.k !== 'req' || MODELS.request(base.flavor ?? 'http')?.trustedBy !== expr.name.text) return null;
+    if (other !== null && flatten(this.eval(other, env, ctx)) !== null) return null;
+    const path = pathText(expr.expression);
+    return path === null ? null : { t: [{ path, node: expr.expression, clean: 0, validated: true, trusted: true }], f: [] };
+  }
+
+  private applyClean(env: Env, path: string, node: ts.Expression, mask: number, validated: boolean, ctx: Ctx, depth: number, trusted = false): void {
     const current = this.eval(node, env, ctx);
+    if (trusted && current !== null && current.k === 'req') {
+      env.declare(path, { ...current, trusted: true });
+      return;
+    }
     env.declare(path, cleanVal(current, mask, validated));
     if (depth < 3 && isTaint(current) && current.derivedFrom !== null) {
       this.applyClean(env, current.derivedFrom.path, current.derivedFrom.node, mask, validated, ctx, depth + 1);
@@ -887,6 +929,8 @@ export class TaintInterpreter {
 
   /** `subject === other` when true: what it proves. Null when the shape is not a check. */
   private equalityCond(subject: ts.Expression, other: ts.Expression, env: Env, ctx: Ctx): Cond | null {
+    const sender = this.senderCheck(subject, other, env, ctx);
+    if (sender !== null) return sender;
     if (ts.isTypeOfExpression(subject) && ts.isStringLiteralLike(other)) {
       const path = pathText(subject.expression);
       if (path !== null && ['number', 'boolean', 'bigint'].includes(other.text)) {
@@ -908,11 +952,8 @@ export class TaintInterpreter {
     if (ts.isPropertyAccessExpression(subject) && ['host', 'hostname', 'origin'].includes(subject.name.text)) {
       const otherVal = this.eval(other, env, ctx);
       if (taintFor(otherVal, 'redirect') !== null) return NO_COND;
-      const base = skip(subject.expression);
-      const target = ts.isNewExpression(base) && base.arguments?.[0] !== undefined ? base.arguments[0] : base;
-      const path = pathText(target);
-      if (path !== null) return { t: [{ path, node: target, clean: REDIRECT_BIT, validated: true }], f: [] };
-      return null;
+      const refinements = this.urlHostRefinements(subject, env, ctx);
+      return refinements.length === 0 ? null : { t: refinements, f: [] };
     }
     const path = pathText(subject);
     if (path === null) return null;
@@ -925,6 +966,24 @@ export class TaintInterpreter {
       (ts.isPropertyAccessExpression(other) && /^[A-Z]/.test(other.name.text));
     if (!constant) return null;
     return { t: [{ path, node: subject, clean: ALL_KINDS_MASK, validated: true }], f: [] };
+  }
+
+  /**
+   * A check of a parsed URL's host (`new URL(x).hostname`, `u.origin`) vouches for the URL as a
+   * redirect or request target, and for the text it was parsed from (`const u = new URL(input)`),
+   * so a check inside a helper carries over to the helper's parameter.
+   */
+  private urlHostRefinements(hostAccess: ts.PropertyAccessExpression, env: Env, ctx: Ctx): Refinement[] {
+    const base = skip(hostAccess.expression);
+    const target = ts.isNewExpression(base) && base.arguments?.[0] !== undefined ? base.arguments[0] : base;
+    const path = pathText(target);
+    if (path === null) return [];
+    const out: Refinement[] = [{ path, node: target, clean: URL_MASK, validated: true }];
+    const parsed = this.eval(target, env, ctx);
+    if (isTaint(parsed) && parsed.derivedFrom !== null && parsed.derivedFrom.how === 'url') {
+      out.push({ path: parsed.derivedFrom.path, node: parsed.derivedFrom.node, clean: URL_MASK, validated: true });
+    }
+    return out;
   }
 
   /** `LIST.includes(x)` / `SET.has(x)` / `LIST.indexOf(x)` being true. */
@@ -945,17 +1004,14 @@ export class TaintInterpreter {
       }
       return NO_COND;
     }
+    const sender = this.senderCheck(arg, null, env, ctx);
+    if (sender !== null) return sender;
     const refinements: Refinement[] = [];
     const path = pathText(arg);
     if (path !== null) refinements.push({ path, node: arg, clean: ALL_KINDS_MASK, validated: true });
     // ALLOWED_HOSTS.includes(url.hostname) also vouches for the URL it was parsed from.
     const inner = skip(arg);
-    if (ts.isPropertyAccessExpression(inner) && ['host', 'hostname', 'origin'].includes(inner.name.text)) {
-      const base = skip(inner.expression);
-      const target = ts.isNewExpression(base) && base.arguments?.[0] !== undefined ? base.arguments[0] : base;
-      const basePath = pathText(target);
-      if (basePath !== null) refinements.push({ path: basePath, node: target, clean: REDIRECT_BIT, validated: true });
-    }
+    if (ts.isPropertyAccessExpression(inner) && ['host', 'hostname', 'origin'].includes(inner.name.text)) refinements.push(...this.urlHostRefinements(inner, env, ctx));
     return { t: refinements, f: [] };
   }
 
@@ -997,6 +1053,7 @@ export class TaintInterpreter {
         return path === null ? NO_COND : { t: [{ path, node: arg, clean: ALL_KINDS_MASK, validated: true }], f: [] };
       }
       const viaMethod = this.functionGuard(call, env, ctx);
+      if (viaMethod === WEAK_CHECK) return NO_COND;
       if (viaMethod !== null) return viaMethod;
       if (isValidatorName(method) && arg !== undefined) return this.validatorCond(call, method);
       return NO_COND;
@@ -1006,6 +1063,7 @@ export class TaintInterpreter {
       if (path === null) return NO_COND;
       if (callee.text === 'isNaN') return { t: [], f: [{ path, node: arg, clean: ALL_KINDS_MASK, validated: true }] };
       const viaFunction = this.functionGuard(call, env, ctx);
+      if (viaFunction === WEAK_CHECK) return NO_COND;
       if (viaFunction !== null) return viaFunction;
       if (isValidatorName(callee.text)) return this.validatorCond(call, callee.text);
     }
@@ -1022,8 +1080,8 @@ export class TaintInterpreter {
     if (target === null || target.k !== 'fn') return null;
     const args = call.arguments.map((a) => this.eval(a, env, ctx));
     const result = this.invoke(target.fn, args, target.fn.cls === null ? null : { k: 'inst', cls: target.fn.cls }, null);
-    if (result === null || result.k !== 'guard') return null;
     const params = target.fn.node.parameters.map((p) => (ts.isIdentifier(p.name) ? p.name.text : null));
+    if (result === null || result.k !== 'guard') return searchesParameter(target.fn.node, params) ? WEAK_CHECK : null;
     const mapRefinements = (refinements: readonly Refinement[]): Refinement[] =>
       refinements.flatMap((r) => {
         const index = params.findIndex((name) => name !== null && (r.path === name || r.path.startsWith(`${name}.`)));
@@ -1040,7 +1098,7 @@ export class TaintInterpreter {
   private validatorCond(call: ts.CallExpression, name: string): Cond {
     const refinements: Refinement[] = [];
     // `isURL`/`isSafeUrl`-style checks vouch for the value being a URL, not for where it points.
-    const mask = /url|uri/i.test(name) && !/relative|local|internal|allowed|safe/i.test(name) ? maskOf(['business', 'nosql', 'mass-assignment']) : ALL_KINDS_MASK;
+    const mask = /url|uri/i.test(name) && !/relative|local|internal|allowed|safe|trusted/i.test(name) ? maskOf(['business', 'nosql', 'mass-assignment']) : ALL_KINDS_MASK;
     for (const arg of call.arguments) {
       const path = pathText(arg);
       if (path !== null) refinements.push({ path, node: arg, clean: mask, validated: true });
@@ -1063,7 +1121,7 @@ export class TaintInterpreter {
     if (leading !== null && leading.startsWith('..')) return NO_COND;
     if (lit === '/') return { t: [{ path, node: subjectNode, clean: 0, validated: false, marker: 'relative-start' }], f: [] };
     if (lit === '//' || lit === '/\\') return { t: [], f: [{ path, node: subjectNode, clean: 0, validated: false, marker: 'not-protocol-relative' }] };
-    if (lit !== null && /^https?:\/\/[^/]+\//.test(lit)) return { t: [{ path, node: subjectNode, clean: REDIRECT_BIT, validated: true }], f: [] };
+    if (lit !== null && /^https?:\/\/[^/]+\//.test(lit)) return { t: [{ path, node: subjectNode, clean: URL_MASK, validated: true }], f: [] };
     // resolved.startsWith(base): a containment check once the path was normalised.
     const argVal = this.eval(arg, env, ctx);
     if (isTaint(subject) && subject.normalized && flatten(argVal) === null) {
@@ -1086,7 +1144,8 @@ export class TaintInterpreter {
       if (key !== null) return this.evalAccess(expr, key, env, ctx);
       const obj = this.eval(expr.expression, env, ctx);
       this.eval(expr.argumentExpression, env, ctx);
-      if (obj !== null && obj.k === 'global' && obj.name === 'process.env') return newTaint('env', this.loc(expr, ctx.unit), expr.getStart(ctx.unit.sf), { scalar: true });
+      // process.env[name]: a computed key of a global whose every property is a source.
+      if (obj !== null && obj.k === 'global') return this.globalProp(obj.name, '*', expr, ctx);
       if (obj !== null && obj.k === 'req') return null;
       return obj !== null && obj.k === 'obj' ? join(flatten(obj), null) : isTaint(obj) ? obj : null;
     }
@@ -1175,16 +1234,20 @@ export class TaintInterpreter {
           return { ...obj, source: { ...obj.source, text: node.getText(ctx.unit.sf).replace(/\s+/g, ' ').slice(0, 120) }, whole: false, prefix: '' };
         }
         return { ...obj, whole: false, prefix: obj.prefix === '' ? '' : null };
-      case 'req':
-        if (REQUEST_INPUT_FIELDS.has(key)) {
-          return newTaint('http', this.loc(node, ctx.unit), node.getStart(ctx.unit.sf), {
-            validated: obj.validated,
-            scalar: REQUEST_SCALAR_FIELDS.has(key) || obj.validated,
-            whole: REQUEST_WHOLE_FIELDS.has(key),
-          });
-        }
-        if (REQUEST_NESTED.has(key)) return obj;
-        return null;
+      case 'req': {
+        const flavor = obj.flavor ?? 'http';
+        const model = MODELS.request(flavor);
+        if (model === null || obj.trusted === true) return null;
+        if (model.nestedFields.has(key)) return obj;
+        if (!MODELS.isInputField(flavor, key)) return null;
+        return newTaint(model.origin, this.loc(node, ctx.unit), node.getStart(ctx.unit.sf), {
+          validated: obj.validated,
+          scalar: model.scalarFields.has(key) || obj.validated,
+          whole: model.wholeFields.has(key),
+        });
+      }
+      case 'record':
+        return key === 'dataValues' || key === '_doc' ? obj : this.readStoredField(obj.store, key, node, ctx);
       case 'obj': {
         const field = obj.fields.get(key);
         if (field !== undefined) return field;
@@ -1211,27 +1274,12 @@ export class TaintInterpreter {
     }
   }
 
-  private globalProp(name: 'process' | 'process.env' | 'location' | 'document' | 'window', key: string, node: ts.Node, ctx: Ctx): Val {
-    const taint = (origin: Origin, extra: Partial<TaintV> = {}): TaintV => newTaint(origin, this.loc(node, ctx.unit), node.getStart(ctx.unit.sf), extra);
-    switch (name) {
-      case 'process':
-        if (key === 'env') return { k: 'global', name: 'process.env' };
-        if (key === 'argv') return taint('argv', { scalar: true });
-        return null;
-      case 'process.env':
-        return taint('env', { scalar: true });
-      case 'window':
-        if (key === 'location') return { k: 'global', name: 'location' };
-        if (key === 'document') return { k: 'global', name: 'document' };
-        if (key === 'name') return taint('dom', { scalar: true });
-        return null;
-      case 'document':
-        if (key === 'location') return { k: 'global', name: 'location' };
-        if (['URL', 'documentURI', 'referrer', 'baseURI', 'cookie'].includes(key)) return taint('dom', { scalar: true });
-        return null;
-      case 'location':
-        return ['href', 'search', 'hash', 'pathname'].includes(key) ? taint('dom', { scalar: true }) : null;
-    }
+  /** A property of a global object: another global (`window.location`) or a source (`location.hash`, `process.argv`). */
+  private globalProp(name: GlobalObject, key: string, node: ts.Node, ctx: Ctx): Val {
+    const yields = MODELS.globalProperty(name, key);
+    if (yields === null) return null;
+    if ('global' in yields) return { k: 'global', name: yields.global };
+    return newTaint(yields.origin, this.loc(node, ctx.unit), node.getStart(ctx.unit.sf), { scalar: true });
   }
 
   private evalObject(expr: ts.ObjectLiteralExpression, env: Env, ctx: Ctx): ObjV {
@@ -1358,6 +1406,9 @@ export class TaintInterpreter {
       this.storeField(ctx.cls, target.name.text, val);
     } else if (ts.isPropertyAccessExpression(target) && ts.isIdentifier(target.expression)) {
       const holder = env.lookup(target.expression.text);
+      // user.bio = req.body.bio on a stored record: the field now holds input.
+      const written = flatten(val);
+      if (holder.found && holder.val !== null && holder.val.k === 'record' && written !== null) this.noteWrite(holder.val.store, target.name.text, written, this.loc(expr, ctx.unit));
       if (holder.found && (holder.val === null || holder.val.k === 'obj')) {
         const base = holder.val ?? emptyObj();
         env.assign(target.expression.text, { ...base, fields: new Map([...base.fields, [target.name.text, val]]) });
@@ -1369,41 +1420,58 @@ export class TaintInterpreter {
     return val;
   }
 
+  /**
+   * Assignments that are sinks (`el.innerHTML = x`, `location.href = x`, `ctx.body = html`) and
+   * assignments that register a callback with inputs (`ws.onmessage = (e) => …`). A bare `location = x`
+   * assigns the window's property.
+   */
   private assignmentSinks(target: ts.Expression, val: Val, node: ts.Node, env: Env, ctx: Ctx): void {
-    const path = pathText(target) ?? '';
-    const loc = (): Loc => this.loc(node, ctx.unit);
+    let property: string;
+    let baseText: string;
+    let base: () => Val;
     if (ts.isPropertyAccessExpression(target)) {
-      const prop = target.name.text;
-      if (prop === 'innerHTML' || prop === 'outerHTML' || prop === 'srcdoc') {
-        const taint = taintFor(val, 'xss');
-        if (taint !== null) this.flow('xss', loc(), prop, taint);
-        return;
-      }
-      if (prop === 'href' || prop === 'location') {
-        const base = this.eval(target.expression, env, ctx);
-        const isLocation = (base !== null && base.k === 'global' && (base.name === 'location' || base.name === 'window' || base.name === 'document')) || /(^|\.)location$/.test(pathText(target.expression) ?? '');
-        if (isLocation) this.redirectSink(val, loc(), path);
-        return;
-      }
-      if (prop === 'body' && /^(ctx|this|context|ctx\.response|this\.response)$/.test(pathText(target.expression) ?? '')) {
-        const taint = taintFor(val, 'xss');
-        const root = pathText(target.expression) ?? '';
-        if (taint !== null && (taint.html || ctx.contentTypes.get(root) === 'html')) this.flow('xss', loc(), `${root}.body`, taint);
-      }
+      property = target.name.text;
+      baseText = pathText(target.expression) ?? '';
+      base = () => this.eval(target.expression, env, ctx);
+    } else if (ts.isIdentifier(target) && !env.lookup(target.text).found) {
+      property = target.text;
+      baseText = 'window';
+      base = () => ({ k: 'global', name: 'window' });
+    } else {
       return;
     }
-    if (ts.isIdentifier(target) && target.text === 'location' && !env.lookup('location').found) this.redirectSink(val, loc(), 'location');
+    const label = pathText(target) ?? property;
+    for (const rule of MODELS.assignmentSinkRules(property)) {
+      if (!ts.isPropertyAccessExpression(target) && rule.on?.includes('window') !== true) continue;
+      if (rule.on !== undefined || rule.receiver !== undefined) {
+        const baseVal = rule.on === undefined ? null : base();
+        const onGlobal = baseVal !== null && baseVal.k === 'global' && rule.on?.includes(baseVal.name as BrowserGlobal) === true;
+        if (!onGlobal && rule.receiver?.test(baseText) !== true) continue;
+      }
+      const taint = taintFor(val, rule.kind);
+      if (taint === null) continue;
+      if (rule.htmlOnly === true && !taint.html && ctx.contentTypes.get(baseText) !== 'html') continue;
+      this.flow(rule.kind, this.loc(node, ctx.unit), label, taint);
+    }
+    if (val !== null && val.k === 'fn') {
+      for (const rule of MODELS.assignedCallbackRules(property)) {
+        this.invokeInline(val, this.callbackInputs(rule, val, { k: 'req', loc: this.loc(node, ctx.unit), validated: false }, node, ctx), env, ctx);
+        break;
+      }
+    }
   }
 
   private evalJsx(node: ts.JsxElement | ts.JsxSelfClosingElement | ts.JsxFragment, env: Env, ctx: Ctx): void {
     const visit = (child: ts.Node): void => {
       if (ts.isJsxAttribute(child) && child.initializer !== undefined && ts.isJsxExpression(child.initializer) && child.initializer.expression !== undefined) {
         const val = this.eval(child.initializer.expression, env, ctx);
-        if (propName(child.name as ts.Identifier) === 'dangerouslySetInnerHTML') {
-          const html = val !== null && val.k === 'obj' ? (val.fields.get('__html') ?? val.rest) : val;
-          const taint = taintFor(html, 'xss');
-          if (taint !== null) this.flow('xss', this.loc(child, ctx.unit), 'dangerouslySetInnerHTML', taint);
-        } else if (val !== null && val.k === 'fn') {
+        const rules = MODELS.jsxSinkRules(propName(child.name as ts.Identifier) ?? '');
+        for (const rule of rules) {
+          const held = rule.field !== undefined && val !== null && val.k === 'obj' ? (val.fields.get(rule.field) ?? val.rest) : val;
+          const taint = taintFor(held, rule.kind);
+          if (taint !== null) this.flow(rule.kind, this.loc(child, ctx.unit), rule.attribute, taint);
+        }
+        if (rules.length === 0 && val !== null && val.k === 'fn') {
           this.invokeInline(val, [], env, ctx);
         }
         return;
@@ -1442,7 +1510,9 @@ export class TaintInterpreter {
     if (node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const spec = node.arguments[0] === undefined ? null : this.eval(node.arguments[0], env, ctx);
       this.report('code', spec, this.loc(node, ctx.unit), 'import()');
-      return null;
+      // `(await import('pug')).default`: the module, as a static import would give it.
+      const literal = literalText(node.arguments[0] === undefined ? undefined : skip(node.arguments[0]));
+      return literal === null ? null : this.resolveImport({ spec: literal, name: '*' }, ctx.unit);
     }
     const callee = this.describeCallee(node.expression, env, ctx);
     const argNodes = node.arguments;
@@ -1450,8 +1520,8 @@ export class TaintInterpreter {
     const loc = this.loc(node, ctx.unit);
     const resolved = callee.val !== null && callee.val.k === 'fn' ? callee.val : null;
 
-    if (resolved === null) this.callSinks(node, callee, args, argNodes, loc, env, ctx);
-    this.validationSinks(callee, args, argNodes, loc, resolved, ctx);
+    if (resolved === null) this.sinks(callee, this.callView(callee, args, argNodes, node, ctx), loc, false);
+    this.businessSink(callee, args, loc, resolved, ctx);
     this.noteContentType(callee, argNodes, ctx);
 
     const result = this.callResult(node, callee, args, argNodes, loc, resolved, env, ctx);
@@ -1462,6 +1532,10 @@ export class TaintInterpreter {
 
   private callResult(node: ts.CallExpression, c: Callee, args: readonly Val[], argNodes: readonly ts.Expression[], loc: Loc, resolved: FnV | null, env: Env, ctx: Ctx): Val {
     const first = args[0] ?? null;
+    // A package's own sanitiser rule wins over what its local name suggests (`sanitize` from sanitize-filename cleans paths only).
+    const mod = this.moduleOf(c);
+    const packaged = mod === null ? null : MODELS.sanitiser(mod.module, mod.member);
+    if (packaged !== null) return cleanVal(flatten(args[packaged.arg] ?? null), packaged.mask, false);
     const mask = sanitiserKinds(c.name, c.receiverText);
     if (mask !== 0) return cleanVal(join(flatten(first), isTaint(c.receiverVal) && argNodes.length === 0 ? c.receiverVal : null), mask, false);
     if (c.free && NUMERIC_FUNCTIONS.has(c.name) && !c.bound) return null;
@@ -1483,24 +1557,28 @@ export class TaintInterpreter {
 
     const receiver = c.receiverVal;
     if (receiver !== null && receiver.k === 'schema') return this.schemaCall(receiver, c.name, args, argNodes);
-    const mod = this.moduleOf(c);
+    const stored = this.storeCall(c, args, argNodes, loc, ctx);
+    if (stored !== undefined) return stored;
     if (mod !== null) return this.moduleCall(mod, args, argNodes);
     if (receiver !== null && receiver.k === 'req') {
-      if (REQUEST_INPUT_METHODS.has(c.name) || REQUEST_INPUT_FIELDS.has(c.name)) {
-        return newTaint('http', loc, node.getStart(ctx.unit.sf), {
-          validated: receiver.validated || c.name === 'valid',
-          whole: REQUEST_WHOLE_METHODS.has(c.name),
-          scalar: c.name === 'get' || c.name === 'header' || c.name === 'param' || c.name === 'text',
+      const flavor = receiver.flavor ?? 'http';
+      const model = MODELS.request(flavor);
+      if (model === null || receiver.trusted === true) return null;
+      if (model.methods.has(c.name) || MODELS.isInputField(flavor, c.name)) {
+        return newTaint(model.origin, loc, node.getStart(ctx.unit.sf), {
+          validated: receiver.validated || model.validMethods.has(c.name),
+          whole: model.wholeMethods.has(c.name),
+          scalar: model.scalarMethods.has(c.name),
         });
       }
-      if (c.name === 'getRequest' || c.name === 'switchToHttp') return receiver;
-      return null;
+      return model.selfMethods.has(c.name) ? receiver : null;
     }
-    if (c.name === 'getRequest') return { k: 'req', loc, validated: false };
+    if (MODELS.requestFactories.has(c.name)) return { k: 'req', loc, validated: false };
     if (isTaint(receiver)) return this.taintedMethod(receiver, c.name, args, argNodes, env, ctx);
     if (c.val !== null && c.val.k === 'taint') return c.val;
     if (receiver !== null && receiver.k === 'obj') return this.objectMethod(receiver, c.name, args, argNodes, env, ctx);
-    if (receiver !== null && receiver.k === 'global' && receiver.name === 'location' && c.name === 'toString') return newTaint('dom', loc, node.getStart(ctx.unit.sf));
+    if (receiver !== null && receiver.k === 'record') return this.recordsMethod(receiver, c.name, args, env, ctx);
+    if (receiver !== null && receiver.k === 'global') return this.globalProp(receiver.name, `${c.name}()`, node, ctx);
     if (c.val !== null && c.val.k === 'cls') return { k: 'inst', cls: c.val.cls };
     if (c.free && (PASS_THROUGH_FUNCTIONS.has(c.name) || c.name === 'promisify')) {
       if (c.name === 'promisify') return first;
@@ -1524,75 +1602,70 @@ export class TaintInterpreter {
     return null;
   }
 
-  private moduleOf(c: Callee): { module: string; member: string } | null {
+  /** The package member a callee stands for (`fs.readFile` → fs/readFile), an unbound alias, or null. */
+  private moduleOf(c: Callee): ModuleRef | null {
     if (c.val !== null && c.val.k === 'mod') {
       const path = c.val.path.filter((p) => p !== 'promises' && p !== 'default');
-      return { module: c.val.module, member: path.at(-1) ?? '' };
+      const last = path.at(-1);
+      return { module: c.val.module, member: last === undefined || last === '()' ? '' : last, instance: path.includes('()'), path: c.val.path };
     }
     if (c.free && !c.bound) {
-      if (CHILD_PROCESS_SHELL_METHODS.has(c.name) || CHILD_PROCESS_SPAWN_METHODS.has(c.name)) return { module: 'child_process', member: c.name };
-      if (FS_PATH_ARGS.has(c.name) && (c.name.endsWith('Sync') || c.name.startsWith('create'))) return { module: 'fs', member: c.name };
+      const module = MODELS.unboundAlias(c.name);
+      if (module !== null) return { module, member: c.name, instance: false, path: [c.name] };
     }
     return null;
   }
 
-  private moduleCall(mod: { module: string; member: string }, args: readonly Val[], argNodes: readonly ts.Expression[]): Val {
+  /** What a package function returns: a schema, a sanitised value, taint passed through, a tracked object, or nothing. */
+  private moduleCall(mod: ModuleRef, args: readonly Val[], argNodes: readonly ts.Expression[]): Val {
+    const schemas = MODELS.schemaLibrary(mod.module);
+    if (schemas !== null && !mod.instance) return this.schemaBuild(schemas, mod, args);
+    const sanitiser = MODELS.sanitiser(mod.module, mod.member);
+    if (sanitiser !== null) return cleanVal(flatten(args[sanitiser.arg] ?? null), sanitiser.mask, false);
+    const effect = MODELS.passEffect(mod.module, mod.member);
+    if (effect !== null) return this.passThrough(effect, mod, args, argNodes);
+    return MODELS.tracksInstances(mod.module) ? { k: 'mod', module: mod.module, path: [...mod.path, '()'] } : null;
+  }
+
+  private passThrough(effect: PassEffect, mod: ModuleRef, args: readonly Val[], argNodes: readonly ts.Expression[]): Val {
+    const first = args[0] ?? null;
     const joined = (): Val => args.reduce<Val>((acc, a) => join(acc, flatten(a)), null);
-    if (mod.module === 'path') {
-      const first = args[0] ?? null;
-      switch (mod.member) {
-        case 'basename':
-        case 'extname':
-          return cleanVal(flatten(first), PATH_BIT, false);
-        case 'resolve':
-        case 'join':
-        case 'normalize': {
-          const all = joined();
-          if (!isTaint(all)) return all;
-          const taintedIndex = args.findIndex((a) => flatten(a) !== null);
-          const node = argNodes[taintedIndex];
-          const path = node === undefined ? null : pathText(node);
-          return { ...all, normalized: true, prefix: null, derivedFrom: path === null || node === undefined ? all.derivedFrom : { path, node, how: 'resolve' } };
-        }
-        case 'relative': {
-          const target = args[1] ?? null;
-          const targetNode = argNodes[1];
-          const taint = flatten(target);
-          if (taint === null) return null;
-          const path = targetNode === undefined ? null : pathText(targetNode);
-          return { ...taint, prefix: null, derivedFrom: path === null || targetNode === undefined ? null : { path, node: targetNode, how: 'relative' } };
-        }
-        case 'dirname':
-        case 'parse':
-        case 'format':
-        case 'toNamespacedPath':
-          return flatten(first);
-        default:
-          return null;
+    switch (effect) {
+      case 'clean-path':
+        return cleanVal(flatten(first), PATH_BIT, false);
+      case 'normalise': {
+        const all = joined();
+        if (!isTaint(all)) return all;
+        const taintedIndex = args.findIndex((a) => flatten(a) !== null);
+        const node = argNodes[taintedIndex];
+        const path = node === undefined ? null : pathText(node);
+        return { ...all, normalized: true, prefix: null, derivedFrom: path === null || node === undefined ? all.derivedFrom : { path, node, how: 'resolve' } };
       }
-    }
-    if (mod.module === 'zod' || mod.module === 'joi' || mod.module === 'yup' || mod.module === 'valibot' || mod.module === 'superstruct') {
-      return this.schemaBuild(mod.member, args);
-    }
-    if (mod.module === 'util' && mod.member === 'promisify') return args[0] ?? null;
-    if (PASS_THROUGH_MODULES.has(mod.module)) {
-      if (mod.module === 'url' && (mod.member === 'parse' || mod.member === 'resolve')) {
+      case 'relative': {
+        const taint = flatten(args[1] ?? null);
+        const targetNode = argNodes[1];
+        if (taint === null) return null;
+        const path = targetNode === undefined ? null : pathText(targetNode);
+        // path.relative(base, path.resolve(base, input)): the check is on the input the inner call resolved.
+        const inner = taint.derivedFrom === null ? null : { ...taint.derivedFrom, how: 'relative' as const };
+        return { ...taint, prefix: null, derivedFrom: path === null || targetNode === undefined ? inner : { path, node: targetNode, how: 'relative' } };
+      }
+      case 'first':
+        return flatten(first);
+      case 'url': {
+        // url.parse(input), url.resolve(base, input): checks on the parsed host vouch for the input.
         const taint = flatten(args[mod.member === 'resolve' ? 1 : 0] ?? null);
         const node = argNodes[0];
         const path = node === undefined ? null : pathText(node);
         return taint === null ? null : { ...taint, derivedFrom: path === null || node === undefined ? null : { path, node, how: 'url' } };
       }
-      return joined();
+      case 'identity':
+        return first;
+      case 'numeric':
+        return null;
+      case 'all':
+        return joined();
     }
-    if (mod.module === 'validator' && mod.member === 'escape') return cleanVal(flatten(args[0] ?? null), kindBit('xss'), false);
-    if ((mod.module === 'validator' || mod.module === 'class-validator') && /^to(Int|Float|Boolean|Date)$/.test(mod.member)) return null;
-    if (mod.module === 'sanitize-filename' || mod.module === 'filenamify') return cleanVal(flatten(args[0] ?? null), PATH_BIT, false);
-    if (mod.module === 'shell-quote' && mod.member === 'quote') return cleanVal(flatten(args[0] ?? null), kindBit('command'), false);
-    if (mod.module === 'escape-html' || mod.module === 'he' || mod.module === 'dompurify' || mod.module === 'isomorphic-dompurify' || mod.module === 'sanitize-html' || mod.module === 'xss') {
-      return cleanVal(flatten(args[0] ?? null), kindBit('xss'), false);
-    }
-    if (mod.module === 'sqlstring' || mod.module === 'pg-format' || mod.module === 'pg-escape') return cleanVal(flatten(args[0] ?? null), kindBit('sql'), false);
-    return null;
   }
 
   private taintedMethod(receiver: TaintV, name: string, args: readonly Val[], argNodes: readonly ts.Expression[], env: Env, ctx: Ctx): Val {
@@ -1641,122 +1714,94 @@ export class TaintInterpreter {
     return null;
   }
 
-  private schemaBuild(member: string, args: readonly Val[]): Val {
-    const safe: SchemaV = { k: 'schema', safety: { kind: 'safe' } };
-    switch (member) {
-      case 'enum':
-      case 'nativeEnum':
-      case 'literal':
-      case 'number':
-      case 'boolean':
-      case 'bigint':
-      case 'date':
-      case 'uuid':
-      case 'cuid':
-      case 'ulid':
-      case 'int':
-      case 'valid':
-      case 'oneOf':
-      case 'equal':
-      case 'stringbool':
-        return safe;
+  /** A validation library's builder (`z.object({...})`, `Joi.number()`): what the schema lets through. */
+  /** Array methods on a list of stored records (`rows.map((r) => r.body)`): each element is a record. */
+  private recordsMethod(receiver: RecordV, name: string, args: readonly Val[], env: Env, ctx: Ctx): Val {
+    const callback = args[0] ?? null;
+    if ((name === 'map' || name === 'flatMap') && callback !== null && callback.k === 'fn') return { k: 'obj', fields: new Map(), rest: this.invokeInline(callback, [receiver], env, ctx), elems: null, literal: null };
+    return ['filter', 'slice', 'sort', 'reverse', 'find', 'at', 'pop', 'shift', 'concat', 'flat'].includes(name) ? receiver : null;
+  }
+
+  private schemaBuild(library: SchemaLibrary, mod: ModuleRef, args: readonly Val[]): Val {
+    switch (library.build[mod.member] ?? 'any') {
+      case 'safe':
+        return { k: 'schema', safety: { kind: 'safe' } };
       case 'string':
-      case 'email':
-      case 'url':
         return { k: 'schema', safety: { kind: 'string' } };
       case 'object':
-      case 'strictObject':
-      case 'looseObject': {
+      case 'loose-object': {
         const shape = args[0];
         const fields = new Map<string, Safety>();
         if (shape !== null && shape !== undefined && shape.k === 'obj') {
           for (const [key, val] of shape.fields) fields.set(key, val !== null && val.k === 'schema' ? val.safety : { kind: 'any' });
         }
-        return { k: 'schema', safety: { kind: 'object', fields, passthrough: member === 'looseObject' } };
+        return { k: 'schema', safety: { kind: 'object', fields, passthrough: library.build[mod.member] === 'loose-object' } };
       }
       case 'array':
         return { k: 'schema', safety: { kind: 'array', elem: args[0] !== null && args[0] !== undefined && args[0].k === 'schema' ? args[0].safety : { kind: 'any' } } };
-      case 'union':
-      case 'alternatives': {
+      case 'union': {
         const options = args[0];
         const parts = options !== null && options !== undefined && options.k === 'obj' ? (options.elems ?? []) : [];
         const allSafe = parts.length > 0 && parts.every((p) => p !== null && p.k === 'schema' && p.safety.kind === 'safe');
         return { k: 'schema', safety: allSafe ? { kind: 'safe' } : { kind: 'any' } };
       }
       case 'coerce':
-        return { k: 'mod', module: 'zod', path: [] };
-      default:
+        // z.coerce.number(): the same builders, one level down.
+        return { k: 'mod', module: mod.module, path: [] };
+      case 'any':
         return { k: 'schema', safety: { kind: 'any' } };
     }
   }
 
+  /** A method on a schema: parsing input with it, or a narrower schema (`.uuid()`, `.regex(…)`, `.extend(…)`). */
   private schemaCall(schema: SchemaV, name: string, args: readonly Val[], argNodes: readonly ts.Expression[]): Val {
     const input = args[0] ?? null;
-    switch (name) {
+    switch (MODELS.schemaMethod(name)) {
       case 'parse':
-      case 'parseAsync':
-      case 'validateSync':
-      case 'validateAsync':
-      case 'cast':
-      case 'assert':
-      case 'create':
         return applySafety(schema.safety, input);
-      case 'safeParse':
-      case 'safeParseAsync':
-      case 'validate':
+      case 'safe-parse':
         return { k: 'obj', fields: new Map([['data', applySafety(schema.safety, input)], ['value', applySafety(schema.safety, input)]]), rest: null, elems: null, literal: null };
-      case 'uuid':
-      case 'cuid':
-      case 'ulid':
-      case 'int':
-      case 'valid':
-      case 'oneOf':
-      case 'equals':
-      case 'integer':
-      case 'datetime':
-      case 'ip':
-      case 'guid':
-      case 'alphanum':
-      case 'hex':
-      case 'base64':
+      case 'narrow':
         return { k: 'schema', safety: schema.safety.kind === 'string' || schema.safety.kind === 'any' ? { kind: 'safe' } : schema.safety };
-      case 'regex':
-      case 'pattern': {
+      case 'regex': {
         const re = argNodes[0] === undefined ? undefined : skip(argNodes[0]);
         const mask = re !== undefined && ts.isRegularExpressionLiteral(re) ? testGuardMask(patternOf(re.text)) : 0;
         return mask === ALL_KINDS_MASK ? { k: 'schema', safety: { kind: 'safe' } } : schema;
       }
       case 'passthrough':
-      case 'catchall':
         return schema.safety.kind === 'object' ? { k: 'schema', safety: { ...schema.safety, passthrough: true } } : schema;
-      case 'extend':
-      case 'merge': {
+      case 'extend': {
         const extra = args[0];
         if (schema.safety.kind !== 'object') return schema;
         const fields = new Map(schema.safety.fields);
         if (extra !== null && extra !== undefined && extra.k === 'obj') for (const [key, val] of extra.fields) fields.set(key, val !== null && val.k === 'schema' ? val.safety : { kind: 'any' });
-        if (extra !== null && extra !== undefined && extra.k === 'schema' && extra.safety.kind === 'object') for (const [key, s] of extra.safety.fields) fields.set(key, s);
+        if (extra !== null && extra !== undefined && extra.k === 'schema' && extra.safety.kind === 'object') for (const [key, safety] of extra.safety.fields) fields.set(key, safety);
         return { k: 'schema', safety: { ...schema.safety, fields } };
       }
-      default:
+      case null:
         return schema;
     }
   }
 
-  /** Analyses inline callbacks with the inputs they will receive (route handlers get a request). */
+  /**
+   * Analyses callbacks with the inputs they will receive: route handlers and servers get a request,
+   * socket handlers messages, window message listeners a message event (callback-source rules of
+   * the models); inline callbacks of array and promise methods their elements; other inline
+   * functions guessed parameters.
+   */
   private analyseCallbacks(node: ts.CallExpression, c: Callee, args: readonly Val[], argNodes: readonly ts.Expression[], env: Env, ctx: Ctx): void {
-    const route = this.isRouteRegistration(c, argNodes);
-    const validated = route && argNodes.some((arg) => ts.isCallExpression(skip(arg)) && /valid|celebrate|checkSchema|\bbody\(|\bquery\(|\bparam\(|\bcheck\(/i.test(arg.getText(ctx.unit.sf)));
-    const request: ReqV = { k: 'req', loc: this.loc(node, ctx.unit), validated };
-    const elementMethod = ELEMENT_CALLBACK_METHODS.has(c.name) && c.receiverVal !== null && (c.receiverVal.k === 'taint' || c.receiverVal.k === 'obj');
-    const server = c.name === 'createServer' || (c.name === 'on' && literalText(argNodes[0]) === 'request');
-    // req.on('data', (chunk) => …): the request body arriving in pieces.
-    const bodyChunks = c.receiverVal !== null && c.receiverVal.k === 'req' && ['on', 'once', 'addListener'].includes(c.name) && literalText(argNodes[0]) === 'data';
+    const rule = this.callbackRule(c, argNodes);
+    const loc = this.loc(node, ctx.unit);
+    const validators = rule?.validators;
+    const validated = validators !== undefined && argNodes.some((arg) => ts.isCallExpression(skip(arg)) && validators.test(arg.getText(ctx.unit.sf)));
+    const request: ReqV = { k: 'req', loc, validated };
+    const receiver = c.receiverVal;
+    const elementMethod = ELEMENT_CALLBACK_METHODS.has(c.name) && receiver !== null && (receiver.k === 'taint' || receiver.k === 'obj' || receiver.k === 'record');
     args.forEach((arg, index) => {
       const argNode = argNodes[index];
       if (arg === null || argNode === undefined) return;
-      if (arg.k === 'obj' && route && arg.literal !== null) {
-        // fastify.route({ handler, schema }): a route with a schema is validated by fastify.
+      if (arg.k === 'obj' && rule?.route !== undefined && arg.literal !== null) {
+        // fastify.route({ handler, schema }), server.route({ handler }): a route with a schema is validated by the framework.
         const handler = arg.fields.get('handler');
         const withSchema = arg.fields.has('schema');
         if (handler !== undefined && handler !== null && handler.k === 'fn') this.invokeInline(handler, [{ ...request, validated: withSchema }], env, ctx);
@@ -1764,15 +1809,16 @@ export class TaintInterpreter {
       }
       if (arg.k !== 'fn') return;
       const inline = isFunctionNode(skip(argNode));
-      if (!inline && !route && !server && !bodyChunks) return;
-      if (bodyChunks) {
-        this.invokeInline(arg, [newTaint('http', this.loc(node, ctx.unit), node.getStart(ctx.unit.sf), { whole: true })], env, ctx);
-      } else if (route || server) {
-        this.invokeInline(arg, [request, null, null], env, ctx);
-      } else if (elementMethod && c.receiverVal !== null) {
-        const element = c.name === 'then' || c.name === 'finally' ? c.receiverVal : elementOf(c.receiverVal);
+      if (rule !== null) {
+        this.invokeInline(arg, this.callbackInputs(rule, arg, request, node, ctx), env, ctx);
+        return;
+      }
+      // A function passed by name is analysed where it is declared, with guessed parameters.
+      if (!inline) return;
+      if (elementMethod) {
+        const element = c.name === 'then' || c.name === 'finally' ? receiver : elementOf(receiver);
         this.invokeInline(arg, c.name === 'reduce' || c.name === 'reduceRight' ? [null, element] : [element], env, ctx);
-      } else if (inline && !this.inlineDone.has(arg.fn.node)) {
+      } else if (!this.inlineDone.has(arg.fn.node)) {
         const unit = this.source.unit(arg.fn.file);
         const guessed = unit === null ? [] : arg.fn.node.parameters.map((p) => this.guessParam(p, unit));
         this.invokeInline(arg, guessed, env, ctx);
@@ -1780,11 +1826,35 @@ export class TaintInterpreter {
     });
   }
 
-  private isRouteRegistration(c: Callee, argNodes: readonly ts.Expression[]): boolean {
-    if (!ROUTE_METHODS.has(c.name) || c.receiverText === '' || (c.receiverVal !== null && c.receiverVal.k === 'req')) return false;
-    if (c.name === 'on') return literalText(argNodes[0]) === 'request';
-    if (c.name === 'use' || c.name === 'route') return true;
-    return isStringish(argNodes[0] === undefined ? undefined : skip(argNodes[0])) && argNodes.length >= 2;
+  /** The callback-source rule a registration matches (`app.get('/x', h)`, `socket.on('chat', h)`), or null. */
+  private callbackRule(c: Callee, argNodes: readonly ts.Expression[]): CallbackSourceRule | null {
+    const onRequest = c.receiverVal !== null && c.receiverVal.k === 'req';
+    const first = argNodes[0] === undefined ? undefined : skip(argNodes[0]);
+    const event = literalText(first);
+    for (const rule of MODELS.callbackRules(c.name)) {
+      if ((rule.onRequest === true) !== onRequest) continue;
+      if (rule.receiver !== undefined && !rule.receiver.test(c.receiverText)) continue;
+      if (rule.event !== undefined && (event === null || !rule.event.test(event))) continue;
+      if (rule.notEvent !== undefined && (event === null || rule.notEvent.test(event))) continue;
+      if (rule.route !== undefined && (c.receiverText === '' || (rule.route === 'path' && !(isStringish(first) && argNodes.length >= 2)))) continue;
+      return rule;
+    }
+    return null;
+  }
+
+  /** The arguments a registered callback receives, by what the rule says it yields. */
+  private callbackInputs(rule: CallbackSourceRule, fn: FnV, request: ReqV, node: ts.Node, ctx: Ctx): Val[] {
+    switch (rule.yields) {
+      case 'request':
+        return [request, null, null];
+      case 'body-chunk':
+        // req.on('data', (chunk) => …): the request body arriving in pieces.
+        return [newTaint('http', this.loc(node, ctx.unit), node.getStart(ctx.unit.sf), { whole: true })];
+      case 'message':
+        return fn.fn.node.parameters.map((param) => newTaint('message', this.loc(param, ctx.unit), param.getStart(ctx.unit.sf)));
+      case 'message-event':
+        return [{ k: 'req', loc: this.loc(node, ctx.unit), validated: false, flavor: 'message-event' }];
+    }
   }
 
   private invokeInline(fn: FnV, args: readonly Val[], _env: Env, _ctx: Ctx): Val {
@@ -1798,19 +1868,7 @@ export class TaintInterpreter {
     const args = argNodes.map((arg) => this.eval(arg, env, ctx));
     const loc = this.loc(node, ctx.unit);
     const first = args[0] ?? null;
-    if (callee.free && !callee.bound && callee.name === 'Function') {
-      for (const arg of args) {
-        const taint = taintFor(arg, 'code');
-        if (taint !== null) this.flow('code', loc, 'new Function', taint);
-      }
-      return null;
-    }
-    const mod = this.moduleOf(callee);
-    if (mod !== null && mod.module === 'vm' && VM_CODE_METHODS.has(mod.member)) {
-      const taint = taintFor(first, 'code');
-      if (taint !== null) this.flow('code', loc, `new ${callee.text}`, taint);
-      return null;
-    }
+    this.sinks(callee, this.callView(callee, args, argNodes, node, ctx), loc, true);
     if (callee.name === 'URL') {
       const taint = flatten(first) ?? flatten(args[1] ?? null);
       const argNode = argNodes[0];
@@ -1820,13 +1878,6 @@ export class TaintInterpreter {
     if (callee.name === 'URLSearchParams' || callee.name === 'String') return flatten(first);
     if (callee.name === 'RegExp' && argNodes[0] !== undefined && ts.isStringLiteralLike(skip(argNodes[0]))) {
       return { k: 'regex', literal: `/${(skip(argNodes[0]) as ts.StringLiteralLike).text}/${literalText(argNodes[1] === undefined ? undefined : skip(argNodes[1])) ?? ''}` };
-    }
-    if (callee.name === 'Response' && !callee.bound) {
-      const init = args[1];
-      const headers = init !== null && init !== undefined && init.k === 'obj' && init.literal !== null ? init.literal.getText(ctx.unit.sf) : '';
-      const taint = taintFor(first, 'xss');
-      if (taint !== null && /text\/html/i.test(headers)) this.flow('xss', loc, 'new Response', taint);
-      return null;
     }
     args.forEach((arg) => {
       if (arg !== null && arg.k === 'fn') this.invokeInline(arg, [], env, ctx);
@@ -1838,7 +1889,8 @@ export class TaintInterpreter {
       if (ctor !== undefined && unit !== null && args.some((a) => flatten(a) !== null)) this.invoke({ node: ctor, file: unit.path, closure: this.moduleEnv(unit), cls: callee.val.cls }, args, inst, loc);
       return inst;
     }
-    return null;
+    const mod = this.moduleOf(callee);
+    return mod !== null && MODELS.tracksInstances(mod.module) ? { k: 'mod', module: mod.module, path: [...mod.path, '()'] } : null;
   }
 
   // ───────────────────────────── sinks ─────────────────────────────
@@ -1848,104 +1900,59 @@ export class TaintInterpreter {
     if (taint !== null) this.flow(kind, loc, name, taint);
   }
 
-  private redirectSink(val: Val, loc: Loc, name: string): void {
-    const taint = taintFor(val, 'redirect');
-    if (taint !== null && !safeRedirectPrefix(taint.prefix)) this.flow('redirect', loc, name, taint);
+  /** What sink rules see of a call or construction. */
+  private callView(c: Callee, args: readonly Val[], argNodes: readonly ts.Expression[], node: ts.CallExpression | ts.NewExpression, ctx: Ctx): CallView {
+    const at = (index: number): ts.Expression | undefined => (argNodes[index] === undefined ? undefined : skip(argNodes[index]));
+    return {
+      name: c.name,
+      receiverText: c.receiverText,
+      root: c.root,
+      text: c.text,
+      args,
+      argNodes,
+      receiver: c.receiverVal,
+      literal: (index) => literalText(at(index)),
+      objectLiteral: (index) => {
+        const arg = at(index);
+        return arg !== undefined && ts.isObjectLiteralExpression(arg) ? arg : null;
+      },
+      get contentType() {
+        return (ts.isCallExpression(node) ? contentTypeInChain(node.expression, ctx.unit.sf) : null) ?? ctx.contentTypes.get(c.root) ?? null;
+      },
+    };
   }
 
-  private callSinks(node: ts.CallExpression, c: Callee, args: readonly Val[], argNodes: readonly ts.Expression[], loc: Loc, env: Env, ctx: Ctx): void {
-    const name = c.name;
+  /**
+   * Checks a call (or `new`) against the models' sink rules: a package member by its rules; a
+   * global function by name when nothing binds it; any other method by name and receiver. Calls
+   * into a package with rules of its own are judged by those rules only (`fs.open` is not
+   * `window.open`); other packages (a database client) by method name like any receiver.
+   */
+  private sinks(c: Callee, view: CallView, loc: Loc, construct: boolean): void {
     const mod = this.moduleOf(c);
-    if (mod !== null) {
-      const { module, member } = mod;
-      if (module === 'child_process' || module === 'execa' || module === 'shelljs' || module === 'cross-spawn') {
-        this.commandSink(module, member, args, argNodes, loc, c.text);
-      } else if (FS_MODULES.has(module) && FS_PATH_ARGS.has(member)) {
-        for (const index of FS_PATH_ARGS.get(member) ?? []) this.report('path', args[index], loc, c.text);
-      } else if (module === 'vm' && VM_CODE_METHODS.has(member)) {
-        this.report('code', args[0], loc, c.text);
-      } else if (/^(next\/navigation|next\/dist\/client\/components\/navigation|@remix-run\/node|@remix-run\/server-runtime|react-router)$/.test(module) && /redirect/i.test(member)) {
-        this.redirectSink(args[0] ?? null, loc, c.text);
-      }
-      // Other modules (a database client, an app's own alias that did not resolve) are judged by the
-      // method name below, like any receiver.
-      if (KNOWN_SINK_MODULES.has(module) || c.free) return;
-    }
+    const rules: SinkRule[] = [];
+    if (mod !== null) rules.push(...MODELS.moduleSinkRules(mod.module, mod.member, mod.instance, construct));
     if (c.free) {
-      if (c.bound) return;
-      if (name === 'eval' || name === 'Function') for (const arg of name === 'eval' ? args.slice(0, 1) : args) this.report('code', arg, loc, name);
-      if ((name === 'setTimeout' || name === 'setInterval' || name === 'setImmediate') && args[0] !== null && args[0] !== undefined && args[0].k === 'taint') this.report('code', args[0], loc, name);
-      if (name === 'require') this.report('code', args[0], loc, name);
-      if (name === 'redirect' || name === 'permanentRedirect') this.redirectSink(args[0] ?? null, loc, name);
-      return;
+      if (mod === null && !c.bound) rules.push(...MODELS.globalSinkRules(c.name, construct));
+    } else if (!construct && (mod === null || !MODELS.isKnownModule(mod.module))) {
+      const receiver = c.receiverVal;
+      const inputMethod = receiver !== null && receiver.k === 'req' && (MODELS.request(receiver.flavor ?? 'http')?.methods.has(c.name) ?? false);
+      if (!inputMethod) rules.push(...MODELS.methodSinkRules(c.name).filter((rule) => methodMatches(rule.call, c)));
     }
-    const receiver = c.receiverVal;
-    if (receiver !== null && receiver.k === 'req' && REQUEST_INPUT_METHODS.has(name)) return;
-
-    // SQL text
-    let sql: Val | undefined;
-    if (SQL_TEXT_METHODS.has(name) && c.receiverText !== 'String') sql = args[0];
-    else if (SQL_RECEIVER_METHODS.has(name) && isDbReceiver(c.receiverText) && (!['get', 'all', 'run', 'each', 'pluck', 'iterate'].includes(name) || SQLITE_STYLE_RECEIVER.test(c.receiverText))) sql = args[0];
-    else if (SQL_BUILDER_METHODS.has(name) && argNodes[0] !== undefined) {
-      const built = flatten(args[0] ?? null);
-      if (built !== null && built.built) sql = args[0];
+    for (const rule of rules) {
+      if (rule.when !== undefined && !rule.when(view)) continue;
+      const label = rule.label ?? (construct ? `new ${c.text}` : c.text);
+      if (rule.value !== undefined) this.report(rule.kind, rule.value(view), loc, label);
+      else for (const slot of rule.args ?? []) for (const val of slotValues(slot, view.args)) this.report(rule.kind, val, loc, label);
     }
-    if (sql !== undefined && sql !== null && sql.k === 'obj' && sql.literal !== null) sql = sql.fields.get('sql') ?? sql.fields.get('text') ?? sql.fields.get('query') ?? null;
-    if (sql !== undefined && !(sql !== null && sql.k === 'obj')) this.report('sql', sql, loc, c.text);
-
-    // Redirects
-    if (name === 'redirect') {
-      const target = args.length >= 2 && argNodes[0] !== undefined && ts.isNumericLiteral(skip(argNodes[0])) ? args[1] : args[0];
-      this.redirectSink(target ?? null, loc, c.text);
-    }
-    if (name === 'location' && RESPONSE_RECEIVER.test(c.root)) this.redirectSink(args[0] ?? null, loc, c.text);
-    if (['setHeader', 'set', 'header', 'append', 'setHeaders'].includes(name) && /^location$/i.test(literalText(argNodes[0] === undefined ? undefined : skip(argNodes[0])) ?? '')) {
-      this.redirectSink(args[1] ?? null, loc, c.text);
-    }
-    if (name === 'writeHead') {
-      const headers = args.find((a) => a !== null && a.k === 'obj');
-      if (headers !== undefined && headers !== null && headers.k === 'obj') this.redirectSink(headers.fields.get('Location') ?? headers.fields.get('location') ?? null, loc, c.text);
-    }
-    const isLocation = (receiver !== null && receiver.k === 'global' && receiver.name === 'location') || /(^|\.)location$/.test(c.receiverText);
-    if ((name === 'assign' || name === 'replace') && isLocation) this.redirectSink(args[0] ?? null, loc, c.text);
-    if (name === 'open' && (c.receiverText === 'window' || (receiver !== null && receiver.k === 'global' && receiver.name === 'window'))) this.redirectSink(args[0] ?? null, loc, c.text);
-
-    // HTML
-    const isDocument = (receiver !== null && receiver.k === 'global' && receiver.name === 'document') || c.receiverText === 'document';
-    if ((name === 'write' || name === 'writeln') && isDocument) this.report('xss', args[0], loc, c.text);
-    else if (name === 'insertAdjacentHTML') this.report('xss', args[1], loc, c.text);
-    else if (name === 'html' && (/^(\$|jQuery)/.test(c.receiverText) || c.root === 'c' || c.root === 'ctx')) this.report('xss', args[0], loc, c.text);
-    else if ((name === 'send' || name === 'write' || name === 'end') && RESPONSE_RECEIVER.test(c.root)) this.responseSink(node, c, args, argNodes, loc, env, ctx);
-
-    // Files served from a request path
-    if ((name === 'sendFile' || name === 'download' || name === 'sendfile') && RESPONSE_RECEIVER.test(c.root)) {
-      const rooted = args.slice(1).some((options) => options !== null && options.k === 'obj' && options.fields.has('root'));
-      if (!rooted) this.report('path', args[0], loc, c.text);
-    }
-  }
-
-  private responseSink(node: ts.CallExpression, c: Callee, args: readonly Val[], argNodes: readonly ts.Expression[], loc: Loc, _env: Env, ctx: Ctx): void {
-    const body = args[0] ?? null;
-    if (body === null || body.k === 'obj' || (argNodes[0] !== undefined && ts.isObjectLiteralExpression(skip(argNodes[0])))) return;
-    const taint = taintFor(body, 'xss');
-    if (taint === null) return;
-    const chained = contentTypeInChain(node.expression, ctx.unit.sf);
-    const declared = chained ?? ctx.contentTypes.get(c.root) ?? null;
-    if (declared === 'text') return;
-    if (declared === 'html' || taint.html) {
-      this.flow('xss', loc, c.text, taint);
-      return;
-    }
-    // Express's res.send of a string answers text/html; fastify's reply.send and res.end do not.
-    if (c.name === 'send' && c.root !== 'reply') this.flow('xss', loc, c.text, taint);
   }
 
   private noteContentType(c: Callee, argNodes: readonly ts.Expression[], ctx: Ctx): void {
     if (!RESPONSE_RECEIVER.test(c.root)) return;
     let value: string | null = null;
     const first = literalText(argNodes[0] === undefined ? undefined : skip(argNodes[0]));
-    if ((c.name === 'type' || c.name === 'contentType') && first !== null) value = first;
-    if (['setHeader', 'set', 'header'].includes(c.name) && first !== null && /^content-type$/i.test(first)) value = literalText(argNodes[1] === undefined ? undefined : skip(argNodes[1]));
+    if (CONTENT_TYPE_METHODS.includes(c.name) && first !== null) value = first;
+    if (HEADER_METHODS.includes(c.name) && first !== null && /^content-type$/i.test(first)) value = literalText(argNodes[1] === undefined ? undefined : skip(argNodes[1]));
     if (c.name === 'writeHead') {
       const headers = argNodes.find((a) => ts.isObjectLiteralExpression(skip(a)));
       if (headers !== undefined) value = headers.getText(ctx.unit.sf);
@@ -1954,69 +1961,81 @@ export class TaintInterpreter {
     ctx.contentTypes.set(c.root, /html/i.test(value) ? 'html' : 'text');
   }
 
-  private commandSink(module: string, member: string, args: readonly Val[], argNodes: readonly ts.Expression[], loc: Loc, name: string): void {
-    const shellCommand = CHILD_PROCESS_SHELL_METHODS.has(member) || (module === 'execa' && /^execaCommand/.test(member)) || (module === 'shelljs' && member === 'exec');
-    if (shellCommand) {
-      this.report('command', args[0], loc, name);
-      return;
+  // ───────────────────────────── stores (second-order flows) ─────────────────────────────
+
+  /**
+   * Reads and writes of a store (the models' store rules): `User.findByPk(id)` returns a record whose
+   * fields hold what was written to them; `User.update({ bio: req.body.bio })` and `user.update(…)`
+   * note that the field holds input. Undefined when the call is neither.
+   */
+  private storeCall(c: Callee, args: readonly Val[], argNodes: readonly ts.Expression[], loc: Loc, ctx: Ctx): Val | undefined {
+    if (c.free || c.name === '') return undefined;
+    const receiver = c.receiverVal;
+    const record = receiver !== null && receiver.k === 'record' ? receiver.store : null;
+    for (const model of MODELS.stores) {
+      const store = record ?? (model.receiver.test(c.receiverText) ? storeKey(c.receiverText) : null);
+      if (store === null) continue;
+      if (model.readMethods.includes(c.name) && record === null) return { k: 'record', store };
+      if (model.writeMethods.includes(c.name)) {
+        for (const data of writtenData(c.name, args, record !== null)) this.noteWrites(store, data, loc, 0);
+        return { k: 'record', store };
+      }
+      if (record !== null && (c.name === 'get' || c.name === 'getDataValue')) {
+        const field = literalText(argNodes[0] === undefined ? undefined : skip(argNodes[0]));
+        return field === null ? null : this.readStoredField(store, field, argNodes[0] ?? null, ctx);
+      }
+      if (record !== null && ['toJSON', 'toObject', 'reload'].includes(c.name)) return receiver;
     }
-    const spawnLike = CHILD_PROCESS_SPAWN_METHODS.has(member) || (module === 'execa' && (member === '' || /^execa(Sync|Node)?$/.test(member))) || (module === 'cross-spawn' && (member === '' || member === 'sync'));
-    if (!spawnLike) return;
-    this.report('command', args[0], loc, name);
-    const options = [...args].reverse().find((a) => a !== null && a.k === 'obj' && a.literal !== null);
-    const shell = options !== undefined && options !== null && options.k === 'obj' && options.literal !== null && options.literal.properties.some(
-      (p) => propName(p.name) === 'shell' && (!ts.isPropertyAssignment(p) || p.initializer.kind !== ts.SyntaxKind.FalseKeyword),
-    );
-    const program = literalText(argNodes[0] === undefined ? undefined : skip(argNodes[0]));
-    const argv = argNodes[1] === undefined ? undefined : skip(argNodes[1]);
-    const viaShell = program !== null && SHELL_PROGRAMS.test(program) && argv !== undefined && /['"](-c|\/c|-Command|\/C)['"]/.test(argv.getText());
-    // Through a shell the argument array is part of the command line; the options object (env,
-    // cwd) is not, even when it is the second argument: spawn(command, { env, shell: true }).
-    if ((shell || viaShell) && args[1] !== options) this.report('command', args[1], loc, name);
+    return undefined;
   }
 
-  private validationSinks(c: Callee, args: readonly Val[], argNodes: readonly ts.Expression[], loc: Loc, resolved: FnV | null, ctx: Ctx): void {
-    if (this.config.kinds.has('business') && resolved !== null && ctx.inFunction && !NOT_BUSINESS_LOGIC.test(c.name) && c.name !== '' && !(c.free && c.name === 'require')) {
-      for (const arg of args) {
-        const taint = taintFor(arg, 'business');
-        if (taint !== null && taint.origin === 'http' && !taint.validated && taint.via.length === 0) {
-          this.flow('business', loc, c.text, taint);
-          break;
-        }
-      }
+  /** The fields of a written object that hold input (one level into `data`, `$set`, `values`, `attributes`). */
+  private noteWrites(store: string, data: Val, loc: Loc, depth: number): void {
+    if (data === null) return;
+    if (data.k === 'taint') {
+      if (data.whole) this.noteWrite(store, '*', data, loc);
+      return;
     }
-    if (this.config.kinds.has('mass-assignment') && resolved === null) {
-      const objectAssign = c.name === 'assign' && c.receiverText === 'Object';
-      const chain = c.receiverText;
-      const store =
-        STORE_WRITE_METHODS.has(c.name) &&
-        !RESPONSE_RECEIVER.test(c.root) &&
-        !(c.receiverVal !== null && c.receiverVal.k === 'req') &&
-        (c.name !== 'values' || /insert|into/i.test(chain)) &&
-        (c.name !== 'set' || /update/i.test(chain)) &&
-        (c.name !== 'build' || /^[A-Z]/.test(c.root)) &&
-        (c.name !== 'assign' || objectAssign);
-      if (store) {
-        const candidates = objectAssign ? (argNodes[0] !== undefined && ts.isObjectLiteralExpression(skip(argNodes[0])) && (skip(argNodes[0]) as ts.ObjectLiteralExpression).properties.length === 0 ? [] : args.slice(1)) : args;
-        for (const arg of candidates) {
-          const whole = wholeInput(arg);
-          if (whole !== null) {
-            this.flow('mass-assignment', loc, c.text, whole);
-            break;
-          }
-        }
+    if (data.k !== 'obj') return;
+    for (const [key, val] of data.fields) {
+      if (STORE_FILTER_KEYS.has(key)) continue;
+      if (STORE_DATA_KEYS.has(key) && depth === 0) {
+        this.noteWrites(store, val, loc, depth + 1);
+        continue;
       }
+      const taint = flatten(val);
+      if (taint !== null) this.noteWrite(store, key, taint, loc);
     }
-    if (this.config.kinds.has('nosql') && resolved === null && NOSQL_QUERY_METHODS.has(c.name)) {
-      const filter = args[0];
-      if (filter !== null && filter !== undefined && filter.k === 'obj' && filter.literal !== null) {
-        for (const [key, val] of filter.fields) {
-          if (key === 'where' || !isTaint(val)) continue;
-          if (val.origin === 'http' && !val.scalar && !val.validated && (val.clean & kindBit('nosql')) === 0) {
-            this.flow('nosql', loc, c.text, val);
-            break;
-          }
-        }
+    const rest = flatten(data.rest);
+    if (rest !== null) this.noteWrite(store, '*', rest, loc);
+  }
+
+  private noteWrite(store: string, field: string, taint: TaintV, loc: Loc): void {
+    // Only client input is worth following through a store (not configuration, not a second hop).
+    if (taint.origin !== 'http' && taint.origin !== 'message') return;
+    const key = `${store}.${field}`;
+    const frame = this.frames.at(-1);
+    if (frame !== undefined && !frame.writes.has(key)) frame.writes.set(key, { store, field, origin: taint.origin, source: taint.source, write: loc, clean: taint.clean });
+  }
+
+  /** A field read from a stored record: input of origin `stored` when the seed says input was written there. */
+  private readStoredField(store: string, field: string, node: ts.Node | null, ctx: Ctx): Val {
+    const key = `${store}.${field}`;
+    this.frames.at(-1)?.reads.add(key);
+    const write = this.storeSeed.get(key) ?? this.storeSeed.get(`${store}.*`);
+    if (write === undefined) return null;
+    const via = node === null ? [write.write] : [write.write, this.loc(node, ctx.unit)];
+    return newTaint('stored', write.source, -1, { clean: write.clean, via, scalar: true, prefix: '' });
+  }
+
+  /** Raw request input passed straight from a handler to a repository function (business logic without validation). */
+  private businessSink(c: Callee, args: readonly Val[], loc: Loc, resolved: FnV | null, ctx: Ctx): void {
+    if (!this.config.kinds.has('business') || resolved === null || !ctx.inFunction || NOT_BUSINESS_LOGIC.test(c.name) || c.name === '' || (c.free && c.name === 'require')) return;
+    for (const arg of args) {
+      const taint = taintFor(arg, 'business');
+      if (taint !== null && taint.origin === 'http' && !taint.validated && taint.via.length === 0) {
+        this.flow('business', loc, c.text, taint);
+        return;
       }
     }
   }
@@ -2024,40 +2043,60 @@ export class TaintInterpreter {
 
 // ───────────────────────────── helpers ─────────────────────────────
 
-/** Every function-like node with a body in a file. */
-export function functionsIn(sf: ts.SourceFile): (ts.SignatureDeclaration & { body?: ts.Node })[] {
-  const out: (ts.SignatureDeclaration & { body?: ts.Node })[] = [];
-  const visit = (node: ts.Node): void => {
-    if (
-      (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isArrowFunction(node) || ts.isFunctionExpression(node) || ts.isConstructorDeclaration(node) || ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node)) &&
-      node.body !== undefined
-    ) {
-      out.push(node);
-    }
-    ts.forEachChild(node, visit);
-  };
-  visit(sf);
-  return out;
+
+/** Whether a method-name sink pattern accepts the call's receiver (any constraint that holds is enough). */
+function methodMatches(call: CallPattern, c: Callee): boolean {
+  if (!('method' in call)) return false;
+  if (call.receiver === undefined && call.root === undefined && call.on === undefined) return true;
+  if (call.receiver?.test(c.receiverText) === true || call.root?.test(c.root) === true) return true;
+  const receiver = c.receiverVal;
+  return call.on?.some((name) => c.receiverText === name || (receiver !== null && receiver.k === 'global' && receiver.name === name)) === true;
 }
 
-/** The second parameter of a GraphQL resolver (`Query: { user: (parent, args) => … }`): client arguments. */
-function isResolverArgs(param: ts.ParameterDeclaration): boolean {
-  const fn = param.parent;
-  if (fn.parameters.indexOf(param) !== 1) return false;
-  const holder = ts.isMethodDeclaration(fn) ? fn : fn.parent;
-  if (holder === undefined || !(ts.isPropertyAssignment(holder) || ts.isMethodDeclaration(holder))) return false;
-  const object = holder.parent;
-  if (!ts.isObjectLiteralExpression(object)) return false;
-  const owner = object.parent;
-  return (ts.isPropertyAssignment(owner) || ts.isVariableDeclaration(owner)) && /^(Query|Mutation|Subscription|resolvers|[A-Z]\w*Resolvers?)$/.test(owner.name.getText());
+/** The values an argument slot designates: an argument, some fields of an options object, or every argument. */
+function slotValues(slot: ArgSlot, args: readonly Val[]): readonly Val[] {
+  if (slot === 'all') return args;
+  if (typeof slot === 'number') return [args[slot] ?? null];
+  const arg = args[slot.index] ?? null;
+  if (arg !== null && arg.k === 'obj' && arg.elems === null) return slot.fields.map((field) => arg.fields.get(field) ?? null);
+  return [arg];
 }
 
-/** `process.exit(1)` and friends end the path like a throw. */
+/** Keys of a written object that select records rather than hold data. */
+const STORE_FILTER_KEYS = new Set(['where', '$where', '_id', 'id']);
+/** Keys whose object holds the written fields (Prisma `data`, Mongo `$set`, knex/Sequelize `values`). */
+const STORE_DATA_KEYS = new Set(['data', '$set', '$setOnInsert', 'values', 'attributes']);
+/** Writes whose first argument is a filter and second the update (MongoDB, mongoose). */
+const FILTER_FIRST_WRITES = new Set(['updateOne', 'updateMany', 'findOneAndUpdate', 'findByIdAndUpdate', 'replaceOne']);
+
+/**
+ * The store a receiver names, normalised so that writes and reads meet: `UserModel`, `models.User`,
+ * `prisma.user`, `this.usersRepository` → `user`; `db.reviewsCollection` → `review`.
+ */
+export function storeKey(receiverText: string): string {
+  const last = receiverText.replace(/\s+/g, '').split('.').pop() ?? receiverText;
+  const name = last.replace(/(Model|Collection|Repository|Repo|Table|Entity|Dao|Store)s?$/i, '') || last;
+  return name.toLowerCase().replace(/s$/, '');
+}
+
+/** The objects a write stores: the update of a filter-first write, else every argument (Sequelize `update(values, { where })`). */
+function writtenData(method: string, args: readonly Val[], onRecord: boolean): readonly Val[] {
+  const second = args[1] ?? null;
+  if (FILTER_FIRST_WRITES.has(method)) return [second];
+  if (method === 'update' && !onRecord && second !== null && second.k === 'obj' && !second.fields.has('where')) return [second];
+  return method === 'update' ? [args[0] ?? null] : args;
+}
+
+
+
+
+
+/** `process.exit(1)`, Koa's `ctx.throw(400)` and friends end the path like a throw. */
 function terminates(expression: ts.Expression): boolean {
-  const expr = skip(expression);
+  let expr = skip(expression);
+  if (ts.isAwaitExpression(expr)) expr = skip(expr.expression);
   if (!ts.isCallExpression(expr)) return false;
-  const text = expr.expression.getText();
-  return /^(process\.(exit|abort)|Deno\.exit)$/.test(text);
+  return MODELS.terminates(expr.expression.getText());
 }
 
 function intersect(a: readonly Refinement[], b: readonly Refinement[]): Refinement[] {
@@ -2069,113 +2108,22 @@ function intersect(a: readonly Refinement[], b: readonly Refinement[]): Refineme
   return out;
 }
 
-function elementOf(val: Val): Val {
-  if (val === null) return null;
-  if (val.k === 'obj') return (val.elems ?? []).reduce<Val>((acc, e) => join(acc, e), val.rest);
-  return val.k === 'taint' ? { ...val, whole: false } : null;
-}
 
-function withVia(val: Val, callLoc: Loc | null): Val {
-  if (callLoc === null) return val;
-  return mapTaint(val, (t) => ({ ...t, via: [...t.via, callLoc].slice(-4) }));
-}
 
-function remapSources(ret: Val, oldSources: readonly (TaintV | null)[], newSources: readonly (TaintV | null)[]): Val {
-  if (ret === null) return null;
-  return mapTaint(ret, (t) => {
-    const index = oldSources.findIndex((old) => old !== null && old.source.file === t.source.file && old.source.line === t.source.line && old.source.text === t.source.text);
-    const replacement = index === -1 ? undefined : newSources[index];
-    return replacement === undefined || replacement === null ? t : { ...t, origin: replacement.origin, source: replacement.source, sourcePos: replacement.sourcePos, via: replacement.via };
-  });
-}
 
-function isLiteralish(node: ts.Expression): boolean {
-  const expr = skip(node);
-  return ts.isStringLiteralLike(expr) || ts.isNumericLiteral(expr);
-}
 
-/** String concatenation: taint from either side, the known constant start, and HTML/SQL shape. */
-function concat(left: Val, leftNode: ts.Expression, right: Val, rightNode: ts.Expression): Val {
-  const lt = flatten(left);
-  const rt = flatten(right);
-  if (lt === null && rt === null) return null;
-  const leftText = literalText(skip(leftNode));
-  const rightText = literalText(skip(rightNode));
-  const constant = (leftText ?? '') + (rightText ?? '');
-  let prefix: string | null;
-  if (lt !== null) prefix = lt.prefix;
-  else if (leftText !== null) prefix = leftText + (rt?.prefix ?? '');
-  else prefix = '\u0000';
-  const base = lt !== null && rt !== null ? (join(lt, rt) as TaintV) : (lt ?? rt);
-  if (base === null) return null;
-  return { ...base, prefix, html: base.html || containsHtml(constant), built: base.built || constant.trim() !== '' || (lt !== null) !== (rt !== null), whole: false, scalar: true };
-}
 
-function safeRedirectPrefix(prefix: string | null): boolean {
-  if (prefix === null) return false;
-  return /^\/[^/\\]/.test(prefix) || /^https?:\/\/[^/?#\\]+[/?#]/.test(prefix) || /^[?#]/.test(prefix) || /^\.\.?\//.test(prefix) || prefix.startsWith('\u0000');
-}
-
-function patternOf(regexLiteral: string): string {
-  return regexLiteral.slice(1, regexLiteral.lastIndexOf('/'));
-}
 
 /** /^\/(?!\/)/ and friends: a same-site path check is enough for a redirect. */
 function redirectRegexMask(regexLiteral: string): number {
   const source = patternOf(regexLiteral);
   // A same-site path: ^/ followed by something that is not another slash.
-  if (/^\^\\\/(\(\?!\[?\\\/|\[\^\\\/|\[a-zA-Z0-9|\[\\w|\[a-z)/.test(source)) return REDIRECT_BIT;
+  if (/^\^\\\/(\(\?!\[?\\\/|\[\^\\\/|\[a-zA-Z0-9|\[\\w|\[a-z)/.test(source)) return URL_MASK;
   // A fixed origin: ^https://host/ (the host written out, optional www., ending in a slash or the end).
-  if (/^\^https\??:\\\/\\\/(\(www\\\.\)\?)?[\w-]+(\\\.[\w-]+)+(:\d+)?(\\\/|\(\\\/|\(\?:\\\/|\$|\(\$|\(\?:\$|\(\[\\\/)/.test(source)) return REDIRECT_BIT;
+  if (/^\^https\??:\\\/\\\/(\(www\\\.\)\?)?[\w-]+(\\\.[\w-]+)+(:\d+)?(\\\/|\(\\\/|\(\?:\\\/|\$|\(\$|\(\?:\$|\(\[\\\/)/.test(source)) return URL_MASK;
   return 0;
 }
 
-function contentTypeInChain(node: ts.Expression, sf: ts.SourceFile): 'html' | 'text' | null {
-  let expr = skip(node);
-  while (ts.isPropertyAccessExpression(expr) || ts.isCallExpression(expr)) {
-    if (ts.isCallExpression(expr) && ts.isPropertyAccessExpression(expr.expression)) {
-      const method = expr.expression.name.text;
-      const args = expr.arguments.map((a) => a.getText(sf)).join(',');
-      if (method === 'type' || method === 'contentType' || (['set', 'header', 'setHeader'].includes(method) && /content-type/i.test(args))) {
-        return /html/i.test(args) ? 'html' : 'text';
-      }
-    }
-    expr = skip(expr.expression);
-  }
-  return null;
-}
 
-function applySafety(safety: Safety, input: Val): Val {
-  if (input === null) return null;
-  switch (safety.kind) {
-    case 'safe':
-      return null;
-    case 'string':
-      return mapTaint(flatten(input), (t) => ({ ...t, validated: true, scalar: true, whole: false }));
-    case 'any':
-      return mapTaint(input, (t) => ({ ...t, validated: true, whole: false }));
-    case 'array':
-      return { k: 'obj', fields: new Map(), rest: applySafety(safety.elem, elementOf(input)), elems: null, literal: null };
-    case 'object': {
-      const fields = new Map<string, Val>();
-      for (const [key, fieldSafety] of safety.fields) {
-        const part = input.k === 'obj' ? (input.fields.get(key) ?? input.rest) : input.k === 'taint' ? { ...input, whole: false } : null;
-        fields.set(key, applySafety(fieldSafety, part));
-      }
-      const rest = safety.passthrough ? mapTaint(flatten(input), (t) => ({ ...t, validated: true, whole: false })) : null;
-      return { k: 'obj', fields, rest, elems: null, literal: null };
-    }
-  }
-}
 
-/** A whole request object (mass assignment), directly or as a field/spread of an object literal. */
-function wholeInput(val: Val): TaintV | null {
-  if (val === null) return null;
-  if (val.k === 'taint') return val.whole && !val.validated && val.origin === 'http' ? val : null;
-  if (val.k !== 'obj') return null;
-  for (const part of [val.rest, val.fields.get('data'), val.fields.get('$set'), val.fields.get('values'), val.fields.get('attributes'), val.fields.get('update')]) {
-    if (part !== undefined && part !== null && part.k === 'taint' && part.whole && !part.validated && part.origin === 'http') return part;
-  }
-  return null;
-}
 

@@ -1,7 +1,7 @@
 import type ts from 'typescript';
 
 /** Injection sinks of the SAST scanner. */
-export const SINK_KINDS = ['sql', 'command', 'code', 'path', 'redirect', 'xss'] as const;
+export const SINK_KINDS = ['sql', 'command', 'code', 'path', 'redirect', 'xss', 'ssrf'] as const;
 export type SinkKind = (typeof SINK_KINDS)[number];
 
 /** Rules of the input-validation checker (the same engine, other sinks). */
@@ -10,8 +10,12 @@ export type ValidationKind = (typeof VALIDATION_KINDS)[number];
 
 export type CheckKind = SinkKind | ValidationKind;
 
-/** Where tainted data comes from. */
-export const ORIGINS = ['http', 'env', 'argv', 'dom'] as const;
+/**
+ * Where tainted data comes from: a request, the environment, the command line, the page URL, a
+ * socket or window message, request input stored earlier and read back (second order), or — in
+ * library mode — an argument a caller of an exported function passes in.
+ */
+export const ORIGINS = ['http', 'env', 'argv', 'dom', 'message', 'stored', 'caller'] as const;
 export type Origin = (typeof ORIGINS)[number];
 
 const KIND_BITS: Readonly<Record<CheckKind, number>> = {
@@ -24,8 +28,9 @@ const KIND_BITS: Readonly<Record<CheckKind, number>> = {
   business: 64,
   'mass-assignment': 128,
   nosql: 256,
+  ssrf: 512,
 };
-export const ALL_KINDS_MASK = 511;
+export const ALL_KINDS_MASK = 1023;
 
 export function kindBit(kind: CheckKind): number {
   return KIND_BITS[kind];
@@ -79,13 +84,25 @@ export interface TaintV {
   readonly derivedFrom: Derivation | null;
 }
 
-/** A request (or framework context) object: its input fields are sources, the object itself is not. */
+/**
+ * A request (or framework context, or message event) object: its input fields are sources, the
+ * object itself is not. Its flavour names the table of fields and methods that hold input
+ * (models/requests.ts).
+ */
 export interface ReqV {
   readonly k: 'req';
   readonly loc: Loc;
   /** A validation middleware (or pipe) ran on the route before the handler. */
   readonly validated: boolean;
+  /** Which request model applies (absent: an HTTP request of any server framework). */
+  readonly flavor?: RequestFlavor;
+  /** The sender was checked (a message event whose `origin` was compared with a constant): its data is not input. */
+  readonly trusted?: boolean;
 }
+
+/** The kinds of request-like objects the models know. */
+export const REQUEST_FLAVORS = ['http', 'lambda', 'message-event', 'angular-route'] as const;
+export type RequestFlavor = (typeof REQUEST_FLAVORS)[number];
 
 /** An object or array whose parts are tracked separately. */
 export interface ObjV {
@@ -105,11 +122,24 @@ export interface FnV {
   readonly fn: FnRef;
 }
 
-/** Something from an external module: `child_process`, `fs` → `readFile`, … */
+/**
+ * Something from an external module: `child_process`, `fs` → `readFile`, … A `()` step in the path
+ * marks an object the module returned (`(await puppeteer.launch()).newPage()` → `launch () newPage ()`),
+ * kept only for modules whose models describe such instances.
+ */
 export interface ModV {
   readonly k: 'mod';
   readonly module: string;
   readonly path: readonly string[];
+}
+
+/**
+ * A record read back from a store (`await User.findByPk(id)`): its fields hold what request input
+ * was written to the same store's fields elsewhere (second-order flows).
+ */
+export interface RecordV {
+  readonly k: 'record';
+  readonly store: string;
 }
 
 /** A module of the repository imported as a namespace. */
@@ -161,7 +191,7 @@ export interface RegexV {
   readonly literal: string;
 }
 
-export type Val = null | TaintV | ReqV | ObjV | FnV | ModV | NsV | ClsV | InstV | GlobalV | SchemaV | GuardV | RegexV;
+export type Val = null | TaintV | ReqV | ObjV | FnV | ModV | NsV | ClsV | InstV | GlobalV | SchemaV | GuardV | RegexV | RecordV;
 
 /** What a branch learns about an access path: the kinds it is clean for, or a partial redirect check. */
 export interface Refinement {
@@ -171,6 +201,8 @@ export interface Refinement {
   readonly validated: boolean;
   /** Partial redirect checks that only together make a value safe. */
   readonly marker?: 'relative-start' | 'not-protocol-relative';
+  /** The path is a request-like object whose sender was checked (`event.origin === …`): its input fields are trusted. */
+  readonly trusted?: boolean;
 }
 
 export interface FnRef {

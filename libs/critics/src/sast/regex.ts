@@ -94,6 +94,8 @@ const DANGEROUS: Readonly<Record<Exclude<CheckKind, 'business' | 'mass-assignmen
   path: '/\\\0',
   redirect: '/\\:@',
   xss: `<>"'\``,
+  // A value that cannot hold a scheme, a host separator or a path cannot move a request elsewhere.
+  ssrf: '/\\:@.%?#',
 };
 
 /** The sink kinds a value is clean for once every character of it is in `chars`. */

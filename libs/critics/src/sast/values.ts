@@ -1,5 +1,7 @@
-import type { CheckKind, Loc, ObjV, Origin, TaintV, Val } from './model.js';
+import type ts from 'typescript';
+import type { CheckKind, Loc, ObjV, Origin, Safety, TaintV, Val } from './model.js';
 import { kindBit } from './model.js';
+import { containsHtml, literalText, skip } from './syntax.js';
 
 let envIds = 0;
 
@@ -201,11 +203,75 @@ export function signature(val: Val, depth = 0): string {
     case 'global':
       return `g${val.name}`;
     case 'req':
-      return val.validated ? 'rv' : 'r';
+      return `r${val.flavor ?? ''}${val.validated ? 'v' : ''}${val.trusted === true ? 't' : ''}`;
     case 'regex':
       return `x${val.literal}`;
+    case 'record':
+      return `d${val.store}`;
     case 'schema':
     case 'guard':
       return val.k;
+  }
+}
+
+export function elementOf(val: Val): Val {
+  if (val === null) return null;
+  if (val.k === 'obj') return (val.elems ?? []).reduce<Val>((acc, e) => join(acc, e), val.rest);
+  // A list of stored records: each element is a record of the same store.
+  if (val.k === 'record') return val;
+  return val.k === 'taint' ? { ...val, whole: false } : null;
+}
+
+export function withVia(val: Val, callLoc: Loc | null): Val {
+  if (callLoc === null) return val;
+  return mapTaint(val, (t) => ({ ...t, via: [...t.via, callLoc].slice(-4) }));
+}
+
+export function remapSources(ret: Val, oldSources: readonly (TaintV | null)[], newSources: readonly (TaintV | null)[]): Val {
+  if (ret === null) return null;
+  return mapTaint(ret, (t) => {
+    const index = oldSources.findIndex((old) => old !== null && old.source.file === t.source.file && old.source.line === t.source.line && old.source.text === t.source.text);
+    const replacement = index === -1 ? undefined : newSources[index];
+    return replacement === undefined || replacement === null ? t : { ...t, origin: replacement.origin, source: replacement.source, sourcePos: replacement.sourcePos, via: replacement.via };
+  });
+}
+
+/** String concatenation: taint from either side, the known constant start, and HTML/SQL shape. */
+export function concat(left: Val, leftNode: ts.Expression, right: Val, rightNode: ts.Expression): Val {
+  const lt = flatten(left);
+  const rt = flatten(right);
+  if (lt === null && rt === null) return null;
+  const leftText = literalText(skip(leftNode));
+  const rightText = literalText(skip(rightNode));
+  const constant = (leftText ?? '') + (rightText ?? '');
+  let prefix: string | null;
+  if (lt !== null) prefix = lt.prefix;
+  else if (leftText !== null) prefix = leftText + (rt?.prefix ?? '');
+  else prefix = '\u0000';
+  const base = lt !== null && rt !== null ? (join(lt, rt) as TaintV) : (lt ?? rt);
+  if (base === null) return null;
+  return { ...base, prefix, html: base.html || containsHtml(constant), built: base.built || constant.trim() !== '' || (lt !== null) !== (rt !== null), whole: false, scalar: true };
+}
+
+export function applySafety(safety: Safety, input: Val): Val {
+  if (input === null) return null;
+  switch (safety.kind) {
+    case 'safe':
+      return null;
+    case 'string':
+      return mapTaint(flatten(input), (t) => ({ ...t, validated: true, scalar: true, whole: false }));
+    case 'any':
+      return mapTaint(input, (t) => ({ ...t, validated: true, whole: false }));
+    case 'array':
+      return { k: 'obj', fields: new Map(), rest: applySafety(safety.elem, elementOf(input)), elems: null, literal: null };
+    case 'object': {
+      const fields = new Map<string, Val>();
+      for (const [key, fieldSafety] of safety.fields) {
+        const part = input.k === 'obj' ? (input.fields.get(key) ?? input.rest) : input.k === 'taint' ? { ...input, whole: false } : null;
+        fields.set(key, applySafety(fieldSafety, part));
+      }
+      const rest = safety.passthrough ? mapTaint(flatten(input), (t) => ({ ...t, validated: true, whole: false })) : null;
+      return { k: 'obj', fields, rest, elems: null, literal: null };
+    }
   }
 }

@@ -1,0 +1,1 @@
+exports.reviews = require('./db').collection('reviews');

@@ -1,0 +1,6 @@
+window.addEventListener('message', function (event) {
+  var command = event.data;
+  if (command && command.type === 'run') {
+    setTimeout(command.code, 0); // VULN: code-injection
+  }
+});

@@ -1,0 +1,12 @@
+import type { Request, Response } from 'express';
+import { UserModel } from '../models/user';
+
+export async function profile(req: Request, res: Response) {
+  const user = await UserModel.findByPk(req.session.userId);
+  if (!user) return res.sendStatus(404);
+  let signature = user.signature;
+  if (signature.startsWith('=')) {
+    signature = String(eval(signature.slice(1))); // VULN: code-injection
+  }
+  res.render('profile', { signature });
+}

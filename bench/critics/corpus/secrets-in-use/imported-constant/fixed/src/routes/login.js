@@ -1,0 +1,7 @@
+const jwt = require('jsonwebtoken');
+const config = require('../config');
+
+module.exports = (req, res) => {
+  const token = jwt.sign({ sub: req.user.id }, config.auth.tokenSecret);
+  res.json({ token });
+};

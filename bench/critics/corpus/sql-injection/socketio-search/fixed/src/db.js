@@ -1,0 +1,2 @@
+const { Pool } = require('pg');
+exports.pool = new Pool();
