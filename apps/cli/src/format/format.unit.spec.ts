@@ -59,6 +59,16 @@ describe('stylish', () => {
     expect(excerpt).toContain('1 | \tconst a = "\\x1b[2J";');
   });
 
+  it('says which files under review a check could not analyse (never the excluded ones), and names a repeated shape as such', () => {
+    const coverage = { considered: 2, analysed: 1, unsupported: 0, skipped: [{ file: 'src/big.js', reason: 'too_large' as const, detail: '5000000 bytes, over the 4194304-byte bound' }], skipped_total: 1, max_file_bytes: 4_194_304, max_file_bytes_configured: false };
+    const shape = finding({ severity: 'low', score: 2, category: 'maintainability', finding_type: 'duplicate/repeated-shape', raised_by: 'quality/duplicate-code-detector', title: '3 interfaces share one shape', related_locations: [{ file: 'src/b.ts', line_range: { start: 1, end: 4 }, note: 'same shape: B' }] });
+    const letter = letterOf([shape], { complete: false, critics: [{ critic_id: 'security/sast-scanner', core: true, outcome: 'reported', findings_total: 0, findings_kept: 0, coverage }], repo_config: { config: '.rloop.yaml', excluded_files: 3, overrides: [], refused: [] } });
+    const lines = renderStylish(report(letter, { filesReviewed: 2, filesExcluded: 3 }), palette(false)).split('\n');
+    expect(lines[2]).toBe('       same shape: src/b.ts:1-4');
+    expect(lines.find((l) => l.startsWith('! '))).toMatch(/^! 1 finding \(0 critical, 0 medium, 1 low\) in 1 file · 2 files reviewed · 3 excluded · 1 check$/);
+    expect(lines.filter((l) => l.includes('not analysed'))).toEqual(['  not analysed: src/big.js (too large: 5000000 bytes, over the 4194304-byte bound) by security/sast-scanner']);
+  });
+
   it('colours only when wanted: FORCE_COLOR wins, then NO_COLOR, then whether it is a terminal', () => {
     expect(colourWanted({}, true)).toBe(true);
     expect(colourWanted({}, false)).toBe(false);

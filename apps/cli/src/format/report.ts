@@ -62,7 +62,10 @@ export function secondLine(finding: Finding): string | null {
     const steps = related.map((l) => `${l.note.replace(/^(taint source|passed on here): /, '')} (${at(l)})`);
     return `path: ${[...steps, `here (${finding.file}:${finding.line_range.start})`].join(' → ')}`;
   }
-  if (finding.finding_type.startsWith('duplicate/')) return `other copy: ${related.map(at).slice(0, 3).join(', ')}${related.length > 3 ? ` and ${related.length - 3} more` : ''}`;
+  if (finding.finding_type.startsWith('duplicate/')) {
+    const label = finding.finding_type === 'duplicate/repeated-shape' ? 'same shape' : 'other copy';
+    return `${label}: ${related.map(at).slice(0, 3).join(', ')}${related.length > 3 ? ` and ${related.length - 3} more` : ''}`;
+  }
   const first = related[0];
   return first === undefined ? null : `see also: ${first.note === '' ? '' : `${first.note} `}(${at(first)})`;
 }

@@ -49,9 +49,9 @@ const FAMILIES: Readonly<Record<string, Family>> = {
     level: 'warning',
   },
   secret: {
-    short: (kind) => `Committed secret (${kind})`,
-    full: (kind) => `A credential shaped like a ${kind} is written in the source; anyone who can read the repository or its history can use it.`,
-    fix: () => 'Read the credential at runtime from the environment or a secret manager, and revoke and rotate the exposed value (removing it from the file does not remove it from git history).',
+    short: (kind) => KEY_IN_USE_TEXT[kind]?.short ?? `Committed secret (${kind})`,
+    full: (kind) => KEY_IN_USE_TEXT[kind]?.full ?? `A credential shaped like a ${kind} is written in the source; anyone who can read the repository or its history can use it.`,
+    fix: (kind) => KEY_IN_USE_TEXT[kind]?.fix ?? 'Read the credential at runtime from the environment or a secret manager, and revoke and rotate the exposed value (removing it from the file does not remove it from git history).',
     tags: ['security', 'external/cwe/cwe-798'],
     level: 'error',
     securitySeverity: '9.0',
@@ -73,9 +73,9 @@ const FAMILIES: Readonly<Record<string, Family>> = {
     level: 'warning',
   },
   duplicate: {
-    short: (kind) => (kind === 'within-change' ? 'Duplicated code within the change' : 'Code duplicating existing code'),
-    full: (kind) => (kind === 'within-change' ? 'The same block of code appears more than once in the reviewed files.' : 'A block of the reviewed code repeats code that already exists elsewhere in the repository.'),
-    fix: () => 'Extract the shared logic once and call it from both places (the finding names the other copy).',
+    short: (kind) => duplicateText(kind).short,
+    full: (kind) => duplicateText(kind).full,
+    fix: (kind) => duplicateText(kind).fix,
     tags: ['maintainability'],
     level: 'warning',
   },
@@ -94,6 +94,53 @@ const FAMILIES: Readonly<Record<string, Family>> = {
     level: 'note',
   },
 };
+
+/** One rule's text, for families whose rules read differently by kind. */
+interface RuleText {
+  readonly short: string;
+  readonly full: string;
+  readonly fix: string;
+}
+
+const AGAINST_REPO: RuleText = {
+  short: 'Code duplicating existing code',
+  full: 'A block of the reviewed code repeats code that already exists elsewhere in the repository.',
+  fix: 'Extract the shared logic once and call it from both places (the finding names the other copy).',
+};
+
+/** The secrets detector's rules about a literal used as a key (`secret/<kind>`); other kinds are committed credentials of a known shape. */
+const KEY_IN_USE_TEXT: Readonly<Record<string, RuleText | undefined>> = {
+  'hardcoded-key': {
+    short: 'Hard-coded key in use',
+    full: 'A literal is passed as a signing, encryption, session or HMAC key or an OAuth client secret: anyone who can read the repository can forge or read what the key protects.',
+    fix: 'Read the key at runtime from the environment or a secret manager, fail at start when it is missing, and rotate the exposed value.',
+  },
+  'hardcoded-key-fallback': {
+    short: 'Hard-coded fallback for a key',
+    full: 'A key read from the environment falls back to a literal: a deployment that forgets the variable runs with a key anyone who can read the repository knows.',
+    fix: 'Fail at start when the variable is missing instead of falling back to a literal, and rotate the exposed value.',
+  },
+};
+
+/** The duplicate detector's rules (`duplicate/<kind>`). */
+const DUPLICATE_TEXT: Readonly<Record<string, RuleText | undefined>> = {
+  'within-change': {
+    short: 'Duplicated code within the change',
+    full: 'The same block of code appears more than once in the reviewed files.',
+    fix: AGAINST_REPO.fix,
+  },
+  'against-repo': AGAINST_REPO,
+  'repeated-shape': {
+    short: 'Type-only shape declared several times',
+    full: 'Several declarations (interfaces, type aliases, signatures, DTO classes) repeat one type-only shape under other names: no copied logic, but each change to the shape has to be made in every one.',
+    fix: 'Where the language or a framework does not force the repetition, declare the shape once (a generic, a mapped or derived type, a base class) and refer to it (the finding names the others).',
+  },
+};
+
+/** A duplicate rule's text; a kind this table does not know reads as a copy of existing code. */
+function duplicateText(kind: string): RuleText {
+  return DUPLICATE_TEXT[kind] ?? AGAINST_REPO;
+}
 
 const TAINT: Family = {
   short: (type) => SAST_RULE_TEXTS.get(type)?.title ?? type,

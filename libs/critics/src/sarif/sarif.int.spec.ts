@@ -5,7 +5,7 @@ import ajvDraft04 from 'ajv-draft-04';
 import ajvFormats from 'ajv-formats';
 import { z } from 'zod';
 import { Letter } from '@rloop/contracts';
-import { createSarifCritic, finalizeFindings, letterToSarif, runCritic, sarifToDrafts, SarifLog } from '../index.js';
+import { createSarifCritic, describeRule, finalizeFindings, letterToSarif, runCritic, sarifToDrafts, SarifLog } from '../index.js';
 import { fixtureRepo } from '../__fixtures__/repo.js';
 import { synthesizeLetter } from '@rloop/domain';
 
@@ -155,6 +155,18 @@ describe('SARIF out', () => {
     expect(Object.keys(second)).toEqual(['semgrep/js.style.var']);
     expect(second['semgrep/js.style.var']).toEqual(first['semgrep/js.style.var']);
     for (const rule of Object.values(first)) expect(rule).toMatchObject({ help: { text: expect.stringContaining('rloop-ignore'), markdown: expect.any(String) } });
+  });
+
+  it("describes the built-in critics' rules from their own text: each duplicate kind, a taint rule, a key in use", () => {
+    const duplicates = ['duplicate/within-change', 'duplicate/against-repo', 'duplicate/repeated-shape'].map((id) => describeRule(id).shortDescription);
+    expect(new Set(duplicates).size).toBe(3);
+    expect(describeRule('duplicate/repeated-shape').fullDescription).toMatch(/type-only shape/);
+    expect(describeRule('sast/ssrf')).toMatchObject({ shortDescription: 'Server-side request forgery', level: 'error' });
+    expect([describeRule('secret/hardcoded-key').shortDescription, describeRule('secret/hardcoded-key-fallback').shortDescription, describeRule('secret/aws-access-key').shortDescription]).toEqual([
+      'Hard-coded key in use',
+      'Hard-coded fallback for a key',
+      'Committed secret (aws-access-key)',
+    ]);
   });
 
   it('says executionSuccessful false only when a critic that ran failed', () => {
