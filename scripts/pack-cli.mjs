@@ -10,6 +10,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync, readdirSync, rmSync, statS
 import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -43,14 +44,14 @@ function copyDist(from, to) {
 }
 
 /** Bare module specifiers a compiled file imports (static, dynamic and re-exports). */
+/**
+ * The modules a compiled file imports (static, re-exported and dynamic), read by TypeScript's own
+ * scanner: a module named in a comment or a string (the SAST models name pug and puppeteer) is no
+ * import.
+ */
 function importsOf(file) {
-  const text = readFileSync(file, 'utf8');
-  const specs = new Set();
-  for (const m of text.matchAll(/(?:import|export)\s[^'"]*?from\s*['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|^import\s+['"]([^'"]+)['"]/gm)) {
-    const spec = m[1] ?? m[2] ?? m[3];
-    if (spec !== undefined && !spec.startsWith('.') && !spec.startsWith('node:')) specs.add(spec);
-  }
-  return specs;
+  const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+  return new Set(importedFiles.map((f) => f.fileName).filter((spec) => !spec.startsWith('.') && !spec.startsWith('node:')));
 }
 
 const packageOf = (spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
