@@ -10,3 +10,4 @@ export { connectTestNats, deleteNamespaceStreams, subjectMatches, type TestNats,
 export { INVOICE_SIGNATURE, RED_TEST, RED_TEST_PATH, SEQUENCE_GUARD } from './scripted-fix.js';
 export { freePort, portAccepts } from './ports.js';
 export { natsOperator, makeTestPki, type NatsOperator, type JwtUserPermissions, type TestPki } from './nats-credentials.js';
+export { writeZip, type ZipInput } from './zip.js';
