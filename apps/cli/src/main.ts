@@ -1,6 +1,7 @@
 import { letterToSarif } from '@rloop/critics';
 import { escapeControlChars } from '@rloop/domain';
 import { asCliError } from './bus/connect.js';
+import { registerAdvisories } from './commands/advisories.js';
 import { registerCalibrate } from './commands/calibrate.js';
 import { registerConsole } from './commands/console.js';
 import { registerCritics } from './commands/critics.js';
@@ -13,7 +14,7 @@ import { registerReview } from './commands/review.js';
 import { registerSubmit } from './commands/submit.js';
 import { buildProgram } from './program.js';
 
-const program = buildProgram([registerUp, registerDemo, registerSubmit, registerStatus, registerJournal, registerLetter((letter) => JSON.stringify(letterToSarif(letter), null, 2)), registerEscalations, registerCritics, registerResume, registerStop, registerReport, registerConsole, registerCalibrate, registerReview, registerDeploy]);
+const program = buildProgram([registerUp, registerDemo, registerSubmit, registerStatus, registerJournal, registerLetter((letter) => JSON.stringify(letterToSarif(letter), null, 2)), registerEscalations, registerCritics, registerResume, registerStop, registerReport, registerConsole, registerCalibrate, registerReview, registerDeploy, registerAdvisories]);
 
 try {
   await program.parseAsync(process.argv);

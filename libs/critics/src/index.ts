@@ -9,7 +9,10 @@ export { compilerLinterCritic, type CompilerLinterOptions } from './critics/comp
 export { duplicateCodeCritic } from './duplicates/critic.js';
 export { sastScannerCritic, inputValidationCritic, detectLibrary, type LibraryMode } from './sast/critics.js';
 export { secretsDetectorCritic, scanForSecrets, shannonEntropy } from './critics/secrets.js';
-export { dependencyAuditCritic, auditFindings, AuditReport, type DependencyAuditOptions } from './critics/dependency-audit.js';
+export { dependencyAuditCritic, auditFindings, AuditReport, AUDIT_REMEDY, type DependencyAuditOptions } from './critics/dependency-audit.js';
+export { AdvisoryDatabase, AdvisoriesUnavailableError, type ExportSummary } from './advisories/database.js';
+export { updateAdvisories, ecosystemNamed, AdvisoriesDownloadError, OSV_EXPORT_BASE_URL, type UpdateAdvisoriesOptions, type UpdateAdvisoriesResult } from './advisories/download.js';
+export { ECOSYSTEMS, type Ecosystem } from './advisories/versions.js';
 export { dependencyEolCritic, findEolDependencies, loadEolData, minimumMajor, type DependencyEolOptions, type EolHit } from './critics/dependency-eol.js';
 export { databaseReviewerCritic } from './critics/database-reviewer.js';
 export { createSarifCritic, letterToSarif, sarifToDrafts, SarifLog, SARIF_LEVEL_SEVERITY, type SarifCriticOptions, type LetterToSarifOptions } from './sarif/sarif.js';

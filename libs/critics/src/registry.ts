@@ -28,6 +28,8 @@ export interface BuiltInCriticOptions {
   readonly now?: Date;
   /** npm registry for the dependency audit (npm's configured one when absent). */
   readonly registry?: string;
+  /** An OSV export the dependency audit matches offline instead of asking the registry (RLOOP_ADVISORIES). */
+  readonly advisories?: string;
   /** Load the repository's own ESLint config (runs its code; default false: an operator's opt-in). */
   readonly useRepoEslintConfig?: boolean;
   /** Only these critics (default: all). */
@@ -49,7 +51,11 @@ export function builtInCritics(options: BuiltInCriticOptions = {}): CriticDefini
     duplicateCodeCritic(timeout('quality/duplicate-code-detector')),
     sastScannerCritic({ ...timeout('security/sast-scanner'), ...(options.sastLibraryMode === undefined ? {} : { libraryMode: options.sastLibraryMode }) }),
     secretsDetectorCritic(timeout('security/secrets-detector')),
-    dependencyAuditCritic({ ...timeout('toolchain/dependency-audit'), ...(options.registry === undefined ? {} : { registry: options.registry }) }),
+    dependencyAuditCritic({
+      ...timeout('toolchain/dependency-audit'),
+      ...(options.registry === undefined ? {} : { registry: options.registry }),
+      ...(options.advisories === undefined ? {} : { advisories: options.advisories }),
+    }),
     dependencyEolCritic({ ...timeout('toolchain/dependency-eol'), ...(options.now === undefined ? {} : { now: options.now }) }),
     databaseReviewerCritic(timeout('specialized/database-reviewer')),
     inputValidationCritic(timeout('security/input-validation-checker')),

@@ -11,3 +11,4 @@ export { INVOICE_SIGNATURE, RED_TEST, RED_TEST_PATH, SEQUENCE_GUARD } from './sc
 export { freePort, portAccepts } from './ports.js';
 export { natsOperator, makeTestPki, type NatsOperator, type JwtUserPermissions, type TestPki } from './nats-credentials.js';
 export { writeZip, type ZipInput } from './zip.js';
+export { startFakeNpmRegistry, type BulkAdvisory, type FakeNpmRegistry } from './fake-npm-registry.js';

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { CommonEnvironment, type CommonSettings, commonSettings, loadYamlConfig, parseEnvironment } from '@rloop/bus';
 import { CriticCatalogue, TRUST_CONFIG_FILE, TrustConfig } from '@rloop/domain';
 import { type BudgetLimits, LlmConfigError, type ModelCatalogue, loadModelCatalogue, registerSecret } from '@rloop/llm';
@@ -13,6 +13,8 @@ const CriticRunnerEnvironment = CommonEnvironment.extend({
   RLOOP_ROUND_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** Files larger than this are not read by the critics; set, it also accepts that such files go unreviewed. */
   RLOOP_MAX_FILE_BYTES: z.coerce.number().int().min(1).optional(),
+  /** An OSV export (directory or all.zip) the dependency audit matches offline instead of asking the npm registry. */
+  RLOOP_ADVISORIES: z.string().min(1).optional(),
 });
 
 /** What the LLM critics need; null when ANTHROPIC_API_KEY is unset (they are then not hosted). */
@@ -39,6 +41,8 @@ export interface CriticRunnerConfig extends CommonSettings {
   readonly workRoot: string;
   /** Whether the compiler-linter loads a reviewed repository's own ESLint config (config/trust.yaml; it runs the repository's code). */
   readonly repositoryEslintConfig: boolean;
+  /** The OSV export the dependency audit reads (RLOOP_ADVISORIES, absolute), or null to ask the npm registry. */
+  readonly advisories: string | null;
 }
 
 /** Parses the critic-runner's environment, config/critics.yaml and (with a key) config/models.yaml once, at start. */
@@ -69,5 +73,6 @@ export async function loadCriticRunnerConfig(env: NodeJS.ProcessEnv = process.en
     maxFileBytes: parsed.RLOOP_MAX_FILE_BYTES ?? null,
     workRoot: join(common.home, 'critic-runner'),
     repositoryEslintConfig: trust.eslint.repository_config,
+    advisories: parsed.RLOOP_ADVISORIES === undefined ? null : resolve(parsed.RLOOP_ADVISORIES),
   });
 }

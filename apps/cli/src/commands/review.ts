@@ -28,6 +28,7 @@ export interface ReviewCommandOptions {
   readonly cache?: boolean;
   readonly cacheDir?: string;
   readonly registry?: string;
+  readonly advisories?: string;
   readonly repoEslintConfig?: boolean;
   readonly maxFileBytes?: number;
 }
@@ -58,6 +59,7 @@ export async function runReviewCommand(path: string, options: ReviewCommandOptio
       ...builtInCritics({
         now,
         ...(options.registry === undefined ? {} : { registry: options.registry }),
+        ...(options.advisories === undefined ? {} : { advisories: resolve(options.advisories) }),
         ...(options.repoEslintConfig === true ? { useRepoEslintConfig: true } : {}),
         ...(options.critics === undefined || options.critics.length === 0 ? {} : { only: options.critics.filter((id) => !extraCritics.some((c) => c.id === id)) }),
       }),
@@ -103,6 +105,12 @@ export async function runReviewCommand(path: string, options: ReviewCommandOptio
   }
 }
 
+/** RLOOP_ADVISORIES, when set to something (an empty value means unset, as for the other variables). */
+function advisoriesFromEnv(): string | undefined {
+  const value = process.env['RLOOP_ADVISORIES'];
+  return value === undefined || value === '' ? undefined : value;
+}
+
 /** The `review` command with its I/O and any extra critics (an LLM code reviewer, SARIF tools). */
 export function reviewCommandWith(io: ReviewIo, extraCritics: readonly CriticDefinition[] = []): CommandRegistrar {
   return (program: Command): void => {
@@ -120,6 +128,7 @@ export function reviewCommandWith(io: ReviewIo, extraCritics: readonly CriticDef
       .option('--cache-dir <dir>', 'incremental analysis cache (default: ~/.cache/rloop/review/<hash of path>)')
       .option('--no-cache', 'do not read or write the incremental cache')
       .option('--registry <url>', 'npm registry for the dependency audit')
+      .option('--advisories <path>', 'audit dependencies offline against this OSV export (a directory or all.zip; default: $RLOOP_ADVISORIES; `rloop advisories update` downloads one)', advisoriesFromEnv())
       .option('--repo-eslint-config', "load the repository's own ESLint config (it runs the repository's code: only for repositories you trust)")
       .option('--max-file-bytes <n>', 'read files up to this size; larger ones are skipped and no longer make the review incomplete (default: 4 MiB, and a skipped file makes it incomplete)', parsePositiveInt)
       .action(async (path: string, options: ReviewCommandOptions) => {

@@ -73,6 +73,12 @@ export class AdvisoryDatabase {
     return database;
   }
 
+  /** Reads one zip export whole, without the memo (to check a download before it replaces an export). */
+  static readZip(path: string): AdvisoryDatabase {
+    const size = statSync(path).size;
+    return build(path, [{ path, size, mtimeMs: 0, kind: 'zip' }]);
+  }
+
   /** Builds a database from records already in memory (tests, other hosts). */
   static fromRecords(source: string, records: readonly unknown[]): AdvisoryDatabase {
     const builder = new Builder(source);
@@ -109,6 +115,8 @@ function exportFiles(path: string): ExportFile[] {
   const found: ExportFile[] = [];
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+      // Hidden files are a download in progress (`rloop advisories update`) or an editor's.
+      if (entry.name.startsWith('.')) continue;
       const full = join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
       else if (entry.isFile() && (entry.name.endsWith('.json') || entry.name.endsWith('.zip'))) {

@@ -10,6 +10,7 @@ import {
   minimumMajor,
   runCritic,
 } from '../index.js';
+import { startFakeNpmRegistry } from '@rloop/testing';
 import { fixtureRepo } from '../__fixtures__/repo.js';
 
 const MANIFEST = `{
@@ -43,6 +44,24 @@ describe('toolchain/dependency-audit', () => {
     ]);
     expect(drafts[0]).toMatchObject({ category: 'security', fixable: true });
     expect(drafts[0]?.current_behaviour).toMatch(/pulled in by mkdirp/);
+  });
+
+  it('runs npm audit against the registry and reports what it answers (a local registry speaking the bulk advisory endpoint)', async () => {
+    // npm caches advisories by id on this machine (~/.npm/_cacache): an id of this run's own.
+    const id = 2_000_000 + Math.floor(Math.random() * 1_000_000);
+    const registry = await startFakeNpmRegistry(
+      { mkdirp: [{ id, url: 'https://github.com/advisories/GHSA-vh95-rmgr-6w4m', title: 'Prototype Pollution in mkdirp', severity: 'high', vulnerable_versions: '<0.5.2', cwe: ['CWE-1321'], cvss: { score: 7.5, vectorString: null } }] },
+      { minimist: ['0.0.8', '0.2.1'], mkdirp: ['0.5.1', '0.5.6'] },
+    );
+    const repo = fixtureRepo({ 'package.json': MANIFEST, 'package-lock.json': LOCK });
+    try {
+      const result = await runCritic(dependencyAuditCritic({ registry: registry.url }), { repoDir: repo.dir, commit: '0'.repeat(40), files: ['package.json'], phase: 'final_sweep' });
+      expect(result.status === 'reported' ? result.findings.map((f) => [f.finding_type, f.file, f.line_range.start]) : result).toEqual([['cve/GHSA-vh95-rmgr-6w4m', 'package.json', 5]]);
+      expect(registry.queries).toEqual([{ minimist: ['0.0.8'], mkdirp: ['0.5.1'] }]);
+    } finally {
+      repo.remove();
+      await registry.close();
+    }
   });
 
   it('fails as not runnable when the registry does not answer — never "no vulnerabilities"', async () => {
