@@ -6,6 +6,7 @@ import { dependencyEolCritic } from './critics/dependency-eol.js';
 import { secretsDetectorCritic } from './critics/secrets.js';
 import { duplicateCodeCritic } from './duplicates/critic.js';
 import { type LibraryMode, inputValidationCritic, sastScannerCritic } from './sast/critics.js';
+import { TOOLCHAIN_CRITIC_IDS, toolchainCritics } from './toolchains/table.js';
 
 /** The spec's core panel (Decision 1); the LLM code reviewer is provided elsewhere. */
 export const CORE_CRITIC_IDS = ['quality/duplicate-code-detector', 'security/sast-scanner', 'quality/code-reviewer'] as const;
@@ -20,6 +21,7 @@ export const BUILT_IN_CRITIC_IDS = [
   'toolchain/dependency-eol',
   'specialized/database-reviewer',
   'security/input-validation-checker',
+  ...TOOLCHAIN_CRITIC_IDS,
 ] as const;
 export type BuiltInCriticId = (typeof BUILT_IN_CRITIC_IDS)[number];
 
@@ -32,6 +34,10 @@ export interface BuiltInCriticOptions {
   readonly advisories?: string;
   /** Load the repository's own ESLint config (runs its code; default false: an operator's opt-in). */
   readonly useRepoEslintConfig?: boolean;
+  /** Let cargo run build scripts and proc macros for toolchain/rust (the repository's code; default false: an operator's opt-in). */
+  readonly allowBuildScripts?: boolean;
+  /** Where the language tools take PATH, HOME and the locale from (default: this process's environment; its secrets are never passed on). */
+  readonly hostEnv?: Readonly<Record<string, string | undefined>>;
   /** Only these critics (default: all). */
   readonly only?: readonly string[];
   /** The SAST scanner's library mode (default `auto`: on when package.json describes a library). */
@@ -59,6 +65,12 @@ export function builtInCritics(options: BuiltInCriticOptions = {}): CriticDefini
     dependencyEolCritic({ ...timeout('toolchain/dependency-eol'), ...(options.now === undefined ? {} : { now: options.now }) }),
     databaseReviewerCritic(timeout('specialized/database-reviewer')),
     inputValidationCritic(timeout('security/input-validation-checker')),
+    ...toolchainCritics({
+      // The shell that builds the registry decides the host environment; a library call without one gets the process's.
+      hostEnv: options.hostEnv ?? process.env,
+      ...(options.allowBuildScripts === undefined ? {} : { allowBuildScripts: options.allowBuildScripts }),
+      timeouts: Object.fromEntries(TOOLCHAIN_CRITIC_IDS.flatMap((id) => (options.timeouts?.[id] === undefined ? [] : [[id, options.timeouts[id]]]))),
+    }),
   ];
   if (options.only === undefined) return all;
   const unknown = options.only.filter((id) => !all.some((c) => c.id === id));
