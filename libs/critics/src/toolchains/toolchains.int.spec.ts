@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type CriticDefinition, type CriticRunResult, builtInCritics, runCritic } from '../index.js';
@@ -82,6 +82,24 @@ describe('toolchain/go (go vet, staticcheck)', () => {
       repo.remove();
     }
   }, 180_000);
+
+  it('runs golangci-lint when the host has it, without the repository\'s configuration (a stand-in printing its documented report: it cannot be installed here)', async () => {
+    const repo = fixtureRepo({ 'go.mod': 'module x\n\ngo 1.19\n', 'main.go': 'package main\n\nimport "os"\n\nfunc main() {\n\tos.Remove("x")\n}\n', '.golangci.yml': 'linters-settings:\n  custom:\n    pwn:\n      path: ./pwn.so\n' });
+    const bin = mkdtempSync(join(tmpdir(), 'rloop-fake-golangci-'));
+    const report = { Issues: [{ FromLinter: 'errcheck', Text: 'Error return value of `os.Remove` is not checked', Severity: '', SourceLines: ['\tos.Remove("x")'], Pos: { Filename: 'main.go', Offset: 50, Line: 6, Column: 11 } }], Report: {} };
+    writeFileSync(
+      join(bin, 'golangci-lint'),
+      `#!/bin/sh\nif [ "$1" = --version ]; then echo "golangci-lint has version 2.1.6 built with go1.24.2"; exit 0; fi\ncase " $* " in *" --no-config "*) ;; *) echo "read the repository config" >&2; exit 3;; esac\ncase " $* " in *" --output.json.path stdout "*) ;; *) echo "v1 flags given to v2" >&2; exit 3;; esac\nprintf '%s\\n' '${JSON.stringify(report)}'\nexit 1\n`,
+      { mode: 0o755 },
+    );
+    try {
+      const result = await review(critic('toolchain/go', { hostEnv: { ...process.env, PATH: `${bin}:${process.env['PATH'] ?? ''}` } }), repo, ['main.go']);
+      expect(found(result).filter((f) => f.startsWith('golangci-lint'))).toEqual(['golangci-lint/errcheck main.go:6 critical']);
+    } finally {
+      repo.remove();
+      rmSync(bin, { recursive: true, force: true });
+    }
+  }, 120_000);
 
   it('fails, naming the tool and how to install it, when go is not installed — never "0 findings"', async () => {
     const repo = fixtureRepo({ 'go.mod': 'module x\n\ngo 1.19\n', 'main.go': 'package main\n\nfunc main() {}\n' });
