@@ -43,6 +43,10 @@ export interface CriticRunnerConfig extends CommonSettings {
   readonly repositoryEslintConfig: boolean;
   /** The OSV export the dependency audit reads (RLOOP_ADVISORIES, absolute), or null to ask the npm registry. */
   readonly advisories: string | null;
+  /** Whether cargo may run build scripts and proc macros for the Rust toolchain critic (config/trust.yaml; it runs the repository's code). */
+  readonly cargoBuildScripts: boolean;
+  /** The environment the language tools take PATH, HOME and the locale from (their secrets are never passed on). */
+  readonly hostEnv: Readonly<Record<string, string | undefined>>;
 }
 
 /** Parses the critic-runner's environment, config/critics.yaml and (with a key) config/models.yaml once, at start. */
@@ -74,5 +78,7 @@ export async function loadCriticRunnerConfig(env: NodeJS.ProcessEnv = process.en
     workRoot: join(common.home, 'critic-runner'),
     repositoryEslintConfig: trust.eslint.repository_config,
     advisories: parsed.RLOOP_ADVISORIES === undefined ? null : resolve(parsed.RLOOP_ADVISORIES),
+    cargoBuildScripts: trust.toolchains.cargo_build_scripts,
+    hostEnv: Object.freeze({ ...env }),
   });
 }

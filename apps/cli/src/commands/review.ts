@@ -29,6 +29,7 @@ export interface ReviewCommandOptions {
   readonly cacheDir?: string;
   readonly registry?: string;
   readonly advisories?: string;
+  readonly allowBuildScripts?: boolean;
   readonly repoEslintConfig?: boolean;
   readonly maxFileBytes?: number;
 }
@@ -61,6 +62,7 @@ export async function runReviewCommand(path: string, options: ReviewCommandOptio
         ...(options.registry === undefined ? {} : { registry: options.registry }),
         ...(options.advisories === undefined ? {} : { advisories: resolve(options.advisories) }),
         ...(options.repoEslintConfig === true ? { useRepoEslintConfig: true } : {}),
+        ...(options.allowBuildScripts === true ? { allowBuildScripts: true } : {}),
         ...(options.critics === undefined || options.critics.length === 0 ? {} : { only: options.critics.filter((id) => !extraCritics.some((c) => c.id === id)) }),
       }),
       ...extraCritics.filter((c) => options.critics === undefined || options.critics.length === 0 || options.critics.includes(c.id)),
@@ -129,6 +131,7 @@ export function reviewCommandWith(io: ReviewIo, extraCritics: readonly CriticDef
       .option('--no-cache', 'do not read or write the incremental cache')
       .option('--registry <url>', 'npm registry for the dependency audit')
       .option('--advisories <path>', 'audit dependencies offline against this OSV export (a directory or all.zip; default: $RLOOP_ADVISORIES; `rloop advisories update` downloads one)', advisoriesFromEnv())
+      .option('--allow-build-scripts', "let cargo run the crates' build scripts and proc macros for the Rust check (the repository's code: only for repositories you trust)")
       .option('--repo-eslint-config', "load the repository's own ESLint config (it runs the repository's code: only for repositories you trust)")
       .option('--max-file-bytes <n>', 'read files up to this size; larger ones are skipped and no longer make the review incomplete (default: 4 MiB, and a skipped file makes it incomplete)', parsePositiveInt)
       .action(async (path: string, options: ReviewCommandOptions) => {

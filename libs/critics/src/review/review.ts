@@ -7,6 +7,7 @@ import type { CriticDefinition } from '../critic.js';
 import { ReviewGitError, ReviewTargetNotFoundError } from '../errors.js';
 import { type CriticRunResult, runCritic } from '../plumbing/run-critic.js';
 import { CORE_CRITIC_IDS, builtInCritics } from '../registry.js';
+import { TOOLCHAIN_CRITIC_IDS } from '../toolchains/table.js';
 import { RepoReader } from '../repo/checkout.js';
 import { filterByGlobs, listDirectoryFiles } from '../repo/files.js';
 import { changedLinesSince, headCommit, touchesChange } from './diff.js';
@@ -28,7 +29,7 @@ export interface ReviewOptions {
   readonly onProgress?: (line: string) => void;
   /** Letter plan slug (default: derived from the directory name). */
   readonly plan?: string;
-  /** Critics counted as core (default: the spec's core panel). */
+  /** Critics counted as core (default: the spec's core panel, and each language's toolchain, core where the review has its files as in the fleet's panel). */
   readonly core?: readonly string[];
   /**
    * The size bound the operator chose (files larger are not read). Absent: the default bound, and
@@ -95,7 +96,7 @@ export async function reviewRepositoryWithRuns(options: ReviewOptions): Promise<
   if (changed !== null) files = files.filter((file) => changed.has(file));
   const commit = (listing.source === 'git' ? await headCommit(repoDir) : null) ?? contentCommit(files, reader);
   const critics = options.critics ?? builtInCritics({ now: options.now });
-  const core = new Set(options.core ?? CORE_CRITIC_IDS);
+  const core = new Set<string>(options.core ?? [...CORE_CRITIC_IDS, ...TOOLCHAIN_CRITIC_IDS]);
   progress(`review: ${files.length} file(s) under review in ${repoDir}${options.base === undefined ? '' : ` (changed since ${options.base})`}, ${critics.length} critic(s)`);
 
   const runs: CriticRunResult[] = [];

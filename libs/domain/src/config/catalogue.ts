@@ -20,6 +20,11 @@ export const DynamicTrigger = z.strictObject({
   name: z.string().min(1),
   globs: z.array(z.string().min(1)).min(1),
   critics: z.array(CriticId).min(1),
+  /**
+   * The critics this trigger adds are core for the round: a plan with a Python file cannot end
+   * clean without Python's compiler and linter having reported (the spec's critical tier).
+   */
+  core: z.boolean().default(false),
 });
 
 /** config/critics.yaml: the panel's catalogue (spec Decisions 1-3). */

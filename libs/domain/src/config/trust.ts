@@ -103,6 +103,17 @@ export const TrustConfig = z.strictObject({
       repository_config: z.boolean().default(false),
     })
     .default({ repository_config: false }),
+  toolchains: z
+    .strictObject({
+      /**
+       * Let the Rust toolchain critic compile crates whose build runs code: build scripts
+       * (build.rs) and procedural macros, the repository's and its dependencies'. It is code, run
+       * inside the critic-runner (offline, with no repository cargo configuration): off unless the
+       * repositories are trusted. Without it such crates are not runnable, never silently passed.
+       */
+      cargo_build_scripts: z.boolean().default(false),
+    })
+    .default({ cargo_build_scripts: false }),
 });
 export type TrustConfig = z.infer<typeof TrustConfig>;
 

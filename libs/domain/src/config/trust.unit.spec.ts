@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
 import { TrustConfig, commandIssues, isCommandAllowed } from '../index.js';
 
 describe('the operator’s command allowlist', () => {
@@ -30,5 +32,12 @@ describe('the operator’s command allowlist', () => {
 
   it('given a regular expression that does not compile, when the config is read, then it says which', () => {
     expect(TrustConfig.safeParse({ commands: { allow: ['/npm (test/'] } }).error?.issues[0]?.message).toMatch(/is not a valid regular expression/);
+  });
+
+  it('given the shipped config/trust.yaml, when it is read, then build scripts stay off for the Rust critic until an operator allows them', () => {
+    const shipped = TrustConfig.parse(parseYaml(readFileSync(new URL('../../../../config/trust.yaml', import.meta.url), 'utf8')));
+    expect(shipped.toolchains).toEqual({ cargo_build_scripts: false });
+    expect(TrustConfig.parse({ toolchains: { cargo_build_scripts: true } }).toolchains.cargo_build_scripts).toBe(true);
+    expect(TrustConfig.safeParse({ toolchains: { cargo_build_script: true } }).success).toBe(false);
   });
 });
