@@ -7,6 +7,7 @@ import { secretsDetectorCritic } from './critics/secrets.js';
 import { duplicateCodeCritic } from './duplicates/critic.js';
 import { type LibraryMode, inputValidationCritic, sastScannerCritic } from './sast/critics.js';
 import { TOOLCHAIN_CRITIC_IDS, toolchainCritics } from './toolchains/table.js';
+import { complexityCritic, complexityThresholds } from './quality/complexity.js';
 
 /** The spec's core panel (Decision 1); the LLM code reviewer is provided elsewhere. */
 export const CORE_CRITIC_IDS = ['quality/duplicate-code-detector', 'security/sast-scanner', 'quality/code-reviewer'] as const;
@@ -22,6 +23,7 @@ export const BUILT_IN_CRITIC_IDS = [
   'specialized/database-reviewer',
   'security/input-validation-checker',
   ...TOOLCHAIN_CRITIC_IDS,
+  'quality/complexity',
 ] as const;
 export type BuiltInCriticId = (typeof BUILT_IN_CRITIC_IDS)[number];
 
@@ -38,6 +40,8 @@ export interface BuiltInCriticOptions {
   readonly allowBuildScripts?: boolean;
   /** Where the language tools take PATH, HOME and the locale from (default: this process's environment; its secrets are never passed on). */
   readonly hostEnv?: Readonly<Record<string, string | undefined>>;
+  /** Settings of the critics that have some (config/critics.yaml `settings`), by critic id: quality/complexity's thresholds. */
+  readonly settings?: Readonly<Record<string, unknown>>;
   /** Only these critics (default: all). */
   readonly only?: readonly string[];
   /** The SAST scanner's library mode (default `auto`: on when package.json describes a library). */
@@ -71,6 +75,7 @@ export function builtInCritics(options: BuiltInCriticOptions = {}): CriticDefini
       ...(options.allowBuildScripts === undefined ? {} : { allowBuildScripts: options.allowBuildScripts }),
       timeouts: Object.fromEntries(TOOLCHAIN_CRITIC_IDS.flatMap((id) => (options.timeouts?.[id] === undefined ? [] : [[id, options.timeouts[id]]]))),
     }),
+    complexityCritic({ ...timeout('quality/complexity'), thresholds: complexityThresholds(options.settings?.['quality/complexity']) }),
   ];
   if (options.only === undefined) return all;
   const unknown = options.only.filter((id) => !all.some((c) => c.id === id));

@@ -9,5 +9,11 @@ import type { LlmCriticHost } from './llm/llm-critics.js';
  */
 export function hostedCritics(config: CriticRunnerConfig, llm: LlmCriticHost | null = null): CriticDefinition[] {
   const wanted = new Set(Object.entries(config.catalogue.critics).filter(([, entry]) => entry.host === 'builtin' && entry.requires === undefined).map(([id]) => id));
-  return [...builtInCritics({ useRepoEslintConfig: config.repositoryEslintConfig, allowBuildScripts: config.cargoBuildScripts, hostEnv: config.hostEnv, ...(config.advisories === null ? {} : { advisories: config.advisories }) }).filter((critic) => wanted.has(critic.id)), ...(llm === null ? [] : llm.staticDefinitions())];
+  return [...builtInCritics({
+      useRepoEslintConfig: config.repositoryEslintConfig,
+      allowBuildScripts: config.cargoBuildScripts,
+      hostEnv: config.hostEnv,
+      settings: Object.fromEntries(Object.entries(config.catalogue.critics).flatMap(([id, entry]) => (entry.settings === undefined ? [] : [[id, entry.settings]]))),
+      ...(config.advisories === null ? {} : { advisories: config.advisories }),
+    }).filter((critic) => wanted.has(critic.id)), ...(llm === null ? [] : llm.staticDefinitions())];
 }

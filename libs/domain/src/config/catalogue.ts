@@ -13,6 +13,8 @@ export const CriticEntry = z.strictObject({
   requires: z.enum(['anthropic']).optional(),
   /** `builtin` critics run in critic-runner; `external` ones are services that register on the bus. */
   host: z.enum(['builtin', 'external']).default('builtin'),
+  /** Settings of the critic's own (thresholds), checked by the critic-runner when it builds it. */
+  settings: z.record(z.string(), z.unknown()).optional(),
 });
 export type CriticEntry = z.infer<typeof CriticEntry>;
 
