@@ -13,6 +13,12 @@ export { dependencyAuditCritic, auditFindings, AuditReport, AUDIT_REMEDY, type D
 export { AdvisoryDatabase, AdvisoriesUnavailableError, type ExportSummary } from './advisories/database.js';
 export { updateAdvisories, ecosystemNamed, AdvisoriesDownloadError, OSV_EXPORT_BASE_URL, type UpdateAdvisoriesOptions, type UpdateAdvisoriesResult } from './advisories/download.js';
 export { ECOSYSTEMS, type Ecosystem } from './advisories/versions.js';
+export { toolchainCritics, toolchainLanguages, TOOLCHAIN_CRITIC_IDS, type ToolchainCriticId, type ToolchainOptions } from './toolchains/table.js';
+export { toolchainCritic, type ToolchainLanguage, type ToolDiagnostic, type ToolLevel } from './toolchains/family.js';
+export { complexityCritic, complexityThresholds, DEFAULT_COMPLEXITY_THRESHOLDS, type ComplexityThresholds } from './quality/complexity.js';
+export { measureFunctions, type FunctionComplexity } from './quality/complexity-metrics.js';
+export { testCoverageCritic, type CoverageSource, type TestCoverageCriticOptions } from './test-coverage/critic.js';
+export { readCoverageReport, v8Lines, istanbulLines, CoverageReportError, type TestCoverage, type FileLineCoverage, type V8ScriptCoverage } from './test-coverage/report.js';
 export { dependencyEolCritic, findEolDependencies, loadEolData, minimumMajor, type DependencyEolOptions, type EolHit } from './critics/dependency-eol.js';
 export { databaseReviewerCritic } from './critics/database-reviewer.js';
 export { createSarifCritic, letterToSarif, sarifToDrafts, SarifLog, SARIF_LEVEL_SEVERITY, type SarifCriticOptions, type LetterToSarifOptions } from './sarif/sarif.js';

@@ -8,6 +8,7 @@ import { duplicateCodeCritic } from './duplicates/critic.js';
 import { type LibraryMode, inputValidationCritic, sastScannerCritic } from './sast/critics.js';
 import { TOOLCHAIN_CRITIC_IDS, toolchainCritics } from './toolchains/table.js';
 import { complexityCritic, complexityThresholds } from './quality/complexity.js';
+import { type CoverageSource, testCoverageCritic } from './test-coverage/critic.js';
 
 /** The spec's core panel (Decision 1); the LLM code reviewer is provided elsewhere. */
 export const CORE_CRITIC_IDS = ['quality/duplicate-code-detector', 'security/sast-scanner', 'quality/code-reviewer'] as const;
@@ -24,6 +25,7 @@ export const BUILT_IN_CRITIC_IDS = [
   'security/input-validation-checker',
   ...TOOLCHAIN_CRITIC_IDS,
   'quality/complexity',
+  'quality/test-coverage',
 ] as const;
 export type BuiltInCriticId = (typeof BUILT_IN_CRITIC_IDS)[number];
 
@@ -42,6 +44,8 @@ export interface BuiltInCriticOptions {
   readonly hostEnv?: Readonly<Record<string, string | undefined>>;
   /** Settings of the critics that have some (config/critics.yaml `settings`), by critic id: quality/complexity's thresholds. */
   readonly settings?: Readonly<Record<string, unknown>>;
+  /** What the tests executed, for quality/test-coverage (absent: that critic is not configured). */
+  readonly testCoverage?: CoverageSource;
   /** Only these critics (default: all). */
   readonly only?: readonly string[];
   /** The SAST scanner's library mode (default `auto`: on when package.json describes a library). */
@@ -76,6 +80,7 @@ export function builtInCritics(options: BuiltInCriticOptions = {}): CriticDefini
       timeouts: Object.fromEntries(TOOLCHAIN_CRITIC_IDS.flatMap((id) => (options.timeouts?.[id] === undefined ? [] : [[id, options.timeouts[id]]]))),
     }),
     complexityCritic({ ...timeout('quality/complexity'), thresholds: complexityThresholds(options.settings?.['quality/complexity']) }),
+    testCoverageCritic({ ...timeout('quality/test-coverage'), ...(options.testCoverage === undefined ? {} : { source: options.testCoverage }) }),
   ];
   if (options.only === undefined) return all;
   const unknown = options.only.filter((id) => !all.some((c) => c.id === id));

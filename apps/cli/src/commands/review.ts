@@ -30,6 +30,7 @@ export interface ReviewCommandOptions {
   readonly registry?: string;
   readonly advisories?: string;
   readonly allowBuildScripts?: boolean;
+  readonly coverage?: string;
   readonly repoEslintConfig?: boolean;
   readonly maxFileBytes?: number;
 }
@@ -63,6 +64,7 @@ export async function runReviewCommand(path: string, options: ReviewCommandOptio
         ...(options.advisories === undefined ? {} : { advisories: resolve(options.advisories) }),
         ...(options.repoEslintConfig === true ? { useRepoEslintConfig: true } : {}),
         ...(options.allowBuildScripts === true ? { allowBuildScripts: true } : {}),
+        ...(options.coverage === undefined ? {} : { testCoverage: { kind: 'report' as const, path: resolve(options.coverage), testRoot: repoDir } }),
         ...(options.critics === undefined || options.critics.length === 0 ? {} : { only: options.critics.filter((id) => !extraCritics.some((c) => c.id === id)) }),
       }),
       ...extraCritics.filter((c) => options.critics === undefined || options.critics.length === 0 || options.critics.includes(c.id)),
@@ -131,6 +133,7 @@ export function reviewCommandWith(io: ReviewIo, extraCritics: readonly CriticDef
       .option('--no-cache', 'do not read or write the incremental cache')
       .option('--registry <url>', 'npm registry for the dependency audit')
       .option('--advisories <path>', 'audit dependencies offline against this OSV export (a directory or all.zip; default: $RLOOP_ADVISORIES; `rloop advisories update` downloads one)', advisoriesFromEnv())
+      .option('--coverage <path>', "what the tests ran: coverage-final.json (c8 --reporter=json, jest --coverage, vitest, nyc) or a NODE_V8_COVERAGE directory; reports changed lines the tests never run")
       .option('--allow-build-scripts', "let cargo run the crates' build scripts and proc macros for the Rust check (the repository's code: only for repositories you trust)")
       .option('--repo-eslint-config', "load the repository's own ESLint config (it runs the repository's code: only for repositories you trust)")
       .option('--max-file-bytes <n>', 'read files up to this size; larger ones are skipped and no longer make the review incomplete (default: 4 MiB, and a skipped file makes it incomplete)', parsePositiveInt)
