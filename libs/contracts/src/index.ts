@@ -54,6 +54,8 @@ export {
 export {
   EnvelopeBase,
   TestsResult,
+  RecordedCoverage,
+  MAX_COVERAGE_FILES,
   GATE_VERDICTS,
   GateVerdict,
   GateRuleHit,

@@ -18,7 +18,7 @@ export { toolchainCritic, type ToolchainLanguage, type ToolDiagnostic, type Tool
 export { complexityCritic, complexityThresholds, DEFAULT_COMPLEXITY_THRESHOLDS, type ComplexityThresholds } from './quality/complexity.js';
 export { measureFunctions, type FunctionComplexity } from './quality/complexity-metrics.js';
 export { testCoverageCritic, type CoverageSource, type TestCoverageCriticOptions } from './test-coverage/critic.js';
-export { readCoverageReport, v8Lines, istanbulLines, CoverageReportError, type TestCoverage, type FileLineCoverage, type V8ScriptCoverage } from './test-coverage/report.js';
+export { readCoverageReport, v8Lines, istanbulLines, lineRanges, CoverageReportError, type TestCoverage, type FileLineCoverage, type V8ScriptCoverage } from './test-coverage/report.js';
 export { dependencyEolCritic, findEolDependencies, loadEolData, minimumMajor, type DependencyEolOptions, type EolHit } from './critics/dependency-eol.js';
 export { databaseReviewerCritic } from './critics/database-reviewer.js';
 export { createSarifCritic, letterToSarif, sarifToDrafts, SarifLog, SARIF_LEVEL_SEVERITY, type SarifCriticOptions, type LetterToSarifOptions } from './sarif/sarif.js';

@@ -66,6 +66,8 @@ export interface CommandPolicy {
   readonly sandbox: SandboxSettings | null;
   /** Path of config/trust.yaml, named in refusals. */
   readonly trustFile: string;
+  /** Record V8 coverage of the plan's test runs (config/trust.yaml `commands.record_coverage`). */
+  readonly recordCoverage: boolean;
 }
 
 export interface ImplementerConfig extends CommonSettings {
@@ -91,6 +93,7 @@ export function commandPolicy(trust: TrustConfig, env: NodeJS.ProcessEnv, home: 
         ? null
         : { kind: sandbox.kind, network: sandbox.network, readOnly: sandbox.read_only, writable: sandbox.writable, hidden: [...new Set([env['HOME'] ?? homedir(), home, ...sandbox.hidden])] },
     trustFile,
+    recordCoverage: trust.commands.record_coverage,
   };
 }
 

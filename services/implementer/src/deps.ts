@@ -24,4 +24,6 @@ export interface ImplementerEnv {
   readonly identity?: CommitIdentity;
   /** Milliseconds for `duration_ms` (injected so tests can pin it). Default: performance.now. */
   readonly clock?: () => number;
+  /** Record what the plan's test runs execute (V8 coverage) with their results. Default false. */
+  readonly recordCoverage?: boolean;
 }

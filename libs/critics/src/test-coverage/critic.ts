@@ -4,14 +4,15 @@ import { CriticNotRunnableError } from '../errors.js';
 import { defineCritic, draftFinding } from '../plumbing/define.js';
 import { measureFunctions } from '../quality/complexity-metrics.js';
 import { checkoutRoots } from '../toolchains/family.js';
-import { CoverageReportError, type TestCoverage, isTestFile, lineRanges, readCoverageReport, reportRoots } from './report.js';
+import type { RecordedCoverage } from '@rloop/contracts';
+import { CoverageReportError, type TestCoverage, fromRecorded, isTestFile, lineRanges, readCoverageReport, reportRoots } from './report.js';
 
 /** Where the critic gets what the tests executed. */
 export type CoverageSource =
   /** A report on disk (`rloop review --coverage <file|dir>`); `testRoot` is where the tests ran (default: the reviewed directory). */
   | { readonly kind: 'report'; readonly path: string; readonly testRoot?: string }
-  /** Coverage already read (the fleet: what the implementer recorded with the plan's test run at this commit). */
-  | { readonly kind: 'recorded'; readonly coverage: (context: CriticContext) => Promise<TestCoverage | null> };
+  /** What the implementer recorded with the plan's test run at the reviewed commit (the fleet), null when it recorded none. */
+  | { readonly kind: 'recorded'; readonly coverage: (context: CriticContext) => Promise<RecordedCoverage | null> };
 
 export interface TestCoverageCriticOptions {
   readonly timeoutMs?: number;
@@ -123,6 +124,7 @@ export function testCoverageCritic(options: TestCoverageCriticOptions = {}): Cri
     async run(context: CriticContext): Promise<readonly FindingDraft[]> {
       if (source === undefined) throw new CriticNotRunnableError('no coverage report');
       let coverage: TestCoverage | null;
+      let truncated = false;
       if (source.kind === 'report') {
         try {
           coverage = readCoverageReport(source.path, reportRoots(source.testRoot ?? context.repoDir, ...checkoutRoots(context)), (file) => context.reader.read(file));
@@ -130,7 +132,12 @@ export function testCoverageCritic(options: TestCoverageCriticOptions = {}): Cri
           if (error instanceof CoverageReportError) throw new CriticNotRunnableError(error.message, { cause: error });
           throw error;
         }
-      } else coverage = await source.coverage(context);
+      } else {
+        const recorded = await source.coverage(context);
+        coverage = recorded === null ? null : fromRecorded(recorded, `the test run of ${context.commit.slice(0, 12)}`, (file) => context.reader.read(file));
+        truncated = recorded?.truncated === true;
+        if (truncated) context.note?.('the recorded coverage was cut to its size bound: a file it does not list is not reported as never loaded');
+      }
       if (coverage === null) throw new CriticNotRunnableError(`no coverage was recorded for commit ${context.commit.slice(0, 12)}: the plan's test command wrote none (it runs Node.js with NODE_V8_COVERAGE, or writes coverage/coverage-final.json)`);
       const known = [...coverage.files.keys()];
       const drafts: FindingDraft[] = [];
@@ -142,7 +149,7 @@ export function testCoverageCritic(options: TestCoverageCriticOptions = {}): Cri
         const lines = coverage.files.get(file) ?? null;
         // A report that holds no file of this kind (a TypeScript project whose tests ran compiled
         // JavaScript) cannot say the file was never loaded: not of a kind it can speak to.
-        if (lines === null && !known.some((k) => posix.extname(k) === posix.extname(file))) {
+        if (lines === null && (truncated || !known.some((k) => posix.extname(k) === posix.extname(file)))) {
           context.coverage.unsupported(file);
           continue;
         }

@@ -3,7 +3,7 @@ import { isAbsolute, join, posix, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { z } from 'zod';
-import { RloopError, describeError } from '@rloop/contracts';
+import { type RecordedCoverage, RloopError, describeError } from '@rloop/contracts';
 
 // What a test run executed, per source file, read from the reports test runners write: istanbul's
 // coverage-final.json (c8 --reporter=json, jest --coverage, vitest, nyc: statements already mapped
@@ -168,6 +168,21 @@ function v8Files(bodies: readonly unknown[], roots: readonly string[], readSourc
     }
   }
   return new Map([...merged].map(([file, lines]) => [file, { executable: lines.executable, uncovered: [...lines.uncovered].sort((a, b) => a - b) }]));
+}
+
+/**
+ * Coverage the implementer recorded with the plan's test run (V8, as ranges of lines never run) as
+ * a TestCoverage: the code lines of each file are counted again from its text at the same commit,
+ * as v8Lines counted them when it was recorded.
+ */
+export function fromRecorded(recorded: RecordedCoverage, source: string, read: (file: string) => string | null): TestCoverage {
+  const files = new Map<string, FileLineCoverage>();
+  for (const entry of recorded.files) {
+    const uncovered = entry.uncovered.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => a + i));
+    const text = read(entry.file);
+    files.set(entry.file, { executable: text === null ? uncovered : codeLines(entry.file, text), uncovered });
+  }
+  return { source, format: recorded.format, files };
 }
 
 /** Consecutive line numbers as ranges: [3, 4, 5, 9] → [[3, 5], [9, 9]]. */

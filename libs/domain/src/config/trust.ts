@@ -73,8 +73,14 @@ export const TrustConfig = z.strictObject({
           hidden: z.array(z.string().startsWith('/')).max(50).default([]),
         })
         .default({ kind: 'none', network: false, read_only: [], writable: [], hidden: [] }),
+      /**
+       * Record what the plan's tests execute: the test command's Node.js processes write V8
+       * coverage (NODE_V8_COVERAGE, a directory of rloop's), which the implementer journals with
+       * the run for the quality/test-coverage critic. Off: no coverage, and that critic says so.
+       */
+      record_coverage: z.boolean().default(true),
     })
-    .default({ allow: [], env: [], limits: { output_mb: 64, memory_mb: 4096 }, sandbox: { kind: 'none', network: false, read_only: [], writable: [], hidden: [] } }),
+    .default({ allow: [], env: [], limits: { output_mb: 64, memory_mb: 4096 }, sandbox: { kind: 'none', network: false, read_only: [], writable: [], hidden: [] }, record_coverage: true }),
   repositories: z
     .strictObject({
       /**

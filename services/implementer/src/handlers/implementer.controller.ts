@@ -63,7 +63,7 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     // Every command started here carries our tag, so an implementer starting after a crash of this one can find what it left running.
     this.commandEnv = { ...config.commands.env, [OWNER_VARIABLE]: OWNER_TAG };
     const { allow, limits, sandbox, trustFile } = config.commands;
-    this.env = { workRoot: config.home, env: this.commandEnv, commands: { allow, limits, trustFile }, testTimeoutMs: config.testTimeoutMs, signal: this.abort.signal };
+    this.env = { workRoot: config.home, env: this.commandEnv, commands: { allow, limits, trustFile }, testTimeoutMs: config.testTimeoutMs, signal: this.abort.signal, recordCoverage: config.commands.recordCoverage };
     this.strategies = builtInStrategies({ commandTimeoutMs: config.commandTimeoutMs, limits, sandbox, repositoryEslintConfig: config.repositoryEslintConfig });
     const settings = config.anthropic;
     if (settings === null) {
