@@ -105,8 +105,8 @@ export const RecordedCoverage = z
         z.object({
           file: RepoPath,
           executable: Count,
-          /** Inclusive line ranges never run. */
-          uncovered: z.array(z.tuple([PositiveInt, PositiveInt])).max(1000),
+          /** Lines never run. */
+          uncovered: z.array(LineRange).max(1000),
         }),
       )
       .max(MAX_COVERAGE_FILES),

@@ -178,7 +178,7 @@ function v8Files(bodies: readonly unknown[], roots: readonly string[], readSourc
 export function fromRecorded(recorded: RecordedCoverage, source: string, read: (file: string) => string | null): TestCoverage {
   const files = new Map<string, FileLineCoverage>();
   for (const entry of recorded.files) {
-    const uncovered = entry.uncovered.flatMap(([a, b]) => Array.from({ length: b - a + 1 }, (_, i) => a + i));
+    const uncovered = entry.uncovered.flatMap(({ start, end }) => Array.from({ length: end - start + 1 }, (_, i) => start + i));
     const text = read(entry.file);
     files.set(entry.file, { executable: text === null ? uncovered : codeLines(entry.file, text), uncovered });
   }

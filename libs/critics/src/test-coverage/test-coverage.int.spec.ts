@@ -86,7 +86,7 @@ describe('quality/test-coverage', () => {
   });
 
   it('reads what the implementer recorded with the test run of the reviewed commit (the fleet), counting code lines again from the text', async () => {
-    const recorded = { format: 'v8' as const, files: [{ file: 'src/tax.mjs', executable: 9, uncovered: [[6, 6], [12, 13]] as [number, number][] }], truncated: false };
+    const recorded = { format: 'v8' as const, files: [{ file: 'src/tax.mjs', executable: 9, uncovered: [{ start: 6, end: 6 }, { start: 12, end: 13 }] }], truncated: false };
     const result = await runCritic(testCoverageCritic({ source: { kind: 'recorded', coverage: () => Promise.resolve(recorded) } }), { repoDir: repo.dir, commit: 'a'.repeat(40), files: ['src/tax.mjs', 'src/other.mjs'], phase: 'final_sweep' });
     expect(result.status === 'reported' ? result.findings.map((f) => f.title).sort() : result).toEqual(['rate: lines 6 are never run by the tests', 'src/other.mjs is never loaded by the tests', 'unused is never run by the tests']);
     const none = await runCritic(testCoverageCritic({ source: { kind: 'recorded', coverage: () => Promise.resolve(null) } }), { repoDir: repo.dir, commit: 'a'.repeat(40), files: ['src/tax.mjs'], phase: 'final_sweep' });

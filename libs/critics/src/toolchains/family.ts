@@ -1,4 +1,7 @@
-import { posix } from 'node:path';
+import { createHash } from 'node:crypto';
+import { copyFileSync, linkSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, posix } from 'node:path';
 import type { Category } from '@rloop/contracts';
 import type { CriticContext, CriticDefinition, FindingDraft } from '../critic.js';
 import { defineCritic, draftFinding, findingTypeToken } from '../plumbing/define.js';
@@ -203,3 +206,44 @@ export function repoRelative(roots: readonly string[], cwd: string, reported: st
 export function checkoutRoots(context: CriticContext): string[] {
   return [...new Set([context.reader.boundary.root, context.reader.boundary.realRoot])];
 }
+
+/** Never mirrored: version control, installed packages, build output. */
+const MIRROR_SKIP = /(^|\/)(\.git|node_modules)(\/|$)/;
+
+/**
+ * A copy of one project of the checkout holding only what the checkout's reader accepts, for tools
+ * that walk directories and follow what they find (go vet reads every .go file of a package,
+ * pyright follows imports, cargo the whole workspace): a committed link out of the checkout is
+ * simply not there, so no tool can read through it. Files are hard-linked where the file system
+ * allows (the checkout is read-only), copied otherwise. `skip` leaves more out (a tool's own
+ * configuration the repository should not choose). Returns the mirror's directory.
+ */
+export function mirrorProject(context: CriticContext, repoFiles: readonly string[], root: string, label: string, skip?: RegExp): string {
+  const base = context.cacheDir ?? join(tmpdir(), 'rloop-toolchains');
+  const mirror = join(base, 'mirror', label, createHash('sha256').update(`${context.repoDir}\u0000${root}`).digest('hex').slice(0, 16));
+  rmSync(mirror, { recursive: true, force: true });
+  mkdirSync(mirror, { recursive: true });
+  for (const file of repoFiles) {
+    if (root !== '' && !file.startsWith(`${root}/`)) continue;
+    const inside = root === '' ? file : file.slice(root.length + 1);
+    if (MIRROR_SKIP.test(inside) || skip?.test(inside) === true) continue;
+    const located = context.reader.boundary.locate(file, { anySize: true });
+    if (!located.ok) continue;
+    const target = join(mirror, inside);
+    mkdirSync(dirname(target), { recursive: true });
+    try {
+      linkSync(located.path, target);
+    } catch {
+      // Another file system, or links not allowed: a copy does as well.
+      copyFileSync(located.path, target);
+    }
+  }
+  return mirror;
+}
+
+/** A path a tool reported in a project's mirror, as a repo-relative path (null outside the mirror). */
+export function fromMirror(mirror: string, root: string, cwd: string, reported: string): string | null {
+  const inside = repoRelative([mirror], cwd, reported);
+  return inside === null ? null : root === '' ? inside : `${root}/${inside}`;
+}
+

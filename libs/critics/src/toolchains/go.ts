@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { z } from 'zod';
 import type { CriticContext } from '../critic.js';
-import { type LanguageRunInput, type LanguageRunResult, type ToolDiagnostic, type ToolchainLanguage, type ToolchainProject, checkoutRoots, repoRelative } from './family.js';
+import { type LanguageRunInput, type LanguageRunResult, type ToolDiagnostic, type ToolchainLanguage, type ToolchainProject, mirrorProject, repoRelative } from './family.js';
 import { findExecutable, runTool, toolEnvironment, toolMissing } from './run-tool.js';
 
 // Go: `go vet` (the type checker and vet's analyzers), plus staticcheck and golangci-lint when the
@@ -212,23 +212,25 @@ export function goToolchain(host: Readonly<Record<string, string | undefined>>):
       const golangci = findExecutable(['golangci-lint'], env['PATH']);
       const optional = [staticcheck === null ? 'staticcheck (apt-get install go-staticcheck)' : null, golangci === null ? 'golangci-lint' : null].filter((t): t is string => t !== null);
       if (optional.length > 0) context.note?.(`Go: not installed here, so not run: ${optional.join(', ')}; go vet ran`);
-      const roots = checkoutRoots(context);
       const diagnostics: ToolDiagnostic[] = [];
       const failed = new Map<string, string>();
       for (const project of input.projects) {
-        const cwd = project.root === '' ? context.repoDir : join(context.repoDir, project.root);
         const packages = packagesOf(project);
         if (!input.repoFiles.includes(project.root === '' ? 'go.mod' : `${project.root}/go.mod`)) {
           for (const file of project.files) failed.set(file, 'no go.mod above it: Go packages outside a module are not vetted');
           continue;
         }
+        // The module as the reader sees it: go reads every file of a package, links out included.
+        const cwd = mirrorProject(context, input.repoFiles, project.root, 'go');
+        const roots = [cwd];
+        const ours = (found: readonly ToolDiagnostic[]): ToolDiagnostic[] => found.map((d) => ({ ...d, file: project.root === '' ? d.file : `${project.root}/${d.file}` }));
         // One package at a time: go vet stops at the first package that does not load (a dependency
         // missing from the module cache), and the others deserve their review.
         const loaded: string[] = [];
         for (const pkg of packages) {
           const vet = await runTool(go, ['vet', '-json', pkg], { cwd, env, signal: context.signal });
           const read = parseGoVet(vet.stderr, roots, cwd);
-          diagnostics.push(...read.diagnostics);
+          diagnostics.push(...ours(read.diagnostics));
           const vetted = read.diagnostics.length > 0 || vet.code === 0;
           if (vetted) {
             loaded.push(pkg);
@@ -241,7 +243,7 @@ export function goToolchain(host: Readonly<Record<string, string | undefined>>):
         if (loaded.length === 0) continue;
         if (staticcheck !== null) {
           const sc = await runTool(staticcheck, ['-f', 'json', ...loaded], { cwd, env, signal: context.signal });
-          diagnostics.push(...parseStaticcheck(sc.stdout, roots, cwd));
+          diagnostics.push(...ours(parseStaticcheck(sc.stdout, roots, cwd)));
         }
         if (golangci !== null) {
           const version = await runTool(golangci, ['--version'], { cwd, env, signal: context.signal });
@@ -251,7 +253,7 @@ export function goToolchain(host: Readonly<Record<string, string | undefined>>):
           const lint = await runTool(golangci, args, { cwd, env, signal: context.signal });
           const found = parseGolangci(lint.stdout, roots, cwd);
           if (found === null) context.note?.(`golangci-lint gave no report in ${project.root === '' ? 'the repository' : project.root}: ${lint.stderr.trim().split('\n').slice(-1).join('')}`);
-          else diagnostics.push(...found);
+          else diagnostics.push(...ours(found));
         }
       }
       return { diagnostics, failed };

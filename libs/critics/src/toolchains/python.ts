@@ -4,7 +4,7 @@ import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { describeError } from '@rloop/contracts';
 import type { CriticContext } from '../critic.js';
-import { type LanguageRunInput, type LanguageRunResult, type ToolDiagnostic, type ToolchainLanguage, type ToolchainProject, checkoutRoots, repoRelative } from './family.js';
+import { type LanguageRunInput, type LanguageRunResult, type ToolDiagnostic, type ToolchainLanguage, type ToolchainProject, mirrorProject, repoRelative } from './family.js';
 import { findExecutable, runTool, toolEnvironment, toolMissing } from './run-tool.js';
 
 // Python: pyright for types, ruff for lint — both from npm (pyright is a Node program, ruff ships a
@@ -179,21 +179,23 @@ function pyrightEntry(): string | null {
   }
 }
 
-async function runPyright(context: CriticContext, project: ToolchainProject, host: Readonly<Record<string, string | undefined>>): Promise<{ diagnostics: ToolDiagnostic[]; failed: Map<string, string>; missingPackages: number }> {
+async function runPyright(context: CriticContext, project: ToolchainProject, repoFiles: readonly string[], host: Readonly<Record<string, string | undefined>>): Promise<{ diagnostics: ToolDiagnostic[]; failed: Map<string, string>; missingPackages: number }> {
   const entry = pyrightEntry();
   if (entry === null) throw toolMissing('Python', 'pyright', '`npm install pyright` in the rloop installation');
-  const cwd = project.root === '' ? context.repoDir : join(context.repoDir, project.root);
+  // The project as the reader sees it: pyright follows imports, and a link out of the checkout is not there to follow.
+  const cwd = mirrorProject(context, repoFiles, project.root, 'python');
   const env = toolEnvironment(host, { NODE_OPTIONS: '' });
   // The interpreter whose installed packages pyright resolves imports against: the host's, never one in the checkout.
   const python = findExecutable(['python3', 'python'], env['PATH']);
   const args = [entry, '--outputjson', ...(python === null ? [] : ['--pythonpath', python]), ...project.files.map((f) => `./${posix.relative(project.root, f)}`)];
   const output = await runTool(process.execPath, args, { cwd, env, signal: context.signal });
-  const parsed = parsePyright(output.stdout, checkoutRoots(context), cwd);
+  const parsed = parsePyright(output.stdout, [cwd], cwd);
   if (parsed === null) {
     const why = `pyright did not report (exit ${output.code}): ${(output.stderr || output.stdout).trim().split('\n').slice(-3).join(' ').slice(0, 250)}`;
     return { diagnostics: [], failed: new Map(project.files.map((f) => [f, why])), missingPackages: 0 };
   }
-  return { diagnostics: parsed.diagnostics, failed: new Map(), missingPackages: parsed.missingPackages };
+  const diagnostics = parsed.diagnostics.map((d) => ({ ...d, file: project.root === '' ? d.file : `${project.root}/${d.file}` }));
+  return { diagnostics, failed: new Map(), missingPackages: parsed.missingPackages };
 }
 
 /** The Python entry of the table. */
@@ -214,7 +216,7 @@ export function pythonToolchain(host: Readonly<Record<string, string | undefined
       const failed = new Map<string, string>();
       let missingPackages = 0;
       for (const project of input.projects) {
-        const types = await runPyright(context, project, host);
+        const types = await runPyright(context, project, input.repoFiles, host);
         const lint = runRuff(context, project, note);
         diagnostics.push(...types.diagnostics, ...lint.diagnostics);
         for (const [file, why] of [...types.failed, ...lint.failed]) failed.set(file, why);

@@ -1,10 +1,8 @@
-import { copyFileSync, mkdirSync, rmSync } from 'node:fs';
-import { createHash } from 'node:crypto';
-import { dirname, join, posix } from 'node:path';
+import { join, posix } from 'node:path';
 import { z } from 'zod';
 import type { CriticContext } from '../critic.js';
 import { CriticNotRunnableError } from '../errors.js';
-import type { LanguageRunInput, LanguageRunResult, ToolDiagnostic, ToolchainLanguage, ToolchainProject } from './family.js';
+import { type LanguageRunInput, type LanguageRunResult, type ToolDiagnostic, type ToolchainLanguage, type ToolchainProject, mirrorProject } from './family.js';
 import { findExecutable, runTool, toolEnvironment, toolMissing } from './run-tool.js';
 
 // Rust: `cargo clippy --message-format=json`. Compiling a crate runs code: its build scripts
@@ -154,15 +152,7 @@ export function rustToolchain(host: Readonly<Record<string, string | undefined>>
               'an operator who trusts the repository allows build scripts in config/trust.yaml (toolchains.cargo_build_scripts: true) or with `rloop review --allow-build-scripts`',
           );
         }
-        const scratch = join(cacheRoot, 'src', createHash('sha256').update(root).digest('hex').slice(0, 16));
-        rmSync(scratch, { recursive: true, force: true });
-        for (const file of inside) {
-          const located = context.reader.boundary.locate(file, { anySize: true });
-          if (!located.ok) continue;
-          const target = join(scratch, root === '' ? file : file.slice(root.length + 1));
-          mkdirSync(dirname(target), { recursive: true });
-          copyFileSync(located.path, target);
-        }
+        const scratch = mirrorProject(context, input.repoFiles, root, 'rust', SKIPPED_IN_COPY);
         if (runs.length > 0) context.note?.(`Rust: build scripts and proc macros ran (the operator allows them): ${runs.slice(0, 3).join('; ')}`);
         const output = await runTool(cargo, ['clippy', '--message-format=json', '--all-targets', '--offline', '--quiet'], { cwd: scratch, env, signal: context.signal });
         const read = parseCargoMessages(output.stdout, root);

@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import type { JournaledEvent, RecordedCoverage } from '@rloop/contracts';
 import { RecordedCoverageStore, recordedCoverageFor } from './recorded-coverage.js';
 
-const coverage = (file: string): RecordedCoverage => ({ format: 'v8', files: [{ file, executable: 3, uncovered: [[2, 2]] }], truncated: false });
+const coverage = (file: string): RecordedCoverage => ({ format: 'v8', files: [{ file, executable: 3, uncovered: [{ start: 2, end: 2 }] }], truncated: false });
 const baseline = (commit: string, c?: RecordedCoverage) => ({ type: 'BaselineRecorded', data: { commit, ...(c === undefined ? {} : { coverage: c }) } }) as unknown as JournaledEvent;
 const fix = (commit: string | null, c?: RecordedCoverage) => ({ type: 'FixApplied', data: { commit, ...(c === undefined ? {} : { coverage: c }) } }) as unknown as JournaledEvent;
 

@@ -44,7 +44,7 @@ describe('recording the baseline before round 1', () => {
     const files = Object.fromEntries((data.coverage?.files ?? []).map((f) => [f.file, f.uncovered]));
     expect(data.coverage?.format).toBe('v8');
     expect(files['src/tax.js']).toEqual([]);
-    expect(files['src/untested.js']).toEqual([[2, 2]]);
+    expect(files['src/untested.js']).toEqual([{ start: 2, end: 2 }]);
     // The coverage directory is rloop's own, gone after the run; nothing is written into the worktree.
     expect(existsSync(join(deps().workRoot, 'coverage')) ? readdirSync(join(deps().workRoot, 'coverage')) : []).toEqual([]);
     expect(gitOut(worktreeDirFor(deps().workRoot, 'coverage'), ['status', '--porcelain'])).toBe('');

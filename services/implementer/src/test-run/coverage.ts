@@ -37,7 +37,9 @@ export function recordV8Coverage(coverageDir: string, worktree: string): Recorde
     let bytes = 0;
     let truncated = false;
     for (const [file, lines] of [...report.files].sort(([a], [b]) => a.localeCompare(b))) {
-      const uncovered = lineRanges(lines.uncovered).slice(0, MAX_RANGES);
+      const uncovered = lineRanges(lines.uncovered)
+        .slice(0, MAX_RANGES)
+        .map(([start, end]) => ({ start, end }));
       const entry = { file, executable: lines.executable.length, uncovered };
       bytes += JSON.stringify(entry).length;
       if (files.length >= MAX_COVERAGE_FILES || bytes > MAX_RECORDING_BYTES) {
