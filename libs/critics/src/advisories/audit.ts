@@ -80,12 +80,26 @@ function preferred(group: readonly Hit[]): Hit {
   return [...group].sort((a, b) => rank(a.record.id) - rank(b.record.id) || a.record.id.localeCompare(b.record.id))[0] ?? (group[0] as Hit);
 }
 
-function lineMentioning(text: string | null, name: string): number | null {
-  if (text === null) return null;
+function scanFor(lines: readonly string[], name: string): number | null {
   const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const pattern = new RegExp(`(^|["'\\s\\[.])${escaped}(["'\\s=\\]<>~!^]|$)`);
-  const index = text.split('\n').findIndex((line) => pattern.test(line));
+  const index = lines.findIndex((line) => pattern.test(line));
   return index < 0 ? null : index + 1;
+}
+
+/** Where manifests name packages, memoised for one audit (a lockfile can have thousands of findings). */
+function manifestLines(read: (file: string) => string | null): (file: string, name: string) => number | null {
+  const split = new Map<string, readonly string[] | null>();
+  const found = new Map<string, number | null>();
+  return (file, name) => {
+    const key = `${file}\u0000${name}`;
+    if (found.has(key)) return found.get(key) ?? null;
+    if (!split.has(file)) split.set(file, read(file)?.split('\n') ?? null);
+    const lines = split.get(file) ?? null;
+    const line = lines === null ? null : scanFor(lines, name);
+    found.set(key, line);
+    return line;
+  };
 }
 
 /**
@@ -132,13 +146,14 @@ export function osvAuditFindings(input: OsvAuditInput): OsvAuditResult {
     byPackage.set(k, [...(byPackage.get(k) ?? []), hit]);
   }
   const drafts: FindingDraft[] = [];
+  const mention = manifestLines(input.manifestText);
   for (const packageHits of [...byPackage.values()].sort((a, b) => (a[0]?.pkg.name ?? '').localeCompare(b[0]?.pkg.name ?? ''))) {
-    for (const group of groupAliases(packageHits)) drafts.push(draftFor(group, input));
+    for (const group of groupAliases(packageHits)) drafts.push(draftFor(group, mention));
   }
   return { drafts, withdrawnMatches, undecidable: [...undecidable].sort() };
 }
 
-function draftFor(group: readonly Hit[], input: OsvAuditInput): FindingDraft {
+function draftFor(group: readonly Hit[], mention: (file: string, name: string) => number | null): FindingDraft {
   const main = preferred(group);
   const { pkg, record, severity } = main;
   const ids = [...new Set(group.flatMap((h) => [h.record.id, ...h.record.aliases]))].filter((id) => id !== record.id).sort();
@@ -152,8 +167,8 @@ function draftFor(group: readonly Hit[], input: OsvAuditInput): FindingDraft {
   let file = pkg.lockfile;
   let line = pkg.line;
   for (const manifest of manifestsBeside({ file: pkg.lockfile, ecosystem: pkg.ecosystem })) {
-    const named = roots.find((root) => lineMentioning(input.manifestText(manifest), root) !== null) ?? (roots.length === 0 ? pkg.name : undefined);
-    const at = named === undefined ? null : lineMentioning(input.manifestText(manifest), named);
+    const named = roots.find((root) => mention(manifest, root) !== null) ?? (roots.length === 0 ? pkg.name : undefined);
+    const at = named === undefined ? null : mention(manifest, named);
     if (at !== null) {
       file = manifest;
       line = at;

@@ -224,21 +224,29 @@ export function goToolchain(host: Readonly<Record<string, string | undefined>>):
         const cwd = mirrorProject(context, input.repoFiles, project.root, 'go');
         const roots = [cwd];
         const ours = (found: readonly ToolDiagnostic[]): ToolDiagnostic[] => found.map((d) => ({ ...d, file: project.root === '' ? d.file : `${project.root}/${d.file}` }));
-        // One package at a time: go vet stops at the first package that does not load (a dependency
-        // missing from the module cache), and the others deserve their review.
+        // All packages in one run; go vet stops at the first package that does not load (a
+        // dependency missing from the module cache), so then each package is vetted on its own.
         const loaded: string[] = [];
-        for (const pkg of packages) {
-          const vet = await runTool(go, ['vet', '-json', pkg], { cwd, env, signal: context.signal });
-          const read = parseGoVet(vet.stderr, roots, cwd);
-          diagnostics.push(...ours(read.diagnostics));
-          const vetted = read.diagnostics.length > 0 || vet.code === 0;
-          if (vetted) {
-            loaded.push(pkg);
-            continue;
+        const vetOnce = async (pkgs: readonly string[]) => {
+          const vet = await runTool(go, ['vet', '-json', ...pkgs], { cwd, env, signal: context.signal });
+          return { vet, read: parseGoVet(vet.stderr, roots, cwd) };
+        };
+        const together = await vetOnce(packages);
+        if (together.vet.code === 0 || together.read.failures.length === 0) {
+          diagnostics.push(...ours(together.read.diagnostics));
+          loaded.push(...packages);
+        } else {
+          for (const pkg of packages) {
+            const { vet, read } = packages.length === 1 ? together : await vetOnce([pkg]);
+            diagnostics.push(...ours(read.diagnostics));
+            if (read.diagnostics.length > 0 || vet.code === 0) {
+              loaded.push(pkg);
+              continue;
+            }
+            const why = (read.failures[0] ?? vet.stderr.trim().split('\n')[0] ?? `exit ${vet.code}`).slice(0, 250);
+            context.note?.(`go vet could not load ${posix.join(project.root, pkg)}: ${why}`);
+            for (const file of project.files) if (`./${posix.dirname(posix.relative(project.root, file))}`.replace(/^\.\/\.$/, '.') === pkg) failed.set(file, `go vet could not load its package: ${why}`);
           }
-          const why = (read.failures[0] ?? vet.stderr.trim().split('\n')[0] ?? `exit ${vet.code}`).slice(0, 250);
-          context.note?.(`go vet could not load ${posix.join(project.root, pkg)}: ${why}`);
-          for (const file of project.files) if (`./${posix.dirname(posix.relative(project.root, file))}`.replace(/^\.\/\.$/, '.') === pkg) failed.set(file, `go vet could not load its package: ${why}`);
         }
         if (loaded.length === 0) continue;
         if (staticcheck !== null) {

@@ -104,6 +104,15 @@ export function parseCargoMessages(stdout: string, prefix: string): { diagnostic
   return { diagnostics, finished };
 }
 
+const CLIPPY_PROBES = new Map<string, Promise<{ readonly code: number | null }>>();
+
+function remember(cargo: string, probe: Promise<{ readonly code: number | null }>): Promise<{ readonly code: number | null }> {
+  CLIPPY_PROBES.set(cargo, probe);
+  // A probe that failed to start is asked again next time.
+  probe.catch(() => CLIPPY_PROBES.delete(cargo));
+  return probe;
+}
+
 /** The Rust entry of the table. */
 export function rustToolchain(host: Readonly<Record<string, string | undefined>>, options: RustToolchainOptions = {}): ToolchainLanguage {
   return {
@@ -128,7 +137,8 @@ export function rustToolchain(host: Readonly<Record<string, string | undefined>>
       });
       const cargo = findExecutable(['cargo'], env['PATH']);
       if (cargo === null) throw toolMissing('Rust', '`cargo`', 'apt-get install cargo rust-clippy, or rustup (https://rustup.rs) with `rustup component add clippy`');
-      const probe = await runTool(cargo, ['clippy', '--version'], { cwd: context.repoDir, env, signal: context.signal });
+      // Asked once per process and cargo: the answer does not change while the critic-runner runs.
+      const probe = await (CLIPPY_PROBES.get(cargo) ?? remember(cargo, runTool(cargo, ['clippy', '--version'], { cwd: context.repoDir, env, signal: context.signal })));
       if (probe.code !== 0) throw toolMissing('Rust', 'clippy (`cargo clippy`)', 'apt-get install rust-clippy, or `rustup component add clippy`');
 
       const repoFiles = new Set(input.repoFiles);
