@@ -82,6 +82,11 @@ function record(value: unknown): Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : {};
 }
 
+/** A field that should be a string, as text for a note (anything else is named by its type). */
+function asText(value: unknown, fallback: string): string {
+  return typeof value === 'string' || typeof value === 'number' ? String(value) : value === undefined || value === null ? fallback : typeof value;
+}
+
 function depNames(entry: Record<string, unknown>): string[] {
   return ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'].flatMap((field) => Object.keys(record(entry[field])));
 }
@@ -140,7 +145,7 @@ function packageLockV2(file: string, packages: Record<string, unknown>, line: (n
     if (path === '' || at < 0 || entry['link'] === true) continue;
     const name = typeof entry['name'] === 'string' ? entry['name'] : path.slice(at + 'node_modules/'.length);
     if (!isRegistryVersion(entry['version'])) {
-      unaudited.push(`${name} (${String(entry['resolved'] ?? entry['version'] ?? 'no version')})`);
+      unaudited.push(`${name} (${asText(entry['resolved'] ?? entry['version'], 'no version')})`);
       continue;
     }
     found.push({ ecosystem: 'npm', name, version: entry['version'], lockfile: file, line: line(`"${path}"`), via: [...(via.get(path) ?? [])].sort() });
@@ -157,7 +162,7 @@ function packageLockV1(file: string, dependencies: Record<string, unknown>, line
       const entry = record(raw);
       const top = root ?? name;
       if (isRegistryVersion(entry['version'])) found.push({ ecosystem: 'npm', name, version: entry['version'], lockfile: file, line: line(`"${name}": {`), via: root === null ? [] : [top] });
-      else unaudited.push(`${name} (${String(entry['version'] ?? 'no version')})`);
+      else unaudited.push(`${name} (${asText(entry['version'], 'no version')})`);
       walk(record(entry['dependencies']), top);
     }
   };
@@ -239,7 +244,7 @@ function parsePnpmLock(file: string, text: string): LockfileReading {
   const direct = new Set([...Object.values(importers).flatMap((importer) => depNames(record(importer))), ...depNames(lock)]);
   const found: LockedPackage[] = [];
   const unaudited: string[] = [];
-  const v5 = Number.parseFloat(String(lock['lockfileVersion'] ?? '9')) < 6;
+  const v5 = Number.parseFloat(asText(lock['lockfileVersion'], '9')) < 6;
   for (const [key, raw] of Object.entries(record(lock['packages']))) {
     const entry = record(raw);
     // '/name@1.0.0(peer@2)' (6–8), 'name@1.0.0' (9), '/name/1.0.0_peer@2' (5).
@@ -341,7 +346,7 @@ function parsePipfileLock(file: string, text: string): LockfileReading {
   const unaudited: string[] = [];
   for (const section of ['default', 'develop']) {
     for (const [name, raw] of Object.entries(record(lock[section]))) {
-      const pinned = /^===?\s*(\S+)$/.exec(String(record(raw)['version'] ?? ''));
+      const pinned = /^===?\s*(\S+)$/.exec(asText(record(raw)['version'], ''));
       if (pinned?.[1] === undefined) unaudited.push(name);
       else found.push({ ecosystem: 'PyPI', name, version: pinned[1], lockfile: file, line: line(`"${name}": {`), via: [name] });
     }

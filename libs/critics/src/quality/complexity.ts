@@ -20,7 +20,7 @@ export interface ComplexityThresholds {
  */
 export const DEFAULT_COMPLEXITY_THRESHOLDS: ComplexityThresholds = { cyclomatic: { low: 10, medium: 15 }, cognitive: { low: 10, medium: 15 } };
 
-const Bounds = z.strictObject({ low: z.int().min(1), medium: z.int().min(1) }).refine((b) => b.medium >= b.low, { message: 'medium must be at least low' });
+const Bounds = z.strictObject({ low: z.int().min(1), medium: z.int().min(1) }).refine((b) => b.medium >= b.low, { error: 'medium must be at least low' });
 
 /** `settings` of quality/complexity in config/critics.yaml: `{ cyclomatic: { low, medium }, cognitive: { low, medium } }`, each optional. */
 export const ComplexitySettings = z.strictObject({ cyclomatic: Bounds.optional(), cognitive: Bounds.optional() });
@@ -86,7 +86,7 @@ export function complexityCritic(options: ComplexityCriticOptions = {}): CriticD
     triggers: ['**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}'],
     timeoutMs: options.timeoutMs ?? 60_000,
     covers: isMeasurable,
-    async run(context: CriticContext): Promise<readonly FindingDraft[]> {
+    run(context: CriticContext): Promise<readonly FindingDraft[]> {
       const drafts: FindingDraft[] = [];
       let measured = 0;
       for (const file of context.files) {
@@ -102,7 +102,7 @@ export function complexityCritic(options: ComplexityCriticOptions = {}): CriticD
         }
       }
       context.note?.(`${measured} function(s) measured; thresholds cyclomatic ${thresholds.cyclomatic.low}/${thresholds.cyclomatic.medium}, cognitive ${thresholds.cognitive.low}/${thresholds.cognitive.medium} (low/medium)`);
-      return drafts;
+      return Promise.resolve(drafts);
     },
   });
 }

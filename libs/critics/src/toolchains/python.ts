@@ -106,7 +106,7 @@ function ruffSettings(context: CriticContext, root: string, note: (message: stri
       const settings = name === 'pyproject.toml' ? ((table['tool'] as Record<string, unknown> | undefined)?.['ruff'] as Record<string, unknown> | undefined) : table;
       if (settings === undefined) continue;
       const { extend, ...rest } = settings;
-      if (extend !== undefined) note(`${at(name)}: ruff's \`extend\` (${String(extend)}) is not followed; its own settings apply`);
+      if (extend !== undefined) note(`${at(name)}: ruff's \`extend\` (${typeof extend === 'string' ? extend : 'another file'}) is not followed; its own settings apply`);
       return rest;
     } catch (error) {
       note(`${at(name)} is not valid TOML (${describeError(error)}): ruff runs with its default rules there`);
