@@ -62,9 +62,9 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
   ) {
     // Every command started here carries our tag, so an implementer starting after a crash of this one can find what it left running.
     this.commandEnv = { ...config.commands.env, [OWNER_VARIABLE]: OWNER_TAG };
-    const { allow, limits, sandbox, trustFile } = config.commands;
-    this.env = { workRoot: config.home, env: this.commandEnv, commands: { allow, limits, trustFile }, testTimeoutMs: config.testTimeoutMs, signal: this.abort.signal };
-    this.strategies = builtInStrategies({ commandTimeoutMs: config.commandTimeoutMs, limits, sandbox, repositoryEslintConfig: config.repositoryEslintConfig });
+    const { allow, agents, agentPolicies, limits, sandbox, trustFile } = config.commands;
+    this.env = { workRoot: config.home, env: this.commandEnv, commands: { allow, agents, limits, trustFile }, testTimeoutMs: config.testTimeoutMs, signal: this.abort.signal };
+    this.strategies = builtInStrategies({ commandTimeoutMs: config.commandTimeoutMs, limits, sandbox, agents: agentPolicies, repositoryEslintConfig: config.repositoryEslintConfig });
     const settings = config.anthropic;
     if (settings === null) {
       this.anthropic = null;
@@ -154,7 +154,7 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
         },
       },
     });
-    const { limits, sandbox } = this.config.commands;
-    return builtInStrategies({ commandTimeoutMs: this.config.commandTimeoutMs, limits, sandbox, repositoryEslintConfig: this.config.repositoryEslintConfig, extra: { anthropic: strategy } });
+    const { limits, sandbox, agentPolicies } = this.config.commands;
+    return builtInStrategies({ commandTimeoutMs: this.config.commandTimeoutMs, limits, sandbox, agents: agentPolicies, repositoryEslintConfig: this.config.repositoryEslintConfig, extra: { anthropic: strategy } });
   }
 }
