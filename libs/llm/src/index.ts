@@ -141,4 +141,5 @@ export {
   type TestsWrittenData,
 } from './test-writer.js';
 export { implementFix, type ImplementFixOptions, type ImplementFixResult } from './implementer.js';
+export { type LintWarning, type WarningLister, warningsByFile, describeWarnings } from './lint-warnings.js';
 export { verifyFix, VERIFY_REFUSALS, type VerifyRefusal, type VerifyReason, type VerifyFixOptions, type FixVerdict } from './verifier.js';

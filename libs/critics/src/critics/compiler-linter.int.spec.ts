@@ -77,6 +77,23 @@ describe('toolchain/compiler-linter', () => {
     }
   });
 
+  it('lints CommonJS as CommonJS: require() in a package without "type": "module" (or a .cjs file) is how it imports, not a finding; in an ES module package it is', async () => {
+    const REQUIRES = "const { join } = require('node:path');\nmodule.exports = { where: (name) => join('data', name) };\n";
+    const repo = fixtureRepo({
+      'package.json': '{ "name": "cjs", "private": true }\n',
+      'src/paths.js': REQUIRES,
+      'esm/package.json': '{ "type": "module" }\n',
+      'esm/paths.js': REQUIRES,
+      'esm/legacy.cjs': REQUIRES,
+    });
+    try {
+      const { findings } = await lint(repo.dir, ['src/paths.js', 'esm/paths.js', 'esm/legacy.cjs']);
+      expect(findings.map((f) => `${f.file} ${f.finding_type}`)).toEqual(['esm/paths.js eslint/@typescript-eslint/no-require-imports']);
+    } finally {
+      repo.remove();
+    }
+  });
+
   it('says nothing about the clean file', () => {
     expect(first.findings.filter((f) => f.file === 'src/clean.ts')).toEqual([]);
   });

@@ -205,6 +205,8 @@ export function compilerLinterCritic(options: CompilerLinterOptions = {}): Criti
         groups: groups.map((g) => [g.configPath === null ? null : toRepo(repoDir, g.configPath), g.configPath === null ? null : sha256(readFileSync(g.configPath, 'utf8'))]),
         eslint: configFile === null ? 'default' : sha256(readFileSync(join(repoDir, configFile), 'utf8')),
         packages: [...declaredPackages(boundary)].sort(),
+        // Which module system the root package declares decides how its JavaScript is linted.
+        moduleType: packageType(boundary, 'package.json'),
         installed: existsSync(join(repoDir, 'node_modules')),
       };
       const cache = AnalysisCache.open<FileRecord>(context.cacheDir, 'toolchain/compiler-linter', COMPILER_LINTER_VERSION, configKey);
@@ -352,7 +354,8 @@ async function checkFiles(
   const lintFiles = [...toCheck].filter(isLintable);
   const programFiles = new Set<string>();
   for (const program of programs) for (const file of repoFilesOf(program, repoDir)) programFiles.add(join(repoDir, file));
-  const eslint = await createEslint(repoDir, programs, programFiles, configFile, note);
+  const commonJs = new Set(lintFiles.filter((f) => isCommonJs(reader.boundary, f)).map((f) => join(repoDir, f)));
+  const eslint = await createEslint(repoDir, programs, programFiles, commonJs, configFile, note);
   context.signal.throwIfAborted();
   const results = await eslint.lintFiles(lintFiles.map((f) => join(repoDir, f)));
   const meta = eslint.getRulesMetaForResults(results);
@@ -383,7 +386,38 @@ async function checkFiles(
   return { drafts, byFile, globals, graph };
 }
 
-async function createEslint(repoDir: string, programs: readonly ts.Program[], programFiles: ReadonlySet<string>, configFile: string | null, note: (message: string) => void): Promise<ESLint> {
+/** The `type` of the package.json nearest a file inside the checkout (`module` or `commonjs`, Node's default). */
+function packageType(boundary: CheckoutBoundary, file: string): string {
+  const parts = file.split('/').slice(0, -1);
+  for (let depth = parts.length; depth >= 0; depth -= 1) {
+    const manifest = [...parts.slice(0, depth), 'package.json'].join('/');
+    const located = boundary.locate(manifest);
+    if (!located.ok) continue;
+    try {
+      const type = (JSON.parse(readFileSync(located.path, 'utf8')) as { type?: unknown }).type;
+      return type === 'module' ? 'module' : 'commonjs';
+    } catch {
+      // A manifest that is not JSON: Node would refuse it; the default stands.
+      return 'commonjs';
+    }
+  }
+  return 'commonjs';
+}
+
+/** Whether Node loads a JavaScript file as CommonJS (.cjs, or .js/.jsx in a package without "type": "module"). */
+export function isCommonJs(boundary: CheckoutBoundary, file: string): boolean {
+  if (file.endsWith('.cjs')) return true;
+  return /\.jsx?$/.test(file) && packageType(boundary, file) === 'commonjs';
+}
+
+async function createEslint(
+  repoDir: string,
+  programs: readonly ts.Program[],
+  programFiles: ReadonlySet<string>,
+  commonJs: ReadonlySet<string>,
+  configFile: string | null,
+  note: (message: string) => void,
+): Promise<ESLint> {
   // Deprecations need type information: run typescript-eslint's no-deprecated on the programs we
   // already built (no second type-check), under a plugin name that cannot clash with the repo's.
   const typed: Linter.Config[] =
@@ -406,11 +440,18 @@ async function createEslint(repoDir: string, programs: readonly ts.Program[], pr
       note(`the repository's ${configFile} could not be loaded (${describeError(error).split('\n')[0] ?? ''}); used eslint recommended + typescript-eslint recommended instead`);
     }
   }
+  // CommonJS is a module system, not a style to lint away: require() is how such a file imports,
+  // so typescript-eslint's no-require-imports (for TypeScript and ES modules) does not apply there.
+  const commonJsFiles: Linter.Config[] =
+    commonJs.size === 0
+      ? []
+      : [{ files: [(path: string) => commonJs.has(path)] as unknown as string[], languageOptions: { sourceType: 'commonjs' }, rules: { '@typescript-eslint/no-require-imports': 'off' } }];
   const defaults: Linter.Config[] = [
     { ignores: ['**/node_modules/**', '**/dist/**', '**/build/**', '**/coverage/**'] },
     js.configs.recommended,
     ...(tseslint.configs.recommended as Linter.Config[]),
     { languageOptions: { globals: GLOBALS } },
+    ...commonJsFiles,
     ...typed,
   ];
   return new ESLint({ cwd: repoDir, overrideConfigFile: true, warnIgnored: false, errorOnUnmatchedPattern: false, overrideConfig: defaults });

@@ -7,7 +7,7 @@ import { JournalClient } from '@rloop/journal-client';
 import { type BudgetState, type LlmClient, budgetEscalation, createAnthropicClient, describeBudgetReached, redactSecrets } from '@rloop/llm';
 import { createAnthropicStrategy } from '../anthropic/strategy.js';
 import { createPlanTestRunner } from '../anthropic/test-runner.js';
-import { createWarningCounter } from '../anthropic/warnings.js';
+import { createWarningLister } from '../anthropic/warnings.js';
 import type { AnthropicImplementerSettings, ImplementerConfig } from '../config.js';
 import { applyFix, builtInStrategies, type ImplementerEnv, recordBaseline, type StrategyResolver } from '../core.js';
 import { OWNER_TAG, OWNER_VARIABLE, reapOrphans } from '../shell/orphans.js';
@@ -129,7 +129,7 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
       implementer: { client: wiring.implementer, spec: settings.implementer, stepBudget: settings.implementerSteps },
       budget,
       runTests,
-      countWarnings: createWarningCounter({ cacheDir: join(this.config.home, 'implementer', 'cache', 'compiler-linter', event.plan), signal: this.abort.signal }),
+      listWarnings: createWarningLister({ cacheDir: join(this.config.home, 'implementer', 'cache', 'compiler-linter', event.plan), signal: this.abort.signal }),
       lintCommands: settings.lintCommands,
       commandEnv: this.commandEnv,
       commandLimits: this.config.commands.limits,
