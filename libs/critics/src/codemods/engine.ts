@@ -199,7 +199,7 @@ export function removeUnusedModuleBindings(fileName: string, text: string, names
   for (const statement of sourceFile.statements) {
     if (ts.isImportDeclaration(statement) && CORE_MODULES.has(moduleOf(statement.moduleSpecifier) ?? '')) {
       const clause = statement.importClause;
-      if (clause === undefined || clause.isTypeOnly) continue;
+      if (clause === undefined || clause.phaseModifier === ts.SyntaxKind.TypeKeyword) continue;
       const bindings = clause.namedBindings;
       if (clause.name !== undefined) {
         if (bindings === undefined && unused(clause.name)) edits.push(statementRange(sourceFile, statement));

@@ -299,7 +299,9 @@ const urlParse: Codemod = {
     const grand = parent.parent;
     const written = ts.isBinaryExpression(grand) && grand.left === parent && grand.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && grand.operatorToken.kind <= ts.SyntaxKind.LastAssignment;
     if (!URL_FIELDS.has(field) || written || (ts.isCallExpression(grand) && grand.expression === parent)) return { kind: 'none', note: general };
-    // Both parsers are deterministic functions of the literal: compare what this code reads.
+    // Both parsers are deterministic functions of the literal: compare what this code reads. Calling
+    // the deprecated parser is the proof: its answer for this input is what the rewrite must keep.
+    // eslint-disable-next-line @typescript-eslint/no-deprecated -- evaluated to prove the rewrite, never to parse input
     const legacy: unknown = (legacyParse(input.text) as unknown as Record<string, unknown>)[field];
     let whatwg: unknown;
     try {
@@ -347,7 +349,7 @@ function calleeName(call: ts.CallExpression | ts.NewExpression): ts.Identifier |
   return null;
 }
 
-/** The call as a deprecated one, or null when what it resolves to is not marked @deprecated. */
+/** The call as a use of a deprecated declaration, or null when what it resolves to carries no deprecation tag. */
 export function deprecatedCall(call: ts.CallExpression | ts.NewExpression, checker: ts.TypeChecker, sourceFile: ts.SourceFile): DeprecatedCall | null {
   const name = calleeName(call);
   if (name === null) return null;
