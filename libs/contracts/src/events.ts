@@ -312,6 +312,8 @@ export const TestsWritten = defineEvent(
     red: z.array(z.string()),
     /** Tests that passed at once, so they cannot prove anything: reported, not kept. */
     passed_at_once: z.array(z.string()),
+    /** Tests the test writer left with compiler or linter warnings (the loop counts a test's warnings too): reported, not kept. */
+    not_clean: z.array(z.string()).optional(),
   }),
 );
 

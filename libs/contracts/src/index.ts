@@ -24,6 +24,8 @@ export {
   FindingType,
   Finding,
   type FindingInput,
+  AUTOFIX_KINDS,
+  AutofixKind,
 } from './finding.js';
 export {
   Letter,
@@ -42,6 +44,8 @@ export {
   EffortLevel,
   IMPLEMENTER_STRATEGIES,
   ImplementerStrategy,
+  CODING_AGENTS,
+  CodingAgent,
   PLAN_LIMITS,
   PlanRepo,
   PlanImplementer,

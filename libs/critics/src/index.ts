@@ -28,3 +28,13 @@ export { AnalysisCache } from './repo/cache.js';
 export { type CoverageRecorder } from './plumbing/coverage.js';
 export { CheckoutBoundary, RepoReader, DEFAULT_MAX_FILE_BYTES, type FileOutcome } from './repo/checkout.js';
 export { listCheckoutFiles, listDirectoryFiles, isBinaryByName, type DirectoryListing } from './repo/files.js';
+export {
+  runCodemods,
+  classifyDeprecationAt,
+  removeUnusedModuleBindings,
+  type CodemodResult,
+  type AppliedRewrite,
+  type SkippedRewrite,
+  type AutofixVerdict,
+} from './codemods/engine.js';
+export { CODEMOD_IDS, NO_REWRITE, type CodemodId } from './codemods/rewrites.js';

@@ -3,7 +3,7 @@ export { TEST_NATS_URL, TEST_POSTGRES_ADMIN_URL } from './environment.js';
 export { uniqueNamespace } from './names.js';
 export { createTestDatabase, type TestDatabase } from './postgres.js';
 export { eventually, type EventuallyOptions } from './wait.js';
-export { startFakeAnthropic, fakeTurn, fakeTokens, FAKE_STOP_REASONS, type FakeAnthropic, type FakeAnthropicOptions, type FakeContentBlock, type FakeError, type FakeMessagesRequest, type FakeRecordedRequest, type FakeReply, type FakeScript, type FakeStep, type FakeStopReason, type FakeTurn, type FakeUsage } from './fake-anthropic.js';
+export { startFakeAnthropic, fakeTurn, fakeTokens, FAKE_STOP_REASONS, type FakeAnthropic, type FakeAnthropicOptions, type FakeContentBlock, type FakeError, type FakeMessagesRequest, type FakeRecordedRequest, type FakeReply, type FakeScript, type FakeStep, type FakeStopReason, type FakeTurn, type FakeUsage, type FakeTiming } from './fake-anthropic.js';
 export { startPrivateNatsServer, type PrivateNatsServer, type PrivateNatsServerOptions } from './nats-server.js';
 export { startPrivatePostgresServer, type PrivatePostgresServer } from './postgres-server.js';
 export { connectTestNats, deleteNamespaceStreams, subjectMatches, type TestNats, type StoredMessage } from './nats.js';

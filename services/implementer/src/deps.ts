@@ -1,3 +1,4 @@
+import type { AgentsTrust } from '@rloop/domain';
 import type { CommitIdentity } from '@rloop/git';
 import type { ProcessLimits } from './shell/run-shell.js';
 
@@ -5,6 +6,8 @@ import type { ProcessLimits } from './shell/run-shell.js';
 export interface CommandRules {
   /** config/trust.yaml `commands.allow`: exact command lines and /regexes/. */
   readonly allow: readonly string[];
+  /** config/trust.yaml `agents`: the coding agents plans may use, their models and extra arguments. Default: none. */
+  readonly agents?: AgentsTrust;
   readonly limits?: ProcessLimits;
   /** Where the allowlist lives, named in a refusal. Default `config/trust.yaml`. */
   readonly trustFile?: string;

@@ -33,7 +33,8 @@ writeFileSync('src/config.js', "export const region = 'eu-west-1';\\nexport cons
 let t: TestFleet;
 
 beforeAll(async () => {
-  t = await startTestFleet({ env: { NATS_PASSWORD: FLEET_SECRET, AWS_SECRET_ACCESS_KEY: FLEET_SECRET, PGPASSWORD: FLEET_SECRET } });
+  // One kind of NATS credentials, as the bus's configuration requires (the test server takes any).
+  t = await startTestFleet({ env: { NATS_USER: 'fleet', NATS_PASSWORD: FLEET_SECRET, AWS_SECRET_ACCESS_KEY: FLEET_SECRET, PGPASSWORD: FLEET_SECRET } });
   await mkdir(join(t.home, 'scripts'), { recursive: true });
   await writeFile(join(t.home, 'scripts', 'remove-keys.mjs'), REMOVE_KEYS);
 }, 120_000);
@@ -97,7 +98,7 @@ describe('untrusted plans and repositories on the whole fleet', () => {
 
     const env = JSON.parse(await readFile(seenEnv, 'utf8')) as Record<string, string>;
     expect(JSON.stringify(env)).not.toContain(FLEET_SECRET);
-    for (const name of ['DATABASE_URL', 'NATS_URL', 'NATS_PASSWORD', 'PGPASSWORD', 'AWS_SECRET_ACCESS_KEY', 'RLOOP_HOME', 'RLOOP_CONFIG_DIR', 'RLOOP_NAMESPACE']) expect({ name, value: env[name] }).toEqual({ name });
+    for (const name of ['DATABASE_URL', 'NATS_URL', 'NATS_USER', 'NATS_PASSWORD', 'PGPASSWORD', 'AWS_SECRET_ACCESS_KEY', 'RLOOP_HOME', 'RLOOP_CONFIG_DIR', 'RLOOP_NAMESPACE']) expect({ name, value: env[name] }).toEqual({ name });
     expect(env).toMatchObject({ RLOOP_PLAN: slug, PATH: expect.any(String) as unknown });
   }, 300_000);
 

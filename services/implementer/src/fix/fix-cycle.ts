@@ -226,7 +226,12 @@ export async function applyFix(request: FixRequestedData, deps: FixCycleDeps): P
   }
   let log: string;
   try {
-    log = (await strategy.apply({ worktreeDir: dir, letter, round: request.round, env: deps.env, signal })).log;
+    const outcome = await strategy.apply({ worktreeDir: dir, letter, round: request.round, env: deps.env, signal });
+    if (outcome.skipped !== undefined) {
+      await resetWorktree(dir, request.branch, request.base_commit);
+      return finish(notApplied('no_change', `the ${strategy.name} strategy made no attempt: ${outcome.skipped}`, strategy.name));
+    }
+    log = outcome.log;
   } catch (error) {
     if (!(error instanceof StrategyFailedError)) throw error;
     await resetWorktree(dir, request.branch, request.base_commit);

@@ -17,7 +17,10 @@ const CONFIG_DIR = fileURLToPath(new URL('../../../../config', import.meta.url))
 const SECRETS = {
   ANTHROPIC_API_KEY: `sk-ant-api03-${'k'.repeat(90)}`,
   DATABASE_URL: 'postgres://rloop:journal-password@db:5432/rloop',
-  NATS_URL: 'nats://implementer:nats-password@nats:4222',
+  // One kind of NATS credentials, as the bus's configuration requires.
+  NATS_URL: 'nats://nats:4222',
+  NATS_USER: 'implementer',
+  NATS_PASSWORD: 'nats-password',
   PGPASSWORD: 'journal-password',
 };
 
