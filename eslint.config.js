@@ -25,7 +25,7 @@ function moduleBoundaries(depConstraints) {
 
 export default defineConfig(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', '**/.rloop/**', '**/.nx/**', 'coverage/**', 'bench/.out/**', 'examples/**/fixtures/**', 'bench/critics/corpus/**'],
+    ignores: ['**/dist/**', '**/node_modules/**', '**/.rloop/**', '**/.nx/**', 'coverage/**', 'bench/.out/**', 'examples/**/fixtures/**', 'bench/critics/corpus/**', 'libs/critics/src/codemods/__fixtures__/**'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

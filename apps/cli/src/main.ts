@@ -13,7 +13,7 @@ const program = buildProgram(registrars, {
 });
 
 /** Commands whose usage errors exit 2 (ESLint's and Semgrep's convention); the others keep 1, since `submit --watch` uses 2 for "escalated". */
-const USAGE_EXIT_2 = new Set(['review', 'report-pr']);
+const USAGE_EXIT_2 = new Set(['review', 'report-pr', 'advisories']);
 
 try {
   await program.parseAsync(process.argv);

@@ -89,6 +89,34 @@ export type FixedFile = z.infer<typeof FixedFile>;
 
 export const DiffStats = z.object({ files_changed: Count, insertions: Count, deletions: Count });
 
+/** At most this many files are listed in RecordedCoverage (the rest is counted as truncated). */
+export const MAX_COVERAGE_FILES = 2000;
+
+/**
+ * What the plan's test run executed, recorded by the implementer with the run (V8 coverage of the
+ * Node.js processes the test command started): per file of the worktree it loaded, how many lines
+ * hold code and which of them never ran. A file absent was never loaded. The quality/test-coverage
+ * critic reads it for the commit the run tested.
+ */
+export const RecordedCoverage = z
+  .object({
+    format: z.enum(['v8', 'istanbul']),
+    files: z
+      .array(
+        z.object({
+          file: RepoPath,
+          executable: Count,
+          /** Lines never run. */
+          uncovered: z.array(LineRange).max(1000),
+        }),
+      )
+      .max(MAX_COVERAGE_FILES),
+    /** More files were loaded than listed. */
+    truncated: z.boolean().default(false),
+  })
+  .meta({ id: 'RecordedCoverage' });
+export type RecordedCoverage = z.infer<typeof RecordedCoverage>;
+
 export const HEURISTICS = ['persistent_issue', 'oscillation', 'implementer_wall', 'critic_disagreement', 'flat_trend', 'stall'] as const;
 export const Heuristic = z.enum(HEURISTICS);
 export type Heuristic = z.infer<typeof Heuristic>;
@@ -180,6 +208,8 @@ export const BaselineRecorded = defineEvent(
     /** Names of tests already failing before round 1: not regressions when they fail later. */
     failing: z.array(z.string()).max(1000),
     duration_ms: Count,
+    /** What the test run executed at `commit`, when its processes wrote V8 coverage. */
+    coverage: RecordedCoverage.optional(),
   }),
 );
 
@@ -287,6 +317,8 @@ export const TestsWritten = defineEvent(
     red: z.array(z.string()),
     /** Tests that passed at once, so they cannot prove anything: reported, not kept. */
     passed_at_once: z.array(z.string()),
+    /** Tests the test writer left with compiler or linter warnings (the loop counts a test's warnings too): reported, not kept. */
+    not_clean: z.array(z.string()).optional(),
   }),
 );
 
@@ -312,6 +344,8 @@ export const FixApplied = defineEvent(
      * reports show what was tried without anyone running git on the repository.
      */
     patch: z.string().max(16_000).optional(),
+    /** What the test run executed at `commit` (the committed fix), when its processes wrote V8 coverage. */
+    coverage: RecordedCoverage.optional(),
   }),
 );
 

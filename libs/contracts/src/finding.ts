@@ -32,6 +32,15 @@ export const LineRange = z
   .meta({ id: 'LineRange' });
 export type LineRange = z.infer<typeof LineRange>;
 
+/**
+ * What mends a finding without judgement: ESLint's own fix, one of rloop's codemods, or nothing
+ * deterministic (a person, the anthropic strategy or a coding agent has to). The autofix strategy
+ * applies `eslint` and `codemod` and spends no attempt on `none`.
+ */
+export const AUTOFIX_KINDS = ['eslint', 'codemod', 'none'] as const;
+export const AutofixKind = z.enum(AUTOFIX_KINDS);
+export type AutofixKind = z.infer<typeof AutofixKind>;
+
 export const Fingerprint = z.string().regex(/^[0-9a-f]{12}$/, 'must be 12 lowercase hex characters');
 
 export const FindingType = z
@@ -71,6 +80,10 @@ export const Finding = z
     related_findings: z.array(z.string().min(1).max(128)).max(50),
     /** Whether a machine fix (e.g. ESLint's --fix) is known to exist. */
     fixable: z.boolean().default(false),
+    /** Which deterministic fix applies; absent when the critic does not know (LLM and analysis critics). */
+    autofix: AutofixKind.optional(),
+    /** The codemod that applies, or why no rewrite is safe (`none`). */
+    autofix_note: z.string().min(1).max(500).optional(),
     /** Further locations that belong to the finding (the other copy of a duplicate, a taint source). */
     related_locations: z
       .array(z.object({ file: RepoPath, line_range: LineRange, note: z.string().max(500) }))

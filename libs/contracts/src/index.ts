@@ -24,6 +24,8 @@ export {
   FindingType,
   Finding,
   type FindingInput,
+  AUTOFIX_KINDS,
+  AutofixKind,
 } from './finding.js';
 export { SUPPRESSION_KINDS, SuppressionKind, Suppression, IsoDate, RepoConfigEffect, RULE_LEVELS, RuleLevel, RepoConfig } from './review.js';
 export {
@@ -43,6 +45,8 @@ export {
   EffortLevel,
   IMPLEMENTER_STRATEGIES,
   ImplementerStrategy,
+  CODING_AGENTS,
+  CodingAgent,
   PLAN_LIMITS,
   PlanRepo,
   PlanImplementer,
@@ -55,6 +59,8 @@ export {
 export {
   EnvelopeBase,
   TestsResult,
+  RecordedCoverage,
+  MAX_COVERAGE_FILES,
   GATE_VERDICTS,
   GateVerdict,
   GateRuleHit,

@@ -219,11 +219,13 @@ export const REPAIRS: Readonly<Record<string, Repair>> = {
       if ((path === undefined) !== (url === undefined)) return value;
       return { ...rest, [preferPath ? 'path' : 'url']: location };
     }),
-  // PlanImplementer.refine: the command strategy names its command.
+  // PlanImplementer.refine: the command strategy names its command, the agent strategy its agent,
+  // and only the agent strategy carries agent, model and extra_args.
   PlanImplementer: (generic) =>
     fc.tuple(generic, fc.string({ minLength: 1, maxLength: 40 })).map(([value, command]) => {
-      const implementer = asRecord(value, 'PlanImplementer');
-      return implementer['strategy'] === 'command' && implementer['command'] === undefined ? { ...implementer, command } : implementer;
+      const { agent, model, extra_args: extraArgs, ...rest } = asRecord(value, 'PlanImplementer');
+      if (rest['strategy'] === 'agent') return { ...rest, agent: agent ?? 'claude-code', ...(model === undefined ? {} : { model }), ...(extraArgs === undefined ? {} : { extra_args: extraArgs }) };
+      return rest['strategy'] === 'command' && rest['command'] === undefined ? { ...rest, command } : rest;
     }),
   // CriticCoverage.refine: the counts add up, and no more files are listed than were skipped.
   CriticCoverage: (generic) =>
@@ -406,7 +408,11 @@ export const BREAKERS: Readonly<Record<string, Breaker>> = {
       site('refinement', path, fc.constant(neither)),
     ];
   },
-  PlanImplementer: (_value, path) => [site('refinement', path, fc.constant({ strategy: 'command' }), [...path, 'command'])],
+  PlanImplementer: (_value, path) => [
+    site('refinement', path, fc.constant({ strategy: 'command' }), [...path, 'command']),
+    site('refinement', path, fc.constant({ strategy: 'agent' }), [...path, 'agent']),
+    site('refinement', path, fc.constant({ strategy: 'autofix', agent: 'codex' }), [...path, 'strategy']),
+  ],
   PlanSpec: (_value, path) => [site('refinement', [...path, 'title'], fc.constantFrom(' ', '\t\n', '   '))],
   CriticCoverage: (value, path) => {
     const { considered } = asRecord(value, 'CriticCoverage');

@@ -51,12 +51,26 @@ describe('PlanSpec', () => {
   it('rejects unknown keys at every level, naming where they are', () => {
     expect(problems({ ...MINIMAL, efort_level: 'low' })).toEqual(['(root): Unrecognized key: "efort_level"']);
     expect(problems({ ...MINIMAL, repo: { path: '/r', branch: 'main' } })).toEqual(['repo: Unrecognized key: "branch"']);
-    expect(problems({ ...MINIMAL, implementer: { strategy: 'autofix', model: 'x' } })).toEqual(['implementer: Unrecognized key: "model"']);
+    expect(problems({ ...MINIMAL, implementer: { strategy: 'autofix', timeout: 5 } })).toEqual(['implementer: Unrecognized key: "timeout"']);
   });
 
   it('needs implementer.command for the command strategy', () => {
     expect(problems({ ...MINIMAL, implementer: { strategy: 'command' } })).toEqual(['implementer.command: the command strategy needs implementer.command']);
     expect(problems({ ...MINIMAL, implementer: { strategy: 'anthropic' } })).toEqual([]);
+  });
+
+  it('needs implementer.agent for the agent strategy, and takes its model and extra arguments', () => {
+    expect(problems({ ...MINIMAL, implementer: { strategy: 'agent' } })).toEqual(['implementer.agent: the agent strategy needs implementer.agent: one of claude-code, codex, aider, gemini']);
+    expect(problems({ ...MINIMAL, implementer: { strategy: 'agent', agent: 'cursor' } })).toEqual([expect.stringMatching(/^implementer\.agent: Invalid option/)]);
+    const plan = PlanSpec.parse({ ...MINIMAL, implementer: { strategy: 'agent', agent: 'codex', model: 'gpt-5.1-codex', extra_args: ['--profile', 'ci'] } });
+    expect(plan.implementer).toEqual({ strategy: 'agent', agent: 'codex', model: 'gpt-5.1-codex', extra_args: ['--profile', 'ci'] });
+  });
+
+  it('refuses agent fields on another strategy, a model that is not a name, and arguments with control characters', () => {
+    expect(problems({ ...MINIMAL, implementer: { strategy: 'autofix', agent: 'aider' } })).toEqual(['implementer.strategy: implementer.agent, implementer.model and implementer.extra_args are for the agent strategy only']);
+    expect(problems({ ...MINIMAL, implementer: { strategy: 'agent', agent: 'aider', model: '$(rm -rf ~)' } })).toEqual([expect.stringMatching(/^implementer\.model: must be a model name/)]);
+    expect(problems({ ...MINIMAL, implementer: { strategy: 'agent', agent: 'aider', extra_args: ['--yes\n--lint-cmd=sh'] } })).toEqual([expect.stringMatching(/^implementer\.extra_args\.0: must be one line/)]);
+    expect(problems({ ...MINIMAL, implementer: { strategy: 'agent', agent: 'aider', extra_args: Array.from({ length: 21 }, () => '-v') } })).toEqual([expect.stringMatching(/^implementer\.extra_args: /)]);
   });
 
   it('needs exactly one of repo.path and repo.url', () => {

@@ -9,7 +9,16 @@ export { compilerLinterCritic, type CompilerLinterOptions } from './critics/comp
 export { duplicateCodeCritic } from './duplicates/critic.js';
 export { sastScannerCritic, inputValidationCritic, detectLibrary, type LibraryMode } from './sast/critics.js';
 export { secretsDetectorCritic, scanForSecrets, shannonEntropy } from './critics/secrets.js';
-export { dependencyAuditCritic, auditFindings, AuditReport, type DependencyAuditOptions } from './critics/dependency-audit.js';
+export { dependencyAuditCritic, auditFindings, AuditReport, AUDIT_REMEDY, type DependencyAuditOptions } from './critics/dependency-audit.js';
+export { AdvisoryDatabase, AdvisoriesUnavailableError, type ExportSummary } from './advisories/database.js';
+export { updateAdvisories, ecosystemNamed, AdvisoriesDownloadError, OSV_EXPORT_BASE_URL, type UpdateAdvisoriesOptions, type UpdateAdvisoriesResult } from './advisories/download.js';
+export { ECOSYSTEMS, type Ecosystem } from './advisories/versions.js';
+export { toolchainCritics, toolchainLanguages, TOOLCHAIN_CRITIC_IDS, type ToolchainCriticId, type ToolchainOptions } from './toolchains/table.js';
+export { toolchainCritic, type ToolchainLanguage, type ToolDiagnostic, type ToolLevel } from './toolchains/family.js';
+export { complexityCritic, complexityThresholds, DEFAULT_COMPLEXITY_THRESHOLDS, type ComplexityThresholds } from './quality/complexity.js';
+export { measureFunctions, type FunctionComplexity } from './quality/complexity-metrics.js';
+export { testCoverageCritic, type CoverageSource, type TestCoverageCriticOptions } from './test-coverage/critic.js';
+export { readCoverageReport, v8Lines, istanbulLines, lineRanges, CoverageReportError, type TestCoverage, type FileLineCoverage, type V8ScriptCoverage } from './test-coverage/report.js';
 export { dependencyEolCritic, findEolDependencies, loadEolData, minimumMajor, type DependencyEolOptions, type EolHit } from './critics/dependency-eol.js';
 export { databaseReviewerCritic } from './critics/database-reviewer.js';
 export { createSarifCritic, letterToSarif, sarifToDrafts, SarifLog, SARIF_LEVEL_SEVERITY, RLOOP_INFORMATION_URI, type SarifCriticOptions, type LetterToSarifOptions } from './sarif/sarif.js';
@@ -27,3 +36,13 @@ export { AnalysisCache } from './repo/cache.js';
 export { type CoverageRecorder } from './plumbing/coverage.js';
 export { CheckoutBoundary, RepoReader, DEFAULT_MAX_FILE_BYTES, type FileOutcome } from './repo/checkout.js';
 export { listCheckoutFiles, listDirectoryFiles, isBinaryByName, type DirectoryListing } from './repo/files.js';
+export {
+  runCodemods,
+  classifyDeprecationAt,
+  removeUnusedModuleBindings,
+  type CodemodResult,
+  type AppliedRewrite,
+  type SkippedRewrite,
+  type AutofixVerdict,
+} from './codemods/engine.js';
+export { CODEMOD_IDS, NO_REWRITE, type CodemodId } from './codemods/rewrites.js';

@@ -83,8 +83,13 @@ export {
   URL_SCHEMES,
   type UrlScheme,
   type PlanCommands,
+  type PlanAgentChoice,
+  AgentsTrust,
+  type AgentTrust,
+  type CredentialSource,
   isCommandAllowed,
   commandIssues,
+  agentIssues,
   notAllowedMessage,
   isServiceSecretName,
 } from './config/trust.js';

@@ -6,6 +6,7 @@ import {
   LlmOverloadedError,
   LlmRateLimitedError,
   LlmRequestInvalidError,
+  LlmSpendLimitError,
   redactSecrets,
 } from './index.js';
 import { clientFor, TEST_API_KEY } from './__fixtures__/helpers.js';
@@ -71,6 +72,61 @@ describe('createAnthropicClient against the fake Messages API', () => {
     expect(error).toBeInstanceOf(LlmRequestInvalidError);
     expect(error).toMatchObject({ retryable: false });
     expect(fake.requests).toHaveLength(1);
+  });
+
+  it('given a key the API does not know, when called, then it fails at once (no retry) saying what to do', async () => {
+    fake = await startFakeAnthropic({ script: [fakeTurn.text('never')], apiKeys: ['sk-ant-api03-the-only-key-the-fake-knows-000000'] });
+    const waits: number[] = [];
+    const error = await clientFor(fake.url, waits, { maxRetries: 3 }).createMessage(hello).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LlmAuthError);
+    expect(error).toMatchObject({ code: 'LLM.AUTH', retryable: false });
+    expect((error as Error).message).toMatch(/401 .*invalid x-api-key.* — the Anthropic API refused the key: set ANTHROPIC_API_KEY to a valid key \(it may be mistyped, revoked or expired\)/);
+    expect(fake.requests).toHaveLength(1);
+    expect(waits).toEqual([]);
+  });
+
+  it('given a key without permission (403), when called, then it fails at once naming where access is set', async () => {
+    fake = await startFakeAnthropic({ script: [fakeTurn.permission()] });
+    const error = await clientFor(fake.url, [], { maxRetries: 3 }).createMessage(hello).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LlmAuthError);
+    expect((error as Error).message).toMatch(/the key may not use this model or resource: check the workspace's access in the Claude Console/);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it.each([
+    ['the tier’s monthly spend cap (a 429 whose details.error_code says so, without retry-after)', fakeTurn.spendLimit(), /monthly spend limit: move to a higher tier in the Claude Console, or wait until it resets/],
+    ['a workspace spend limit (a 400)', fakeTurn.workspaceSpendLimit(), /a spend limit set on the organization or workspace is reached: raise it in the Claude Console/],
+    ['a billing problem (a 402)', fakeTurn.billing(), /the account has a billing problem: check the payment details or the credit balance/],
+  ])('given %s, when called, then it fails at once, not retried like a rate limit, saying what to do', async (_what, turn, remedy) => {
+    fake = await startFakeAnthropic({ script: [turn, fakeTurn.text('never')] });
+    const waits: number[] = [];
+    const error = await clientFor(fake.url, waits, { maxRetries: 3 }).createMessage(hello).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LlmSpendLimitError);
+    expect(error).toMatchObject({ code: 'LLM.SPEND_LIMIT', retryable: false });
+    expect((error as Error).message).toMatch(remedy);
+    expect(fake.requests).toHaveLength(1);
+    expect(waits).toEqual([]);
+  });
+
+  it('given a rate limit with retry-after, when called, then it waits what the server said and retries', async () => {
+    fake = await startFakeAnthropic({ script: [fakeTurn.rateLimited(7), fakeTurn.text('ok')] });
+    const waits: number[] = [];
+    await clientFor(fake.url, waits).createMessage(hello);
+    expect(waits).toEqual([7000]);
+    expect(fake.requests.map((r) => r.status)).toEqual([429, 200]);
+  });
+
+  it('given onResponseStart, when called, then the request is streamed, the callback fires once when the response starts, and the message is the same', async () => {
+    fake = await startFakeAnthropic({ script: [fakeTurn.toolUse('report', { findings: [{ a: 1 }] }, { text: 'one finding', thinking: true })], timing: { timeToFirstTokenMs: 20, outputTokensPerSecond: 200 } });
+    const starts: number[] = [];
+    const message = await clientFor(fake.url).createMessage(hello, { onResponseStart: () => starts.push(Date.now()) });
+    expect(starts).toHaveLength(1);
+    expect((fake.requests[0]?.body as { stream?: boolean }).stream).toBe(true);
+    expect(message.stop_reason).toBe('tool_use');
+    expect(message.content.map((b) => b.type)).toEqual(['thinking', 'text', 'tool_use']);
+    expect(message.content[2]).toMatchObject({ type: 'tool_use', name: 'report', input: { findings: [{ a: 1 }] } });
+    expect(message.usage.input_tokens).toBeGreaterThan(0);
+    expect(message.usage.output_tokens).toBe(fake.messageCalls()[0]?.usage.output_tokens);
   });
 
   it('counts tokens through the count_tokens endpoint', async () => {

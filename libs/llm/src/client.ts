@@ -9,6 +9,7 @@ import {
   LlmOverloadedError,
   LlmRateLimitedError,
   LlmRequestInvalidError,
+  LlmSpendLimitError,
   LlmUnavailableError,
   LLM_ERROR_CODES,
 } from './errors.js';
@@ -22,6 +23,11 @@ export type LlmCountRequest = Omit<MessageCountTokensParams, 'model'>;
 export interface LlmCallOptions {
   /** Aborts the request and any retry wait (a critic's deadline). */
   readonly signal?: AbortSignal;
+  /**
+   * Called once, when the response starts (the request is then sent streaming): from that moment
+   * the prompt-cache entries it writes are readable by other requests (see cache-warmup.ts).
+   */
+  readonly onResponseStart?: () => void;
 }
 
 /**
@@ -74,17 +80,19 @@ interface Failure {
   readonly status: number | null;
   readonly retryAfterMs: number | null;
   readonly message: string;
+  /** The error body's type (`authentication_error`, `rate_limit_error`, …), for what to tell a person. */
+  readonly errorType: string | null;
 }
 
 function describeFailure(error: unknown, nowMs: number, signal: AbortSignal | undefined): Failure {
   if (error instanceof APIUserAbortError || signal?.aborted === true) {
-    return { kind: 'aborted', status: null, retryAfterMs: null, message: 'the request was aborted' };
+    return { kind: 'aborted', status: null, retryAfterMs: null, message: 'the request was aborted', errorType: null };
   }
   if (error instanceof APIConnectionTimeoutError) {
-    return { kind: 'timeout', status: null, retryAfterMs: null, message: 'the request timed out' };
+    return { kind: 'timeout', status: null, retryAfterMs: null, message: 'the request timed out', errorType: null };
   }
   if (error instanceof APIConnectionError) {
-    return { kind: 'unavailable', status: null, retryAfterMs: null, message: `connection failed: ${error.message}` };
+    return { kind: 'unavailable', status: null, retryAfterMs: null, message: `connection failed: ${error.message}`, errorType: null };
   }
   if (error instanceof APIError) {
     const status: unknown = error.status;
@@ -93,9 +101,19 @@ function describeFailure(error: unknown, nowMs: number, signal: AbortSignal | un
     const retryAfterMs = headers === undefined ? null : parseRetryAfterMs((name) => headers.get(name), nowMs);
     const requestId = error.requestID === null || error.requestID === undefined ? '' : ` (request ${error.requestID})`;
     const code = typeof status === 'number' ? status : null;
-    return { kind: classifyStatus(code), status: code, retryAfterMs, message: `${error.message}${requestId}` };
+    const body = { type: error.type, message: error.apiMessage, errorCode: error.errorCode };
+    return { kind: classifyStatus(code, body), status: code, retryAfterMs, message: `${error.message}${requestId}`, errorType: error.type };
   }
-  return { kind: 'invalid', status: null, retryAfterMs: null, message: error instanceof Error ? error.message : String(error) };
+  return { kind: 'invalid', status: null, retryAfterMs: null, message: error instanceof Error ? error.message : String(error), errorType: null };
+}
+
+/** What a person does about an error no retry fixes, in one sentence (the errors page of the API's docs). */
+function remedy(failure: Failure): string {
+  if (failure.status === 401) return 'the Anthropic API refused the key: set ANTHROPIC_API_KEY to a valid key (it may be mistyped, revoked or expired) and restart the service';
+  if (failure.status === 403) return 'the key may not use this model or resource: check the workspace\'s access in the Claude Console, or choose another model in config/models.yaml';
+  if (failure.status === 402 || failure.errorType === 'billing_error') return 'the account has a billing problem: check the payment details or the credit balance in the Claude Console';
+  if (failure.status === 429) return "the organization reached its usage tier's monthly spend limit: move to a higher tier in the Claude Console, or wait until it resets (retrying fails until then)";
+  return 'a spend limit set on the organization or workspace is reached: raise it in the Claude Console, or wait until it resets (retrying fails until then)';
 }
 
 function toLlmError(failure: Failure, attempts: number, what: string): LlmError {
@@ -114,7 +132,9 @@ function toLlmError(failure: Failure, attempts: number, what: string): LlmError 
     case 'aborted':
       return new LlmAbortedError(message, { cause });
     case 'auth':
-      return new LlmAuthError(message, { cause });
+      return new LlmAuthError(`${message} — ${remedy(failure)}`, { cause });
+    case 'spend_limit':
+      return new LlmSpendLimitError(`${message} — ${remedy(failure)}`, { cause });
     case 'invalid':
       return new LlmRequestInvalidError(message, failure.status ?? 0, { cause });
   }
@@ -178,12 +198,25 @@ export function createAnthropicClient(options: AnthropicClientOptions): LlmClien
     }
   }
 
+  /** One request, streaming when the caller wants to know when the response starts. */
+  async function send(request: LlmMessageRequest, callOptions: LlmCallOptions, started: { value: boolean }): Promise<Message> {
+    const requestOptions = callOptions.signal === undefined ? undefined : { signal: callOptions.signal };
+    if (callOptions.onResponseStart === undefined) return sdk.messages.create({ ...request, model: options.model, stream: false }, requestOptions);
+    const stream = sdk.messages.stream({ ...request, model: options.model }, requestOptions);
+    stream.on('streamEvent', (event) => {
+      if (event.type !== 'message_start' || started.value) return;
+      started.value = true;
+      callOptions.onResponseStart?.();
+    });
+    return await stream.finalMessage();
+  }
+
   return Object.freeze({
     model: options.model,
-    createMessage: (request: LlmMessageRequest, callOptions: LlmCallOptions = {}) =>
-      withRetries('messages.create', callOptions.signal, () =>
-        sdk.messages.create({ ...request, model: options.model, stream: false }, callOptions.signal === undefined ? undefined : { signal: callOptions.signal }),
-      ),
+    createMessage: (request: LlmMessageRequest, callOptions: LlmCallOptions = {}) => {
+      const started = { value: false };
+      return withRetries('messages.create', callOptions.signal, () => send(request, callOptions, started));
+    },
     countTokens: async (request: LlmCountRequest, callOptions: LlmCallOptions = {}) => {
       const counted = await withRetries('messages.countTokens', callOptions.signal, () =>
         sdk.messages.countTokens({ ...request, model: options.model }, callOptions.signal === undefined ? undefined : { signal: callOptions.signal }),

@@ -2,10 +2,15 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { type CriticContext, createCriticContext } from '@rloop/critics';
 import { type FakeAnthropic, fakeTurn, startFakeAnthropic } from '@rloop/testing';
 import {
+  createCacheWarmup,
   createCodeReviewerCritic,
   createPromptCritic,
   createPromptCritics,
+  criticFailureReasonOf,
+  LlmAuthError,
   LlmBudgetExceededError,
+  LlmRefusedError,
+  LlmSpendLimitError,
   LlmNotConfiguredError,
   LlmOutputInvalidError,
   LlmOutputTruncatedError,
@@ -160,6 +165,76 @@ describe('LLM critics (quality/code-reviewer and prompt critics) against the fak
     fake = await startFakeAnthropic({ script: [fakeTurn.maxTokens('I will now list'), fakeTurn.maxTokens('I will now list')] });
     const cut = createCodeReviewerCritic({ model: 'claude-sonnet-5-5', catalogue, client: clientFor(fake.url) });
     await expect(cut.run(context())).rejects.toBeInstanceOf(LlmOutputTruncatedError);
+  });
+
+  it('given a reply cut off because it filled the context window, even with an empty findings list, when reviewed, then the critic fails — never "0 findings"', async () => {
+    fake = await startFakeAnthropic({ script: [fakeTurn.contextWindowExceeded([{ type: 'tool_use', name: 'report_findings', input: { findings: [] } }])] });
+    const critic = createCodeReviewerCritic({ model: 'claude-sonnet-5-5', catalogue, client: clientFor(fake.url) });
+    const error = await critic.run(context()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LlmOutputTruncatedError);
+    expect((error as Error).message).toMatch(/filled the model context window before the report was complete/);
+    expect(criticFailureReasonOf(error)).toBe('invalid_output');
+    // The same input would fill the window again: no retry.
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('given a refusal, when reviewed, then the critic fails as invalid output', async () => {
+    fake = await startFakeAnthropic({ script: [fakeTurn.refusal()] });
+    const error = await createCodeReviewerCritic({ model: 'claude-sonnet-5-5', catalogue, client: clientFor(fake.url) }).run(context()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(LlmRefusedError);
+    expect(criticFailureReasonOf(error)).toBe('invalid_output');
+  });
+
+  it('given a paused turn, when reviewed, then it is sent back as it is and the continuation’s report counts', async () => {
+    fake = await startFakeAnthropic({ script: [fakeTurn.pauseTurn('Reading src/math.js first.'), fakeTurn.toolUse('report_findings', { findings: [finding] })] });
+    const result = await createCodeReviewerCritic({ model: 'claude-sonnet-5-5', catalogue, client: clientFor(fake.url) }).review(context());
+    expect(result.findings).toHaveLength(1);
+    const continued = (fake.messageCalls()[1]?.body as unknown as Body).messages;
+    expect(continued.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(continued[1]?.content).toEqual([{ type: 'text', text: 'Reading src/math.js first.' }]);
+    expect(fake.protocolErrors).toEqual([]);
+  });
+
+  it('given a refused key or a spend limit, when reviewed, then the critic cannot run (not_runnable), without retries', async () => {
+    fake = await startFakeAnthropic({ script: [fakeTurn.spendLimit(), fakeTurn.toolUse('report_findings', { findings: [] })] });
+    const spent = await createCodeReviewerCritic({ model: 'claude-sonnet-5-5', catalogue, client: clientFor(fake.url) }).run(context()).catch((e: unknown) => e);
+    expect(spent).toBeInstanceOf(LlmSpendLimitError);
+    expect(criticFailureReasonOf(spent)).toBe('not_runnable');
+    expect(fake.requests).toHaveLength(1);
+    await fake.close();
+    fake = await startFakeAnthropic({ script: [fakeTurn.toolUse('report_findings', { findings: [] })], apiKeys: ['sk-ant-api03-another-key-entirely-000000000'] });
+    const refused = await createCodeReviewerCritic({ model: 'claude-sonnet-5-5', catalogue, client: clientFor(fake.url) }).run(context()).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(LlmAuthError);
+    expect(criticFailureReasonOf(refused)).toBe('not_runnable');
+  });
+
+  it('given three critics dispatched in parallel against an API that makes a cache entry readable only when its response starts, when they share a warmup, then one writes the common prefix and the others read it', async () => {
+    const timing = { timeToFirstTokenMs: 150, outputTokensPerSecond: 2000 };
+    const spec = (id: string) => {
+      const found = promptCriticSpec(id);
+      if (found === null) throw new Error(`no prompt critic ${id}`);
+      return found;
+    };
+    const round = async (warmup: boolean) => {
+      fake = await startFakeAnthropic({ script: () => fakeTurn.toolUse('report_findings', { findings: [] }), minCacheableTokens: 64, timing });
+      const client = clientFor(fake.url);
+      const shared = warmup ? { cacheWarmup: createCacheWarmup() } : {};
+      const critics = [
+        createCodeReviewerCritic({ model: 'claude-sonnet-5-5', catalogue, client, resolveSubject: hints, ...shared }),
+        ...['specialized/error-handler-checker', 'specialized/resilience-checker'].map((id) => createPromptCritic({ ...spec(id), model: 'claude-sonnet-5-5', catalogue, client, resolveSubject: hints, ...shared })),
+      ];
+      const usages = (await Promise.all(critics.map((c) => c.review(context())))).map((r) => r.usage);
+      await fake.close();
+      fake = undefined;
+      return usages;
+    };
+    const apart = await round(false);
+    // Without sharing, the API's rule makes every parallel request write the prefix.
+    expect(apart.every((u) => u.cache_creation_input_tokens > 0 && u.cache_read_input_tokens === 0)).toBe(true);
+    const together = await round(true);
+    const writers = together.filter((u) => u.cache_creation_input_tokens > 0);
+    expect(writers).toHaveLength(1);
+    expect(together.filter((u) => u.cache_read_input_tokens === writers[0]?.cache_creation_input_tokens)).toHaveLength(2);
   });
 
   it('is not configured without an API key, and says why', async () => {

@@ -1,13 +1,16 @@
+import { createHash } from 'node:crypto';
 import { lstat, readFile } from 'node:fs/promises';
 import type { CRITIC_FAILURE_REASONS, CoverageSkipReason, Issue } from '@rloop/contracts';
 import { type CriticContext, type CriticDefinition, type FindingDraft, isBinaryByName } from '@rloop/critics';
 import type { ContentBlockParam, Message, ToolChoice, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import type { BudgetState } from './budget.js';
-import { type AnthropicClientOptions, createAnthropicClient, type LlmClient, type LlmClientFactory, type LlmLogger } from './client.js';
+import type { CacheWarmup } from './cache-warmup.js';
+import { type AnthropicClientOptions, createAnthropicClient, type LlmClient, type LlmClientFactory, type LlmLogger, type LlmMessageRequest } from './client.js';
 import { dataBlock, fileDataBlock } from './data-blocks.js';
 import { assistantTurn, Dispatcher, textBlock, type Turn, withRollingBreakpoint } from './dispatcher.js';
 import {
   LlmAbortedError,
+  LlmAuthError,
   LlmBudgetExceededError,
   LlmError,
   LlmNotConfiguredError,
@@ -16,6 +19,7 @@ import {
   LlmOverloadedError,
   LlmRateLimitedError,
   LlmRefusedError,
+  LlmSpendLimitError,
 } from './errors.js';
 import { checkFindingLocations, type DroppedFinding, parseReportedFindings, REPORT_FINDINGS_TOOL, type ReportedFinding, reportFindingsTool } from './findings.js';
 import { diffBetween } from './git.js';
@@ -53,6 +57,8 @@ export interface LlmReviewOptions {
   readonly budget?: BudgetState;
   readonly round?: number;
   readonly signal?: AbortSignal;
+  /** Shared by a round's critics, so their common prefix is written to the cache once (cache-warmup.ts). */
+  readonly warmup?: CacheWarmup;
 }
 
 export interface LlmReviewResult {
@@ -116,12 +122,30 @@ interface Evaluation {
   readonly truncated: boolean;
 }
 
+/**
+ * What a reply says, by its stop reason (the API's "Stop reasons" page): only a reply that ended
+ * its turn (`tool_use`, `end_turn`, `stop_sequence`) is read for findings. A reply cut off at
+ * `max_tokens` is retried; one that filled the context window (`model_context_window_exceeded`)
+ * throws — the same input would fill it again — and so does a refusal: a cut-off report, whatever
+ * it holds (an empty findings list included), is never taken as "no findings".
+ */
 function evaluate(message: Message): Evaluation {
-  if (message.stop_reason === 'refusal') throw new LlmRefusedError('the model declined to review (stop_reason refusal)');
-  const calls = message.content.filter((b) => b.type === 'tool_use');
-  if (message.stop_reason === 'max_tokens') {
-    return { findings: null, issues: [{ path: '(reply)', message: 'the reply was cut off at the output token limit; report fewer findings with shorter texts' }], truncated: true };
+  switch (message.stop_reason) {
+    case 'refusal':
+      throw new LlmRefusedError('the model declined to review (stop_reason refusal)');
+    case 'model_context_window_exceeded':
+      throw new LlmOutputTruncatedError('the reply filled the model context window before the report was complete (stop_reason model_context_window_exceeded): review fewer or smaller files');
+    case 'max_tokens':
+      return { findings: null, issues: [{ path: '(reply)', message: 'the reply was cut off at the output token limit; report fewer findings with shorter texts' }], truncated: true };
+    case 'tool_use':
+    case 'end_turn':
+    case 'stop_sequence':
+      break;
+    default:
+      // pause_turn is continued by the caller; anything else is a reply this code does not know to be complete.
+      return { findings: null, issues: [{ path: '(reply)', message: `the reply stopped for ${String(message.stop_reason)}, which is not a finished report` }], truncated: false };
   }
+  const calls = message.content.filter((b) => b.type === 'tool_use');
   const reports = calls.filter((c) => c.name === REPORT_FINDINGS_TOOL);
   if (reports.length === 0) return { findings: null, issues: [{ path: '(reply)', message: `${REPORT_FINDINGS_TOOL} was not called` }], truncated: false };
   const findings: ReportedFinding[] = [];
@@ -163,15 +187,19 @@ export async function reviewWithLlm(options: LlmReviewOptions): Promise<LlmRevie
   const toolChoice: ToolChoice = options.spec.forced_tool_choice ? { type: 'tool', name: REPORT_FINDINGS_TOOL } : { type: 'auto' };
   const messages: Turn[] = [{ role: 'user', content: reviewMessage(options.subject, options.concern, caching) }];
   try {
+    const request = (attempt: number) => ({
+      system: [textBlock(CRITIC_SYSTEM_PROMPT, caching)],
+      tools: [tool],
+      tool_choice: toolChoice,
+      // TODO(calibration): 8192 output tokens fits ~20 findings; check max_tokens stops in the logs.
+      max_tokens: options.maxOutputTokens ?? 8192,
+      messages: withRollingBreakpoint(messages, caching && attempt > 1),
+    });
     for (let attempt = 1; ; attempt += 1) {
-      const message = await dispatcher.send({
-        system: [textBlock(CRITIC_SYSTEM_PROMPT, caching)],
-        tools: [tool],
-        tool_choice: toolChoice,
-        // TODO(calibration): 8192 output tokens fits ~20 findings; check max_tokens stops in the logs.
-        max_tokens: options.maxOutputTokens ?? 8192,
-        messages: withRollingBreakpoint(messages, caching && attempt > 1),
-      });
+      // The first request of a round's critics shares their stable prefix: one warms the cache, the others follow once it is readable.
+      const first = request(attempt);
+      let message = attempt === 1 && options.warmup !== undefined ? await options.warmup.run(prefixKey(options.spec.id, first), (onResponseStart) => dispatcher.send(first, onResponseStart), options.signal) : await dispatcher.send(first);
+      message = await continuePaused(message, messages, (continued) => dispatcher.send({ ...first, messages: continued }));
       const verdict = evaluate(message);
       if (verdict.findings !== null) {
         const lineCounts = new Map(options.subject.files.map((f) => [f.path, lineCount(f.content)]));
@@ -194,6 +222,37 @@ export async function reviewWithLlm(options: LlmReviewOptions): Promise<LlmRevie
   } catch (error) {
     throw dispatcher.annotate(error);
   }
+}
+
+// TODO(calibration): three continuations of a paused turn is a guess; pause_turn comes from server-side tool loops, which critics do not use.
+const MAX_CONTINUATIONS = 3;
+
+/**
+ * A paused turn (stop_reason pause_turn) is sent back as it is, as the last (assistant) message, so
+ * the model continues it; the continuation's content joins the paused content. Anything else is
+ * returned unchanged.
+ */
+async function continuePaused(message: Message, conversation: readonly Turn[], send: (messages: Turn[]) => Promise<Message>): Promise<Message> {
+  let current = message;
+  let content = message.content;
+  for (let continuation = 1; current.stop_reason === 'pause_turn'; continuation += 1) {
+    const paused = assistantTurn(content);
+    if (paused === null || continuation > MAX_CONTINUATIONS) {
+      throw new LlmOutputTruncatedError(`the model paused its turn ${continuation - 1} time(s) without finishing the report (stop_reason pause_turn)`);
+    }
+    current = await send([...conversation, paused]);
+    content = [...content, ...current.content];
+  }
+  return content === current.content ? current : { ...current, content };
+}
+
+/** What a critic's first request shares with the other critics of its round: the model, tools, system prompt and the cached blocks. */
+function prefixKey(model: string, request: LlmMessageRequest): string {
+  const first = request.messages[0];
+  const blocks = first !== undefined && Array.isArray(first.content) ? first.content.filter((b) => 'cache_control' in b && b.cache_control !== undefined && b.cache_control !== null) : [];
+  return createHash('sha256')
+    .update(JSON.stringify([model, request.system, request.tools, request.tool_choice, blocks]))
+    .digest('hex');
 }
 
 function lineCount(content: string): number {
@@ -311,6 +370,8 @@ export interface LlmCriticOptions {
   /** Called after a successful run. */
   readonly onReport?: (report: LlmCriticReport) => void;
   readonly logger?: LlmLogger;
+  /** One per host, shared by its critics: a round's first request warms the cache, the others wait until it is readable. */
+  readonly cacheWarmup?: CacheWarmup;
 }
 
 /** A CriticDefinition whose full result (dropped findings, usage) is also available. */
@@ -387,6 +448,7 @@ export function createPromptCritic(options: PromptCriticOptions): LlmCriticDefin
         ...(options.caching === undefined ? {} : { caching: options.caching }),
         ...(budget === null ? {} : { budget }),
         ...(hints.round === undefined ? {} : { round: hints.round }),
+        ...(options.cacheWarmup === undefined || options.caching === false ? {} : { warmup: options.cacheWarmup }),
       });
       options.onUsage?.(result.usage);
       options.onReport?.({ criticId: options.id, commit: context.commit, findings: result.findings.length, dropped: result.dropped, attempts: result.attempts, usage: result.usage });
@@ -442,14 +504,15 @@ export function createPromptCritics(options: LlmCriticOptions): LlmCriticDefinit
 
 /**
  * The CriticFailed reason for an error out of an LLM critic: rate limits and overload are
- * `rate_limited`, bad or cut-off output and refusals `invalid_output`, a missing key or a budget
- * `not_runnable` (a budget error also carries what was spent, for the escalation), an abort
+ * `rate_limited`, bad or cut-off output and refusals `invalid_output`, a missing or refused key,
+ * a spend limit or a budget `not_runnable` (a budget error also carries what was spent, for the
+ * escalation), an abort
  * `timed_out`, a lost connection `unavailable`, anything else `crashed`.
  */
 export function criticFailureReasonOf(error: unknown): (typeof CRITIC_FAILURE_REASONS)[number] {
   if (error instanceof LlmRateLimitedError || error instanceof LlmOverloadedError) return 'rate_limited';
   if (error instanceof LlmOutputInvalidError || error instanceof LlmOutputTruncatedError || error instanceof LlmRefusedError) return 'invalid_output';
-  if (error instanceof LlmNotConfiguredError || error instanceof LlmBudgetExceededError) return 'not_runnable';
+  if (error instanceof LlmNotConfiguredError || error instanceof LlmBudgetExceededError || error instanceof LlmAuthError || error instanceof LlmSpendLimitError) return 'not_runnable';
   if (error instanceof LlmAbortedError) return 'timed_out';
   if (error instanceof LlmError && error.retryable) return 'unavailable';
   return 'crashed';

@@ -50,7 +50,8 @@ export class Dispatcher {
     return this.calls;
   }
 
-  async send(request: LlmMessageRequest): Promise<Message> {
+  /** Sends one call; `onResponseStart` is told when its response starts (see LlmCallOptions). */
+  async send(request: LlmMessageRequest, onResponseStart?: () => void): Promise<Message> {
     const { client, spec, budget, signal } = this.settings;
     const callOptions = signal === undefined ? {} : { signal };
     if (budget !== undefined) {
@@ -72,7 +73,7 @@ export class Dispatcher {
         limits: budget.limits,
       });
     }
-    const message = await client.createMessage(request, callOptions);
+    const message = await client.createMessage(request, onResponseStart === undefined ? callOptions : { ...callOptions, onResponseStart });
     this.calls += 1;
     const call: CallUsage & { cache_creation_1h_input_tokens?: number } = {
       input_tokens: message.usage.input_tokens,

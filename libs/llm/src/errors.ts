@@ -10,6 +10,7 @@ export const LLM_ERROR_CODES = {
   timeout: 'LLM.TIMEOUT',
   aborted: 'LLM.ABORTED',
   auth: 'LLM.AUTH',
+  spendLimit: 'LLM.SPEND_LIMIT',
   requestInvalid: 'LLM.REQUEST_INVALID',
   outputInvalid: 'LLM.OUTPUT_INVALID',
   outputTruncated: 'LLM.OUTPUT_TRUNCATED',
@@ -92,6 +93,17 @@ export class LlmAbortedError extends LlmError {
 export class LlmAuthError extends LlmError {
   constructor(message: string, options: Omit<LlmErrorOptions, 'retryable'> = {}) {
     super(LLM_ERROR_CODES.auth, message, { ...options, retryable: false });
+  }
+}
+
+/**
+ * The account may not spend now: a spend limit (the tier's monthly cap, a 429 without retry-after;
+ * one the organization or workspace set, a 400) or billing (402). Never retryable: retrying fails
+ * until a person raises the limit, or the period resets — the message says which.
+ */
+export class LlmSpendLimitError extends LlmError {
+  constructor(message: string, options: Omit<LlmErrorOptions, 'retryable'> = {}) {
+    super(LLM_ERROR_CODES.spendLimit, message, { ...options, retryable: false });
   }
 }
 

@@ -124,4 +124,26 @@ describe('implementFix (the tool loop) against the fake API, a real worktree and
     expect(afterCut[0]).toMatchObject({ type: 'tool_result', is_error: true, content: expect.stringContaining('Not executed') as unknown });
     expect(fake.protocolErrors).toEqual([]);
   });
+
+  it('given a paused turn, when the loop goes on, then the turn is sent back as it is and its continuation is one assistant turn; a filled context window ends the loop', async () => {
+    await prepare();
+    fake = await startFakeAnthropic({
+      script: [
+        fakeTurn.pauseTurn('Let me look at the code.'),
+        fakeTurn.toolUse('edit_file', FIX),
+        fakeTurn.contextWindowExceeded('The conversation is too long'),
+      ],
+    });
+    const error = await implementFix({ letter: sampleLetter(repo.base), failingTests, worktreeDir: repo.dir, stepBudget: 5, allowedCommands: [TEST_COMMAND], commandEnv: TEST_ENV, client: clientFor(fake.url), spec }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'LLM.OUTPUT_TRUNCATED' });
+    const calls = fake.messageCalls().map((c) => c.body.messages);
+    // The paused turn went back as the last message, unchanged.
+    expect(calls[1]?.map((m) => m.role)).toEqual(['user', 'assistant']);
+    expect(calls[1]?.[1]?.content).toEqual([expect.objectContaining({ type: 'text', text: 'Let me look at the code.' })]);
+    // Its continuation (the edit) joined it: one assistant turn, then the tool's result.
+    expect(calls[2]?.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect((calls[2]?.[1]?.content as { type: string }[]).map((b) => b.type)).toEqual(['text', 'tool_use']);
+    expect(await readFile(join(repo.dir, 'src/math.js'), 'utf8')).toContain('if (value < min) return min;');
+    expect(fake.protocolErrors).toEqual([]);
+  });
 });

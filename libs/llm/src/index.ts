@@ -10,6 +10,7 @@ export {
   LlmUnavailableError,
   LlmAbortedError,
   LlmAuthError,
+  LlmSpendLimitError,
   LlmRequestInvalidError,
   LlmOutputInvalidError,
   LlmOutputTruncatedError,
@@ -41,6 +42,8 @@ export {
   type RetryPolicy,
   DEFAULT_RETRY_POLICY,
   classifyStatus,
+  isSpendLimit,
+  type ErrorBody,
   parseRetryAfterMs,
   decideRetry,
   type RetryDecision,
@@ -59,6 +62,7 @@ export {
   type ModelRates,
   type PricedUsage,
 } from './models.js';
+export { createCacheWarmup, type CacheWarmup, type CacheWarmupOptions } from './cache-warmup.js';
 export { checkBudget, checkBudgetOrThrow, type BudgetLimits, type BudgetCheckInput, type BudgetVerdict, type BudgetState } from './budget.js';
 export { budgetReached, budgetReachedFrom, describeBudgetReached, budgetEscalation, type BudgetReached } from './budget-escalation.js';
 export { type UsageRecord, type CallUsage, emptyUsage, addUsage } from './usage.js';
@@ -137,4 +141,5 @@ export {
   type TestsWrittenData,
 } from './test-writer.js';
 export { implementFix, type ImplementFixOptions, type ImplementFixResult } from './implementer.js';
+export { type LintWarning, type WarningLister, warningsByFile, describeWarnings } from './lint-warnings.js';
 export { verifyFix, VERIFY_REFUSALS, type VerifyRefusal, type VerifyReason, type VerifyFixOptions, type FixVerdict } from './verifier.js';

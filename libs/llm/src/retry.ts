@@ -1,5 +1,5 @@
 /** How one failed API call is classified for the retry decision. */
-export const FAILURE_KINDS = ['rate_limited', 'overloaded', 'unavailable', 'timeout', 'aborted', 'auth', 'invalid'] as const;
+export const FAILURE_KINDS = ['rate_limited', 'overloaded', 'unavailable', 'timeout', 'aborted', 'auth', 'spend_limit', 'invalid'] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];
 
 export interface RetryPolicy {
@@ -23,9 +23,29 @@ export function isRetryableKind(kind: FailureKind): boolean {
   return kind === 'rate_limited' || kind === 'overloaded' || kind === 'unavailable' || kind === 'timeout';
 }
 
-/** Maps an HTTP status to a failure kind (null status: the connection failed). */
-export function classifyStatus(status: number | null): FailureKind {
+/** What the error body says, as the SDK exposes it: `error.type`, `error.message` and `error.details.error_code`. */
+export interface ErrorBody {
+  readonly type?: string | null;
+  readonly message?: string | null;
+  readonly errorCode?: string | null;
+}
+
+/**
+ * Whether an error is a spend limit, which no retry lifts (docs: "Claude API errors", "Rate limits"):
+ * the tier's monthly cap is a 429 whose `details.error_code` is `enforced_spend_limit_reached` and
+ * that carries no retry-after; a limit the organization or workspace set is a 400 whose message
+ * begins "You have reached your specified … API usage limits"; a billing problem is a 402.
+ */
+export function isSpendLimit(status: number | null, body: ErrorBody = {}): boolean {
+  if (status === 402 || body.type === 'billing_error') return true;
+  if (status === 429 && body.errorCode === 'enforced_spend_limit_reached') return true;
+  return status === 400 && /^You have reached your specified (?:workspace )?API usage limits/.test(body.message ?? '');
+}
+
+/** Maps an HTTP status (and what the error body says) to a failure kind (null status: the connection failed). */
+export function classifyStatus(status: number | null, body: ErrorBody = {}): FailureKind {
   if (status === null) return 'unavailable';
+  if (isSpendLimit(status, body)) return 'spend_limit';
   if (status === 429) return 'rate_limited';
   if (status === 529) return 'overloaded';
   if (status === 408) return 'timeout';

@@ -1,4 +1,4 @@
-import { access } from 'node:fs/promises';
+import { access, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { type FakeAnthropic, fakeTurn, startFakeAnthropic } from '@rloop/testing';
@@ -68,6 +68,7 @@ describe('writeFailingTests (the test writer) against the fake API and a real no
       tests: [{ file: RED_TEST_PATH, finding_ids: ['f-clamp-min'], name: 'clamp returns min below the range' }],
       red: ['clamp returns min below the range'],
       passed_at_once: ['clamp returns max above the range'],
+      not_clean: [],
     });
     expect(result.redTests).toEqual([expect.objectContaining({ file: RED_TEST_PATH, content: RED_TEST })]);
     expect(await exists(join(repo.dir, RED_TEST_PATH))).toBe(true);
@@ -113,5 +114,33 @@ describe('writeFailingTests (the test writer) against the fake API and a real no
     ]);
     expect(await exists(join(repo.dir, 'test/skipped.test.js'))).toBe(false);
     expect(fake.protocolErrors).toEqual([]);
+  });
+
+  it('given the loop’s linter, when a test it writes has warnings, then it is sent back with them, fixed by the test writer, and one left with warnings is dropped and reported', async () => {
+    repo = await createTempRepo(SAMPLE_FILES);
+    const UNUSED = RED_TEST.replace("test('", "const unused = 1;\ntest('");
+    const OTHER = 'test/other.test.js';
+    fake = await startFakeAnthropic({
+      script: [
+        fakeTurn.toolUse('write_test_file', { path: RED_TEST_PATH, content: UNUSED, finding_ids: ['f-clamp-min'], test_name: 'clamp returns min below the range' }),
+        fakeTurn.toolUse('write_test_file', { path: RED_TEST_PATH, content: RED_TEST, finding_ids: ['f-clamp-min'], test_name: 'clamp returns min below the range' }),
+        fakeTurn.toolUse('write_test_file', { path: OTHER, content: UNUSED.replace('clamp returns min', 'clamp still returns min'), finding_ids: ['f-clamp-min'], test_name: 'left with a warning' }),
+        fakeTurn.text('Done.'),
+      ],
+    });
+    // A stand-in for the compiler-linter critic: a test declaring `unused` has a warning.
+    const lintTest = async (root: string, files: readonly string[] = []) =>
+      (await Promise.all(files.map(async (file) => ((await readFile(join(root, file), 'utf8')).includes('const unused') ? [{ file, line: 3, rule: 'eslint/no-unused-vars', message: "'unused' is assigned a value but never used." }] : [])))).flat();
+    const result = await writeFailingTests({ letter: sampleLetter(repo.base), worktreeDir: repo.dir, testLayout: { ...layout, moduleSystem: 'commonjs' }, runTests, client: clientFor(fake.url), spec, lintTest });
+
+    const first = fake.messageCalls()[1]?.body.messages.at(-1)?.content as ToolResult[];
+    expect(first[0]).toMatchObject({ is_error: true, content: expect.stringContaining("report 1 warning(s) in it, and a test's warnings count like the code's:\ntest/clamp-lower-bound.test.js:3 eslint/no-unused-vars") as unknown });
+    expect(result.testsWritten).toMatchObject({ red: ['clamp returns min below the range'], not_clean: ['left with a warning'] });
+    expect(result.notClean).toEqual([OTHER]);
+    expect(await exists(join(repo.dir, OTHER))).toBe(false);
+    // The test writer was told how the repository loads modules, and that its tests are linted.
+    const prompt = JSON.stringify(fake.messageCalls()[0]?.body.messages);
+    expect(prompt).toContain('Module system: CommonJS');
+    expect(prompt).toContain("checked by the loop's compiler and linter like the code");
   });
 });

@@ -5,6 +5,7 @@ import type { BudgetState } from './budget.js';
 import type { LlmClient } from './client.js';
 import { dataBlock } from './data-blocks.js';
 import { Dispatcher, textBlock } from './dispatcher.js';
+import { describeWarnings, type WarningLister } from './lint-warnings.js';
 import type { ModelSpec } from './models.js';
 import { TEST_WRITER_SYSTEM_PROMPT } from './prompts.js';
 import { runPassed, type TestRunner, type TestRunResult } from './test-runner.js';
@@ -23,6 +24,8 @@ export interface TestLayout {
   readonly testCommand: string;
   /** Where new tests belong, e.g. `test/`. */
   readonly testDir?: string;
+  /** How the repository's JavaScript loads modules (package.json `type`): tests follow it. */
+  readonly moduleSystem?: 'commonjs' | 'module';
 }
 
 /** A test file written for the letter, with the content it had when it was confirmed red. */
@@ -40,6 +43,8 @@ export interface TestsWrittenData {
   readonly tests: { readonly file: string; readonly finding_ids: string[]; readonly name: string }[];
   readonly red: string[];
   readonly passed_at_once: string[];
+  /** Tests the test writer left with compiler or linter warnings: deleted, not kept. */
+  readonly not_clean: string[];
 }
 
 export interface WriteFailingTestsOptions {
@@ -58,6 +63,12 @@ export interface WriteFailingTestsOptions {
   readonly caching?: boolean;
   /** Which paths count as tests (where the test writer may write). Default isTestPath. */
   readonly isTestFile?: (path: string) => boolean;
+  /**
+   * The compiler and linter the loop checks code with, on one test file. A test it warns about is
+   * sent back to the test writer to fix (the loop counts a test's warnings like the code's); one
+   * still warned about at the end is deleted and reported in not_clean. Absent: not checked.
+   */
+  readonly lintTest?: WarningLister;
   readonly signal?: AbortSignal;
 }
 
@@ -69,6 +80,8 @@ export interface WriteFailingTestsResult {
   readonly removed: readonly string[];
   /** Files deleted because their run timed out: neither red nor green. */
   readonly timedOut: readonly string[];
+  /** Files deleted because the test writer left compiler or linter warnings in them. */
+  readonly notClean: readonly string[];
   readonly outcome: 'finished' | 'step_budget_exhausted';
   readonly runs: readonly { readonly file: string; readonly result: TestRunResult }[];
   readonly usage: UsageRecord;
@@ -137,6 +150,12 @@ export async function writeFailingTests(options: WriteFailingTestsOptions): Prom
       }
       await writeWorktreeFile(root, target.relative, input.content);
       written.set(target.relative, { file: target.relative, finding_ids: input.finding_ids, name: input.test_name, content: input.content });
+      const warnings = options.lintTest === undefined ? [] : await options.lintTest(root, [target.relative]);
+      if (warnings.length > 0) {
+        throw new Error(
+          `wrote ${target.relative}, but the loop's compiler and linter report ${warnings.length} warning(s) in it, and a test's warnings count like the code's:\n${describeWarnings(warnings)}\nWrite the file again without them.`,
+        );
+      }
       return `wrote ${target.relative}`;
     },
   );
@@ -153,10 +172,19 @@ export async function writeFailingTests(options: WriteFailingTestsOptions): Prom
     },
   );
 
+  const moduleSystem = options.testLayout.moduleSystem;
   const layout = [
     '## Test layout',
     `Test command: ${options.testLayout.testCommand}`,
     ...(options.testLayout.testDir === undefined ? [] : [`New tests go under: ${options.testLayout.testDir}`]),
+    ...(moduleSystem === undefined
+      ? []
+      : [
+          moduleSystem === 'commonjs'
+            ? 'Module system: CommonJS (package.json has no "type": "module"): a .js test loads modules with require() and exports with module.exports, as the example does; write your tests the same way.'
+            : 'Module system: ES modules (package.json has "type": "module"): a .js test uses import and export, as the example does; write your tests the same way.',
+        ]),
+    ...(options.lintTest === undefined ? [] : ["Your tests are checked by the loop's compiler and linter like the code: a test file with warnings (an unused variable, a deprecated API) is sent back to you to fix."]),
     'Existing test files:',
     ...(options.testLayout.testFiles.length === 0 ? ['(none)'] : options.testLayout.testFiles.slice(0, 500).map((f) => `- ${f}`)),
     ...(options.testLayout.example === null ? [] : ['', `Example test (${options.testLayout.example.path}):`, dataBlock('test', options.testLayout.example.content, { path: options.testLayout.example.path })]),
@@ -185,15 +213,21 @@ export async function writeFailingTests(options: WriteFailingTestsOptions): Prom
   const red: WrittenTest[] = [];
   const passedAtOnce: WrittenTest[] = [];
   const timedOut: WrittenTest[] = [];
+  const notClean: WrittenTest[] = [];
   const runs: { file: string; result: TestRunResult }[] = [];
   for (const test of written.values()) {
+    // What the test writer did not fix is not kept: the loop would count it against the fix.
+    if (options.lintTest !== undefined && (await options.lintTest(root, [test.file])).length > 0) {
+      notClean.push(test);
+      continue;
+    }
     const result = await options.runTests({ worktreeDir: root, testFiles: [test.file], ...(options.signal === undefined ? {} : { signal: options.signal }) });
     runs.push({ file: test.file, result });
     if (result.timedOut) timedOut.push(test);
     else if (runPassed(result)) passedAtOnce.push(test);
     else red.push(test);
   }
-  for (const test of [...passedAtOnce, ...timedOut]) await rm((await resolveInWorktree(root, test.file)).absolute, { force: true });
+  for (const test of [...passedAtOnce, ...timedOut, ...notClean]) await rm((await resolveInWorktree(root, test.file)).absolute, { force: true });
 
   return {
     testsWritten: {
@@ -202,10 +236,12 @@ export async function writeFailingTests(options: WriteFailingTestsOptions): Prom
       tests: red.map((t) => ({ file: t.file, finding_ids: [...t.finding_ids], name: t.name })),
       red: red.map((t) => t.name),
       passed_at_once: passedAtOnce.map((t) => t.name),
+      not_clean: notClean.map((t) => t.name),
     },
     redTests: red,
-    removed: [...passedAtOnce, ...timedOut].map((t) => t.file),
+    removed: [...passedAtOnce, ...timedOut, ...notClean].map((t) => t.file),
     timedOut: timedOut.map((t) => t.file),
+    notClean: notClean.map((t) => t.file),
     outcome: loop.outcome,
     runs,
     usage: dispatcher.record,

@@ -1,5 +1,5 @@
 import { transformJSONSchema } from '@anthropic-ai/sdk/lib/transform-json-schema';
-import type { ContentBlockParam, Tool, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type { ContentBlockParam, Tool, ToolResultBlockParam, ToolUseBlockParam } from '@anthropic-ai/sdk/resources/messages';
 import { toIssues } from '@rloop/contracts';
 import { z } from 'zod';
 import { assistantTurn, type Dispatcher, textBlock, type Turn, withRollingBreakpoint } from './dispatcher.js';
@@ -58,6 +58,11 @@ export interface ToolLoopResult {
   readonly toolCalls: readonly ToolCallRecord[];
 }
 
+function blocksOf(turn: Turn | undefined): ContentBlockParam[] {
+  if (turn === undefined) return [];
+  return typeof turn.content === 'string' ? [{ type: 'text', text: turn.content }] : [...turn.content];
+}
+
 function cap(text: string, max: number): string {
   if (text.length <= max) return text;
   const head = Math.floor(max / 3);
@@ -68,8 +73,10 @@ function cap(text: string, max: number): string {
  * The tool-use loop: send, and while the model stops for tool_use, run each call and answer with
  * tool_result blocks (every tool_use id answered, errors as is_error). end_turn finishes;
  * max_tokens continues (a cut-off tool call is answered with an error, not executed) up to
- * maxTruncations times in a row, then throws LlmOutputTruncatedError; refusal throws. The step
- * budget bounds the number of model calls.
+ * maxTruncations times in a row, then throws LlmOutputTruncatedError; a paused turn (pause_turn)
+ * is sent back as it is and continued; refusal, a filled context window
+ * (model_context_window_exceeded) and an unknown stop reason throw. The step budget bounds the
+ * number of model calls.
  */
 export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopResult> {
   // TODO(calibration): two consecutive cut-offs before giving up is a guess; count max_tokens stops in real loops.
@@ -113,8 +120,11 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
       max_tokens: options.maxOutputTokens,
       messages: withRollingBreakpoint(history, options.caching),
     });
-    const assistant = assistantTurn(message.content);
-    const toolUses = message.content.filter((b) => b.type === 'tool_use');
+    // A paused turn was sent back as the last message: this reply continues it, as one assistant turn.
+    const paused = history[history.length - 1]?.role === 'assistant' ? history.pop() : undefined;
+    const content = [...blocksOf(paused), ...blocksOf(assistantTurn(message.content) ?? undefined)];
+    const assistant: Turn | null = content.length === 0 ? null : { role: 'assistant', content };
+    const toolUses = content.filter((b): b is ToolUseBlockParam => b.type === 'tool_use');
     const text = message.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
     switch (message.stop_reason) {
       case 'end_turn':
@@ -122,8 +132,13 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         if (toolUses.length === 0) return { outcome: 'finished', steps: step, finalText: text, toolCalls: calls };
         break; // tool calls with an end_turn are still answered below
       case 'tool_use':
-      case 'pause_turn':
         break;
+      case 'pause_turn':
+        // The API's way to continue a paused turn: send it back as it is, as the last message.
+        if (assistant === null) throw new LlmOutputInvalidError('the model paused its turn without any content', []);
+        if (toolUses.length > 0) break;
+        history.push(assistant);
+        continue;
       case 'max_tokens': {
         truncations += 1;
         if (truncations > maxTruncations) throw new LlmOutputTruncatedError(`the model's reply was cut off at max_tokens ${truncations} times in a row`);
@@ -144,14 +159,12 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         throw new LlmOutputTruncatedError('the conversation no longer fits the model context window');
       case null:
         throw new LlmOutputInvalidError('the reply has no stop_reason', []);
+      default:
+        throw new LlmOutputInvalidError(`the reply stopped for ${String(message.stop_reason)}, which this loop does not know`, []);
     }
     truncations = 0;
     if (assistant === null) throw new LlmOutputInvalidError('the model stopped for tool use without any content', []);
-    if (toolUses.length === 0) {
-      // pause_turn without calls: let the model continue.
-      history.push(assistant, { role: 'user', content: [textBlock('Continue.')] });
-      continue;
-    }
+    if (toolUses.length === 0) throw new LlmOutputInvalidError('the model stopped for tool use without calling a tool', []);
     const results: ToolResultBlockParam[] = [];
     for (const use of toolUses) results.push(await execute(use.id, use.name, use.input));
     history.push(assistant, { role: 'user', content: results });

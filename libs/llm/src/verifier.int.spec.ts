@@ -27,7 +27,7 @@ describe('verifyFix (deterministic, no model) on real git worktrees and node --t
       baseCommit: repo.base,
       baselineFailing: [],
       runTests,
-      countWarnings: () => Promise.resolve(options.warnings ?? 0),
+      listWarnings: () => Promise.resolve(Array.from({ length: options.warnings ?? 0 }, (_v, i) => ({ file: 'src/math.js', line: i + 1, rule: 'eslint/no-unused-vars', message: 'unused' }))),
       maxDiffLines: options.maxDiffLines ?? 40,
       redTests,
       letter: sampleLetter(repo.base),
@@ -92,7 +92,29 @@ describe('verifyFix (deterministic, no model) on real git worktrees and node --t
     await repo?.remove();
 
     const warned = await verdictFor((r) => r.write('src/math.js', FIXED_MATH), { warnings: 2 });
-    expect(warned.reasons).toEqual([{ code: 'new_warnings', detail: '2 compiler/linter warning(s), 0 at the base' }]);
+    expect(warned.reasons).toEqual([{ code: 'new_warnings', detail: 'files with more compiler/linter warnings than at the base: src/math.js\nsrc/math.js:1 eslint/no-unused-vars: unused\nsrc/math.js:2 eslint/no-unused-vars: unused' }]);
+  });
+
+  it('judges the fix by the code’s warnings: the red tests’ own are the test writer’s, and a file no worse than at the base is fine', async () => {
+    repo = await createTempRepo(SAMPLE_FILES);
+    await repo.write(RED_TEST_PATH, RED_TEST);
+    await repo.write('src/math.js', FIXED_MATH);
+    const warning = (file: string, line: number) => ({ file, line, rule: 'eslint/no-unused-vars', message: 'unused' });
+    const verdict = await verifyFix({
+      worktreeDir: repo.dir,
+      baseCommit: repo.base,
+      baselineFailing: [],
+      runTests,
+      // A warning in the red test, and src/math.js with as many warnings as at the base.
+      listWarnings: () => Promise.resolve([warning(RED_TEST_PATH, 3), warning('src/math.js', 1)]),
+      baselineWarnings: [warning('src/math.js', 7)],
+      maxDiffLines: 40,
+      redTests,
+      letter: sampleLetter(repo.base),
+    });
+    expect(verdict.reasons).toEqual([]);
+    expect(verdict.accepted).toBe(true);
+    expect(verdict.warnings).toBe(1);
   });
 
   it('refuses a fix that leaves the failing test red', async () => {

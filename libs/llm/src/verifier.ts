@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Letter } from '@rloop/contracts';
 import { changedHunks, changesSince, fileAtCommit, type FileChange } from './git.js';
+import { describeWarnings, type LintWarning, type WarningLister, warningsByFile } from './lint-warnings.js';
 import { runPassed, type TestRunner, type TestRunResult } from './test-runner.js';
 import { compareTestSources, isTestPath, testSourceStats } from './test-source.js';
 import type { WrittenTest } from './test-writer.js';
@@ -51,10 +52,10 @@ export interface VerifyFixOptions {
   /** Tests already failing at the baseline (BaselineRecorded.failing): not regressions. */
   readonly baselineFailing: readonly string[];
   readonly runTests: TestRunner;
-  /** Compiler/linter warnings in the worktree now (the lead wires the compiler-linter critic in). */
-  readonly countWarnings: (worktreeDir: string) => Promise<number>;
-  /** Warnings at the base commit. Default 0: the loop's floor is zero warnings. */
-  readonly baselineWarnings?: number;
+  /** Compiler/linter warnings in the worktree now (the compiler-linter critic). */
+  readonly listWarnings: WarningLister;
+  /** Warnings at the base commit, before the red tests were written. Default none: the loop's floor is zero warnings. */
+  readonly baselineWarnings?: readonly LintWarning[];
   /** Lines inserted + deleted by the fix (red tests excluded). */
   readonly maxDiffLines: number;
   /** The red tests as writeFailingTests confirmed them: they must be unchanged and pass now. */
@@ -122,7 +123,8 @@ function summary(result: TestRunResult): string {
 /**
  * The verifier (step c): deterministic, no model. Accepts a fix only when the failing tests
  * written for the letter are untouched and now pass, the whole suite passes (failures already
- * there at the baseline excepted), no compiler/linter warning was added, the diff stays within
+ * there at the baseline excepted), no file of the code (the red tests aside: their warnings are the
+ * test writer's) has more compiler/linter warnings than at the base, the diff stays within
  * the bound, and no test was weakened: a change that only edits tests is refused, and so is
  * deleting, skipping or emptying tests and assertions.
  */
@@ -148,11 +150,18 @@ export async function verifyFix(options: VerifyFixOptions): Promise<FixVerdict> 
     // A crash or a hang is not explained by any known failure.
     reasons.push({ code: 'suite_failed', detail: `the test suite did not complete cleanly: ${summary(suite)}` });
   }
-  const warnings = await options.countWarnings(root);
-  const baselineWarnings = options.baselineWarnings ?? 0;
-  if (warnings > baselineWarnings) reasons.push({ code: 'new_warnings', detail: `${warnings} compiler/linter warning(s), ${baselineWarnings} at the base` });
-
+  // The fix is judged by the code's warnings: the red tests' own are the test writer's (it was made to fix them), not the fix's.
   const redFiles = new Set(options.redTests.map((t) => t.file));
+  const listed = await options.listWarnings(root);
+  const code = listed.filter((w) => !redFiles.has(w.file));
+  const before = warningsByFile(options.baselineWarnings ?? []);
+  const gained = [...warningsByFile(code)].filter(([file, count]) => count > (before.get(file) ?? 0)).map(([file]) => file);
+  const warnings = code.length;
+  if (gained.length > 0) {
+    const added = code.filter((w) => gained.includes(w.file));
+    reasons.push({ code: 'new_warnings', detail: `files with more compiler/linter warnings than at the base: ${gained.join(', ')}\n${describeWarnings(added)}` });
+  }
+
   const fix = changes.filter((c) => !redFiles.has(c.file));
   const fixesApplied = [];
   for (const change of fix) {

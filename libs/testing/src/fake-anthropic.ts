@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -11,7 +12,12 @@ import type { AddressInfo } from 'node:net';
  * tool_result with its id, at most four cache breakpoints, an API key present, …), and reports
  * usage the way the real API does: tokens are a deterministic function of text length
  * (fakeTokens), and the prompt cache works on prefixes up to cache_control breakpoints with a TTL,
- * a 20-block lookback and a minimum cacheable length.
+ * a 20-block lookback and a minimum cacheable length. Like the real API it answers `stream: true`
+ * with server-sent events, and — with `timing` — takes time: a cache entry a request writes becomes
+ * readable only when that request's response starts (after its time to first token), so requests
+ * sent in parallel each pay the cache-write rate. Errors have the real kinds and bodies: a key it
+ * does not know is a 401, a spend limit a 429 without retry-after whose `details.error_code` says
+ * so (or a 400 for a workspace limit), rate limits and overload carry retry-after.
  */
 
 // ── Script ──────────────────────────────────────────────────────────────────────────────────
@@ -22,7 +28,7 @@ export type FakeContentBlock =
   /** An (omitted-display) thinking block, as models with adaptive thinking return first. */
   | { readonly type: 'thinking'; readonly thinking?: string };
 
-export const FAKE_STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'refusal', 'stop_sequence'] as const;
+export const FAKE_STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'refusal', 'stop_sequence', 'pause_turn', 'model_context_window_exceeded'] as const;
 export type FakeStopReason = (typeof FAKE_STOP_REASONS)[number];
 
 /** A successful reply. stop_reason defaults to tool_use when a tool_use block is present, else end_turn. */
@@ -43,6 +49,8 @@ export interface FakeError {
   readonly message?: string;
   readonly retryAfterSeconds?: number;
   readonly retryAfterMs?: number;
+  /** The error object's `details` (the Messages API puts `error_code` there, e.g. enforced_spend_limit_reached). */
+  readonly details?: Readonly<Record<string, unknown>>;
 }
 
 export type FakeTurn = FakeReply | FakeError;
@@ -91,6 +99,37 @@ export const fakeTurn = {
   serverError(status = 500, message = 'Internal server error'): FakeError {
     return { kind: 'error', status, errorType: 'api_error', message };
   },
+  /** The organization's tier reached its monthly spend cap: a 429 without retry-after, told apart by details.error_code. */
+  spendLimit(): FakeError {
+    return {
+      kind: 'error',
+      status: 429,
+      errorType: 'rate_limit_error',
+      message: "Your organization has reached its usage tier's monthly spend limit. API usage resumes on 2026-12-01 at 00:00 UTC.",
+      details: { error_code: 'enforced_spend_limit_reached' },
+    };
+  },
+  /** A spend limit the operator set on the organization or workspace: a 400. */
+  workspaceSpendLimit(): FakeError {
+    return { kind: 'error', status: 400, errorType: 'invalid_request_error', message: 'You have reached your specified workspace API usage limits. You will regain access on 2026-12-01 at 00:00 UTC.' };
+  },
+  billing(): FakeError {
+    return { kind: 'error', status: 402, errorType: 'billing_error', message: 'Your credit balance is too low to access the Anthropic API.' };
+  },
+  permission(): FakeError {
+    return { kind: 'error', status: 403, errorType: 'permission_error', message: 'Your API key does not have permission to use the specified resource.' };
+  },
+  /** A reply cut off because input and output filled the model's context window. */
+  contextWindowExceeded(content: readonly FakeContentBlock[] | string): FakeReply {
+    return { kind: 'reply', content: typeof content === 'string' ? [{ type: 'text', text: content }] : content, stop_reason: 'model_context_window_exceeded' };
+  },
+  /** A turn the model paused (a long server-side loop): the client sends it back as it is to continue. */
+  pauseTurn(content: readonly FakeContentBlock[] | string): FakeReply {
+    return { kind: 'reply', content: typeof content === 'string' ? [{ type: 'text', text: content }] : content, stop_reason: 'pause_turn' };
+  },
+  refusal(text = 'I cannot help with that.'): FakeReply {
+    return { kind: 'reply', content: [{ type: 'text', text }], stop_reason: 'refusal' };
+  },
 };
 
 // ── Server ──────────────────────────────────────────────────────────────────────────────────
@@ -105,6 +144,19 @@ export interface FakeAnthropicOptions {
   readonly knownModels?: readonly string[];
   /** Models that answer tool_choice any/tool with a 400 (Opus 5.5, Sonnet 5.5, Fable 5.1). */
   readonly rejectForcedToolChoice?: readonly string[];
+  /** The keys it knows; any other gets a 401 authentication_error. Default: any non-empty key. */
+  readonly apiKeys?: readonly string[];
+  /**
+   * How long a reply takes (real time): its response starts after `timeToFirstTokenMs` — when the
+   * cache entries it wrote become readable — and ends after its output at `outputTokensPerSecond`.
+   * Default: at once.
+   */
+  readonly timing?: FakeTiming;
+}
+
+export interface FakeTiming {
+  readonly timeToFirstTokenMs: number | ((request: FakeMessagesRequest) => number);
+  readonly outputTokensPerSecond?: number;
 }
 
 export interface FakeUsage {
@@ -339,6 +391,8 @@ function linearize(body: Record<string, unknown>, signatures: ReadonlySet<string
 interface CacheEntry {
   expiresAt: number;
   readonly ttlMs: number;
+  /** False until the response of the request that wrote it starts (the real API's rule). */
+  readable: boolean;
 }
 
 function prefixKeys(model: string, blocks: readonly LinearBlock[]): string[] {
@@ -351,7 +405,7 @@ function prefixKeys(model: string, blocks: readonly LinearBlock[]): string[] {
   return keys;
 }
 
-function computeUsage(model: string, blocks: readonly LinearBlock[], cache: Map<string, CacheEntry>, now: number, minCacheable: number): Omit<FakeUsage, 'output_tokens'> {
+function computeUsage(model: string, blocks: readonly LinearBlock[], cache: Map<string, CacheEntry>, now: number, minCacheable: number): { usage: Omit<FakeUsage, 'output_tokens'>; written: CacheEntry[] } {
   const cumulative: number[] = [];
   let total = 0;
   for (const block of blocks) {
@@ -364,7 +418,7 @@ function computeUsage(model: string, blocks: readonly LinearBlock[], cache: Map<
   for (const b of breakpoints) {
     for (let p = b; p >= Math.max(0, b - LOOKBACK_BLOCKS + 1); p -= 1) {
       const entry = cache.get(keys[p] ?? '');
-      if (entry !== undefined && entry.expiresAt > now && p > hit) hit = p;
+      if (entry !== undefined && entry.readable && entry.expiresAt > now && p > hit) hit = p;
     }
   }
   const readTokens = hit >= 0 ? (cumulative[hit] ?? 0) : 0;
@@ -375,11 +429,17 @@ function computeUsage(model: string, blocks: readonly LinearBlock[], cache: Map<
   let written5m = 0;
   let written1h = 0;
   let writtenUpTo = readTokens;
+  const written: CacheEntry[] = [];
   for (const b of breakpoints) {
     const end = cumulative[b] ?? 0;
     const ttl = blocks[b]?.ttl ?? '5m';
     if (b <= hit || end < minCacheable) continue;
-    cache.set(keys[b] ?? '', { expiresAt: now + TTL_MS[ttl], ttlMs: TTL_MS[ttl] });
+    const key = keys[b] ?? '';
+    const previous = cache.get(key);
+    // A write still in flight (its response not started) stays unreadable; this one becomes readable when its own response starts.
+    const entry: CacheEntry = { expiresAt: now + TTL_MS[ttl], ttlMs: TTL_MS[ttl], readable: previous !== undefined && previous.readable && previous.expiresAt > now };
+    cache.set(key, entry);
+    written.push(entry);
     const segment = end - writtenUpTo;
     if (ttl === '1h') written1h += segment;
     else written5m += segment;
@@ -387,11 +447,41 @@ function computeUsage(model: string, blocks: readonly LinearBlock[], cache: Map<
   }
   const creation = written5m + written1h;
   return {
-    input_tokens: total - readTokens - creation,
-    cache_creation_input_tokens: creation,
-    cache_read_input_tokens: readTokens,
-    cache_creation: { ephemeral_5m_input_tokens: written5m, ephemeral_1h_input_tokens: written1h },
+    usage: {
+      input_tokens: total - readTokens - creation,
+      cache_creation_input_tokens: creation,
+      cache_read_input_tokens: readTokens,
+      cache_creation: { ephemeral_5m_input_tokens: written5m, ephemeral_1h_input_tokens: written1h },
+    },
+    written,
   };
+}
+
+/** Server-sent events of a message, as the streaming Messages API sends them. */
+function streamEvents(message: { content: readonly Record<string, unknown>[]; stop_reason: string; usage: Record<string, unknown> } & Record<string, unknown>): string[] {
+  const event = (type: string, data: Record<string, unknown>): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const events = [event('message_start', { message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...message.usage, output_tokens: 1 } } })];
+  message.content.forEach((block, index) => {
+    if (block['type'] === 'tool_use') {
+      events.push(event('content_block_start', { index, content_block: { ...block, input: {} } }));
+      events.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block['input']) } }));
+    } else if (block['type'] === 'thinking') {
+      events.push(event('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
+      events.push(event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: block['thinking'] } }));
+      events.push(event('content_block_delta', { index, delta: { type: 'signature_delta', signature: block['signature'] } }));
+    } else {
+      events.push(event('content_block_start', { index, content_block: { type: 'text', text: '', citations: null } }));
+      events.push(event('content_block_delta', { index, delta: { type: 'text_delta', text: block['text'] } }));
+    }
+    events.push(event('content_block_stop', { index }));
+  });
+  events.push(event('message_delta', { delta: { stop_reason: message.stop_reason, stop_sequence: null, stop_details: null }, usage: { output_tokens: message.usage['output_tokens'] } }));
+  events.push(event('message_stop', {}));
+  return events;
+}
+
+async function delay(ms: number): Promise<void> {
+  if (ms > 0) await sleep(ms);
 }
 
 async function readBody(request: IncomingMessage): Promise<string> {
@@ -446,8 +536,8 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
       res.writeHead(status, { 'content-type': 'application/json', 'request-id': nextId('req'), ...extraHeaders });
       res.end(JSON.stringify(payload));
     };
-    const sendError = (status: number, errorType: string, message: string, extraHeaders: Record<string, string> = {}): void => {
-      send(status, { type: 'error', error: { type: errorType, message } }, extraHeaders);
+    const sendError = (status: number, errorType: string, message: string, extraHeaders: Record<string, string> = {}, details?: Readonly<Record<string, unknown>>): void => {
+      send(status, { type: 'error', error: { type: errorType, message, ...(details === undefined ? {} : { details }) }, request_id: nextId('req') }, extraHeaders);
     };
     try {
       const raw = await readBody(req);
@@ -455,6 +545,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
         throw new ProtocolError(404, 'not_found_error', `no route for ${req.method ?? '?'} ${path}`);
       }
       if (apiKey === null) throw new ProtocolError(401, 'authentication_error', 'an API key is required (x-api-key or Authorization: Bearer)');
+      if (options.apiKeys !== undefined && !options.apiKeys.includes(apiKey)) throw new ProtocolError(401, 'authentication_error', 'invalid x-api-key');
       if ((headers['anthropic-version'] ?? '').trim() === '') throw new ProtocolError(400, 'invalid_request_error', 'anthropic-version header is required');
       try {
         parsed = JSON.parse(raw);
@@ -478,7 +569,7 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
         const extra: Record<string, string> = {};
         if (turn.retryAfterSeconds !== undefined) extra['retry-after'] = String(turn.retryAfterSeconds);
         if (turn.retryAfterMs !== undefined) extra['retry-after-ms'] = String(turn.retryAfterMs);
-        sendError(turn.status, turn.errorType, turn.message ?? turn.errorType, extra);
+        sendError(turn.status, turn.errorType, turn.message ?? turn.errorType, extra, turn.details);
         return;
       }
       const content = turn.content.map((block) => {
@@ -491,12 +582,10 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
         return { type: 'text', text: block.text, citations: null };
       });
       const stopReason = turn.stop_reason ?? (content.some((c) => c.type === 'tool_use') ? 'tool_use' : 'end_turn');
-      const usage: FakeUsage = {
-        ...computeUsage(request.model, blocks, cache, now(), minCacheable),
-        output_tokens: turn.output_tokens ?? fakeTokens(JSON.stringify(content)),
-      };
+      const computed = computeUsage(request.model, blocks, cache, now(), minCacheable);
+      const usage: FakeUsage = { ...computed.usage, output_tokens: turn.output_tokens ?? fakeTokens(JSON.stringify(content)) };
       calls.push({ body: request, usage });
-      send(200, {
+      const message = {
         id: nextId('msg'),
         type: 'message',
         role: 'assistant',
@@ -508,7 +597,23 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
         container: null,
         diagnostics: null,
         usage: { ...usage, server_tool_use: null, service_tier: 'standard', inference_geo: null, output_tokens_details: null, speed: null },
-      });
+      };
+      const firstToken = options.timing === undefined ? 0 : typeof options.timing.timeToFirstTokenMs === 'function' ? options.timing.timeToFirstTokenMs(request) : options.timing.timeToFirstTokenMs;
+      const generation = options.timing?.outputTokensPerSecond === undefined ? 0 : Math.round((usage.output_tokens / options.timing.outputTokensPerSecond) * 1000);
+      await delay(firstToken);
+      // The response starts: what this request wrote into the cache is readable from now on.
+      for (const entry of computed.written) entry.readable = true;
+      if (parsed['stream'] === true) {
+        requests.push({ path, headers, apiKey, body: parsed, status: 200, response: message });
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': nextId('req') });
+        const [start, ...rest] = streamEvents(message);
+        res.write(start ?? '');
+        await delay(generation);
+        res.end(rest.join(''));
+        return;
+      }
+      await delay(generation);
+      send(200, message);
     } catch (error) {
       if (error instanceof ProtocolError) {
         protocolErrors.push(`${error.status} ${error.errorType}: ${error.message}`);

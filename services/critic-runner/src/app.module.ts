@@ -5,12 +5,13 @@ import type { LlmCriticHost } from './llm/llm-critics.js';
 import { HostedCriticsPresence, REGISTRY_SETTINGS } from './registry/hosted-presence.js';
 import type { RegistrySettings } from './registry/registry-config.js';
 import { RoundsController } from './rounds/rounds.controller.js';
-import { CRITIC_RUNNER_CONFIG, HOSTED_CRITICS, LLM_CRITIC_HOST } from './tokens.js';
+import { RecordedCoverageStore } from './rounds/recorded-coverage.js';
+import { CRITIC_RUNNER_CONFIG, HOSTED_CRITICS, LLM_CRITIC_HOST, RECORDED_COVERAGE } from './tokens.js';
 import { JournalClientModule } from '@rloop/journal-client';
 
 @Module({})
 export class CriticRunnerModule {
-  static forRoot(config: CriticRunnerConfig, critics: readonly CriticDefinition[], registry: RegistrySettings, llm: LlmCriticHost | null = null): DynamicModule {
+  static forRoot(config: CriticRunnerConfig, critics: readonly CriticDefinition[], registry: RegistrySettings, llm: LlmCriticHost | null = null, coverage: RecordedCoverageStore = new RecordedCoverageStore()): DynamicModule {
     return {
       module: CriticRunnerModule,
       imports: [JournalClientModule],
@@ -20,6 +21,7 @@ export class CriticRunnerModule {
         { provide: HOSTED_CRITICS, useValue: new Map(critics.map((c) => [c.id, c])) },
         { provide: REGISTRY_SETTINGS, useValue: registry },
         { provide: LLM_CRITIC_HOST, useValue: llm },
+        { provide: RECORDED_COVERAGE, useValue: coverage },
         HostedCriticsPresence,
       ],
     };

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { CommonEnvironment, type CommonSettings, commonSettings, loadYamlConfig, parseEnvironment } from '@rloop/bus';
 import { CriticCatalogue, TRUST_CONFIG_FILE, TrustConfig } from '@rloop/domain';
 import { RepoPolicy } from '@rloop/critics';
@@ -15,6 +15,8 @@ const CriticRunnerEnvironment = CommonEnvironment.extend({
   RLOOP_ROUND_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
   /** Files larger than this are not read by the critics; set, it also accepts that such files go unreviewed. */
   RLOOP_MAX_FILE_BYTES: z.coerce.number().int().min(1).optional(),
+  /** An OSV export (directory or all.zip) the dependency audit matches offline instead of asking the npm registry. */
+  RLOOP_ADVISORIES: z.string().min(1).optional(),
 });
 
 /** What the LLM critics need; null when ANTHROPIC_API_KEY is unset (they are then not hosted). */
@@ -43,6 +45,12 @@ export interface CriticRunnerConfig extends CommonSettings {
   readonly repositoryEslintConfig: boolean;
   /** What a reviewed repository's .rloop.yaml may change (config/repo-policy.yaml). */
   readonly repoPolicy: RepoPolicy;
+  /** The OSV export the dependency audit reads (RLOOP_ADVISORIES, absolute), or null to ask the npm registry. */
+  readonly advisories: string | null;
+  /** Whether cargo may run build scripts and proc macros for the Rust toolchain critic (config/trust.yaml; it runs the repository's code). */
+  readonly cargoBuildScripts: boolean;
+  /** The environment the language tools take PATH, HOME and the locale from (their secrets are never passed on). */
+  readonly hostEnv: Readonly<Record<string, string | undefined>>;
 }
 
 /** Parses the critic-runner's environment, config/critics.yaml and (with a key) config/models.yaml once, at start. */
@@ -52,7 +60,9 @@ export async function loadCriticRunnerConfig(env: NodeJS.ProcessEnv = process.en
   const catalogue = await loadYamlConfig(join(common.configDir, 'critics.yaml'), CriticCatalogue);
   const trust = await loadYamlConfig(join(common.configDir, TRUST_CONFIG_FILE), TrustConfig);
   const repoPolicy = await loadYamlConfig(join(common.configDir, 'repo-policy.yaml'), RepoPolicy);
-  const core = repoPolicy.critics_off.filter((id) => catalogue.core.includes(id));
+  // Core always, or core where a dynamic trigger adds it (a language's toolchain for a plan with its files).
+  const everCore = new Set([...catalogue.core, ...catalogue.dynamic.filter((t) => t.core).flatMap((t) => t.critics)]);
+  const core = repoPolicy.critics_off.filter((id) => everCore.has(id));
   if (core.length > 0) {
     const path = join(common.configDir, 'repo-policy.yaml');
     throw new ValidationError('CONFIG.INVALID', `${path}: critics_off names core critic(s) ${core.join(', ')}; a core critic that does not run keeps every round incomplete — make it non-core in critics.yaml instead`, [
@@ -82,5 +92,8 @@ export async function loadCriticRunnerConfig(env: NodeJS.ProcessEnv = process.en
     workRoot: join(common.home, 'critic-runner'),
     repositoryEslintConfig: trust.eslint.repository_config,
     repoPolicy,
+    advisories: parsed.RLOOP_ADVISORIES === undefined ? null : resolve(parsed.RLOOP_ADVISORIES),
+    cargoBuildScripts: trust.toolchains.cargo_build_scripts,
+    hostEnv: Object.freeze({ ...env }),
   });
 }

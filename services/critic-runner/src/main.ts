@@ -11,6 +11,7 @@ import { hostedCritics } from './hosted-critics.js';
 import { LlmCriticHost } from './llm/llm-critics.js';
 import { HostedCriticsPresence } from './registry/hosted-presence.js';
 import { loadRegistrySettings } from './registry/registry-config.js';
+import { RecordedCoverageStore } from './rounds/recorded-coverage.js';
 
 async function loadSettings() {
   return { config: await loadCriticRunnerConfig(), registry: loadRegistrySettings() };
@@ -24,12 +25,14 @@ const logger = new ServiceLogger('critic-runner', { format: config.logFormat, le
 const anthropicLog = new Logger('Anthropic');
 // With ANTHROPIC_API_KEY the LLM critics are hosted (and registered) beside the built-in ones.
 const llm = config.anthropic === null ? null : new LlmCriticHost(config.anthropic, config.catalogue, { warn: (m) => anthropicLog.warn(m), info: (m) => anthropicLog.log(m) });
+// What the plan's test runs recorded, shared by the rounds controller (fills it) and quality/test-coverage (reads it).
+const coverage = new RecordedCoverageStore();
 const service = await startObservedService({
   name: 'critic-runner',
   logFormat: config.logFormat,
   logLevel: config.logLevel,
   ops: config.ops,
-  module: CriticRunnerModule.forRoot(config, hostedCritics(config, llm), registry, llm),
+  module: CriticRunnerModule.forRoot(config, hostedCritics(config, llm, coverage), registry, llm, coverage),
   bus: { ...config.bus, consumer: { concurrency: config.roundConcurrency } },
   logger,
   // The runner leaves the registry before it stops pulling, so the panel stops dispatching to it first.

@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { CommonEnvironment, type CommonSettings, commonSettings, loadYamlConfig, parseEnvironment } from '@rloop/bus';
-import { RefinementTriggers, TRUST_CONFIG_FILE, TrustConfig } from '@rloop/domain';
+import { type AgentsTrust, RefinementTriggers, TRUST_CONFIG_FILE, TrustConfig } from '@rloop/domain';
 import { z } from 'zod';
 import type { RepositoryPolicy } from './intake/repository.js';
 
@@ -19,6 +19,8 @@ export interface GateConfig extends CommonSettings {
   readonly anthropicConfigured: boolean;
   /** Commands plans may run (config/trust.yaml `commands.allow`). */
   readonly commandAllow: readonly string[];
+  /** Coding agents plans may use (config/trust.yaml `agents`). */
+  readonly agents: AgentsTrust;
   /** Where repositories may come from (config/trust.yaml `repositories`, roots resolved). */
   readonly repositories: RepositoryPolicy;
   /** Path of config/trust.yaml, named in rejections. */
@@ -45,6 +47,7 @@ export async function loadGateConfig(env: NodeJS.ProcessEnv = process.env): Prom
     repoCacheDir: join(common.home, 'repos'),
     anthropicConfigured: parsed.ANTHROPIC_API_KEY !== undefined,
     commandAllow: trust.commands.allow,
+    agents: trust.agents,
     repositories: {
       localRoots: roots.map((root) => resolveRoot(root, common.home)),
       url: { schemes: trust.repositories.url.schemes, hosts: trust.repositories.url.hosts, localAddresses: trust.repositories.url.local_addresses, configFile: trustFile },

@@ -1,11 +1,15 @@
+import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CommonEnvironment, type CommonSettings, commonSettings, loadYamlConfig, parseEnvironment } from '@rloop/bus';
-import { TRUST_CONFIG_FILE, TrustConfig } from '@rloop/domain';
+import type { CodingAgent } from '@rloop/contracts';
+import { type AgentsTrust, type CredentialSource, TRUST_CONFIG_FILE, TrustConfig } from '@rloop/domain';
 import { type BudgetLimits, LlmConfigError, type ModelCatalogue, type ModelSpec, findModelOrThrow, loadModelCatalogue, registerSecret } from '@rloop/llm';
 import { z } from 'zod';
+import { AgentCredentialError } from './errors.js';
 import { commandEnvironment } from './shell/environment.js';
 import type { ProcessLimits } from './shell/run-shell.js';
+import type { AgentPolicy } from './strategies/agent.js';
 import type { SandboxSettings } from './shell/sandbox.js';
 
 const CommandList = z
@@ -66,6 +70,12 @@ export interface CommandPolicy {
   readonly sandbox: SandboxSettings | null;
   /** Path of config/trust.yaml, named in refusals. */
   readonly trustFile: string;
+  /** Record V8 coverage of the plan's test runs (config/trust.yaml `commands.record_coverage`). */
+  readonly recordCoverage: boolean;
+  /** config/trust.yaml `agents` as written: which agents, models and extra arguments plans may use. */
+  readonly agents: AgentsTrust;
+  /** The allowed agents with their credentials read (from the variables or files the operator named). */
+  readonly agentPolicies: Partial<Record<CodingAgent, AgentPolicy>>;
 }
 
 export interface ImplementerConfig extends CommonSettings {
@@ -79,8 +89,45 @@ export interface ImplementerConfig extends CommonSettings {
 
 const MIB = 1024 * 1024;
 
+/** One credential of an agent: the variable or file the operator named, read once at start. */
+async function readCredential(source: CredentialSource, env: NodeJS.ProcessEnv, where: string): Promise<string> {
+  if ('from_env' in source) {
+    const value = env[source.from_env];
+    if (value === undefined || value.trim() === '') throw new AgentCredentialError(`${where} reads ${source.from_env}, which is not set in the implementer's environment`);
+    return value.trim();
+  }
+  const text = await readFile(source.from_file, 'utf8').catch((error: unknown) => {
+    throw new AgentCredentialError(`${where} reads ${source.from_file}, which cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  });
+  if (text.trim() === '') throw new AgentCredentialError(`${where} reads ${source.from_file}, which is empty`);
+  return text.trim();
+}
+
+/**
+ * The allowed agents with their credentials resolved. Every credential is registered with the
+ * redaction (logs, errors and tool output mask it) before anything can print it; a credential the
+ * operator named but that is missing stops the implementer at start, naming it.
+ */
+export async function agentPolicies(agents: AgentsTrust, env: NodeJS.ProcessEnv, trustFile: string): Promise<Partial<Record<CodingAgent, AgentPolicy>>> {
+  const policies: Partial<Record<CodingAgent, AgentPolicy>> = {};
+  for (const [agent, trust] of Object.entries(agents) as [CodingAgent, AgentsTrust[CodingAgent]][]) {
+    if (trust === undefined) continue;
+    const credentials: Record<string, string> = {};
+    for (const [name, source] of Object.entries(trust.env)) {
+      const where = `agents.${agent}.env.${name} of ${trustFile}`;
+      const value = await readCredential(source, env, where);
+      registerSecret(value);
+      // The same value under another name would hand the fleet's own key to a process that runs a plan's code.
+      if (value === env['ANTHROPIC_API_KEY']?.trim()) throw new AgentCredentialError(`${where} is the fleet's own ANTHROPIC_API_KEY: give the agent a key of its own (one it can spend and lose without the fleet's)`);
+      credentials[name] = value;
+    }
+    policies[agent] = { env: credentials, timeoutMs: trust.timeout_minutes === undefined ? null : trust.timeout_minutes * 60_000 };
+  }
+  return policies;
+}
+
 /** The command policy from config/trust.yaml and the service's environment. */
-export function commandPolicy(trust: TrustConfig, env: NodeJS.ProcessEnv, home: string, trustFile: string): CommandPolicy {
+export async function commandPolicy(trust: TrustConfig, env: NodeJS.ProcessEnv, home: string, trustFile: string): Promise<CommandPolicy> {
   const { sandbox } = trust.commands;
   return {
     allow: trust.commands.allow,
@@ -91,6 +138,9 @@ export function commandPolicy(trust: TrustConfig, env: NodeJS.ProcessEnv, home: 
         ? null
         : { kind: sandbox.kind, network: sandbox.network, readOnly: sandbox.read_only, writable: sandbox.writable, hidden: [...new Set([env['HOME'] ?? homedir(), home, ...sandbox.hidden])] },
     trustFile,
+    recordCoverage: trust.commands.record_coverage,
+    agents: trust.agents,
+    agentPolicies: await agentPolicies(trust.agents, env, trustFile),
   };
 }
 
@@ -125,7 +175,7 @@ export async function loadImplementerConfig(env: NodeJS.ProcessEnv = process.env
     testTimeoutMs: parsed.RLOOP_TEST_TIMEOUT_MS,
     commandTimeoutMs: parsed.RLOOP_COMMAND_TIMEOUT_MS,
     anthropic,
-    commands: commandPolicy(trust, env, common.home, trustFile),
+    commands: await commandPolicy(trust, env, common.home, trustFile),
     repositoryEslintConfig: trust.eslint.repository_config,
   });
 }

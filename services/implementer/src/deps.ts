@@ -1,3 +1,4 @@
+import type { AgentsTrust } from '@rloop/domain';
 import type { CommitIdentity } from '@rloop/git';
 import type { ProcessLimits } from './shell/run-shell.js';
 
@@ -5,6 +6,8 @@ import type { ProcessLimits } from './shell/run-shell.js';
 export interface CommandRules {
   /** config/trust.yaml `commands.allow`: exact command lines and /regexes/. */
   readonly allow: readonly string[];
+  /** config/trust.yaml `agents`: the coding agents plans may use, their models and extra arguments. Default: none. */
+  readonly agents?: AgentsTrust;
   readonly limits?: ProcessLimits;
   /** Where the allowlist lives, named in a refusal. Default `config/trust.yaml`. */
   readonly trustFile?: string;
@@ -24,4 +27,6 @@ export interface ImplementerEnv {
   readonly identity?: CommitIdentity;
   /** Milliseconds for `duration_ms` (injected so tests can pin it). Default: performance.now. */
   readonly clock?: () => number;
+  /** Record what the plan's test runs execute (V8 coverage) with their results. Default false. */
+  readonly recordCoverage?: boolean;
 }

@@ -8,6 +8,7 @@ export const IMPLEMENTER_ERROR_CODES = {
   recordInvalid: 'IMPLEMENTER.RECORD_INVALID',
   commandNotAllowed: 'IMPLEMENTER.COMMAND_NOT_ALLOWED',
   sandboxUnavailable: 'IMPLEMENTER.SANDBOX_UNAVAILABLE',
+  agentCredential: 'IMPLEMENTER.AGENT_CREDENTIAL',
 } as const;
 
 /** The plan's branch is checked out somewhere we do not own (e.g. the user's own checkout): we will not move it. */
@@ -61,5 +62,12 @@ export class CommandNotAllowedError extends RloopError {
 export class SandboxUnavailableError extends RloopError {
   constructor(message: string) {
     super(IMPLEMENTER_ERROR_CODES.sandboxUnavailable, message);
+  }
+}
+
+/** A coding agent's credential the operator named (a variable, a file) is not there: the implementer does not start without it. */
+export class AgentCredentialError extends RloopError {
+  constructor(message: string) {
+    super(IMPLEMENTER_ERROR_CODES.agentCredential, message);
   }
 }

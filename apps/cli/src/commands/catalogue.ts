@@ -36,6 +36,11 @@ export const COMMANDS: readonly CommandEntry[] = [
   },
   { name: 'review', summary: 'review a directory with every check and print the findings (exit 0 clean, 1 findings, 2 usage error, 3 incomplete)', load: async () => (await import('./review.js')).registerReview },
   { name: 'deploy', summary: 'credentials and configuration for running the fleet for a team (docker-compose.yml)', load: async () => (await import('./deploy.js')).registerDeploy },
+  {
+    name: 'advisories',
+    summary: "the OSV export the dependency audit reads offline (RLOOP_ADVISORIES), instead of asking npm's registry",
+    load: async () => (await import('./advisories.js')).registerAdvisories,
+  },
   { name: 'report-pr', summary: "post a review's findings on a GitHub pull request: comments on changed lines and one summary, updated in place", load: async () => (await import('./report-pr.js')).registerReportPr },
 ];
 

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import type { Letter } from '@rloop/contracts';
 import { defineCritic, draftFinding } from '@rloop/critics';
 import { type FakeAnthropic, type FakeMessagesRequest, fakeTurn, startFakeAnthropic } from '@rloop/testing';
+import { MINIMIST_ADVISORY, writeMinimistRepo } from './advisories.test-helpers.js';
 import { REPO_ROOT, runReviewCli } from './review.test-helpers.js';
 
 const BIN = join(REPO_ROOT, 'apps', 'cli', 'bin', 'rloop.js');
@@ -64,8 +65,10 @@ describe('rloop review', () => {
     const result = await run([dir, '--skip', 'toolchain/dependency-audit']);
     expect(result.code).toBe(1);
     expect(result.out).toMatch(/^src\/bad\.ts\n {2}2:\d+ {2}critical .*Code injection: request input reaches eval {2}sast\/code-injection\n/);
-    expect(result.out).toMatch(/✖ 1 finding \(1 critical, 0 medium, 0 low\) in 1 file · 2 files reviewed · 7 checks/);
+    expect(result.out).toMatch(/✖ 1 finding \(1 critical, 0 medium, 0 low\) in 1 file · 2 files reviewed · 12 checks/);
     expect(result.out.split('\n').filter((l) => l.includes('LLM review is off'))).toEqual(['  LLM review is off: ANTHROPIC_API_KEY is not set (set it to add a model’s review of intent and correctness).']);
+    // A check that needs what the review was not given is left out in one line, not failed.
+    expect(result.out).toContain('  Test coverage is off: --coverage was not given');
     expect(result.out).not.toMatch(/Letter d_|K = ∞|Decision 8|core critic|incomplete/);
   }, 120_000);
 
@@ -231,6 +234,49 @@ describe('rloop review', () => {
       expect(configured.code).toBe(0);
       expect((JSON.parse(configured.out) as Letter).repo_config).toMatchObject({ config: '.rloop.yaml', excluded_files: 1 });
       expect(await run([big, '--max-file-bytes', '0', ...fast])).toMatchObject({ code: 2, err: expect.stringMatching(/--max-file-bytes expects a whole number of 1 or more, got "0"/) });
+    });
+  }, 120_000);
+
+  it('--coverage adds the lines the tests never ran; without it, asking for that check by name is a usage error', async () => {
+    await inTempDir('rloop-cli-coverage-', async (repo) => {
+      mkdirSync(join(repo, 'src'));
+      writeFileSync(join(repo, 'src/lib.js'), 'export function used() {\n  return 1;\n}\n\nexport function unused() {\n  return 2;\n}\n');
+      writeFileSync(join(repo, 'check.mjs'), "import { used } from './src/lib.js';\nif (used() !== 1) throw new Error('no');\n");
+      const recorded = join(repo, '.coverage');
+      execFileSync(process.execPath, ['check.mjs'], { cwd: repo, env: { PATH: process.env['PATH'] ?? '', NODE_V8_COVERAGE: recorded } });
+      const result = await run([repo, '--files', 'src/**', '--critics', 'quality/test-coverage', '--coverage', recorded, '--format', 'json']);
+      expect(result.code).toBe(0);
+      expect((JSON.parse(result.out) as Letter).findings.map((f) => [f.finding_type, f.file, f.line_range.start, f.severity])).toEqual([['coverage/function-not-run', 'src/lib.js', 5, 'medium']]);
+      expect(await run([repo, '--critics', 'quality/test-coverage'])).toMatchObject({ code: 2, err: expect.stringMatching(/quality\/test-coverage cannot run: not configured|quality\/test-coverage cannot run: no coverage report/) });
+    });
+  }, 120_000);
+
+  it('audits dependencies offline against an OSV export (--advisories, or RLOOP_ADVISORIES) and says how old the export is', async () => {
+    await inTempDir('rloop-cli-osv-', async (work) => {
+      const repo = join(work, 'repo');
+      const osv = join(work, 'osv');
+      writeMinimistRepo(repo);
+      mkdirSync(osv);
+      writeFileSync(join(osv, `${MINIMIST_ADVISORY.id}.json`), JSON.stringify(MINIMIST_ADVISORY));
+      const byFlag = await run([repo, '--critics', 'toolchain/dependency-audit', '--advisories', osv]);
+      expect(byFlag.code).toBe(1);
+      // The advisory's own severity beside the tier, and the export's size and age in the summary.
+      expect(byFlag.out).toMatch(/^ {2}3:1 {2}critical {2}moderate {2}minimist 0\.0\.8: Prototype Pollution in minimist .* {2}cve\/GHSA-vh95-rmgr-6w4m$/m);
+      expect(byFlag.out).toContain(`  toolchain/dependency-audit: OSV export ${osv}: 1 npm record(s); newest record modified 2026-11-01, 29 day(s) before this review`);
+      const byEnv = await run([repo, '--critics', 'toolchain/dependency-audit', '--format', 'json'], { env: { advisories: osv } });
+      expect(byEnv.code).toBe(1);
+      expect((JSON.parse(byEnv.out) as Letter).findings.map((f) => [f.finding_type, f.tool_severity])).toEqual([['cve/GHSA-vh95-rmgr-6w4m', 'moderate']]);
+    });
+  }, 120_000);
+
+  it("holds a language's own toolchain to account where the review has its files (ShellCheck on a script)", async () => {
+    await inTempDir('rloop-cli-shell-', async (repo) => {
+      writeFileSync(join(repo, 'deploy.sh'), '#!/bin/sh\ncd /srv\necho deployed\n');
+      const result = await run([repo, '--critics', 'toolchain/shell', 'toolchain/go', '--format', 'json']);
+      expect(result.code).toBe(1);
+      const letter = JSON.parse(result.out) as Letter;
+      expect(letter.findings.map((f) => [f.finding_type, f.line_range.start, f.tool_severity])).toEqual([['shellcheck/SC2164', 2, 'warning']]);
+      expect(Object.fromEntries(letter.critics.map((c) => [c.critic_id, c.core]))).toEqual({ 'toolchain/shell': true, 'toolchain/go': false });
     });
   }, 120_000);
 

@@ -26,6 +26,8 @@ export function reviewEnvironmentForTest(over: Partial<ReviewEnvironment> = {}):
     githubApiUrl: 'https://api.github.com',
     githubRepository: null,
     githubEventPath: null,
+    advisories: null,
+    host: process.env,
     ...over,
   };
 }

@@ -22,8 +22,10 @@ excluded, never as unanalysed; a file under review over the size bound (4 MiB un
 To accept one finding, write
   rloop-ignore <rule-or-critic> -- <reason>      (optionally until=YYYY-MM-DD)
 in a comment on its line or the line before. The LLM review runs when ANTHROPIC_API_KEY is set.
-The repository's own ESLint config is code: it is loaded only with --repo-eslint-config. Secrets
-in what the checks quote are masked in every format.`;
+The repository's own ESLint config is code: it is loaded only with --repo-eslint-config, and
+cargo runs a crate's build scripts and proc macros only with --allow-build-scripts. Dependencies
+are audited offline against an OSV export with --advisories or RLOOP_ADVISORIES. Secrets in what
+the checks quote are masked in every format.`;
 
 interface RawOptions {
   readonly files?: string[];
@@ -52,6 +54,9 @@ interface RawOptions {
   readonly cache?: boolean;
   readonly cacheDir?: string;
   readonly registry?: string;
+  readonly advisories?: string;
+  readonly allowBuildScripts?: boolean;
+  readonly coverage?: string;
   readonly repoEslintConfig?: boolean;
   readonly maxFileBytes?: number;
 }
@@ -109,6 +114,9 @@ function toRequest(path: string, o: RawOptions): ReviewRequest {
     ...(o.writeBaseline === undefined ? {} : { writeBaseline: o.writeBaseline }),
     ...(o.cacheDir === undefined ? {} : { cacheDir: o.cacheDir }),
     ...(o.registry === undefined ? {} : { registry: o.registry }),
+    ...(o.advisories === undefined ? {} : { advisories: o.advisories }),
+    ...(o.coverage === undefined ? {} : { coverage: o.coverage }),
+    allowBuildScripts: o.allowBuildScripts === true,
     ...(o.maxFileBytes === undefined ? {} : { maxFileBytes: o.maxFileBytes }),
   };
 }
@@ -143,6 +151,9 @@ export function reviewCommandWith(io: ReviewIo | null = null): CommandRegistrar 
       .option('--cache-dir <dir>', 'incremental analysis cache (default: ~/.cache/rloop/review/<hash of path>)')
       .option('--no-cache', 'do not read or write the incremental cache')
       .option('--registry <url>', 'npm registry for the dependency audit')
+      .option('--advisories <path>', 'audit dependencies offline against this OSV export (a directory or all.zip; default: $RLOOP_ADVISORIES; `rloop advisories update` downloads one)')
+      .option('--coverage <path>', "what the tests ran: coverage-final.json (c8 --reporter=json, jest --coverage, vitest, nyc) or a NODE_V8_COVERAGE directory; reports changed lines the tests never run")
+      .option('--allow-build-scripts', "let cargo run the crates' build scripts and proc macros for the Rust check (the repository's code: only for repositories you trust)")
       .option('--repo-eslint-config', "load the repository's own ESLint config (it runs the repository's code: only for repositories you trust)")
       .option(
         '--max-file-bytes <n>',

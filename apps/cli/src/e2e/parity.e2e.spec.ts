@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFile, execFileSync } from 'node:child_process';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { BUILT_IN_CRITIC_IDS } from '@rloop/critics';
 import { type EventOf, Letter, type RloopEvent } from '@rloop/contracts';
 import { eventually } from '@rloop/testing';
 import { type FleetUnderTest, scriptedRepo, startReadmeFleet } from './fleet.test-helpers.js';
-import { type FakeNpmRegistry, startFakeNpmRegistry } from './npm-registry.test-helpers.js';
 
 // Parity, end to end, in the README's layout: the fleet's home is `.rloop/e2e-…` under this
 // project's root (ignored by its .gitignore, so every read-only checkout lies in a git tree that
@@ -16,6 +16,8 @@ import { type FakeNpmRegistry, startFakeNpmRegistry } from './npm-registry.test-
 // on the same commit — the same fingerprints. Before the fix the critics listed the checkout
 // through the project's git, which ignores it: with that listing put back, the flow into the helper,
 // the copy of existing code and the unvalidated input through the helper are missing from round 1.
+// Dependencies are audited offline, as an operator without npm's bulk advisory endpoint runs the
+// fleet: RLOOP_ADVISORIES names an OSV export (here, one record of our own).
 
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 const SLUG = 'e2e-parity';
@@ -56,7 +58,7 @@ const SEEDED: Readonly<Record<string, string>> = {
   'migrations/002_cleanup.sql': 'ALTER TABLE users DROP COLUMN name;\n',
   // toolchain/dependency-eol: a Node.js line past its end of life.
   '.nvmrc': '16\n',
-  // toolchain/dependency-audit: a dependency with a known advisory (answered by the local registry).
+  // toolchain/dependency-audit: a dependency with a known advisory (in the OSV export).
   'package.json': `${JSON.stringify({ name: 'seeded', version: '1.0.0', private: true, type: 'module', dependencies: { mkdirp: '0.5.1' } }, null, 2)}\n`,
   'package-lock.json': `${JSON.stringify(
     {
@@ -73,12 +75,25 @@ const SEEDED: Readonly<Record<string, string>> = {
     null,
     2,
   )}\n`,
-  'test/ok.test.mjs': "import test from 'node:test';\n\ntest('the suite runs', () => {});\n",
+  // quality/test-coverage: the test loads src/server.js but never calls list() (the implementer records the run's coverage).
+  'test/ok.test.mjs': "import test from 'node:test';\nimport { list } from '../src/server.js';\n\ntest('the suite runs', () => { if (typeof list !== 'function') throw new Error('no list'); });\n",
+  // quality/complexity: a function with more branches than the low threshold.
+  'src/route.ts': `export function route(code: number): string {\n${Array.from({ length: 12 }, (_, i) => `  if (code === ${i}) return 'r${i}';`).join('\n')}\n  return 'other';\n}\n`,
+  // toolchain/python: a type error (pyright) and an unused import (ruff).
+  'tools/report.py': 'import os\n\n\ndef total(values: list[int]) -> int:\n    return sum(values)\n\n\nlabel: str = total([1, 2])\n',
+  // toolchain/shell: cd without a fallback (ShellCheck).
+  'tools/deploy.sh': '#!/bin/sh\ncd /srv\necho deployed\n',
+  // toolchain/go: a Printf verb of the wrong type (go vet).
+  'tools/svc/go.mod': 'module example.org/svc\n\ngo 1.19\n',
+  'tools/svc/main.go': 'package main\n\nimport "fmt"\n\nfunc main() {\n\tfmt.Printf("%d\\n", "seven")\n}\n',
+  // toolchain/rust: a needless return (clippy), in a crate whose build runs no code.
+  'tools/rs/Cargo.toml': '[package]\nname = "rs"\nversion = "0.1.0"\nedition = "2021"\n',
+  'tools/rs/src/main.rs': 'fn answer() -> i32 {\n    return 42;\n}\n\nfn main() {\n    println!("{}", answer());\n}\n',
 };
-const PLAN_FILES = ['src/server.js', 'src/auth/**', 'src/total.ts', 'src/quote.ts', 'config/**', 'migrations/**', 'package.json', 'package-lock.json', '.nvmrc'];
+const PLAN_FILES = ['src/server.js', 'src/auth/**', 'src/total.ts', 'src/quote.ts', 'src/route.ts', 'config/**', 'migrations/**', 'package.json', 'package-lock.json', '.nvmrc', 'tools/**'];
 
 let t: FleetUnderTest;
-let registry: FakeNpmRegistry;
+let advisories: string;
 let repo: string;
 let commit: string;
 
@@ -86,22 +101,35 @@ function only<T extends RloopEvent['type']>(events: readonly RloopEvent[], type:
   return events.filter((e): e is EventOf<T> => e.type === type);
 }
 
-/** `rloop review` of the repository's checkout, as a user runs it (the same npm registry as the fleet). */
+/**
+ * `rloop review` of the repository's checkout, as a user runs it (the same OSV export as the fleet),
+ * with the coverage of the repository's tests run the way the implementer runs them (NODE_V8_COVERAGE).
+ */
 function rloopReview(): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const args = [join(REPO_ROOT, 'apps/cli/bin/rloop.js'), 'review', repo, '--json', '--no-cache', '--files', ...PLAN_FILES];
+  const coverage = join(t.home, 'review-coverage');
+  execFileSync(process.execPath, ['--test'], { cwd: repo, env: { PATH: process.env['PATH'] ?? '', NODE_V8_COVERAGE: coverage }, stdio: 'ignore' });
+  const args = [join(REPO_ROOT, 'apps/cli/bin/rloop.js'), 'review', repo, '--json', '--no-cache', '--coverage', coverage, '--files', ...PLAN_FILES];
   return new Promise((resolve) => {
-    execFile(process.execPath, args, { env: { ...process.env, npm_config_registry: registry.url }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
+    execFile(process.execPath, args, { env: { ...process.env, RLOOP_ADVISORIES: advisories }, maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
       resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
     });
   });
 }
 
 beforeAll(async () => {
-  registry = await startFakeNpmRegistry(
-    { mkdirp: [{ id: 1179, url: 'https://github.com/advisories/GHSA-vh95-rmgr-6w4m', title: 'Prototype Pollution in mkdirp', severity: 'high', vulnerable_versions: '<0.5.2', cwe: ['CWE-1321'], cvss: { score: 7.5, vectorString: null } }] },
-    { mkdirp: ['0.5.1', '0.5.6'] },
-  );
-  t = await startReadmeFleet({ env: { npm_config_registry: registry.url } });
+  advisories = await mkdtemp(join(tmpdir(), 'rloop-parity-osv-'));
+  const record = {
+    id: 'GHSA-vh95-rmgr-6w4m',
+    modified: '2026-11-01T00:00:00Z',
+    summary: 'Prototype Pollution in mkdirp',
+    affected: [{ package: { ecosystem: 'npm', name: 'mkdirp' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '0.5.2' }] }] }],
+    database_specific: { severity: 'HIGH', cwe_ids: ['CWE-1321'] },
+  };
+  await writeFile(join(advisories, `${record.id}.json`), JSON.stringify(record));
+  // The export holds the Go ecosystem too (tools/svc/go.mod is audited: nothing in it is affected).
+  await writeFile(join(advisories, 'GO-2026-0001.json'), JSON.stringify({ id: 'GO-2026-0001', modified: '2026-11-01T00:00:00Z', affected: [{ package: { ecosystem: 'Go', name: 'golang.org/x/net' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '0.17.0' }] }] }] }));
+  // No registry answers: the audit must come from the export.
+  t = await startReadmeFleet({ env: { RLOOP_ADVISORIES: advisories, npm_config_registry: 'http://127.0.0.1:9/' } });
   repo = join(t.home, 'repos', 'seeded');
   await scriptedRepo(repo, SEEDED);
   commit = execFileSync('git', ['-C', repo, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
@@ -109,7 +137,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await t?.stop();
-  await registry?.close();
+  await rm(advisories, { recursive: true, force: true });
 }, 60_000);
 
 describe('the fleet reviews what rloop review reviews, in the README layout', () => {
@@ -137,7 +165,8 @@ describe('the fleet reviews what rloop review reviews, in the README layout', ()
     expect(letter.commit).toBe(commit);
     // The seeding works: rloop review finds a defect of every built-in critic's kind.
     expect([...new Set(letter.findings.map((f) => f.raised_by))].sort()).toEqual([...BUILT_IN_CRITIC_IDS].sort());
-    expect(registry.queries.length).toBeGreaterThanOrEqual(2);
+    const audit = letter.critics.find((c) => c.critic_id === 'toolchain/dependency-audit');
+    expect(audit?.message).toMatch(/OSV export .*rloop-parity-osv-.*: 1 npm, 1 Go record/);
 
     const missing = letter.findings.filter((f) => !fleet.has(f.fingerprint)).map((f) => `${f.raised_by} ${f.finding_type} ${f.file}:${f.line_range.start} (${f.fingerprint})`);
     expect(missing).toEqual([]);

@@ -33,7 +33,7 @@ writeFileSync('src/config.js', "export const region = 'eu-west-1';\\nexport cons
 let t: TestFleet;
 
 beforeAll(async () => {
-  // The services sign in to NATS with a password (the test server has no users and accepts any): the agent must see neither.
+  // One kind of NATS credentials, as the bus's configuration requires (the test server takes any): the agent must see neither.
   t = await startTestFleet({ env: { NATS_USER: 'fleet', NATS_PASSWORD: FLEET_SECRET, AWS_SECRET_ACCESS_KEY: FLEET_SECRET, PGPASSWORD: FLEET_SECRET } });
   await mkdir(join(t.home, 'scripts'), { recursive: true });
   await writeFile(join(t.home, 'scripts', 'remove-keys.mjs'), REMOVE_KEYS);

@@ -69,6 +69,22 @@ describe('stylish', () => {
     expect(lines.filter((l) => l.includes('not analysed'))).toEqual(['  not analysed: src/big.js (too large: 5000000 bytes, over the 4194304-byte bound) by security/sast-scanner']);
   });
 
+  it("shows the new checks' own levels (a language tool, an advisory) and how many findings have a mechanical fix, by kind", () => {
+    const fixes = [
+      finding({ id: 'f_4', fingerprint: '0123456789b1', finding_type: 'eslint/prefer-const', raised_by: 'toolchain/compiler-linter', tool_severity: 'warning', fixable: true, autofix: 'eslint', title: 'ESLint prefer-const: use const' }),
+      finding({ id: 'f_5', fingerprint: '0123456789b2', finding_type: 'deprecation/Buffer', raised_by: 'toolchain/compiler-linter', line_range: { start: 7, end: 7 }, tool_severity: 'warning', fixable: true, autofix: 'codemod', title: 'Deprecated API: Buffer' }),
+      finding({ id: 'f_6', fingerprint: '0123456789b3', finding_type: 'tsc/TS2322', raised_by: 'toolchain/compiler-linter', line_range: { start: 9, end: 9 }, tool_severity: 'error', autofix: 'none', title: 'TS2322: no' }),
+      finding({ id: 'f_7', fingerprint: '0123456789b4', finding_type: 'shellcheck/SC2164', raised_by: 'toolchain/shell', file: 'deploy.sh', line_range: { start: 2, end: 2 }, tool_severity: 'warning', title: 'SC2164: Use cd ... || exit' }),
+      finding({ id: 'f_8', fingerprint: '0123456789b5', finding_type: 'cve/GHSA-vh95-rmgr-6w4m', raised_by: 'toolchain/dependency-audit', file: 'package.json', line_range: { start: 3, end: 3 }, tool_severity: 'high', title: 'mkdirp 0.5.1: Prototype Pollution' }),
+    ];
+    const text = renderStylish(report(letterOf(fixes), { notes: [] }), palette(false));
+    expect(text).toContain('  2:1  critical  warning  Use cd ... || exit  shellcheck/SC2164');
+    expect(text).toContain('  3:1  critical  high  mkdirp 0.5.1: Prototype Pollution  cve/GHSA-vh95-rmgr-6w4m');
+    expect(text).toContain("  2 findings can be fixed mechanically: 1 by `eslint --fix`; 1 by rloop's codemods, which the fleet's autofix strategy applies.\n");
+    // autofix `none` (or absent) is nothing to announce.
+    expect(renderStylish(report(letterOf([fixes[2] as Finding]), { notes: [] }), palette(false))).not.toContain('mechanically');
+  });
+
   it('colours only when wanted: FORCE_COLOR wins, then NO_COLOR, then whether it is a terminal', () => {
     expect(colourWanted({}, true)).toBe(true);
     expect(colourWanted({}, false)).toBe(false);

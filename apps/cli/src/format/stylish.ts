@@ -50,6 +50,15 @@ export function renderStylish(report: ReviewReport, p: Palette): string {
   return `${out.join('\n')}\n`;
 }
 
+/** ESLint's "potentially fixable" line: how many findings a deterministic fix applies to, by kind; null when none. */
+function mechanicalFixes(findings: readonly Finding[]): string | null {
+  const eslint = findings.filter((f) => f.autofix === 'eslint').length;
+  const codemod = findings.filter((f) => f.autofix === 'codemod').length;
+  if (eslint + codemod === 0) return null;
+  const by = [...(eslint > 0 ? [`${eslint} by \`eslint --fix\``] : []), ...(codemod > 0 ? [`${codemod} by rloop's codemods, which the fleet's autofix strategy applies`] : [])];
+  return `${plural(eslint + codemod, 'finding')} can be fixed mechanically: ${by.join('; ')}.`;
+}
+
 /** The summary under the findings (also printed on stderr by the machine-readable formats). */
 export function summaryLines(report: ReviewReport, p: Palette): string[] {
   const { letter } = report;
@@ -78,6 +87,8 @@ export function summaryLines(report: ReviewReport, p: Palette): string[] {
     lines.push(p.dim(`  ${failing > 0 ? `${plural(failing, 'finding')} at ${report.failOn} or above fail the review` : `Nothing at ${report.failOn} or above`} (--fail-on ${report.failOn}).`));
   }
   if (total > 0) lines.push(p.dim('  Each finding shows its tier, then the tool’s own level; tool warnings rank as critical, since a review is clean only at zero warnings.'));
+  const fixes = mechanicalFixes(letter.findings);
+  if (fixes !== null) lines.push(p.dim(`  ${fixes}`));
   for (const note of report.notes) lines.push(p.dim(`  ${oneLine(note)}`));
   return lines;
 }

@@ -20,6 +20,10 @@ export interface ReviewEnvironment {
   readonly githubApiUrl: string;
   readonly githubRepository: string | null;
   readonly githubEventPath: string | null;
+  /** RLOOP_ADVISORIES: the OSV export the dependency audit reads offline (an empty value means unset). */
+  readonly advisories: string | null;
+  /** The environment the language tools take PATH, HOME and the locale from (the toolchain critics never pass its secrets on). */
+  readonly host: Readonly<Record<string, string | undefined>>;
 }
 
 const Environment = z.object({
@@ -34,6 +38,7 @@ const Environment = z.object({
   GITHUB_API_URL: z.url().optional(),
   GITHUB_REPOSITORY: z.string().optional(),
   GITHUB_EVENT_PATH: z.string().optional(),
+  RLOOP_ADVISORIES: z.string().optional(),
 });
 
 /** The config/ directory shipped with rloop: beside the repository root in a checkout, at the package root when installed. */
@@ -69,5 +74,7 @@ export function reviewEnvironment(env: NodeJS.ProcessEnv): ReviewEnvironment {
     githubApiUrl: e.GITHUB_API_URL ?? 'https://api.github.com',
     githubRepository: nonEmpty(e.GITHUB_REPOSITORY),
     githubEventPath: nonEmpty(e.GITHUB_EVENT_PATH),
+    advisories: nonEmpty(e.RLOOP_ADVISORIES),
+    host: Object.freeze({ ...env }),
   });
 }

@@ -7,7 +7,6 @@ import { RloopError } from '@rloop/contracts';
 import { escapeControlChars, maskSecrets, maskSecretsDeep, roundCoverageGaps } from '@rloop/domain';
 import {
   BUILT_IN_CRITIC_IDS,
-  CORE_CRITIC_IDS,
   type CriticDefinition,
   RepoReader,
   type LoadedRepoConfig,
@@ -49,6 +48,12 @@ export interface ReviewRequest {
   readonly writeBaseline?: string;
   readonly cacheDir?: string;
   readonly registry?: string;
+  /** `--advisories`: an OSV export the dependency audit reads offline (RLOOP_ADVISORIES when absent). */
+  readonly advisories?: string;
+  /** `--coverage`: what the tests ran (coverage-final.json or a NODE_V8_COVERAGE directory), for quality/test-coverage. */
+  readonly coverage?: string;
+  /** `--allow-build-scripts`: cargo may run the crates' build scripts and proc macros (the repository's code). */
+  readonly allowBuildScripts: boolean;
   /** `--max-file-bytes`: files under review larger than this are not read, and not counted as gaps. */
   readonly maxFileBytes?: number;
 }
@@ -83,6 +88,7 @@ export function processReviewIo(): ReviewIo {
 }
 
 const USAGE = 2;
+const AUDIT_CRITIC_ID = 'toolchain/dependency-audit';
 const FINDINGS = 1;
 const INCOMPLETE = 3;
 
@@ -130,6 +136,26 @@ function selectCritics(request: ReviewRequest, all: readonly CriticDefinition[],
   return all.filter((c) => (request.critics.length === 0 || request.critics.includes(c.id)) && !request.skip.includes(c.id) && !criticSwitchedOff(repo.config, c.id));
 }
 
+/** What a review says about a check it leaves out because it was not given what the check reads. */
+const NOT_CONFIGURED_NOTES: Readonly<Record<string, string>> = {
+  'quality/test-coverage': 'Test coverage is off: --coverage was not given (a coverage-final.json or NODE_V8_COVERAGE directory of your test run adds the changed lines the tests never run).',
+};
+
+/**
+ * The checks that can run. One that needs what the review was not given (quality/test-coverage
+ * without --coverage) is left out with one line in `notes`, never run only to fail; asked for by
+ * name with --critics, it is a usage error.
+ */
+function configuredCritics(request: ReviewRequest, critics: readonly CriticDefinition[], notes: string[]): CriticDefinition[] {
+  return critics.filter((critic) => {
+    const reason = critic.notConfiguredReason?.() ?? null;
+    if (reason === null) return true;
+    if (request.critics.includes(critic.id)) throw new CliError(`${critic.id} cannot run: ${reason}`, USAGE);
+    notes.push(NOT_CONFIGURED_NOTES[critic.id] ?? `${critic.id} is off: ${reason}.`);
+    return false;
+  });
+}
+
 function writeOut(path: string, text: string): void {
   try {
     mkdirSync(dirname(resolve(path)), { recursive: true });
@@ -170,19 +196,29 @@ export async function runReview(request: ReviewRequest, io: ReviewIo): Promise<v
     if (error instanceof RloopError) throw new CliError(error.message, USAGE);
     throw error;
   }
+  const advisories = request.advisories ?? io.env.advisories ?? undefined;
   const deterministic = selectCritics(
     request,
     [
-      ...builtInCritics({ now, ...(request.registry === undefined ? {} : { registry: request.registry }), ...(request.repoEslintConfig ? { useRepoEslintConfig: true } : {}) }),
+      ...builtInCritics({
+        now,
+        hostEnv: io.env.host,
+        ...(request.registry === undefined ? {} : { registry: request.registry }),
+        ...(advisories === undefined ? {} : { advisories: resolve(advisories) }),
+        ...(request.repoEslintConfig ? { useRepoEslintConfig: true } : {}),
+        ...(request.allowBuildScripts ? { allowBuildScripts: true } : {}),
+        ...(request.coverage === undefined ? {} : { testCoverage: { kind: 'report' as const, path: resolve(request.coverage), testRoot: repoDir } }),
+      }),
       ...(io.extraCritics ?? []),
     ],
     repo,
   );
+  const notes: string[] = [];
+  const runnable = configuredCritics(request, deterministic, notes);
   const usage: UsageRecord[] = [];
   // Progress names files and quotes critics: shown with control characters escaped.
   const progress = request.verbose ? (line: string): void => io.stderr(`${escapeControlChars(line)}\n`) : undefined;
   const cacheDir = !request.cache ? undefined : (request.cacheDir ?? join(io.env.cacheRoot, 'rloop', 'review', createHash('sha256').update(repoDir).digest('hex').slice(0, 16)));
-  const notes: string[] = [];
   let llmOff: string | null = null;
   const wantsLlm = request.critics.length === 0 || request.critics.includes(CODE_REVIEWER_ID);
   // Whoever runs the review is its operator: .rloop.yaml's max_file_bytes sets the bound files are
@@ -196,14 +232,13 @@ export async function runReview(request: ReviewRequest, io: ReviewIo): Promise<v
       repoDir,
       now,
       repoConfig: repo,
-      critics: deterministic,
+      critics: runnable,
       lateCritics: async (files) => {
         if (!wantsLlm || request.skip.includes(CODE_REVIEWER_ID)) return [];
         const llm = await llmCritics(request, io, repo, files, usage);
         llmOff = llm.off;
         return llm.critics.filter((c) => !request.skip.includes(c.id));
       },
-      core: CORE_CRITIC_IDS,
       ...(progress === undefined ? {} : { onProgress: progress }),
       ...(request.files.length === 0 ? {} : { files: request.files }),
       ...(request.exclude.length === 0 ? {} : { exclude: request.exclude }),
@@ -222,6 +257,9 @@ export async function runReview(request: ReviewRequest, io: ReviewIo): Promise<v
     notes.push(`LLM review: ${plural(usage.length, 'request')} to ${usage[0]?.model ?? 'the model'}, $${cost.toFixed(4)}.`);
   }
   for (const refused of outcome.letter.repo_config?.refused ?? []) notes.push(`Not applied: ${refused}`);
+  // Offline advisories are only as good as the export is recent: its size and age are worth a line.
+  const audit = advisories === undefined ? undefined : outcome.runs.find((r) => r.critic_id === AUDIT_CRITIC_ID && r.status === 'reported');
+  for (const line of audit?.notes ?? []) notes.push(`${AUDIT_CRITIC_ID}: ${line}`);
 
   // Printed in every format: secrets in what checks quote are masked like everything rloop journals.
   const letter = maskSecretsDeep(outcome.letter);

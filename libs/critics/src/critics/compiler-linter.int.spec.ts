@@ -58,6 +58,42 @@ describe('toolchain/compiler-linter', () => {
     expect(first.findings.every((f) => f.severity === 'critical')).toBe(true);
   });
 
+  it('says of each finding whether a deterministic fix exists — ESLint\'s, a codemod — or why none does', async () => {
+    const line = (marker: string): number => lineOf(BROKEN, marker);
+    const at = (type: string, marker: string): Finding | undefined => first.findings.find((f) => f.finding_type === type && f.line_range.start === line(marker));
+    expect(at('eslint/prefer-const', 'PREFER-CONST')).toMatchObject({ autofix: 'eslint', autofix_note: "ESLint's own fix for prefer-const (eslint --fix)" });
+    expect(at('eslint/@typescript-eslint/no-unused-vars', 'UNUSED')).toMatchObject({ autofix: 'none', fixable: false });
+    expect(at('tsc/TS2322', 'TS2322')).toMatchObject({ autofix: 'none' });
+    expect(at('deprecation/parse', 'DEPRECATED')).toMatchObject({ autofix: 'none', fixable: false, autofix_note: expect.stringMatching(/^url\.parse accepts relative and malformed URLs/) as unknown });
+    const legacy = fixtureRepo({ 'src/bytes.ts': "export const pad = new Buffer(8);\nexport const head = (s: string): string => s.substr(0, 2);\n" });
+    try {
+      const { findings } = await lint(legacy.dir, ['src/bytes.ts']);
+      expect(findings.filter((f) => f.finding_type.startsWith('deprecation/')).map((f) => [f.finding_type, f.autofix, f.autofix_note, f.fixable])).toEqual([
+        ['deprecation/Buffer', 'codemod', 'codemod buffer-constructor: new Buffer(size) → Buffer.alloc(size) (both zero-filled)', true],
+        ['deprecation/substr', 'codemod', 'codemod string-substr: substr(0, length) → substring(0, length)', true],
+      ]);
+    } finally {
+      legacy.remove();
+    }
+  });
+
+  it('lints CommonJS as CommonJS: require() in a package without "type": "module" (or a .cjs file) is how it imports, not a finding; in an ES module package it is', async () => {
+    const REQUIRES = "const { join } = require('node:path');\nmodule.exports = { where: (name) => join('data', name) };\n";
+    const repo = fixtureRepo({
+      'package.json': '{ "name": "cjs", "private": true }\n',
+      'src/paths.js': REQUIRES,
+      'esm/package.json': '{ "type": "module" }\n',
+      'esm/paths.js': REQUIRES,
+      'esm/legacy.cjs': REQUIRES,
+    });
+    try {
+      const { findings } = await lint(repo.dir, ['src/paths.js', 'esm/paths.js', 'esm/legacy.cjs']);
+      expect(findings.map((f) => `${f.file} ${f.finding_type}`)).toEqual(['esm/paths.js eslint/@typescript-eslint/no-require-imports']);
+    } finally {
+      repo.remove();
+    }
+  });
+
   it('says nothing about the clean file', () => {
     expect(first.findings.filter((f) => f.file === 'src/clean.ts')).toEqual([]);
   });

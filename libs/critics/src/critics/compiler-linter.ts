@@ -11,8 +11,9 @@ import { AnalysisCache } from '../repo/cache.js';
 import type { CheckoutBoundary, RepoReader } from '../repo/checkout.js';
 import { sha256, yieldToEventLoop } from '../repo/files.js';
 import { type TsGroup, createSharedHost, declaredPackages, importGraph, repoFilesOf, tsGroups } from '../ts/projects.js';
+import { type AutofixVerdict, classifyDeprecationAt } from '../codemods/engine.js';
 
-const COMPILER_LINTER_VERSION = 'cl-5';
+const COMPILER_LINTER_VERSION = 'cl-6';
 
 /** Files ESLint lints (TypeScript and JavaScript sources, not declaration files). */
 export function isLintable(file: string): boolean {
@@ -118,18 +119,26 @@ function tscDraft(file: string, diagnostic: ts.Diagnostic, startLine: number, en
     expected_behaviour: `${file} compiles without ${code} under the project's compiler options: the types are fixed, the checker is not silenced.`,
     observable_test_conditions: [`\`tsc --noEmit\` (${configLabel}) reports no ${code} in ${file}`, 'a test exercises the corrected code path with the values the types now describe'],
     forbidden_in_test: ['// @ts-ignore, @ts-expect-error, `as any` or non-null assertions added to silence the diagnostic', 'loosening compilerOptions (strict, noImplicitAny, skipLibCheck on project files)'],
+    autofix: 'none',
+    autofix_note: 'a compiler diagnostic: the types or the code need a decision, no rewrite is mechanical',
   });
 }
 
-function eslintDraft(file: string, message: Linter.LintMessage, ruleType: string | undefined): FindingDraft {
+/** The name a no-deprecated message is about and the library's reason, or null for any other message. */
+function deprecationOf(message: Linter.LintMessage): { readonly name: string; readonly reason: string } | null {
+  const deprecated = message.ruleId !== null && /(^|\/)no-deprecated$/.test(message.ruleId) ? /^`(.+?)` is deprecated\.?\s*(.*)$/s.exec(message.message) : null;
+  return deprecated === null ? null : { name: deprecated[1] ?? 'api', reason: (deprecated[2] ?? '').trim() };
+}
+
+function eslintDraft(file: string, message: Linter.LintMessage, ruleType: string | undefined, codemod: AutofixVerdict | null): FindingDraft {
   const line = message.line > 0 ? message.line : 1;
   const endLine = message.endLine !== undefined && message.endLine >= line ? message.endLine : line;
   const columns = { ...(message.column > 0 ? { column: message.column } : {}), ...(message.endColumn === undefined ? {} : { end_column: message.endColumn }) };
   const level = message.severity === 2 ? 'error' : 'warning';
-  const deprecated = message.ruleId !== null && /(^|\/)no-deprecated$/.test(message.ruleId) ? /^`(.+?)` is deprecated\.?\s*(.*)$/s.exec(message.message) : null;
+  const deprecated = deprecationOf(message);
   if (deprecated !== null) {
-    const name = deprecated[1] ?? 'api';
-    const reason = (deprecated[2] ?? '').trim();
+    const { name, reason } = deprecated;
+    const verdict = codemod ?? { autofix: 'none', note: `no codemod rewrites ${name}: its replacement needs judgement` };
     return draftFinding({
       severity: 'critical',
       score: 8,
@@ -144,7 +153,9 @@ function eslintDraft(file: string, message: Linter.LintMessage, ruleType: string
       expected_behaviour: `The code uses the supported replacement for ${name}${reason === '' ? '' : ` (${reason})`} with the same observable behaviour.`,
       observable_test_conditions: [`${file} no longer references ${name}`, 'the replacement produces the same results as before for the inputs this code handles (a test pins them)'],
       forbidden_in_test: ['suppressing the deprecation (eslint-disable, @ts-ignore)', 'asserting that the deprecated function is called'],
-      fixable: message.fix !== undefined,
+      fixable: verdict.autofix !== 'none',
+      autofix: verdict.autofix,
+      autofix_note: verdict.note,
     });
   }
   const rule = message.ruleId ?? (message.fatal === true ? 'parse-error' : /eslint-disable/.test(message.message) ? 'unused-disable-directive' : 'unknown');
@@ -165,6 +176,8 @@ function eslintDraft(file: string, message: Linter.LintMessage, ruleType: string
     observable_test_conditions: [`\`eslint ${file}\` reports no ${rule} at line ${line}`, 'the behaviour of the changed lines is unchanged (existing tests still pass)'],
     forbidden_in_test: ['eslint-disable comments or turning the rule off in the configuration', 'tests that depend on the lint-violating form of the code'],
     fixable,
+    autofix: fixable ? 'eslint' : 'none',
+    autofix_note: fixable ? `ESLint's own fix for ${rule} (eslint --fix)` : `ESLint has no fix for ${rule}: the code needs a decision`,
   });
 }
 
@@ -200,6 +213,8 @@ export function compilerLinterCritic(options: CompilerLinterOptions = {}): Criti
         groups: groups.map((g) => [g.configPath === null ? null : toRepo(repoDir, g.configPath), g.configPath === null ? null : sha256(readFileSync(g.configPath, 'utf8'))]),
         eslint: configFile === null ? 'default' : sha256(readFileSync(join(repoDir, configFile), 'utf8')),
         packages: [...declaredPackages(boundary)].sort(),
+        // Which module system the root package declares decides how its JavaScript is linted.
+        moduleType: packageType(boundary, 'package.json'),
         installed: existsSync(join(repoDir, 'node_modules')),
       };
       const cache = AnalysisCache.open<FileRecord>(context.cacheDir, 'toolchain/compiler-linter', COMPILER_LINTER_VERSION, configKey);
@@ -349,15 +364,26 @@ async function checkFiles(
   const lintFiles = [...toCheck].filter(isLintable);
   const programFiles = new Set<string>();
   for (const program of programs) for (const file of repoFilesOf(program, repoDir)) programFiles.add(join(repoDir, file));
-  const eslint = await createEslint(repoDir, programs, programFiles, configFile, note);
+  const commonJs = new Set(lintFiles.filter((f) => isCommonJs(reader.boundary, f)).map((f) => join(repoDir, f)));
+  const eslint = await createEslint(repoDir, programs, programFiles, commonJs, configFile, note);
   context.signal.throwIfAborted();
   const results = await eslint.lintFiles(lintFiles.map((f) => join(repoDir, f)));
   const meta = eslint.getRulesMetaForResults(results);
   const seen = new Set<string>();
+  // A deprecation's codemod (or why there is none) is read off the program that type-checked its file.
+  const codemodFor = (file: string, message: Linter.LintMessage): AutofixVerdict | null => {
+    const deprecated = deprecationOf(message);
+    if (deprecated === null) return null;
+    for (const program of programs) {
+      const sourceFile = program.getSourceFile(join(repoDir, file));
+      if (sourceFile !== undefined) return classifyDeprecationAt(program, sourceFile, message.line, message.column, deprecated.name);
+    }
+    return null;
+  };
   for (const result of results) {
     const file = toRepo(repoDir, result.filePath);
     for (const message of result.messages) {
-      const draft = eslintDraft(file, message, message.ruleId === null ? undefined : meta[message.ruleId]?.type);
+      const draft = eslintDraft(file, message, message.ruleId === null ? undefined : meta[message.ruleId]?.type, codemodFor(file, message));
       const key = `${file}|${draft.line_range.start}|${draft.finding_type}`;
       if (seen.has(key)) continue;
       seen.add(key);
@@ -370,7 +396,38 @@ async function checkFiles(
   return { drafts, byFile, globals, graph };
 }
 
-async function createEslint(repoDir: string, programs: readonly ts.Program[], programFiles: ReadonlySet<string>, configFile: string | null, note: (message: string) => void): Promise<ESLint> {
+/** The `type` of the package.json nearest a file inside the checkout (`module` or `commonjs`, Node's default). */
+function packageType(boundary: CheckoutBoundary, file: string): string {
+  const parts = file.split('/').slice(0, -1);
+  for (let depth = parts.length; depth >= 0; depth -= 1) {
+    const manifest = [...parts.slice(0, depth), 'package.json'].join('/');
+    const located = boundary.locate(manifest);
+    if (!located.ok) continue;
+    try {
+      const type = (JSON.parse(readFileSync(located.path, 'utf8')) as { type?: unknown }).type;
+      return type === 'module' ? 'module' : 'commonjs';
+    } catch {
+      // A manifest that is not JSON: Node would refuse it; the default stands.
+      return 'commonjs';
+    }
+  }
+  return 'commonjs';
+}
+
+/** Whether Node loads a JavaScript file as CommonJS (.cjs, or .js/.jsx in a package without "type": "module"). */
+export function isCommonJs(boundary: CheckoutBoundary, file: string): boolean {
+  if (file.endsWith('.cjs')) return true;
+  return /\.jsx?$/.test(file) && packageType(boundary, file) === 'commonjs';
+}
+
+async function createEslint(
+  repoDir: string,
+  programs: readonly ts.Program[],
+  programFiles: ReadonlySet<string>,
+  commonJs: ReadonlySet<string>,
+  configFile: string | null,
+  note: (message: string) => void,
+): Promise<ESLint> {
   // Deprecations need type information: run typescript-eslint's no-deprecated on the programs we
   // already built (no second type-check), under a plugin name that cannot clash with the repo's.
   const typed: Linter.Config[] =
@@ -393,11 +450,18 @@ async function createEslint(repoDir: string, programs: readonly ts.Program[], pr
       note(`the repository's ${configFile} could not be loaded (${describeError(error).split('\n')[0] ?? ''}); used eslint recommended + typescript-eslint recommended instead`);
     }
   }
+  // CommonJS is a module system, not a style to lint away: require() is how such a file imports,
+  // so typescript-eslint's no-require-imports (for TypeScript and ES modules) does not apply there.
+  const commonJsFiles: Linter.Config[] =
+    commonJs.size === 0
+      ? []
+      : [{ files: [(path: string) => commonJs.has(path)] as unknown as string[], languageOptions: { sourceType: 'commonjs' }, rules: { '@typescript-eslint/no-require-imports': 'off' } }];
   const defaults: Linter.Config[] = [
     { ignores: ['**/node_modules/**', '**/dist/**', '**/build/**', '**/coverage/**'] },
     js.configs.recommended,
     ...(tseslint.configs.recommended as Linter.Config[]),
     { languageOptions: { globals: GLOBALS } },
+    ...commonJsFiles,
     ...typed,
   ];
   return new ESLint({ cwd: repoDir, overrideConfigFile: true, warnIgnored: false, errorOnUnmatchedPattern: false, overrideConfig: defaults });

@@ -10,6 +10,7 @@ import {
   minimumMajor,
   runCritic,
 } from '../index.js';
+import { startFakeNpmRegistry } from '@rloop/testing';
 import { fixtureRepo } from '../__fixtures__/repo.js';
 
 const MANIFEST = `{
@@ -45,12 +46,31 @@ describe('toolchain/dependency-audit', () => {
     expect(drafts[0]?.current_behaviour).toMatch(/pulled in by mkdirp/);
   });
 
+  it('runs npm audit against the registry and reports what it answers (a local registry speaking the bulk advisory endpoint)', async () => {
+    // npm caches advisories by id on this machine (~/.npm/_cacache): an id of this run's own.
+    const id = 2_000_000 + Math.floor(Math.random() * 1_000_000);
+    const registry = await startFakeNpmRegistry(
+      { mkdirp: [{ id, url: 'https://github.com/advisories/GHSA-vh95-rmgr-6w4m', title: 'Prototype Pollution in mkdirp', severity: 'high', vulnerable_versions: '<0.5.2', cwe: ['CWE-1321'], cvss: { score: 7.5, vectorString: null } }] },
+      { minimist: ['0.0.8', '0.2.1'], mkdirp: ['0.5.1', '0.5.6'] },
+    );
+    const repo = fixtureRepo({ 'package.json': MANIFEST, 'package-lock.json': LOCK });
+    try {
+      const result = await runCritic(dependencyAuditCritic({ registry: registry.url }), { repoDir: repo.dir, commit: '0'.repeat(40), files: ['package.json'], phase: 'final_sweep' });
+      expect(result.status === 'reported' ? result.findings.map((f) => [f.finding_type, f.file, f.line_range.start]) : result).toEqual([['cve/GHSA-vh95-rmgr-6w4m', 'package.json', 5]]);
+      expect(registry.queries).toEqual([{ minimist: ['0.0.8'], mkdirp: ['0.5.1'] }]);
+    } finally {
+      repo.remove();
+      await registry.close();
+    }
+  });
+
   it('fails as not runnable when the registry does not answer — never "no vulnerabilities"', async () => {
     const repo = fixtureRepo({ 'package.json': MANIFEST, 'package-lock.json': LOCK });
     try {
       const result = await runCritic(dependencyAuditCritic({ registry: 'http://127.0.0.1:9' }), { repoDir: repo.dir, commit: '0'.repeat(40), files: ['package.json'], phase: 'final_sweep' });
       expect(result).toMatchObject({ status: 'failed', reason: 'not_runnable' });
-      expect(result.status === 'failed' && result.message).toMatch(/npm audit could not run/);
+      // Both ways out are named: an OSV export for offline audits, or a registry that answers.
+      expect(result.status === 'failed' && result.message).toMatch(/npm audit could not run: .*; to audit offline, set RLOOP_ADVISORIES to an OSV export \(`rloop advisories update` downloads one.*or give npm a registry that answers its bulk advisory endpoint/);
     } finally {
       repo.remove();
     }

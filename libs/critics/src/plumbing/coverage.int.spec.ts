@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CriticCoverage } from '@rloop/contracts';
-import { type CriticDefinition, type CriticRunResult, DEFAULT_MAX_FILE_BYTES, builtInCritics, defineCritic, draftFinding, reviewRepositoryWithRuns, runCritic } from '../index.js';
+import { type CoverageSource, type CriticDefinition, type CriticRunResult, DEFAULT_MAX_FILE_BYTES, builtInCritics, defineCritic, draftFinding, reviewRepositoryWithRuns, runCritic } from '../index.js';
 
 // Every critic says what it covered of the files under review, from what it really read: a file
 // it supports and did not read, or could not read, is never counted as reviewed. The checkout sits
@@ -34,9 +34,14 @@ const FILES: Readonly<Record<string, string>> = {
   // Binary content under a name that does not say so: not of a text critic's kind, not a gap.
   'data/model.bin': 'weights\u0000\u0001\u0002',
   'README.md': '# app\n',
+  // Each language's own toolchain, and a link out among its files (go vet reads a package's every file).
+  'tools/report.py': 'def total(values: list[int]) -> int:\n    return sum(values)\n',
+  'scripts/deploy.sh': '#!/bin/sh\necho "deploy"\n',
+  'go.mod': 'module example.org/app\n\ngo 1.19\n',
+  'cmd/main.go': 'package main\n\nfunc main() {}\n',
 };
 /** Links a repository committed: out of the checkout (never read) and within it (read as its target). */
-const LINKS_OUT = ['src/passwd.js', 'src/tokens.js', 'config/secrets.env'];
+const LINKS_OUT = ['src/passwd.js', 'src/tokens.js', 'config/secrets.env', 'tools/leak.py', 'cmd/leak.go'];
 const PLAN = [...Object.keys(FILES), ...LINKS_OUT, 'src/alias.js'].sort();
 
 let root: string;
@@ -61,6 +66,8 @@ beforeAll(() => {
   symlinkSync(join(root, 'etc/passwd'), join(checkout, 'src/passwd.js'));
   symlinkSync(join(root, 'etc/tokens.js'), join(checkout, 'src/tokens.js'));
   symlinkSync(join(root, 'etc/secrets.env'), join(checkout, 'config/secrets.env'));
+  symlinkSync(join(root, 'etc/passwd'), join(checkout, 'tools/leak.py'));
+  symlinkSync(join(root, 'etc/passwd'), join(checkout, 'cmd/leak.go'));
   symlinkSync('server.js', join(checkout, 'src/alias.js'));
 }, 60_000);
 
@@ -95,15 +102,38 @@ const EXPECTED: Readonly<Record<string, { readonly analysed: readonly string[]; 
   },
   'security/secrets-detector': {
     analysed: PLAN.filter((f) => !['assets/logo.png', 'data/model.bin', 'src/padded.ts', ...LINKS_OUT].includes(f)),
-    skipped: { 'src/padded.ts': 'too_large', 'src/passwd.js': 'outside_checkout', 'src/tokens.js': 'outside_checkout', 'config/secrets.env': 'outside_checkout' },
+    skipped: {
+      'src/padded.ts': 'too_large',
+      'src/passwd.js': 'outside_checkout',
+      'src/tokens.js': 'outside_checkout',
+      'config/secrets.env': 'outside_checkout',
+      'tools/leak.py': 'outside_checkout',
+      'cmd/leak.go': 'outside_checkout',
+    },
   },
   'toolchain/dependency-audit': { analysed: ['package-lock.json', 'package.json'], skipped: {} },
   'toolchain/dependency-eol': { analysed: ['.nvmrc', 'Dockerfile', 'package.json'], skipped: {} },
   'specialized/database-reviewer': { analysed: ['migrations/001_users.down.sql', 'migrations/001_users.up.sql'], skipped: {} },
+  'toolchain/python': { analysed: ['tools/report.py'], skipped: { 'tools/leak.py': 'outside_checkout' } },
+  'toolchain/go': { analysed: ['cmd/main.go'], skipped: { 'cmd/leak.go': 'outside_checkout' } },
+  'toolchain/rust': { analysed: [], skipped: {} },
+  'toolchain/shell': { analysed: ['scripts/deploy.sh'], skipped: {} },
+  'quality/complexity': {
+    analysed: ['src/alias.js', 'src/app.min.js', 'src/server.js', 'src/util.ts'],
+    skipped: { 'src/padded.ts': 'too_large', 'src/passwd.js': 'outside_checkout', 'src/tokens.js': 'outside_checkout' },
+  },
+  // The recorded coverage holds a .js file, so .js files it does not list were never loaded; it holds no .ts file, so it cannot speak to them.
+  'quality/test-coverage': {
+    analysed: ['src/alias.js', 'src/app.min.js', 'src/server.js'],
+    skipped: { 'src/padded.ts': 'too_large', 'src/passwd.js': 'outside_checkout', 'src/tokens.js': 'outside_checkout' },
+  },
 };
 
+/** What quality/test-coverage reads in this spec: a run that loaded src/server.js. */
+const RECORDED: CoverageSource = { kind: 'recorded', coverage: () => Promise.resolve({ format: 'v8', files: [{ file: 'src/server.js', executable: 3, uncovered: [] }], truncated: false }) };
+
 describe('what each built-in critic covered', () => {
-  for (const critic of builtInCritics()) {
+  for (const critic of builtInCritics({ testCoverage: RECORDED })) {
     it(`${critic.id}: counts what it read, skips with the reason, never reads through a link out`, async () => {
       const result = await run(critic);
       expect(JSON.stringify(result)).not.toContain(LEAK);

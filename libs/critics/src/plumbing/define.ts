@@ -1,4 +1,4 @@
-import { CriticId, SCORE_BANDS, type Category, type Severity } from '@rloop/contracts';
+import { type AutofixKind, CriticId, SCORE_BANDS, type Category, type Severity } from '@rloop/contracts';
 import type { CriticDefinition, FindingDraft } from '../critic.js';
 
 /**
@@ -29,6 +29,10 @@ export interface DraftInput {
   readonly observable_test_conditions: readonly string[];
   readonly forbidden_in_test: readonly string[];
   readonly fixable?: boolean;
+  /** Which deterministic fix applies (ESLint's, a codemod), or `none`; absent when the critic cannot tell. */
+  readonly autofix?: AutofixKind;
+  /** The codemod that applies, or why no rewrite is safe. */
+  readonly autofix_note?: string;
   readonly related_locations?: readonly { readonly file: string; readonly line_range: { readonly start: number; readonly end: number }; readonly note: string }[];
   readonly location_hash?: string;
   /** 1-based columns on the first and last flagged line, when the tool knows them (end is exclusive). */
@@ -66,6 +70,8 @@ export function draftFinding(input: DraftInput): FindingDraft {
     ...(input.location_hash === undefined ? {} : { location_hash: input.location_hash }),
     ...columnsOf(input),
     ...(input.tool_severity === undefined || input.tool_severity === '' ? {} : { tool_severity: clip(input.tool_severity, 40) }),
+    ...(input.autofix === undefined ? {} : { autofix: input.autofix }),
+    ...(input.autofix_note === undefined ? {} : { autofix_note: clip(input.autofix_note, 500) }),
   };
 }
 

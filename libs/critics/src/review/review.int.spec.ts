@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { Letter } from '@rloop/contracts';
-import { ReviewGitError, ReviewTargetNotFoundError, builtInCritics, parseUnifiedDiff, reviewRepository, touchesChange } from '../index.js';
+import { ReviewGitError, ReviewTargetNotFoundError, builtInCritics, parseUnifiedDiff, reviewRepository, reviewRepositoryWithRuns, touchesChange } from '../index.js';
 import { commitAll, fixtureRepo } from '../__fixtures__/repo.js';
 
 const NOW = new Date('2026-11-30T12:00:00Z');
@@ -83,6 +83,23 @@ describe('reviewRepository', () => {
       expect(letter.suppressed).toEqual([expect.objectContaining({ file: 'src/app.ts', finding_type: 'sast/open-redirect', kind: 'inline', reason: 'the router allowlists targets', source: 'src/app.ts:4' })]);
       expect(letter.repo_config).toEqual({ config: '.rloop.yaml', excluded_files: 2, overrides: ['sast/xss → medium (2 findings)'], refused: [] });
       expect(letter.summary).toMatch(/1 finding dismissed by the repository/);
+    } finally {
+      repo.remove();
+    }
+  });
+
+  it("counts a language's toolchain as core where files of its language are under review, and owns its rules for rloop-ignore", async () => {
+    const repo = fixtureRepo({
+      'src/app.ts': NEW,
+      // ShellCheck's SC2164 (cd without a fallback), accepted with a reason; a comment for go vet matches nothing.
+      'deploy.sh': '#!/bin/sh\n# rloop-ignore shellcheck/SC2164 -- the image always has /srv\ncd /srv\n# rloop-ignore govet/printf -- no Go here\necho deployed\n',
+    });
+    try {
+      const outcome = await reviewRepositoryWithRuns({ repoDir: repo.dir, now: NOW, critics: builtInCritics({ only: ['security/sast-scanner', 'toolchain/shell', 'toolchain/go'] }) });
+      const core = Object.fromEntries(outcome.letter.critics.map((c) => [c.critic_id, c.core]));
+      expect(core).toEqual({ 'security/sast-scanner': true, 'toolchain/shell': true, 'toolchain/go': false, 'review/suppressions': false });
+      expect(outcome.letter.suppressed?.map((s) => [s.finding_type, s.file, s.line])).toEqual([['shellcheck/SC2164', 'deploy.sh', 3]]);
+      expect(outcome.letter.findings.filter((f) => f.file === 'deploy.sh').map((f) => [f.finding_type, f.line_range.start])).toEqual([['rloop/suppression-unused', 4]]);
     } finally {
       repo.remove();
     }

@@ -9,6 +9,7 @@ import { draftFinding } from '../plumbing/define.js';
 import { finalizeFindings } from '../plumbing/finalize.js';
 import { type CriticRunResult, runCritic } from '../plumbing/run-critic.js';
 import { CORE_CRITIC_IDS, builtInCritics } from '../registry.js';
+import { TOOLCHAIN_CRITIC_IDS } from '../toolchains/table.js';
 import { RepoReader } from '../repo/checkout.js';
 import { listDirectoryFiles } from '../repo/files.js';
 import { applyBaseline, readBaseline } from './baseline.js';
@@ -43,7 +44,7 @@ export interface ReviewOptions {
   readonly onProgress?: (line: string) => void;
   /** Letter plan slug (default: derived from the directory name). */
   readonly plan?: string;
-  /** Critics counted as core (default: the spec's core panel, among the critics that run). */
+  /** Critics counted as core (default: the spec's core panel, and each language's toolchain where the review has files of its language, as in the fleet's panel), among the critics that run. */
   readonly core?: readonly string[];
   /** The repository's configuration (default: its .rloop.yaml and .rloopignore, read here); null ignores them. */
   readonly repoConfig?: LoadedRepoConfig | null;
@@ -124,6 +125,21 @@ function problemFindings(problems: readonly DirectiveProblem[], readFile: (file:
 }
 
 /**
+ * The critics a review counts as core, among those that run: `given`, or the spec's core panel and
+ * each language's toolchain critic when files of its language are under review (config/critics.yaml's
+ * dynamic triggers add them to the fleet's panels the same way; a review without Go files does not
+ * hold a Go toolchain to account).
+ */
+function reviewCore(critics: readonly CriticDefinition[], files: readonly string[], given: readonly string[] | undefined): Set<string> {
+  const toolchains = TOOLCHAIN_CRITIC_IDS.filter((id) => {
+    const critic = critics.find((c) => c.id === id);
+    return critic !== undefined && files.some((file) => critic.covers?.(file) === true);
+  });
+  const ids: readonly string[] = given ?? [...CORE_CRITIC_IDS, ...toolchains];
+  return new Set(ids.filter((id) => critics.some((c) => c.id === id)));
+}
+
+/**
  * One review pass over a directory (a git checkout or not): every critic on the selected files,
  * every severity, no per-critic limit, fused into one ranked letter. The repository's
  * `.rloop.yaml`, `.rloopignore` and `rloop-ignore` comments apply within `policy`; dismissed
@@ -159,7 +175,7 @@ export async function reviewRepositoryWithRuns(options: ReviewOptions): Promise<
   const files = changed === null ? included : included.filter((file) => changed.has(file));
   const commit = (listing.source === 'git' ? await headCommit(repoDir) : null) ?? contentCommit(files, reader);
   const critics = [...(options.critics ?? builtInCritics({ now: options.now })), ...((await options.lateCritics?.(files)) ?? [])];
-  const core = new Set((options.core ?? CORE_CRITIC_IDS).filter((id) => critics.some((c) => c.id === id)));
+  const core = reviewCore(critics, files, options.core);
   progress(
     `review: ${files.length} file(s) under review in ${repoDir}${options.base === undefined ? '' : ` (changed since ${options.base})`}` +
       `${excluded.length === 0 ? '' : `, ${excluded.length} excluded`}, ${critics.length} critic(s)`,

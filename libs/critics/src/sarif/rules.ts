@@ -25,6 +25,18 @@ interface Family {
   readonly helpUri?: (rest: string) => string | undefined;
 }
 
+/** A language linter's rules (`<tool>/<rule>`): named after the tool, fixed by changing the code until it no longer reports them. */
+function toolRules(tool: string, rules: Pick<Family, 'full'> & Partial<Pick<Family, 'tags' | 'helpUri'>> & { readonly hint?: string }): Family {
+  return {
+    short: (r) => `${tool} ${r}`,
+    full: rules.full,
+    fix: (r) => `Change the code so ${tool} no longer reports ${r}${rules.hint === undefined ? '' : `; ${rules.hint}`}.`,
+    tags: rules.tags ?? ['correctness'],
+    level: 'warning',
+    ...(rules.helpUri === undefined ? {} : { helpUri: rules.helpUri }),
+  };
+}
+
 const FAMILIES: Readonly<Record<string, Family>> = {
   eslint: {
     short: (r) => `ESLint rule ${r}`,
@@ -58,12 +70,82 @@ const FAMILIES: Readonly<Record<string, Family>> = {
   },
   cve: {
     short: (id) => `Vulnerable dependency (${id})`,
-    full: (id) => `A dependency in the lockfile is in a version range affected by the advisory ${id}.`,
-    fix: (id) => `Upgrade (or replace) the affected package so no installed version is affected by ${id}; \`npm audit fix\` often can.`,
+    full: (id) => `A dependency in a lockfile (npm, yarn, pnpm, Cargo, Go or Python) is in a version range affected by the advisory ${id}.`,
+    fix: (id) => `Upgrade (or replace) the affected package so no installed version is affected by ${id} (the finding names the first fixed version; for npm, \`npm audit fix\` often can).`,
     tags: ['security', 'dependency'],
     level: 'error',
     securitySeverity: '7.5',
-    helpUri: (id) => (/^GHSA-/i.test(id) ? `https://github.com/advisories/${id}` : undefined),
+    helpUri: advisoryUri,
+  },
+  'malicious-package': {
+    short: (id) => `Malicious package (${id})`,
+    full: (id) => `A dependency in a lockfile resolves to a version the advisory ${id} lists as published with malicious code.`,
+    fix: () => 'Remove the package from the dependency tree, and rotate every credential the machines that installed it held.',
+    tags: ['security', 'dependency', 'external/cwe/cwe-506'],
+    level: 'error',
+    securitySeverity: '10.0',
+    helpUri: advisoryUri,
+  },
+  pyright: {
+    short: (r) => `Pyright ${r}`,
+    full: (r) => `The Python type checker pyright reports ${r} under the project's configuration.`,
+    fix: () => 'Fix the types or the code; do not silence the checker (# type: ignore, # pyright: ignore).',
+    tags: ['correctness'],
+    level: 'error',
+  },
+  ruff: toolRules('ruff', {
+    full: (r) => `The Python linter ruff reports a violation of ${r}. A lint warning counts like an error here: the review is clean at zero warnings.`,
+    hint: '`ruff check --fix` fixes many rules mechanically',
+    tags: ['maintainability'],
+  }),
+  govet: toolRules('go vet', {
+    full: (r) => `\`go vet\`'s ${r} analyzer reports a construct that compiles but is likely wrong.`,
+    helpUri: (r) => (/^[a-z0-9]+$/.test(r) ? `https://pkg.go.dev/golang.org/x/tools/go/analysis/passes/${r}` : undefined),
+  }),
+  gotype: {
+    short: () => 'Go type error',
+    full: () => 'The Go type checker (run by `go vet`) reports an error: the package does not compile.',
+    fix: () => 'Fix the types or the code so the package compiles.',
+    tags: ['correctness'],
+    level: 'error',
+  },
+  staticcheck: toolRules('staticcheck', {
+    full: (r) => `staticcheck reports ${r}: a bug, a performance problem, a simplification or a style issue in Go code.`,
+    helpUri: (r) => (/^[A-Z]+\d+$/.test(r) ? `https://staticcheck.dev/docs/checks/#${r}` : undefined),
+  }),
+  'golangci-lint': toolRules('golangci-lint', { full: (r) => `golangci-lint's ${r.split('/')[0] ?? r} linter reports ${r} in Go code.`, tags: ['maintainability'] }),
+  clippy: toolRules('clippy', {
+    full: (r) => `\`cargo clippy\` reports the lint clippy::${r}. A lint warning counts like an error here: the review is clean at zero warnings.`,
+    hint: '`cargo clippy --fix` applies the suggestions it can make mechanically',
+    tags: ['maintainability'],
+    helpUri: (r) => (/^[a-z0-9_]+$/.test(r) ? `https://rust-lang.github.io/rust-clippy/master/index.html#${r}` : undefined),
+  }),
+  rustc: {
+    short: (r) => `Rust compiler ${r}`,
+    full: (r) => `The Rust compiler (under \`cargo clippy\`) reports ${r}.`,
+    fix: () => 'Fix the code so it compiles without the diagnostic; do not silence it with #[allow].',
+    tags: ['correctness'],
+    level: 'error',
+    helpUri: (r) => (/^E\d{4}$/.test(r) ? `https://doc.rust-lang.org/error_codes/${r}.html` : undefined),
+  },
+  shellcheck: toolRules('ShellCheck', {
+    full: (r) => `ShellCheck reports ${r} in a shell script.`,
+    hint: 'its wiki page explains the fix',
+    helpUri: (r) => (/^SC\d+$/.test(r) ? `https://www.shellcheck.net/wiki/${r}` : undefined),
+  }),
+  complexity: {
+    short: () => 'Function too complex',
+    full: () => "A function's cyclomatic or cognitive complexity is over the threshold (config/critics.yaml settings of quality/complexity): each path is one more case to read, test and keep right.",
+    fix: () => 'Split the function into smaller ones (or its branches into a table), keeping the behaviour the same and testing each part.',
+    tags: ['maintainability'],
+    level: 'note',
+  },
+  coverage: {
+    short: (kind) => COVERAGE_TEXT[kind]?.short ?? 'Code the tests never run',
+    full: (kind) => COVERAGE_TEXT[kind]?.full ?? 'Code under review that the coverage report of the tests shows as never run.',
+    fix: () => 'Add a test that runs the code and checks its effect (not one that only imports it).',
+    tags: ['correctness', 'tests'],
+    level: 'warning',
   },
   eol: {
     short: (name) => `End-of-life dependency ${name}`,
@@ -120,6 +202,19 @@ const KEY_IN_USE_TEXT: Readonly<Record<string, RuleText | undefined>> = {
     full: 'A key read from the environment falls back to a literal: a deployment that forgets the variable runs with a key anyone who can read the repository knows.',
     fix: 'Fail at start when the variable is missing instead of falling back to a literal, and rotate the exposed value.',
   },
+};
+
+/** An advisory's page: GitHub's for a GHSA, osv.dev's for every other id it serves (CVE, PYSEC, GO, RUSTSEC, MAL). */
+function advisoryUri(id: string): string | undefined {
+  if (/^GHSA-[a-z0-9-]+$/i.test(id)) return `https://github.com/advisories/${id}`;
+  return /^(CVE|PYSEC|GO|RUSTSEC|MAL|OSV)-[A-Za-z0-9-]+$/.test(id) ? `https://osv.dev/vulnerability/${id}` : undefined;
+}
+
+/** The test-coverage critic's rules (`coverage/<kind>`). */
+const COVERAGE_TEXT: Readonly<Record<string, Omit<RuleText, 'fix'> | undefined>> = {
+  'file-not-loaded': { short: 'File no test loads', full: 'No test of the run the coverage report comes from loads the file: none of its code is exercised.' },
+  'function-not-run': { short: 'Function the tests never run', full: 'The coverage report shows that no line of the function body ran during the tests.' },
+  'lines-not-run': { short: 'Lines the tests never run', full: 'The coverage report shows lines under review that never ran during the tests.' },
 };
 
 /** The duplicate detector's rules (`duplicate/<kind>`). */

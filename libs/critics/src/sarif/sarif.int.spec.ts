@@ -5,7 +5,7 @@ import ajvDraft04 from 'ajv-draft-04';
 import ajvFormats from 'ajv-formats';
 import { z } from 'zod';
 import { Letter } from '@rloop/contracts';
-import { createSarifCritic, describeRule, finalizeFindings, letterToSarif, runCritic, sarifToDrafts, SarifLog } from '../index.js';
+import { RULE_PREFIX_OWNERS, createSarifCritic, describeRule, finalizeFindings, letterToSarif, runCritic, sarifToDrafts, SarifLog } from '../index.js';
 import { fixtureRepo } from '../__fixtures__/repo.js';
 import { synthesizeLetter } from '@rloop/domain';
 
@@ -167,6 +167,26 @@ describe('SARIF out', () => {
       'Hard-coded fallback for a key',
       'Committed secret (aws-access-key)',
     ]);
+  });
+
+  it("describes the language toolchains', advisories', complexity and coverage rules with their own text and documentation", () => {
+    // Every rule prefix a built-in critic raises has text of its own (a taint rule's is per rule id).
+    const generic = Object.keys(RULE_PREFIX_OWNERS).filter((prefix) => !['sast', 'validation'].includes(prefix) && /reported by an LLM reviewer/.test(describeRule(`${prefix}/x`).fullDescription));
+    expect(generic).toEqual([]);
+    expect(describeRule('shellcheck/SC2164')).toMatchObject({ shortDescription: 'ShellCheck SC2164', helpUri: 'https://www.shellcheck.net/wiki/SC2164', level: 'warning' });
+    expect(describeRule('clippy/needless_return')).toMatchObject({ helpUri: 'https://rust-lang.github.io/rust-clippy/master/index.html#needless_return' });
+    expect(describeRule('rustc/E0308')).toMatchObject({ helpUri: 'https://doc.rust-lang.org/error_codes/E0308.html', level: 'error' });
+    expect(describeRule('staticcheck/SA4006')).toMatchObject({ helpUri: 'https://staticcheck.dev/docs/checks/#SA4006' });
+    expect(describeRule('govet/printf')).toMatchObject({ helpUri: 'https://pkg.go.dev/golang.org/x/tools/go/analysis/passes/printf' });
+    expect(describeRule('pyright/reportAttributeAccessIssue')).toMatchObject({ shortDescription: 'Pyright reportAttributeAccessIssue', level: 'error' });
+    expect(describeRule('ruff/F401').helpText).toMatch(/ruff check --fix/);
+    // OSV ids link to their advisory; a malicious package is the most severe security rule.
+    expect(describeRule('cve/GHSA-vh95-rmgr-6w4m').helpUri).toBe('https://github.com/advisories/GHSA-vh95-rmgr-6w4m');
+    expect(describeRule('cve/RUSTSEC-2021-0145').helpUri).toBe('https://osv.dev/vulnerability/RUSTSEC-2021-0145');
+    expect(describeRule('malicious-package/MAL-2022-1')).toMatchObject({ securitySeverity: '10.0', helpUri: 'https://osv.dev/vulnerability/MAL-2022-1' });
+    expect(describeRule('complexity/function')).toMatchObject({ shortDescription: 'Function too complex', level: 'note' });
+    const coverage = ['coverage/file-not-loaded', 'coverage/function-not-run', 'coverage/lines-not-run'].map((id) => describeRule(id).shortDescription);
+    expect(new Set(coverage).size).toBe(3);
   });
 
   it('says executionSuccessful false only when a critic that ran failed', () => {

@@ -310,6 +310,8 @@ export function letterToSarif(letter: Letter, options: LetterToSarifOptions): Re
       category: f.category,
       raised_by: f.raised_by,
       fixable: f.fixable,
+      ...(f.autofix === undefined ? {} : { autofix: f.autofix }),
+      ...(f.autofix_note === undefined ? {} : { autofix_note: f.autofix_note }),
     },
   }));
   const failed = letter.critics.filter((c) => c.outcome !== 'reported');

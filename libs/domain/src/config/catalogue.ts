@@ -13,6 +13,8 @@ export const CriticEntry = z.strictObject({
   requires: z.enum(['anthropic']).optional(),
   /** `builtin` critics run in critic-runner; `external` ones are services that register on the bus. */
   host: z.enum(['builtin', 'external']).default('builtin'),
+  /** Settings of the critic's own (thresholds), checked by the critic-runner when it builds it. */
+  settings: z.record(z.string(), z.unknown()).optional(),
 });
 export type CriticEntry = z.infer<typeof CriticEntry>;
 
@@ -20,6 +22,11 @@ export const DynamicTrigger = z.strictObject({
   name: z.string().min(1),
   globs: z.array(z.string().min(1)).min(1),
   critics: z.array(CriticId).min(1),
+  /**
+   * The critics this trigger adds are core for the round: a plan with a Python file cannot end
+   * clean without Python's compiler and linter having reported (the spec's critical tier).
+   */
+  core: z.boolean().default(false),
 });
 
 /** config/critics.yaml: the panel's catalogue (spec Decisions 1-3). */

@@ -1,4 +1,4 @@
-import type { Issue } from '@rloop/contracts';
+import { CODING_AGENTS, type CodingAgent, type Issue } from '@rloop/contracts';
 import { z } from 'zod';
 import { oneLine } from '../text/escape.js';
 
@@ -32,6 +32,51 @@ const EnvName = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name')
   .refine((name) => !isServiceSecretName(name), { error: (issue) => `${String(issue.input)} belongs to the service (API key, database, bus or rloop settings): plan commands never get it` });
+
+/**
+ * Variables a coding agent's credential may be given as: its own key's name (ANTHROPIC_API_KEY for
+ * Claude Code is the point), but never one that steers rloop, the bus, the database, the shell's
+ * lookup of programs or the dynamic linker.
+ */
+function agentTargetProblem(name: string): string | null {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return `${name} must be a variable name`;
+  if (/^(RLOOP_|NATS_|PG|LD_)/.test(name) || ['DATABASE_URL', 'TEST_POSTGRES_ADMIN_URL', 'PATH', 'HOME', 'SHELL', 'USER', 'LOGNAME', 'TMPDIR'].includes(name)) {
+    return `${name} cannot be set for an agent: it belongs to rloop, the bus, the database or the process itself`;
+  }
+  return null;
+}
+
+/** Where a coding agent's credential comes from: a variable of the implementer's environment (never the fleet's own), or a file. */
+const CredentialSource = z.union([
+  z.strictObject({ from_env: EnvName }),
+  z.strictObject({ from_file: z.string().startsWith('/', 'must be an absolute path') }),
+]);
+export type CredentialSource = z.infer<typeof CredentialSource>;
+
+/** What the operator allows one coding agent (config/trust.yaml `agents.<agent>`). */
+const AgentTrust = z.strictObject({
+  /** Variables the agent gets besides the base environment: its own credentials, each from a variable or a file. */
+  env: z
+    .record(z.string(), CredentialSource)
+    .superRefine((env, ctx) => {
+      for (const name of Object.keys(env)) {
+        const problem = agentTargetProblem(name);
+        if (problem !== null) ctx.addIssue({ code: 'custom', message: problem, path: [name] });
+      }
+    })
+    .default({}),
+  /** Models a plan may name (`implementer.model`), exact or /regex/; empty: plans may not choose (the agent's default). */
+  models: z.array(CommandPattern).max(100).default([]),
+  /** Arguments a plan may add (`implementer.extra_args`), each matched alone, exact or /regex/; empty: none. */
+  extra_args: z.array(CommandPattern).max(100).default([]),
+  /** Longest run, in minutes; default the preset's. */
+  timeout_minutes: z.int().min(1).max(24 * 60).optional(),
+});
+export type AgentTrust = z.infer<typeof AgentTrust>;
+
+/** The coding agents the operator allows, by preset name; an agent not listed here is refused. */
+export const AgentsTrust = z.partialRecord(z.enum(CODING_AGENTS), AgentTrust);
+export type AgentsTrust = z.infer<typeof AgentsTrust>;
 
 const SANDBOX_KINDS = ['none', 'bubblewrap'] as const;
 export const URL_SCHEMES = ['https', 'ssh', 'http', 'git', 'file'] as const;
@@ -73,8 +118,14 @@ export const TrustConfig = z.strictObject({
           hidden: z.array(z.string().startsWith('/')).max(50).default([]),
         })
         .default({ kind: 'none', network: false, read_only: [], writable: [], hidden: [] }),
+      /**
+       * Record what the plan's tests execute: the test command's Node.js processes write V8
+       * coverage (NODE_V8_COVERAGE, a directory of rloop's), which the implementer journals with
+       * the run for the quality/test-coverage critic. Off: no coverage, and that critic says so.
+       */
+      record_coverage: z.boolean().default(true),
     })
-    .default({ allow: [], env: [], limits: { output_mb: 64, memory_mb: 4096 }, sandbox: { kind: 'none', network: false, read_only: [], writable: [], hidden: [] } }),
+    .default({ allow: [], env: [], limits: { output_mb: 64, memory_mb: 4096 }, sandbox: { kind: 'none', network: false, read_only: [], writable: [], hidden: [] }, record_coverage: true }),
   repositories: z
     .strictObject({
       /**
@@ -94,6 +145,8 @@ export const TrustConfig = z.strictObject({
         .default({ schemes: ['https', 'ssh'], hosts: [], local_addresses: false }),
     })
     .default({ local_roots: [], url: { schemes: ['https', 'ssh'], hosts: [], local_addresses: false } }),
+  /** Coding agents plans may use with `implementer: { strategy: agent }` (docs/security.md#coding-agents). */
+  agents: AgentsTrust.default({}),
   eslint: z
     .strictObject({
       /**
@@ -103,6 +156,17 @@ export const TrustConfig = z.strictObject({
       repository_config: z.boolean().default(false),
     })
     .default({ repository_config: false }),
+  toolchains: z
+    .strictObject({
+      /**
+       * Let the Rust toolchain critic compile crates whose build runs code: build scripts
+       * (build.rs) and procedural macros, the repository's and its dependencies'. It is code, run
+       * inside the critic-runner (offline, with no repository cargo configuration): off unless the
+       * repositories are trusted. Without it such crates are not runnable, never silently passed.
+       */
+      cargo_build_scripts: z.boolean().default(false),
+    })
+    .default({ cargo_build_scripts: false }),
 });
 export type TrustConfig = z.infer<typeof TrustConfig>;
 
@@ -115,7 +179,11 @@ function isRegexPattern(pattern: string): boolean {
 
 /** Whether a command line is allowed: equal to an exact entry (both trimmed) or matched whole by a `/regex/` entry. */
 export function isCommandAllowed(command: string, allow: readonly string[]): boolean {
-  const wanted = command.trim();
+  return matchesEntry(command.trim(), allow);
+}
+
+/** Whether a value (an agent's model or one argument, taken as it is) equals an exact entry or is matched whole by a `/regex/` entry. */
+function matchesEntry(wanted: string, allow: readonly string[]): boolean {
   if (wanted === '') return false;
   return allow.some((pattern) => (isRegexPattern(pattern) ? new RegExp(`^(?:${pattern.slice(1, -1)})$`, 'u').test(wanted) : pattern.trim() === wanted));
 }
@@ -123,7 +191,15 @@ export function isCommandAllowed(command: string, allow: readonly string[]): boo
 /** What a plan asks to run: its test command and, for the `command` strategy, the implementer's command. */
 export interface PlanCommands {
   readonly test_cmd: string;
-  readonly implementer: { readonly strategy: string; readonly command?: string | undefined };
+  readonly implementer: PlanAgentChoice & { readonly strategy: string; readonly command?: string | undefined };
+}
+
+/** What an `agent` implementer asks for. */
+export interface PlanAgentChoice {
+  readonly strategy: string;
+  readonly agent?: CodingAgent | undefined;
+  readonly model?: string | undefined;
+  readonly extra_args?: readonly string[] | undefined;
 }
 
 /**
@@ -144,4 +220,42 @@ export function notAllowedMessage(command: string, configFile = `config/${TRUST_
     `the command "${oneLine(command.trim()).slice(0, 300)}" is not allowed on this fleet: a plan's commands run on the implementer's host, ` +
     `so the operator lists the ones plans may run in commands.allow of ${configFile} (exact command lines or /regular expressions/)`
   );
+}
+
+/**
+ * The issues of a plan whose coding agent the operator has not allowed: the agent itself (listed
+ * under `agents`), the model it names (`agents.<agent>.models`) and each extra argument
+ * (`agents.<agent>.extra_args`). None for other strategies. Pure.
+ */
+export function agentIssues(implementer: PlanAgentChoice, agents: AgentsTrust, configFile = `config/${TRUST_CONFIG_FILE}`): Issue[] {
+  if (implementer.strategy !== 'agent' || implementer.agent === undefined) return [];
+  const agent = implementer.agent;
+  const trust = agents[agent];
+  if (trust === undefined) {
+    return [
+      {
+        path: 'implementer.agent',
+        message: `the coding agent ${agent} is not allowed on this fleet: an agent runs on the implementer's host with a credential of its own, so the operator lists the agents plans may use under agents of ${configFile}`,
+      },
+    ];
+  }
+  const issues: Issue[] = [];
+  if (implementer.model !== undefined && !matchesEntry(implementer.model, trust.models)) {
+    issues.push({
+      path: 'implementer.model',
+      message:
+        trust.models.length === 0
+          ? `plans may not choose ${agent}'s model on this fleet (agents.${agent}.models of ${configFile} is empty): leave implementer.model out`
+          : `the model ${oneLine(implementer.model).slice(0, 128)} is not allowed for ${agent}: agents.${agent}.models of ${configFile} lists the ones plans may name`,
+    });
+  }
+  (implementer.extra_args ?? []).forEach((arg, index) => {
+    if (!matchesEntry(arg, trust.extra_args)) {
+      issues.push({
+        path: `implementer.extra_args.${index}`,
+        message: `the argument "${oneLine(arg).slice(0, 200)}" is not allowed for ${agent}: agents.${agent}.extra_args of ${configFile} lists the arguments plans may add (exact or /regular expressions/, each argument alone)`,
+      });
+    }
+  });
+  return issues;
 }

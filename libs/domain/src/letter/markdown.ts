@@ -14,6 +14,14 @@ function bulletList(items: readonly string[]): string {
   return items.length === 0 ? '_none_' : items.map((item) => `- ${item}`).join('\n');
 }
 
+/** What mends the finding without judgement, in words: who acts on it. */
+function autofixLine(finding: Finding): string[] {
+  if (finding.autofix === undefined) return [];
+  const note = finding.autofix_note === undefined ? '' : ` — ${mdText(finding.autofix_note)}`;
+  const what = { eslint: "ESLint's fix (the autofix strategy applies it)", codemod: 'a codemod (the autofix strategy applies it)', none: 'none: a person, the anthropic strategy or a coding agent must decide' }[finding.autofix];
+  return ['', `**Deterministic fix:** ${what}${note}`];
+}
+
 function renderFinding(finding: Finding, index: number): string {
   const related = finding.related_locations.map((l) => `${mdCode(`${l.file}:${lines(l.line_range)}`)} — ${mdText(l.note)}`);
   return [
@@ -26,6 +34,7 @@ function renderFinding(finding: Finding, index: number): string {
     `**Now:** ${mdText(finding.current_behaviour)}`,
     '',
     `**Expected:** ${mdText(finding.expected_behaviour)}`,
+    ...autofixLine(finding),
     '',
     '**A test should observe:**',
     bulletList(finding.observable_test_conditions.map(mdText)),

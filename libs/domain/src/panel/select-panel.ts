@@ -19,16 +19,24 @@ export interface PanelSelection {
 
 /**
  * Chooses the round's panel (spec Decision 1): every core critic, plus the dynamic critics whose
- * trigger globs match a file under review, minus the ones that cannot run here.
+ * trigger globs match a file under review, minus the ones that cannot run here. A trigger marked
+ * `core` adds its critics as core (a language's own compiler and linter when the plan has files
+ * of that language).
  */
 export function selectPanel(catalogue: CriticCatalogue, files: readonly string[], availability: (criticId: string) => CriticAvailability): PanelSelection {
   const reasons = new Map<string, string>();
+  const coreIds = new Set<string>(catalogue.core);
   for (const id of catalogue.core) reasons.set(id, 'core');
   for (const trigger of catalogue.dynamic) {
     const match = picomatch(trigger.globs, { dot: true, nocase: true });
     const hit = files.find((file) => match(file));
     if (hit === undefined) continue;
-    for (const id of trigger.critics) if (!reasons.has(id)) reasons.set(id, `trigger ${trigger.name}: ${hit}`);
+    for (const id of trigger.critics) {
+      if (trigger.core && !coreIds.has(id)) {
+        coreIds.add(id);
+        reasons.set(id, `core for trigger ${trigger.name}: ${hit}`);
+      } else if (!reasons.has(id)) reasons.set(id, `trigger ${trigger.name}: ${hit}`);
+    }
   }
   const critics: DispatchedCritic[] = [];
   const notConfigured: LeftOutCritic[] = [];
@@ -36,7 +44,7 @@ export function selectPanel(catalogue: CriticCatalogue, files: readonly string[]
   for (const [id, reason] of [...reasons.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     const entry = catalogue.critics[id];
     if (entry === undefined) continue;
-    const core = reason === 'core';
+    const core = coreIds.has(id);
     const available = availability(id);
     if (available.state === 'not_configured') {
       notConfigured.push({ critic_id: id, reason: available.reason });

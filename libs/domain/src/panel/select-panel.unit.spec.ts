@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { CriticCatalogue } from '../config/catalogue.js';
 import { availability, catalogue } from '../testing/builders.test-helpers.js';
 import { selectPanel } from './select-panel.js';
 
@@ -30,5 +31,24 @@ describe('panel selection (spec Decision 1)', () => {
     expect(panel.missing_core).toEqual([{ critic_id: 'toolchain/compiler-linter', reason: 'no heartbeat' }]);
     expect(panel.not_configured).toContainEqual({ critic_id: 'specialized/database-reviewer', reason: 'no heartbeat' });
     expect(panel.critics.map((c) => c.critic_id)).toEqual(['security/sast-scanner']);
+  });
+
+  describe('a language\'s own toolchain (a trigger whose critics are core)', () => {
+    const withLanguages = CriticCatalogue.parse({
+      ...catalogue,
+      critics: { ...catalogue.critics, 'toolchain/python': { evidence: 'toolchain', timeout_ms: 180_000 } },
+      dynamic: [...catalogue.dynamic, { name: 'python', globs: ['**/*.py'], critics: ['toolchain/python'], core: true }],
+    });
+
+    it('given a Python file in the plan, when selecting, then the Python toolchain joins as core; given none, it is not dispatched', () => {
+      const panel = selectPanel(withLanguages, ['src/index.ts', 'tools/report.py'], availability);
+      expect(panel.critics.find((c) => c.critic_id === 'toolchain/python')).toMatchObject({ core: true, reason: 'core for trigger python: tools/report.py' });
+      expect(selectPanel(withLanguages, ['src/index.ts'], availability).critics.map((c) => c.critic_id)).not.toContain('toolchain/python');
+    });
+
+    it('given its service is down, when selecting, then it is a missing core critic (the round fails), not left out', () => {
+      const down = (id: string) => (id === 'toolchain/python' ? ({ state: 'unavailable', reason: 'no heartbeat' } as const) : availability(id));
+      expect(selectPanel(withLanguages, ['tools/report.py'], down).missing_core).toEqual([{ critic_id: 'toolchain/python', reason: 'no heartbeat' }]);
+    });
   });
 });

@@ -75,6 +75,21 @@ describe('the synthesizer', () => {
     expect(letter.counts).toEqual({ critical: 1, medium: 1, low: 1 });
   });
 
+  it('given findings that say which deterministic fix applies, when synthesized and rendered, then the letter carries it and says who acts on a finding without one', () => {
+    const findings = [
+      finding({ id: 'codemod', finding_type: 'deprecation/substr', autofix: 'codemod', autofix_note: 'codemod string-substr: substr(start) → slice(start)' }),
+      finding({ id: 'none', finding_type: 'deprecation/exists', line_range: { start: 7, end: 7 }, autofix: 'none', autofix_note: 'fs.exists passes its callback a boolean' }),
+    ];
+    const letter = synthesizeLetter(input([{ critic_id: 'toolchain/compiler-linter', core: true, outcome: 'reported', findings }], { phase: 'final_sweep', k: null }));
+    expect(letter.findings.map((f) => [f.id, f.autofix])).toEqual([
+      ['codemod', 'codemod'],
+      ['none', 'none'],
+    ]);
+    const markdown = renderLetterMarkdown(letter);
+    expect(markdown).toContain('**Deterministic fix:** a codemod (the autofix strategy applies it) — codemod string-substr: substr(start) → slice(start)');
+    expect(markdown).toContain('**Deterministic fix:** none: a person, the anthropic strategy or a coding agent must decide — fs.exists passes its callback a boolean');
+  });
+
   describe('what the critics covered', () => {
     const coverage = (overrides: Partial<CriticCoverage> = {}): CriticCoverage => ({
       considered: 3,

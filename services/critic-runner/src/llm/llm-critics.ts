@@ -8,7 +8,9 @@ import {
   type LlmLogger,
   type SubjectHints,
   type UsageRecord,
+  type CacheWarmup,
   createAnthropicClient,
+  createCacheWarmup,
   createCodeReviewerCritic,
   createPromptCritics,
 } from '@rloop/llm';
@@ -38,6 +40,8 @@ const REQUEST_TIMEOUT_MS = 120_000;
 export class LlmCriticHost {
   private readonly client: LlmClient;
   private readonly wanted: ReadonlySet<string>;
+  /** Shared by every critic and round of this host: a round's critics write their common prefix to the cache once. */
+  private readonly warmup: CacheWarmup = createCacheWarmup();
 
   constructor(
     private readonly settings: AnthropicSettings,
@@ -84,6 +88,7 @@ export class LlmCriticHost {
       model: this.settings.model,
       catalogue: this.settings.models,
       client: this.client,
+      cacheWarmup: this.warmup,
       ...(hooks === null
         ? {}
         : {

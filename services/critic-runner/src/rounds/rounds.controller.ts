@@ -22,7 +22,10 @@ import {
 } from '@rloop/llm';
 import type { CriticRunnerConfig } from '../config.js';
 import type { LlmCriticHost } from '../llm/llm-critics.js';
-import { CRITIC_RUNNER_CONFIG, HOSTED_CRITICS, LLM_CRITIC_HOST } from '../tokens.js';
+import { CRITIC_RUNNER_CONFIG, HOSTED_CRITICS, LLM_CRITIC_HOST, RECORDED_COVERAGE } from '../tokens.js';
+import { type RecordedCoverageStore, recordedCoverageFor } from './recorded-coverage.js';
+
+const TEST_COVERAGE_CRITIC = 'quality/test-coverage';
 import { reportData } from '@rloop/critic-sdk';
 
 const PRODUCER = `critic-runner@${process.pid}`;
@@ -60,6 +63,7 @@ export class RoundsController implements OnApplicationShutdown {
     @Inject(CRITIC_RUNNER_CONFIG) private readonly config: CriticRunnerConfig,
     @Inject(HOSTED_CRITICS) private readonly critics: ReadonlyMap<string, CriticDefinition>,
     @Inject(LLM_CRITIC_HOST) private readonly llm: LlmCriticHost | null,
+    @Inject(RECORDED_COVERAGE) private readonly coverage: RecordedCoverageStore,
   ) {}
 
   onApplicationShutdown(): void {
@@ -90,6 +94,11 @@ export class RoundsController implements OnApplicationShutdown {
     const llmRound = llmTodo.length === 0 ? null : await this.prepareLlmRound(event, state, usage);
     if (llmRound?.kind === 'stopped') await escalateOnce(llmRound.reached);
 
+    if (todo.some((c) => c.critic_id === TEST_COVERAGE_CRITIC)) {
+      // What the implementer recorded with the test run of this commit, from the journal.
+      const { entries } = await this.journal.events(event.plan, { scope: 'current_run' });
+      this.coverage.set(round.commit, recordedCoverageFor(entries.map((e) => e.event), round.commit));
+    }
     const checkout = await readOnlyCheckout(round.repo_path, round.commit, { workRoot: this.config.workRoot });
     // Listed from the checkout itself, once for every critic of the round (never from a repository
     // that holds the fleet's home: it ignores the checkout, and the critics would see no files).

@@ -1,5 +1,5 @@
 import type { Issue, PlanSpec } from '@rloop/contracts';
-import { commandIssues, resolvePlanFiles } from '@rloop/domain';
+import { type AgentsTrust, agentIssues, commandIssues, resolvePlanFiles } from '@rloop/domain';
 import { type RepositoryPolicy, type RepositorySnapshot, inspectRepository } from './repository.js';
 
 export interface Admission {
@@ -16,6 +16,8 @@ export interface AdmissionOptions {
   readonly anthropicConfigured: boolean;
   /** Commands plans may run (config/trust.yaml `commands.allow`). */
   readonly commandAllow: readonly string[];
+  /** Coding agents plans may use, with their models and extra arguments (config/trust.yaml `agents`). */
+  readonly agents: AgentsTrust;
   readonly repositories: RepositoryPolicy;
   /** Where the allowlists live, named in rejections. */
   readonly trustFile: string;
@@ -25,11 +27,12 @@ export interface AdmissionOptions {
  * Everything the gate checks beyond the schema: the operator allows the plan's commands, the
  * repository may be used (allowed roots, schemes and hosts), exists and the ref resolves, every
  * file entry is relative, inside the repository, a valid glob and matches something at the ref,
- * and the implementer strategy can run on this fleet.
+ * and the implementer strategy can run on this fleet (a coding agent, its model and its extra
+ * arguments are allowed).
  */
 export async function admitPlan(plan: PlanSpec, options: AdmissionOptions): Promise<AdmissionResult> {
   // Posting a plan means running its commands on the implementer's host: only the ones the operator listed.
-  const errors: Issue[] = commandIssues(plan, options.commandAllow, options.trustFile);
+  const errors: Issue[] = [...commandIssues(plan, options.commandAllow, options.trustFile), ...agentIssues(plan.implementer, options.agents, options.trustFile)];
   if (plan.implementer.strategy === 'anthropic' && !options.anthropicConfigured) {
     errors.push({ path: 'implementer.strategy', message: 'the anthropic strategy needs ANTHROPIC_API_KEY on this fleet; use autofix or command, or configure a key' });
   }

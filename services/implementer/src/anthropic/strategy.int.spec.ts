@@ -10,7 +10,7 @@ import { type SampleRepo, type TempDir, TEST_COMMANDS, commandEnv, findingAt, gi
 import { type TestsWrittenData, createAnthropicStrategy } from './strategy.js';
 import { createPlanTestRunner } from './test-runner.js';
 import { testsRecordRef } from './tests-record.js';
-import { createWarningCounter } from './warnings.js';
+import { createWarningLister } from './warnings.js';
 
 const MODEL = 'claude-sonnet-5-5';
 const API_KEY = 'sk-ant-api03-implementer-int-0123456789abcdefghij';
@@ -94,7 +94,7 @@ describe('the anthropic strategy in the fix cycle, against the fake Messages API
       implementer: { client, spec, stepBudget: 6 },
       budget,
       runTests: createPlanTestRunner({ command: request.test_cmd, timeoutMs: 30_000, env: commandEnv() }),
-      countWarnings: createWarningCounter({ cacheDir: join(tmp.path, 'cache', slug) }),
+      listWarnings: createWarningLister({ cacheDir: join(tmp.path, 'cache', slug) }),
       lintCommands: [],
       commandEnv: commandEnv(),
       commandTimeoutMs: 30_000,
@@ -119,7 +119,7 @@ describe('the anthropic strategy in the fix cycle, against the fake Messages API
     expect(result).toMatchObject({ strategy: 'anthropic', outcome: 'committed', tests_added: [RED_TEST_PATH], tests_result: { failed: 0, regressions: 0 } });
     expect(result.fixes_applied.find((f) => f.file === 'src/tax.js')?.fixed_findings).toEqual(['f-sequence']);
     expect(gitOut(repo.dir, ['show', `${result.commit ?? ''}:src/tax.js`])).toContain('throw new RangeError');
-    expect(published.tests).toEqual([{ round: 1, letter_id: result.letter_id, tests: [{ file: RED_TEST_PATH, finding_ids: ['f-sequence'], name: 'invoiceNumber rejects a sequence below 1' }], red: ['invoiceNumber rejects a sequence below 1'], passed_at_once: [] }]);
+    expect(published.tests).toEqual([{ round: 1, letter_id: result.letter_id, tests: [{ file: RED_TEST_PATH, finding_ids: ['f-sequence'], name: 'invoiceNumber rejects a sequence below 1' }], red: ['invoiceNumber rejects a sequence below 1'], passed_at_once: [], not_clean: [] }]);
     expect(published.usage.map((u) => u.dispatch)).toEqual(['test-writer', 'implementer']);
     expect(published.usage.every((u) => u.model === MODEL && u.cost_usd > 0 && u.round === 1)).toBe(true);
     // The test writer saw the letter and the test layout, never the implementation.

@@ -12,6 +12,7 @@ import {
   type ModelSpec,
   type TestRunner,
   type UsageRecord,
+  type WarningLister,
   type WrittenTest,
   budgetReached,
   budgetReachedFrom,
@@ -50,8 +51,8 @@ export interface AnthropicStrategyOptions {
   readonly budget: BudgetState | null;
   /** Runs the plan's test command (all tests, or some files). */
   readonly runTests: TestRunner;
-  /** Compiler/linter warnings in a worktree (the compiler-linter critic). */
-  readonly countWarnings: (worktreeDir: string) => Promise<number>;
+  /** Compiler/linter warnings in a worktree, or in some of its files (the compiler-linter critic). */
+  readonly listWarnings: WarningLister;
   /** Linter command lines the implementer may run besides the test command. */
   readonly lintCommands: readonly string[];
   /** The environment of commands the implementer runs (no secrets). */
@@ -108,7 +109,7 @@ export function createAnthropicStrategy(options: AnthropicStrategyOptions): FixS
       let budget = options.budget;
       const before = budget === null ? null : budgetReached(budget, 'the test writer');
       if (before !== null) await stopForBudget(before);
-      const baselineWarnings = await options.countWarnings(dir);
+      const baselineWarnings = await options.listWarnings(dir);
 
       // (a) The red tests: the ones already written for this letter, or new ones from the test writer.
       let redTests: readonly WrittenTest[];
@@ -133,6 +134,8 @@ export function createAnthropicStrategy(options: AnthropicStrategyOptions): FixS
           client: options.testWriter.client,
           spec: options.testWriter.spec,
           stepBudget: options.testWriter.stepBudget,
+          // The red tests are checked like the code: their warnings are the test writer's to fix, not the fix's.
+          lintTest: options.listWarnings,
           signal,
           ...(budget === null ? {} : { budget }),
         }).catch((error: unknown) => failed(error, 'test writer', signal));
@@ -174,7 +177,7 @@ export function createAnthropicStrategy(options: AnthropicStrategyOptions): FixS
         baseCommit: request.base_commit,
         baselineFailing: request.baseline_failing,
         runTests: options.runTests,
-        countWarnings: options.countWarnings,
+        listWarnings: options.listWarnings,
         baselineWarnings,
         maxDiffLines: options.maxDiffLines,
         redTests,
@@ -182,9 +185,9 @@ export function createAnthropicStrategy(options: AnthropicStrategyOptions): FixS
         signal,
       });
       const account = [
-        `test writer: ${testsWritten.red.length} red test(s)${testsWritten.passed_at_once.length === 0 ? '' : `, ${testsWritten.passed_at_once.length} passed at once and were dropped`}`,
+        `test writer: ${testsWritten.red.length} red test(s)${testsWritten.passed_at_once.length === 0 ? '' : `, ${testsWritten.passed_at_once.length} passed at once and were dropped`}${(testsWritten.not_clean ?? []).length === 0 ? '' : `, ${testsWritten.not_clean?.length ?? 0} left with warnings and dropped`}`,
         `implementer: ${fix.outcome} after ${fix.steps} step(s), ${fix.toolCalls} tool call(s), touched ${fix.filesTouched.join(', ') || 'nothing'}`,
-        `verifier: ${verdict.accepted ? 'accepted' : 'refused'} (${verdict.testsResult.passed} passed, ${verdict.testsResult.failed} failed, ${verdict.warnings} warning(s), ${baselineWarnings} at the base)`,
+        `verifier: ${verdict.accepted ? 'accepted' : 'refused'} (${verdict.testsResult.passed} passed, ${verdict.testsResult.failed} failed, ${verdict.warnings} warning(s) in the code, ${baselineWarnings.length} at the base)`,
       ];
       if (!verdict.accepted) {
         const reasons = verdict.reasons.map((r) => `${r.code}: ${r.detail}`).join('; ');

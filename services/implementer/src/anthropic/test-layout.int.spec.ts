@@ -29,4 +29,12 @@ describe('the test layout shown to the test writer', () => {
     expect(layout.example).toEqual({ path: 'test/money.test.mjs', content: "import { test } from 'node:test';\ntest('money', () => {});\n" });
     expect(JSON.stringify(layout)).not.toContain('outside the worktree');
   });
+
+  it('given the repository’s package.json, when the layout is read, then it says the module system the tests follow (CommonJS unless "type": "module", as Node does)', async () => {
+    expect((await testLayoutOf(repo, 'node --test')).moduleSystem).toBe('commonjs');
+    await writeFile(join(repo, 'package.json'), '{ "name": "esm", "type": "module" }\n');
+    expect((await testLayoutOf(repo, 'node --test')).moduleSystem).toBe('module');
+    await writeFile(join(repo, 'package.json'), '{ "name": "cjs", "type": "commonjs" }\n');
+    expect((await testLayoutOf(repo, 'node --test')).moduleSystem).toBe('commonjs');
+  });
 });

@@ -16,8 +16,8 @@ export function commonTestDir(testFiles: readonly string[]): string | undefined 
 }
 
 /**
- * What the test writer may know of the repository: its test files and one of them as an example
- * (the smallest, as the cheapest to show), never the implementation.
+ * What the test writer may know of the repository: its test files, one of them as an example
+ * (the smallest, as the cheapest to show) and its module system, never the implementation.
  */
 export async function testLayoutOf(worktreeDir: string, testCommand: string): Promise<TestLayout> {
   const listed = await git(['ls-files', '-z'], { cwd: worktreeDir });
@@ -34,5 +34,20 @@ export async function testLayoutOf(worktreeDir: string, testCommand: string): Pr
     if (example === null || content.length < example.content.length) example = { path, content };
   }
   const testDir = commonTestDir(testFiles);
-  return { testFiles, example, testCommand, ...(testDir === undefined ? {} : { testDir }) };
+  return { testFiles, example, testCommand, moduleSystem: await moduleSystemOf(root), ...(testDir === undefined ? {} : { testDir }) };
+}
+
+/** How Node loads the repository's .js files: package.json `type` (read inside the worktree; CommonJS when absent, as Node does). */
+async function moduleSystemOf(root: string): Promise<'commonjs' | 'module'> {
+  const manifest = await readWorktreeFile(root, 'package.json', MAX_EXAMPLE_BYTES * 4).then(
+    (file) => file.content,
+    () => null,
+  );
+  if (manifest === null) return 'commonjs';
+  try {
+    return (JSON.parse(manifest) as { type?: unknown }).type === 'module' ? 'module' : 'commonjs';
+  } catch {
+    // Not JSON: Node refuses such a package; the default stands.
+    return 'commonjs';
+  }
 }

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -30,6 +30,27 @@ describe('recording the baseline before round 1', () => {
       failing: [],
     });
     expect(gitOut(worktreeDirFor(deps().workRoot, slug), ['rev-parse', 'HEAD'])).toBe(repo.commit);
+  });
+
+  it('given coverage recording on, then the baseline carries what the tests ran: the sample\'s tax helpers, every line run', async () => {
+    const repo = await sampleRepo(tmp.path, 'fixable', 'coverage');
+    await writeFile(join(repo.dir, 'src', 'untested.js'), 'export function untested(x) {\n  return x * 2;\n}\n');
+    await writeFile(join(repo.dir, 'test', 'loads-untested.test.mjs'), "import { test } from 'node:test';\nimport '../src/untested.js';\ntest('loads it', () => {});\n");
+    gitOut(repo.dir, ['add', '-A']);
+    gitOut(repo.dir, ['commit', '-qm', 'an untested helper']);
+    const commit = gitOut(repo.dir, ['rev-parse', 'HEAD']);
+    const data = await recordBaseline({ slug: 'coverage', runId: RUN_ID, repoPath: repo.dir, commit, testCmd: 'node --test' }, { ...deps(), recordCoverage: true });
+    expect(BaselineRecorded.shape.data.parse(data)).toEqual(data);
+    const files = Object.fromEntries((data.coverage?.files ?? []).map((f) => [f.file, f.uncovered]));
+    expect(data.coverage?.format).toBe('v8');
+    expect(files['src/tax.js']).toEqual([]);
+    expect(files['src/untested.js']).toEqual([{ start: 2, end: 2 }]);
+    // The coverage directory is rloop's own, gone after the run; nothing is written into the worktree.
+    expect(existsSync(join(deps().workRoot, 'coverage')) ? readdirSync(join(deps().workRoot, 'coverage')) : []).toEqual([]);
+    expect(gitOut(worktreeDirFor(deps().workRoot, 'coverage'), ['status', '--porcelain'])).toBe('');
+    // Off (the operator's choice): nothing recorded.
+    const off = await recordBaseline({ slug: 'coverage-off', runId: RUN_ID, repoPath: repo.dir, commit, testCmd: 'node --test' }, deps());
+    expect(off.coverage).toBeUndefined();
   });
 
   it('given tests that already fail, then they are named so later rounds do not count them as regressions', async () => {

@@ -5,6 +5,7 @@ import { RecordInvalidError } from '../errors.js';
 import { baselineRecordRef, readRecord, writeRecord } from '../git/records.js';
 import { branchFor, ensureWorktree } from '../git/worktree.js';
 import { commandRefusal } from '../shell/allowlist.js';
+import { coverageDirFor, recordV8Coverage } from '../test-run/coverage.js';
 import { runTests } from '../test-run/test-runner.js';
 
 export type BaselineRecordedData = DataOf<'BaselineRecorded'>;
@@ -61,7 +62,9 @@ export async function recordBaseline(input: RecordBaselineInput, deps: Implement
     await writeRecord(input.repoPath, ref, data);
     return data;
   }
-  const run = await runTests({ cwd: worktree.dir, command: input.testCmd, env: deps.env, timeoutMs: deps.testTimeoutMs, limits: deps.commands.limits, signal: deps.signal });
+  const coverageDir = deps.recordCoverage === true ? coverageDirFor(deps.workRoot) : undefined;
+  const run = await runTests({ cwd: worktree.dir, command: input.testCmd, env: deps.env, timeoutMs: deps.testTimeoutMs, limits: deps.commands.limits, signal: deps.signal, coverageDir });
+  const coverage = coverageDir === undefined ? null : recordV8Coverage(coverageDir, worktree.dir);
   const data = BaselineRecorded.shape.data.parse({
     commit: input.commit,
     branch: worktree.branch,
@@ -69,6 +72,7 @@ export async function recordBaseline(input: RecordBaselineInput, deps: Implement
     exit_code: exitCodeOf(run),
     failing: run.failing.slice(0, MAX_FAILING),
     duration_ms: Math.max(0, Math.round(clock() - started)),
+    ...(coverage === null ? {} : { coverage }),
   } satisfies BaselineRecordedData);
   await writeRecord(input.repoPath, ref, data);
   return data;

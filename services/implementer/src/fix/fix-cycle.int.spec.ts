@@ -77,9 +77,11 @@ describe('the fix cycle', () => {
     expect(eslint.length).toBeGreaterThanOrEqual(5);
     expect(eslint.every((f) => f.fixable)).toBe(true);
 
-    const result = await applyFix(request(repo, slug, eslint, { baseline_failing: baseline.failing }), deps());
+    const result = await applyFix(request(repo, slug, eslint, { baseline_failing: baseline.failing }), { ...deps(), recordCoverage: true });
 
     expect(FixApplied.shape.data.parse(result)).toEqual(result);
+    // What the test run of the committed fix executed travels with it (quality/test-coverage reads it for result.commit).
+    expect(result.coverage?.files.find((f) => f.file === 'src/tax.js')).toEqual({ file: 'src/tax.js', executable: expect.any(Number) as unknown as number, uncovered: [] });
     expect(result).toMatchObject({
       outcome: 'committed',
       strategy: 'autofix',

@@ -9,6 +9,7 @@ import { NO_HOOKS, ensureWorktree, resetWorktree } from '../git/worktree.js';
 import type { StrategyResolver } from '../strategies/strategy.js';
 import { commandRefusal } from '../shell/allowlist.js';
 import { diffTestResults } from '../test-run/test-output.js';
+import { coverageDirFor, recordV8Coverage } from '../test-run/coverage.js';
 import { runTests } from '../test-run/test-runner.js';
 
 export type FixRequestedData = DataOf<'FixRequested'>;
@@ -225,7 +226,12 @@ export async function applyFix(request: FixRequestedData, deps: FixCycleDeps): P
   }
   let log: string;
   try {
-    log = (await strategy.apply({ worktreeDir: dir, letter, round: request.round, env: deps.env, signal })).log;
+    const outcome = await strategy.apply({ worktreeDir: dir, letter, round: request.round, env: deps.env, signal });
+    if (outcome.skipped !== undefined) {
+      await resetWorktree(dir, request.branch, request.base_commit);
+      return finish(notApplied('no_change', `the ${strategy.name} strategy made no attempt: ${outcome.skipped}`, strategy.name));
+    }
+    log = outcome.log;
   } catch (error) {
     if (!(error instanceof StrategyFailedError)) throw error;
     await resetWorktree(dir, request.branch, request.base_commit);
@@ -244,7 +250,10 @@ export async function applyFix(request: FixRequestedData, deps: FixCycleDeps): P
   await git(['add', '-A'], { cwd: dir });
   const diff = await diffSummary(dir, request.base_commit, { index: true });
 
-  const run = await runTests({ cwd: dir, command: request.test_cmd, env: deps.env, timeoutMs: deps.testTimeoutMs, limits: deps.commands.limits, signal });
+  const coverageDir = deps.recordCoverage === true ? coverageDirFor(deps.workRoot) : undefined;
+  const run = await runTests({ cwd: dir, command: request.test_cmd, env: deps.env, timeoutMs: deps.testTimeoutMs, limits: deps.commands.limits, signal, coverageDir });
+  // Read while the worktree still holds what the tests ran (the change, before it is committed or reset).
+  const coverage = coverageDir === undefined ? null : recordV8Coverage(coverageDir, dir);
   const regressions = diffTestResults(request.baseline_failing, run);
   const added = testsAdded(diff);
   const tests: TestsResult = { added: added.length, passed: run.passed, failed: run.failed, total: run.total, regressions: regressions.length, warnings: run.warnings };
@@ -280,7 +289,7 @@ export async function applyFix(request: FixRequestedData, deps: FixCycleDeps): P
   const commit = await gitText(['rev-parse', 'HEAD'], { cwd: dir });
   // Drop what the test run left behind, so the next round starts from exactly this commit.
   await resetWorktree(dir, request.branch, commit);
-  const result = await committedResult(request, commit);
+  const result = { ...(await committedResult(request, commit)), ...(coverage === null ? {} : { coverage }) };
   await writeRecord(request.repo_path, ref, result);
   return result;
 }

@@ -7,7 +7,7 @@ import { JournalClient } from '@rloop/journal-client';
 import { type BudgetState, type LlmClient, budgetEscalation, createAnthropicClient, describeBudgetReached, redactSecrets } from '@rloop/llm';
 import { createAnthropicStrategy } from '../anthropic/strategy.js';
 import { createPlanTestRunner } from '../anthropic/test-runner.js';
-import { createWarningCounter } from '../anthropic/warnings.js';
+import { createWarningLister } from '../anthropic/warnings.js';
 import type { AnthropicImplementerSettings, ImplementerConfig } from '../config.js';
 import { applyFix, builtInStrategies, type ImplementerEnv, recordBaseline, type StrategyResolver } from '../core.js';
 import { OWNER_TAG, OWNER_VARIABLE, reapOrphans } from '../shell/orphans.js';
@@ -62,9 +62,9 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
   ) {
     // Every command started here carries our tag, so an implementer starting after a crash of this one can find what it left running.
     this.commandEnv = { ...config.commands.env, [OWNER_VARIABLE]: OWNER_TAG };
-    const { allow, limits, sandbox, trustFile } = config.commands;
-    this.env = { workRoot: config.home, env: this.commandEnv, commands: { allow, limits, trustFile }, testTimeoutMs: config.testTimeoutMs, signal: this.abort.signal };
-    this.strategies = builtInStrategies({ commandTimeoutMs: config.commandTimeoutMs, limits, sandbox, repositoryEslintConfig: config.repositoryEslintConfig });
+    const { allow, agents, agentPolicies, limits, sandbox, trustFile } = config.commands;
+    this.env = { workRoot: config.home, env: this.commandEnv, commands: { allow, agents, limits, trustFile }, testTimeoutMs: config.testTimeoutMs, signal: this.abort.signal, recordCoverage: config.commands.recordCoverage };
+    this.strategies = builtInStrategies({ commandTimeoutMs: config.commandTimeoutMs, limits, sandbox, agents: agentPolicies, repositoryEslintConfig: config.repositoryEslintConfig });
     const settings = config.anthropic;
     if (settings === null) {
       this.anthropic = null;
@@ -129,7 +129,7 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
       implementer: { client: wiring.implementer, spec: settings.implementer, stepBudget: settings.implementerSteps },
       budget,
       runTests,
-      countWarnings: createWarningCounter({ cacheDir: join(this.config.home, 'implementer', 'cache', 'compiler-linter', event.plan), signal: this.abort.signal }),
+      listWarnings: createWarningLister({ cacheDir: join(this.config.home, 'implementer', 'cache', 'compiler-linter', event.plan), signal: this.abort.signal }),
       lintCommands: settings.lintCommands,
       commandEnv: this.commandEnv,
       commandLimits: this.config.commands.limits,
@@ -154,7 +154,7 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
         },
       },
     });
-    const { limits, sandbox } = this.config.commands;
-    return builtInStrategies({ commandTimeoutMs: this.config.commandTimeoutMs, limits, sandbox, repositoryEslintConfig: this.config.repositoryEslintConfig, extra: { anthropic: strategy } });
+    const { limits, sandbox, agentPolicies } = this.config.commands;
+    return builtInStrategies({ commandTimeoutMs: this.config.commandTimeoutMs, limits, sandbox, agents: agentPolicies, repositoryEslintConfig: this.config.repositoryEslintConfig, extra: { anthropic: strategy } });
   }
 }

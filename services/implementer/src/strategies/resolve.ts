@@ -1,6 +1,7 @@
-import type { ImplementerStrategy, PlanImplementer } from '@rloop/contracts';
+import type { CodingAgent, ImplementerStrategy, PlanImplementer } from '@rloop/contracts';
 import type { ProcessLimits } from '../shell/run-shell.js';
 import type { SandboxSettings } from '../shell/sandbox.js';
+import { type AgentPolicy, createAgentStrategy } from './agent.js';
 import { createAutofixStrategy } from './autofix.js';
 import { createCommandStrategy } from './command.js';
 import type { FixStrategy, StrategyResolver } from './strategy.js';
@@ -16,11 +17,13 @@ export interface BuiltInStrategyOptions {
   readonly repositoryEslintConfig?: boolean;
   readonly commandTailBytes?: number;
   readonly scratchRoot?: string;
+  /** The coding agents the operator allows, with their credentials (config/trust.yaml `agents`). */
+  readonly agents?: Partial<Record<CodingAgent, AgentPolicy>>;
   /** Strategies from elsewhere (e.g. `anthropic`), keyed by the plan's `implementer.strategy`. */
   readonly extra?: Partial<Record<ImplementerStrategy, FixStrategy>>;
 }
 
-/** The resolver for the built-in strategies (autofix, command) plus any `extra` ones. */
+/** The resolver for the built-in strategies (autofix, command, agent) plus any `extra` ones. */
 export function builtInStrategies(options: BuiltInStrategyOptions): StrategyResolver {
   const autofix = createAutofixStrategy({ repositoryEslintConfig: options.repositoryEslintConfig ?? false });
   return (implementer: PlanImplementer) => {
@@ -40,6 +43,20 @@ export function builtInStrategies(options: BuiltInStrategyOptions): StrategyReso
               ...(options.commandTailBytes === undefined ? {} : { tailBytes: options.commandTailBytes }),
               ...(options.scratchRoot === undefined ? {} : { scratchRoot: options.scratchRoot }),
             });
+      case 'agent': {
+        const policy = implementer.agent === undefined ? undefined : options.agents?.[implementer.agent];
+        if (implementer.agent === undefined || policy === undefined) return null;
+        return createAgentStrategy({
+          agent: implementer.agent,
+          model: implementer.model ?? null,
+          extraArgs: implementer.extra_args ?? [],
+          policy,
+          ...(options.limits === undefined ? {} : { limits: options.limits }),
+          ...(options.sandbox === undefined ? {} : { sandbox: options.sandbox }),
+          ...(options.commandTailBytes === undefined ? {} : { tailBytes: options.commandTailBytes }),
+          ...(options.scratchRoot === undefined ? {} : { scratchRoot: options.scratchRoot }),
+        });
+      }
       case 'anthropic':
         return null;
     }

@@ -17,6 +17,12 @@ export interface FixOutcome {
   readonly changedFiles: readonly string[];
   /** A short account of what the strategy did (tool notes, the tail of a command's output). */
   readonly log: string;
+  /**
+   * Set when the strategy made no attempt because nothing in the letter is its to fix (autofix on
+   * a letter whose every finding is `autofix: none`): the fix cycle reports no change with this
+   * reason and does not run the tests for nothing.
+   */
+  readonly skipped?: string;
 }
 
 /**

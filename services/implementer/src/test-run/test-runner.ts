@@ -14,6 +14,8 @@ export interface RunTestsOptions {
   readonly signal?: AbortSignal | undefined;
   /** How much of the output's end is kept in `outputTail`. Default 8 KiB. */
   readonly tailBytes?: number | undefined;
+  /** Where the Node.js processes of the run write their V8 coverage (NODE_V8_COVERAGE); absent: none is collected. */
+  readonly coverageDir?: string | undefined;
 }
 
 export interface TestRunResult extends ParsedTestOutput {
@@ -32,7 +34,7 @@ export async function runTests(options: RunTestsOptions): Promise<TestRunResult>
   const run = await runShell({
     command: options.command,
     cwd: options.cwd,
-    env: options.env,
+    env: options.coverageDir === undefined ? options.env : { ...options.env, NODE_V8_COVERAGE: options.coverageDir },
     timeoutMs: options.timeoutMs,
     limits: options.limits,
     signal: options.signal,

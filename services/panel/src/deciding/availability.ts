@@ -53,7 +53,7 @@ export function effectiveCatalogue(catalogue: CriticCatalogue, registry: CriticR
         ]),
       ),
     },
-    dynamic: [...catalogue.dynamic, ...joining.map((c) => ({ name: registeredTriggerName(c.critic_id), globs: c.triggers.length > 0 ? [...c.triggers] : ['**'], critics: [c.critic_id] }))],
+    dynamic: [...catalogue.dynamic, ...joining.map((c) => ({ name: registeredTriggerName(c.critic_id), globs: c.triggers.length > 0 ? [...c.triggers] : ['**'], critics: [c.critic_id], core: false }))],
   };
 }
 

@@ -71,7 +71,7 @@ describe('effectiveCatalogue', () => {
     const joined = registered('team/todo', 'alive', { triggers: ['**/*.py'], timeout_ms: 500, evidence: 'pattern' });
     const effective = effectiveCatalogue(catalogue, snapshot(joined));
     expect(effective.critics['team/todo']).toEqual({ evidence: 'pattern', description: '', timeout_ms: 1000, host: 'external' });
-    expect(effective.dynamic.at(-1)).toEqual({ name: registeredTriggerName('team/todo'), globs: ['**/*.py'], critics: ['team/todo'] });
+    expect(effective.dynamic.at(-1)).toEqual({ name: registeredTriggerName('team/todo'), globs: ['**/*.py'], critics: ['team/todo'], core: false });
     expect(effective.core).toEqual(catalogue.core);
     const view = panelView(catalogue, false, snapshot(joined, registered('toolchain/compiler-linter', 'alive'), registered('team/external-core', 'alive')));
     expect(selectPanel(view.catalogue, ['app/x.py'], view.availability).critics.find((c) => c.critic_id === 'team/todo')).toMatchObject({ core: false, reason: 'trigger registered team/todo: app/x.py' });

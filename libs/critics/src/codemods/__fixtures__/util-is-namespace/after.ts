@@ -1,0 +1,4 @@
+
+export function isList(value: unknown): boolean {
+  return Array.isArray(value);
+}
