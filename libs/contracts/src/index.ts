@@ -57,6 +57,7 @@ export {
 } from './plan.js';
 export {
   EnvelopeBase,
+  type DecisionStamp,
   TestsResult,
   RecordedCoverage,
   MAX_COVERAGE_FILES,
@@ -68,6 +69,7 @@ export {
   PanelComposition,
   CRITIC_FAILURE_REASONS,
   CriticFailureReason,
+  INFRASTRUCTURE_FAILURE_REASONS,
   FixedFile,
   DiffStats,
   HEURISTICS,
@@ -98,6 +100,7 @@ export {
   CriticRegistered,
   CriticHeartbeat,
   JournalCommitted,
+  RefusedDecision,
   CHANNELS,
   type Channel,
   EVENT_CATALOGUE,
