@@ -81,7 +81,8 @@ describe('the round deadline', () => {
       },
       { timeoutMs: 60_000, description: 'the timer fired and was handled' },
     );
-    const failed = await nats.messages(nats.subjects.streams.events, nats.subjects.event('CriticFailed', PLAN));
+    // A critic's answers are published on subjects that name it: every CriticFailed of the plan, whatever the critic.
+    const failed = (await nats.messages(nats.subjects.streams.events, nats.subjects.eventFilter('CriticFailed'))).filter((m) => m.subject.includes(`.${PLAN}.`));
     expect(failed.map((m) => m.json())).toEqual([]);
     expect((await t.bus.journal.events(PLAN)).entries.map((e) => e.event.type)).toEqual(['PlanSubmitted', 'LoopGated', 'BaselineRecorded', 'RoundStarted', 'FindingsReported', 'LetterWritten']);
   }, 120_000);

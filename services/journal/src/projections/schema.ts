@@ -210,11 +210,12 @@ const MIGRATIONS: Record<string, readonly string[]> = {
   ],
   // One stream per run, decisions checked against the state they were made on: the loop states
   // gained what the check needs (where they last changed), so the projections are replayed.
+  // Idempotent, like 0003: running it again changes nothing.
   '0004_runs_and_decisions': [
-    `ALTER TABLE loop_states ADD COLUMN stream_id text`,
-    `ALTER TABLE letters ADD COLUMN stream_id text`,
-    `ALTER TABLE escalations ADD COLUMN stream_id text`,
-    `CREATE TABLE refused_decisions (
+    `ALTER TABLE loop_states ADD COLUMN IF NOT EXISTS stream_id text`,
+    `ALTER TABLE letters ADD COLUMN IF NOT EXISTS stream_id text`,
+    `ALTER TABLE escalations ADD COLUMN IF NOT EXISTS stream_id text`,
+    `CREATE TABLE IF NOT EXISTS refused_decisions (
        event_id text NOT NULL,
        expected_version integer NOT NULL,
        plan text NOT NULL,
@@ -226,14 +227,14 @@ const MIGRATIONS: Record<string, readonly string[]> = {
        refused_at timestamptz NOT NULL DEFAULT now(),
        PRIMARY KEY (event_id, expected_version)
      )`,
-    `CREATE TABLE journal_identity (
+    `CREATE TABLE IF NOT EXISTS journal_identity (
        journal_id text PRIMARY KEY,
        created_at text NOT NULL,
        namespace text
      )`,
     // The journal replays its projections at its next start (whoever ran this migration).
-    `CREATE TABLE projection_replays (reason text PRIMARY KEY, requested_at timestamptz NOT NULL DEFAULT now())`,
-    `INSERT INTO projection_replays (reason) VALUES ('0004_runs_and_decisions')`,
+    `CREATE TABLE IF NOT EXISTS projection_replays (reason text PRIMARY KEY, requested_at timestamptz NOT NULL DEFAULT now())`,
+    `INSERT INTO projection_replays (reason) VALUES ('0004_runs_and_decisions') ON CONFLICT DO NOTHING`,
   ],
 };
 
