@@ -235,11 +235,16 @@ function criticIdentity(subjects: Subjects, criticId: string): NatsIdentity {
   const token = subjectToken(criticId);
   const dispatch = durableUse(subjects, name, 'dispatch', 'RoundStarted');
   const bucketStream = `KV_${subjects.criticsBucket}`;
+  const ledger = `KV_${subjects.deliveriesBucket}`;
   const publish = [
     jsApi('INFO'),
     ...Object.values(subjects.streams).map((stream) => jsApi('STREAM.INFO', stream)),
     jsApi('STREAM.INFO', bucketStream),
     ...dispatch.publish,
+    // The delivery records of its own consumer only (the fleet creates the ledger; a critic reads it and writes its own keys).
+    jsApi('STREAM.INFO', ledger),
+    jsApi('STREAM.MSG.GET', ledger),
+    `$KV.${subjects.deliveriesBucket}.${dispatch.name}.>`,
     ...(['FindingsReported', 'CriticFailed'] as const).map((type) => eventPattern(subjects, type, criticId)),
     subjects.event('CriticRegistered', criticId),
     subjects.event('CriticHeartbeat', criticId),
