@@ -91,7 +91,7 @@ describe('rounds run again', () => {
     const [escalation] = escalations;
     if (escalation?.type !== 'EscalationRaised') throw new Error('no escalation');
     expect(escalation.data).toMatchObject({ reason: 'critic_failures', round: 2 });
-    expect(escalation.data.report.trigger.detail).toMatch(/^core critic toolchain\/dependency-audit could not run \(not_runnable\) in rounds 1 and 2: no package-lock\.json/);
+    expect(escalation.data.report.trigger.detail).toMatch(/^core critic toolchain\/dependency-audit could not run \(not_runnable\) in rounds 1 and 2: .*lockfile/);
     expect(escalation.data.report.recommended_action).toMatch(/lockfile .*npm install --package-lock-only.*advisory source/);
     // The second round waited after the first one's letter (retry_backoff.initial_ms, 2 s by default).
     const letter1 = events.find((e) => e.type === 'LetterWritten' && e.data.letter.round === 1);

@@ -45,7 +45,7 @@ const RECOMMENDATIONS: Readonly<Record<StuckReport['trigger']['kind'], string>> 
 const CRITIC_NEEDS: Readonly<Record<string, Partial<Record<CriticFailureReason, string>>>> = {
   'toolchain/dependency-audit': {
     not_runnable:
-      'npm audit could not run (its message above says why): give the repository a lockfile if it has none (a lockfile tells npm audit what is installed: `npm install --package-lock-only`), and configure the advisory source npm audit uses — the npm registry in the repository\'s or the critic-runner\'s `.npmrc` (`registry=`, with a token if it needs one), reachable from the critic-runner\'s host — or take toolchain/dependency-audit out of `core` in config/critics.yaml if this project cannot be audited',
+      'npm audit could not run (its message above says why): give the repository a lockfile if it has none (a lockfile tells it what is installed: `npm install --package-lock-only`), and configure the advisory source it uses — the npm registry in the repository\'s or the critic-runner\'s `.npmrc` (`registry=`, with a token if it needs one, reachable from the critic-runner\'s host), or osv.dev\'s exports offline (`npx rloop advisories update`, then `RLOOP_ADVISORIES` for the critic-runner) — or take toolchain/dependency-audit out of `core` in config/critics.yaml if this project cannot be audited',
   },
   'toolchain/compiler-linter': {
     not_runnable: 'the compiler or linter could not run on the checkout: install the toolchain the repository needs on the critic-runner\'s host (its message above says what is missing)',
