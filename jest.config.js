@@ -6,8 +6,9 @@ export default {
   testEnvironment: 'node',
   roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/apps', '<rootDir>/deploy'],
   testMatch: ['**/src/**/*.spec.ts'],
-  // Browser tests drive Chromium and run on their own: `npm run test:browser` (jest.browser.config.js).
-  testPathIgnorePatterns: ['/node_modules/', '\\.browser\\.'],
+  // Browser tests drive Chromium and run on their own: `npm run test:browser` (jest.browser.config.js);
+  // the chaos test takes minutes: `npm run test:chaos` runs it (and .ci/run), not `npm test`.
+  testPathIgnorePatterns: ['/node_modules/', '\\.browser\\.', '/src/chaos/chaos\\.e2e\\.spec\\.ts$'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: {
     '^@rloop/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',

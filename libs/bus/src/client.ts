@@ -102,7 +102,7 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
   /**
    * Masks secrets in the event's data (the secrets detector's rules: a patch deleting a key, a
    * command's output, a model's words), validates (after upcasting) and publishes with
-   * Nats-Msg-Id = event_id; throws ValidationError before sending anything. Masking is
+   * Nats-Msg-Id = messageIdOf(event); throws ValidationError before sending anything. Masking is
    * deterministic, so a redelivered decision still publishes the same event.
    */
   async publishEvent(event: unknown): Promise<PublishReceipt> {
@@ -111,7 +111,7 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
     const { js } = await this.open();
     const subject = subjectOf(this.subjects, parsed.event);
     try {
-      const ack = await js.publish(subject, encodeJson(parsed.event), { msgID: parsed.event.event_id, timeout: this.options.publishTimeoutMs, ...this.traceHeaders(parsed.event) });
+      const ack = await js.publish(subject, encodeJson(parsed.event), { msgID: messageIdOf(parsed.event), timeout: this.options.publishTimeoutMs, ...this.traceHeaders(parsed.event) });
       this.observer.published?.(parsed.event, ack.duplicate);
       return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
     } catch (error) {
@@ -206,6 +206,16 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
     }
     return { connection, js: jetstream(connection, { timeout: this.options.publishTimeoutMs }) };
   }
+}
+
+/**
+ * The Nats-Msg-Id of an event: its id, and for a decision the version it was made on too. Two
+ * replicas deciding the same step on the same state send the same message (the server keeps one);
+ * the same step decided again on a later state, after the journal refused the first, is a new
+ * message the server must not drop as a duplicate (the journal dedupes by event id).
+ */
+export function messageIdOf(event: RloopEvent): string {
+  return event.decision === undefined ? event.event_id : `${event.event_id}@${event.decision.expected_version}`;
 }
 
 function isPermissionViolation(error: unknown): boolean {

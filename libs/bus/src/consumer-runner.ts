@@ -5,6 +5,7 @@ import { type Issue, type RloopEvent, RloopError, type Subjects, ValidationError
 import { decodeEventMessage, encodeJson, payloadForRecord } from './codec.js';
 import { sleep } from './connection.js';
 import { BatchContext, type DeliveryInfo, EventContext } from './context.js';
+import type { DeliveryLedger } from './delivery-ledger.js';
 import { type DeadLetterReason, type OutageRun, backoffDelay, buildDeadLetter, deadLetterMsgId, decideFailure } from './disposition.js';
 import { BUS_ERROR_CODES } from './errors.js';
 import { type LaneEntry, LaneScheduler, type LaneWork } from './lanes.js';
@@ -33,6 +34,8 @@ export interface RunnerSettings {
   readonly publishTimeoutMs: number;
   /** Told how messages are settled (metrics). */
   readonly observer?: BusObserver;
+  /** Where the deliveries that were not attempts are counted, so the count survives a restart. */
+  readonly ledger: DeliveryLedger;
 }
 
 type Settled = { readonly seqs: readonly number[]; readonly until: number } | undefined;
@@ -62,8 +65,16 @@ export function headersToRecord(headers: MsgHdrs | undefined): Record<string, st
 export class ConsumerRunner {
   private readonly scheduler: LaneScheduler<JsMsg>;
   private readonly inflight = new Set<Promise<void>>();
-  /** RetryLaterError and TransientError naks per stream sequence: deliveries that were not attempts. */
+  /**
+   * RetryLaterError and TransientError naks per stream sequence: deliveries that were not
+   * attempts. A cache of the ledger, which is read on every redelivery (another replica, or this
+   * process before a restart, may have parked the message since) and written on every park.
+   */
   private readonly parked = new Map<number, number>();
+  /** Per stream sequence: attempts that failed (recorded too: the server's delivery count can go back to 1). */
+  private readonly failed = new Map<number, number>();
+  /** Sequences whose ledger record was read by this process (none may exist). */
+  private readonly recalled = new Set<number>();
   /** Per stream sequence: the run of transient failures it is in (cleared when it is settled). */
   private readonly outages = new Map<number, OutageRun>();
   private readonly abort = new AbortController();
@@ -291,7 +302,12 @@ export class ConsumerRunner {
       return null;
     }
     const info = this.deliveryInfo(msg);
-    const attempt = info.deliveries - (this.parked.get(entry.seq) ?? 0);
+    // Every redelivery reads the record: another replica may have parked the message since.
+    if (info.deliveries > 1) await this.recall(entry.seq);
+    // Deliveries that were not attempts do not count; failed attempts always do, even when the
+    // server's count went back (NATS 2.9 restarts it at 1 for a message nak'd while its consumer
+    // changed hands): a message is never retried forever.
+    const attempt = Math.max(info.deliveries - (this.parked.get(entry.seq) ?? 0), (this.failed.get(entry.seq) ?? 0) + 1);
     if (attempt > this.settings.policy.maxDeliver) {
       // Checked before the handler runs, so a message that kills the process every time still ends here.
       const message = `delivered ${info.deliveries} time(s), ${attempt} attempt(s); the limit is ${this.settings.policy.maxDeliver}`;
@@ -301,7 +317,58 @@ export class ConsumerRunner {
     return { event: decoded.event, info, attempt };
   }
 
-  private async onFailure(entries: readonly LaneEntry<JsMsg>[], error: unknown, attempt: number): Promise<Settled> {
+  /** Whether this process holds a record of the message (read from the ledger or made here). */
+  private knows(seq: number): boolean {
+    return this.parked.has(seq) || this.failed.has(seq) || this.outages.has(seq) || this.recalled.has(seq);
+  }
+
+  /** Loads a redelivered message's record from the ledger into the caches (keeping the cached one when the ledger cannot be read). */
+  private async recall(seq: number): Promise<void> {
+    let record;
+    try {
+      record = await this.settings.ledger.read(this.name, this.settings.stream, seq);
+    } catch (error) {
+      this.settings.logger.warn(`${this.name}: could not read the delivery record of seq ${seq} (${describeError(error)}); counting from this process's memory`, 'Bus');
+      return;
+    }
+    this.recalled.add(seq);
+    if (record === null) return;
+    if (record.parked > (this.parked.get(seq) ?? 0)) this.parked.set(seq, record.parked);
+    if (record.failed > (this.failed.get(seq) ?? 0)) this.failed.set(seq, record.failed);
+    if (record.outage !== null) this.outages.set(seq, record.outage);
+  }
+
+  /** Writes the messages' records after a park or a wait (a failed write is logged: the nak goes out regardless). */
+  private async remember(entries: readonly LaneEntry<JsMsg>[]): Promise<void> {
+    await Promise.all(
+      entries.map(async (entry) => {
+        try {
+          await this.settings.ledger.write(this.name, this.settings.stream, entry.seq, { parked: this.parked.get(entry.seq) ?? 0, failed: this.failed.get(entry.seq) ?? 0, outage: this.outages.get(entry.seq) ?? null });
+        } catch (error) {
+          this.settings.logger.warn(`${this.name}: could not record the park of seq ${entry.seq} (${describeError(error)}); a restart would count it as an attempt`, 'Bus');
+        }
+      }),
+    );
+  }
+
+  /** The message is settled: its record goes (in the background; a record left behind expires with the ledger's max age). */
+  private settle(seq: number): void {
+    const known = this.parked.has(seq) || this.failed.has(seq) || this.outages.has(seq);
+    this.parked.delete(seq);
+    this.failed.delete(seq);
+    this.outages.delete(seq);
+    this.recalled.delete(seq);
+    if (!known) return;
+    this.settings.ledger.forget(this.name, this.settings.stream, seq).catch((error: unknown) => {
+      this.settings.logger.debug?.(`${this.name}: could not drop the delivery record of seq ${seq}: ${describeError(error)}`, 'Bus');
+    });
+  }
+
+  private async onFailure(entries: readonly LaneEntry<JsMsg>[], error: unknown, admittedAttempt: number): Promise<Settled> {
+    // What other deliveries of these messages did (an earlier process, another replica) is read
+    // before it is added to: a record is never overwritten by a count that started again.
+    await Promise.all(entries.filter((e) => !this.knows(e.seq)).map((e) => this.recall(e.seq)));
+    const attempt = Math.max(admittedAttempt, ...entries.map((e) => (this.failed.get(e.seq) ?? 0) + 1));
     const runs = entries.map((e) => this.outages.get(e.seq)).filter((r): r is OutageRun => r !== undefined);
     const outage = runs.length === 0 ? null : { failures: Math.max(...runs.map((r) => r.failures)), sinceMs: Math.min(...runs.map((r) => r.sinceMs)) };
     const now = Date.now();
@@ -309,14 +376,16 @@ export class ConsumerRunner {
     const what = describeSeqs(entries);
     switch (decision.action) {
       case 'park':
-        for (const entry of entries) {
-          this.parked.set(entry.seq, (this.parked.get(entry.seq) ?? 0) + 1);
-          entry.msg.nak(decision.delayMs);
-        }
+        for (const entry of entries) this.parked.set(entry.seq, (this.parked.get(entry.seq) ?? 0) + 1);
+        // Recorded before the nak: the redelivery may reach another replica (or this service restarted).
+        await this.remember(entries);
+        for (const entry of entries) entry.msg.nak(decision.delayMs);
         this.settings.observer?.settled?.(this.name, 'parked', entries.length);
         this.settings.logger.debug?.(`${this.name}: ${what} parked for ${decision.delayMs} ms: ${decision.reason}`, 'Bus');
         return undefined;
       case 'retry': {
+        for (const entry of entries) this.failed.set(entry.seq, Math.max(attempt, (this.failed.get(entry.seq) ?? 0) + 1));
+        await this.remember(entries);
         for (const entry of entries) entry.msg.nak(decision.delayMs);
         this.settings.observer?.settled?.(this.name, 'retried', entries.length);
         const stack = !(error instanceof RloopError) && error instanceof Error && error.stack !== undefined ? `\n${error.stack}` : '';
@@ -331,8 +400,9 @@ export class ConsumerRunner {
         for (const entry of entries) {
           this.parked.set(entry.seq, (this.parked.get(entry.seq) ?? 0) + 1);
           this.outages.set(entry.seq, run);
-          entry.msg.nak(decision.delayMs);
         }
+        await this.remember(entries);
+        for (const entry of entries) entry.msg.nak(decision.delayMs);
         this.settings.observer?.settled?.(this.name, 'waiting', entries.length);
         const bound = Math.round(this.settings.policy.maxOutageMs / 1000);
         this.settings.logger.warn(
@@ -356,8 +426,7 @@ export class ConsumerRunner {
     this.settings.observer?.settled?.(this.name, 'acked', entries.length);
     await Promise.all(
       entries.map(async (entry) => {
-        this.parked.delete(entry.seq);
-        this.outages.delete(entry.seq);
+        this.settle(entry.seq);
         try {
           // A confirmed ack: after it, the server will not redeliver this message.
           await entry.msg.ackAck({ timeout: this.settings.publishTimeoutMs });
@@ -376,8 +445,7 @@ export class ConsumerRunner {
   private async ackBatch(entries: readonly LaneEntry<JsMsg>[]): Promise<void> {
     this.settings.observer?.settled?.(this.name, 'acked', entries.length);
     for (const entry of entries) {
-      this.parked.delete(entry.seq);
-      this.outages.delete(entry.seq);
+      this.settle(entry.seq);
       entry.msg.ack();
     }
     try {
@@ -416,8 +484,7 @@ export class ConsumerRunner {
       // Only after the record is stored: a lost term means a redelivery and a deduplicated record.
       entry.msg.term();
       this.settings.observer?.settled?.(this.name, 'dead_lettered', 1);
-      this.parked.delete(entry.seq);
-      this.outages.delete(entry.seq);
+      this.settle(entry.seq);
     }
   }
 

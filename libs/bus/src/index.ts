@@ -65,6 +65,8 @@ export {
 } from './service-config.js';
 export { Secret, withoutUserInfo, describeCredentials, type BusCredentials, type BusTls } from './auth.js';
 export { KvBucket, bucketStreamConfig, type KvEntry, type KvBucketOptions } from './kv.js';
+export { KvDeliveryLedger, MemoryDeliveryLedger, DELIVERY_RECORD_MAX_AGE_MS, type DeliveryLedger, type DeliveryRecord } from './delivery-ledger.js';
+export { messageIdOf } from './client.js';
 export {
   CriticHealthEntry,
   CRITIC_HEALTH_DEFAULTS,

@@ -119,6 +119,22 @@ export class KvBucket {
     }
   }
 
+  /** A key's latest value, or null when it has none (never written, deleted, expired, or the bucket is gone). */
+  async get(key: string): Promise<KvEntry | null> {
+    const subject = this.subject(key);
+    let stored;
+    try {
+      stored = await this.jsm.streams.getMessage(this.stream, { last_by_subj: subject });
+    } catch (error) {
+      if (error instanceof JetStreamApiError && error.code === STREAM_NOT_FOUND) return null;
+      throw error;
+    }
+    if (stored === null) return null;
+    const operation = stored.header.get('KV-Operation');
+    if (operation === 'DEL' || operation === 'PURGE') return null;
+    return { key, value: stored.data, revision: stored.seq, storedAt: stored.time };
+  }
+
   /** Every live key with its latest value (expired and deleted keys are absent), in key order. */
   async entries(): Promise<KvEntry[]> {
     const prefix = `$KV.${this.bucket}.`;

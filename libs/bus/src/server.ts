@@ -17,6 +17,7 @@ import { type RequestOperation, consumerTarget, durableName, requestSubject } fr
 import { type DurableConfig, consumerConfig, ensureConsumer, provisionStreams } from './streams.js';
 import { logContextOf, withLogContext } from './log-context.js';
 import { type BusObserver } from './observer.js';
+import { MemoryDeliveryLedger, openDeliveryLedger } from './delivery-ledger.js';
 
 type Handler = MessageHandler<unknown, BaseRpcContext<unknown>, unknown>;
 type EventsMap = { status: (status: BusStatus) => void };
@@ -163,6 +164,7 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
       this.log.error(`${this.options.service}: connection watcher stopped: ${describeError(error)}`);
     });
     await provision();
+    const ledger = bindings.some((b) => b.spec.kind !== 'request') ? await openDeliveryLedger(connection, this.subjects, this.log, this.options.service) : null;
 
     const consumers: { runner: ConsumerRunner; stream: string }[] = [];
     for (const { spec, handler } of bindings) {
@@ -189,6 +191,7 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
         logger: this.log,
         publishTimeoutMs: this.options.publishTimeoutMs,
         observer: this.observer,
+        ledger: ledger ?? new MemoryDeliveryLedger(),
         mode:
           spec.kind === 'batch'
             ? {

@@ -19,8 +19,18 @@ export const EnvelopeBase = z.object({
   occurred_at: Timestamp,
   /** Service and instance that produced the event, e.g. `panel@host:1234`. */
   producer: z.string().min(1).max(200),
+  /**
+   * Set on decisions, absent on facts (see docs/architecture.md): the version of the run's
+   * journal stream the decision was made on, and the decision it belongs to (the id of the
+   * decision's first event; the events of one decision share it). The journal appends a decision
+   * only if nothing that changes the run's state was appended since that version, other than
+   * earlier events of the same decision.
+   */
+  decision: z.object({ expected_version: z.int().min(0), id: z.string().regex(/^[0-9A-Za-z_-]{10,64}$/) }).optional(),
 });
 export type EnvelopeBase = z.infer<typeof EnvelopeBase>;
+/** The `decision` field of an envelope. */
+export type DecisionStamp = NonNullable<EnvelopeBase['decision']>;
 
 function defineEvent<const T extends string, const V extends number, D extends z.ZodType>(type: T, version: V, data: D) {
   return EnvelopeBase.extend({ type: z.literal(type), schema_version: z.literal(version), data });
@@ -75,7 +85,13 @@ export const PanelComposition = z.object({
   not_configured: z.array(LeftOutCritic),
 });
 
-export const CRITIC_FAILURE_REASONS = ['crashed', 'timed_out', 'unavailable', 'not_runnable', 'invalid_output', 'rate_limited', 'no_files_analysed'] as const;
+export const CRITIC_FAILURE_REASONS = ['crashed', 'timed_out', 'unavailable', 'not_runnable', 'unauthorised', 'invalid_output', 'rate_limited', 'no_files_analysed'] as const;
+export type CriticFailureReason = (typeof CRITIC_FAILURE_REASONS)[number];
+/**
+ * Failures of what a critic needs rather than of its review (its tool cannot run, its credentials
+ * are refused, its host is gone): running the round again does not help until someone fixes it.
+ */
+export const INFRASTRUCTURE_FAILURE_REASONS: readonly CriticFailureReason[] = ['not_runnable', 'unauthorised', 'unavailable'];
 export const CriticFailureReason = z.enum(CRITIC_FAILURE_REASONS);
 
 export const FixedFile = z.object({
@@ -469,15 +485,33 @@ export const CriticHeartbeat = defineEvent(
   }),
 );
 
+/** A decision the journal refused because the run's state changed since the version it was made on. */
+export const RefusedDecision = z.object({
+  event_id: EventId,
+  type: z.string(),
+  /** The version the decision was made on. */
+  expected_version: Count,
+  /** The run's version when it was refused. */
+  actual_version: Count,
+  /** `stale`: something that changes the run's state was appended since; `other_run`: the run is not the plan's current one; `concurrent`: the step was already decided otherwise. */
+  reason: z.enum(['stale', 'other_run', 'concurrent', 'ahead']),
+});
+export type RefusedDecision = z.infer<typeof RefusedDecision>;
+
 /** Published by the journal after a commit, so deciders act on what is durable, never on in-flight messages. */
 export const JournalCommitted = defineEvent(
   'JournalCommitted',
   1,
   z.object({
+    /** The run whose stream these positions are in (null for events outside any run). */
+    run_id: EventId.nullable().default(null),
     stream_version: PositiveInt,
-    events: z
-      .array(z.object({ event_id: EventId, type: z.string(), stream_position: PositiveInt, global_position: z.string().regex(/^\d+$/) }))
-      .min(1),
+    events: z.array(z.object({ event_id: EventId, type: z.string(), stream_position: PositiveInt, global_position: z.string().regex(/^\d+$/) })),
+    /**
+     * Decisions refused in this commit: deciders decide again on the state announced here (an
+     * announcement may carry refusals only).
+     */
+    refused: z.array(RefusedDecision).default([]),
     /**
      * The plan's loop state as committed with these events (what `journal.loop_state` would answer),
      * so a decider can act without asking; absent when the journal did not fold it.

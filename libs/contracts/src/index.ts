@@ -58,6 +58,7 @@ export {
 } from './plan.js';
 export {
   EnvelopeBase,
+  type DecisionStamp,
   TestsResult,
   RecordedCoverage,
   MAX_COVERAGE_FILES,
@@ -69,6 +70,7 @@ export {
   PanelComposition,
   CRITIC_FAILURE_REASONS,
   CriticFailureReason,
+  INFRASTRUCTURE_FAILURE_REASONS,
   FixedFile,
   DiffStats,
   HEURISTICS,
@@ -99,6 +101,7 @@ export {
   CriticRegistered,
   CriticHeartbeat,
   JournalCommitted,
+  RefusedDecision,
   CHANNELS,
   type Channel,
   EVENT_CATALOGUE,

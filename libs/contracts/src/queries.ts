@@ -92,9 +92,16 @@ export const JOURNAL_QUERIES = {
     request: z.object({ plan: Slug }),
     reply: z.object({ plan: Slug, version: z.int().min(0), state: z.record(z.string(), z.unknown()).nullable() }),
   },
-  /** Events of a plan's stream: the current run (default), every run, or from a position on. */
+  /** Events of a plan: the current run (default), one run, every run, or from a position on. */
   events: {
-    request: z.object({ plan: Slug, scope: z.enum(['current_run', 'all']).default('current_run'), from_position: z.int().min(1).optional(), limit: z.int().min(1).max(10_000).default(1_000) }),
+    request: z.object({
+      plan: Slug,
+      scope: z.enum(['current_run', 'all']).default('current_run'),
+      /** One run's events (its PlanSubmitted's id), whether or not it is the plan's current run; overrides `scope`. */
+      run_id: EventId.optional(),
+      from_position: z.int().min(1).optional(),
+      limit: z.int().min(1).max(10_000).default(1_000),
+    }),
     /** A page: when `next_position` is set, ask again from there for the rest (replies stay under NATS's payload limit). */
     reply: z.object({ plan: Slug, version: z.int().min(0), events: z.array(StoredEventRef), next_position: z.int().min(1).nullable().default(null) }),
   },

@@ -45,6 +45,10 @@ export interface Subjects {
   readonly streams: { readonly [C in Channel | 'deadLetters']: string };
   /** The KV bucket where critics keep their heartbeats (entries expire when a critic goes quiet). */
   readonly criticsBucket: string;
+  /** The KV bucket where consumers keep the deliveries of each message that were not attempts (parks, outages), across restarts. */
+  readonly deliveriesBucket: string;
+  /** The KV bucket that records which journal the namespace's history belongs to. */
+  readonly journalBucket: string;
 }
 
 /** Maps the channel of an event type to its JetStream stream. */
@@ -92,5 +96,7 @@ export function subjectsFor(namespace: string = DEFAULT_NAMESPACE): Subjects {
       deadLetters: `${upper}_DEAD_LETTERS`,
     },
     criticsBucket: `${upper}_CRITIC_HEALTH`,
+    deliveriesBucket: `${upper}_DELIVERIES`,
+    journalBucket: `${upper}_JOURNAL`,
   };
 }

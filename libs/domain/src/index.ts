@@ -25,13 +25,19 @@ export {
   type PendingDetection,
   type BestRound,
   type DisagreementSide,
+  type CriticFailure,
+  type StateChange,
   noteDetection,
+  markChanged,
   disagreementOf,
   isWorseThanBest,
 } from './loop/state.js';
-export { decideNext, needsLetter, capFor, type PanelContext } from './loop/decide.js';
-export { decisionEvent, type DecisionMeta } from './loop/envelope.js';
-export { buildStuckReport, renderStuckReportMarkdown, type StuckTrigger } from './escalation/report.js';
+export { admitDecision, DECISION_TYPES, type Admission } from './loop/admission.js';
+export { decideNext, needsLetter, capFor, repeatedInfrastructureFailure, type PanelContext, type RepeatedFailure } from './loop/decide.js';
+export { retryBackoffMs, type RetryBackoff } from './loop/retry.js';
+export { baselineWork, roundWork, fixWork, fixRequestData, type BaselineWork, type RoundWork } from './loop/work.js';
+export { decisionEvent, stampDecision, type DecisionMeta } from './loop/envelope.js';
+export { buildStuckReport, infrastructureAction, renderStuckReportMarkdown, type StuckTrigger } from './escalation/report.js';
 export { journalDocument, type JournalDocument, type JournalRound } from './journal/journal-document.js';
 export { LoopConfig, DEFAULT_LOOP_CONFIG, type LoopConfigInput } from './heuristics/config.js';
 export {

@@ -48,11 +48,13 @@ export class JournalClient {
 
   /**
    * The plan's loop state as of an announcement: the one the journal put in it when it is there
-   * (folded in the same transaction as the announced events), otherwise asked for.
+   * (folded in the same transaction as the announced events), otherwise asked for. A redelivered
+   * announcement (`fresh`: a timer that fired, a message a crashed replica held) carries a state
+   * that is old by now: then the journal is always asked.
    */
-  async loopStateAt(announcement: EventOf<'JournalCommitted'>): Promise<{ readonly version: number; readonly state: LoopState | null }> {
+  async loopStateAt(announcement: EventOf<'JournalCommitted'>, options: { readonly fresh?: boolean } = {}): Promise<{ readonly version: number; readonly state: LoopState | null }> {
     const carried = announcement.data.loop_state as unknown as LoopState | undefined;
-    if (carried !== undefined && carried.version >= announcement.data.stream_version) return { version: carried.version, state: carried };
+    if (options.fresh !== true && carried !== undefined && carried.version >= announcement.data.stream_version) return { version: carried.version, state: carried };
     return this.loopState(announcement.plan);
   }
 
@@ -62,13 +64,13 @@ export class JournalClient {
     return carried !== undefined && carried.letter_id === letterId ? carried : this.letter(letterId);
   }
 
-  /** Events of the plan's current run (or every run), optionally from a stream position on. */
-  async events(plan: string, options: { readonly scope?: 'current_run' | 'all'; readonly fromPosition?: number } = {}): Promise<{ readonly version: number; readonly entries: JournalEntry[] }> {
+  /** Events of the plan's current run (or one run, or every run), optionally from a stream position on. */
+  async events(plan: string, options: { readonly scope?: 'current_run' | 'all'; readonly runId?: string; readonly fromPosition?: number } = {}): Promise<{ readonly version: number; readonly entries: JournalEntry[] }> {
     const entries: JournalEntry[] = [];
     let from = options.fromPosition;
     // The journal answers in pages (a reply must fit in one NATS message): follow next_position.
     for (;;) {
-      const reply = await this.ask('events', { plan, scope: options.scope ?? 'current_run', ...(from === undefined ? {} : { from_position: from }) });
+      const reply = await this.ask('events', { plan, scope: options.scope ?? 'current_run', ...(options.runId === undefined ? {} : { run_id: options.runId }), ...(from === undefined ? {} : { from_position: from }) });
       for (const stored of reply.events) {
         const parsed = parseEvent(stored.event);
         if (!parsed.ok) throw parsed.error;

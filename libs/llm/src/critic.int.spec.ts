@@ -195,7 +195,7 @@ describe('LLM critics (quality/code-reviewer and prompt critics) against the fak
     expect(fake.protocolErrors).toEqual([]);
   });
 
-  it('given a refused key or a spend limit, when reviewed, then the critic cannot run (not_runnable), without retries', async () => {
+  it('given a spend limit or a refused key, when reviewed, then the critic cannot run (not_runnable) or was refused its credentials (unauthorised), without retries', async () => {
     fake = await startFakeAnthropic({ script: [fakeTurn.spendLimit(), fakeTurn.toolUse('report_findings', { findings: [] })] });
     const spent = await createCodeReviewerCritic({ model: 'claude-sonnet-5-5', catalogue, client: clientFor(fake.url) }).run(context()).catch((e: unknown) => e);
     expect(spent).toBeInstanceOf(LlmSpendLimitError);
@@ -205,7 +205,7 @@ describe('LLM critics (quality/code-reviewer and prompt critics) against the fak
     fake = await startFakeAnthropic({ script: [fakeTurn.toolUse('report_findings', { findings: [] })], apiKeys: ['sk-ant-api03-another-key-entirely-000000000'] });
     const refused = await createCodeReviewerCritic({ model: 'claude-sonnet-5-5', catalogue, client: clientFor(fake.url) }).run(context()).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(LlmAuthError);
-    expect(criticFailureReasonOf(refused)).toBe('not_runnable');
+    expect(criticFailureReasonOf(refused)).toBe('unauthorised');
   });
 
   it('given three critics dispatched in parallel against an API that makes a cache entry readable only when its response starts, when they share a warmup, then one writes the common prefix and the others read it', async () => {

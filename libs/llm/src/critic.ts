@@ -504,15 +504,17 @@ export function createPromptCritics(options: LlmCriticOptions): LlmCriticDefinit
 
 /**
  * The CriticFailed reason for an error out of an LLM critic: rate limits and overload are
- * `rate_limited`, bad or cut-off output and refusals `invalid_output`, a missing or refused key,
- * a spend limit or a budget `not_runnable` (a budget error also carries what was spent, for the
- * escalation), an abort
+ * `rate_limited`, bad or cut-off output and refusals `invalid_output`, a missing key, a spend
+ * limit or a budget `not_runnable` (a budget error also carries what was spent, for the
+ * escalation), a refused key `unauthorised`, an abort
  * `timed_out`, a lost connection `unavailable`, anything else `crashed`.
  */
 export function criticFailureReasonOf(error: unknown): (typeof CRITIC_FAILURE_REASONS)[number] {
   if (error instanceof LlmRateLimitedError || error instanceof LlmOverloadedError) return 'rate_limited';
   if (error instanceof LlmOutputInvalidError || error instanceof LlmOutputTruncatedError || error instanceof LlmRefusedError) return 'invalid_output';
-  if (error instanceof LlmNotConfiguredError || error instanceof LlmBudgetExceededError || error instanceof LlmAuthError || error instanceof LlmSpendLimitError) return 'not_runnable';
+  if (error instanceof LlmNotConfiguredError || error instanceof LlmBudgetExceededError || error instanceof LlmSpendLimitError) return 'not_runnable';
+  // A key the provider refuses stays refused: an infrastructure failure, escalated with what to set.
+  if (error instanceof LlmAuthError) return 'unauthorised';
   if (error instanceof LlmAbortedError) return 'timed_out';
   if (error instanceof LlmError && error.retryable) return 'unavailable';
   return 'crashed';

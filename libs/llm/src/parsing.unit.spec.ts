@@ -4,6 +4,7 @@ import {
   compareTestSources,
   criticFailureReasonOf,
   LlmAbortedError,
+  LlmAuthError,
   LlmBudgetExceededError,
   LlmNotConfiguredError,
   LlmOutputInvalidError,
@@ -197,6 +198,7 @@ describe('criticFailureReasonOf', () => {
     expect(criticFailureReasonOf(new LlmOutputInvalidError('bad', []))).toBe('invalid_output');
     expect(criticFailureReasonOf(new LlmNotConfiguredError('no key'))).toBe('not_runnable');
     expect(criticFailureReasonOf(new LlmBudgetExceededError('budget', budget))).toBe('not_runnable');
+    expect(criticFailureReasonOf(new LlmAuthError('401 invalid x-api-key'))).toBe('unauthorised');
     expect(criticFailureReasonOf(new LlmAbortedError('deadline'))).toBe('timed_out');
     expect(criticFailureReasonOf(new LlmUnavailableError(LLM_ERROR_CODES.unavailable, 'down', { status: 503, attempts: 3 }))).toBe('unavailable');
     expect(criticFailureReasonOf(new TypeError('bug'))).toBe('crashed');

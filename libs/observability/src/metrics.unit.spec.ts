@@ -9,7 +9,7 @@ function committed(types: string[], loopState?: Record<string, unknown>): EventO
     ...ENVELOPE,
     event_id: 'd_committed0001',
     type: 'JournalCommitted',
-    data: { stream_version: types.length, events: types.map((type, i) => ({ event_id: `01JEVENT00000000000000000${i}`, type, stream_position: i + 1, global_position: String(i + 1) })), ...(loopState === undefined ? {} : { loop_state: loopState }) },
+    data: { run_id: null, refused: [], stream_version: types.length, events: types.map((type, i) => ({ event_id: `01JEVENT00000000000000000${i}`, type, stream_position: i + 1, global_position: String(i + 1) })), ...(loopState === undefined ? {} : { loop_state: loopState }) },
   };
 }
 

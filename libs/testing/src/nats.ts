@@ -46,10 +46,10 @@ export function subjectMatches(filter: string, subject: string): boolean {
   return want.length === have.length;
 }
 
-/** Deletes every stream of a namespace that exists, and its critic health bucket (a KV bucket is a stream too). */
+/** Deletes every stream of a namespace that exists, and its KV buckets (a KV bucket is a stream too). */
 export async function deleteNamespaceStreams(jsm: JetStreamManager, namespace: string): Promise<void> {
   const subjects = subjectsFor(namespace);
-  for (const stream of [...Object.values(subjects.streams), `KV_${subjects.criticsBucket}`]) {
+  for (const stream of [...Object.values(subjects.streams), ...[subjects.criticsBucket, subjects.deliveriesBucket, subjects.journalBucket].map((bucket) => `KV_${bucket}`)]) {
     try {
       await jsm.streams.delete(stream);
     } catch (error) {

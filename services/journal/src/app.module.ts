@@ -2,6 +2,7 @@ import { type DynamicModule, Inject, Module, type OnApplicationShutdown } from '
 import type { EventStoreClient } from '@rloop/event-store';
 import type { JournalConfig } from './config.js';
 import { IngestController } from './ingest/ingest.controller.js';
+import { NamespaceBinding } from './identity/namespace-binding.js';
 import { ProjectionCatchUp } from './projections/catch-up.js';
 import { LOOP_CONFIG, loadLoopConfig } from './projections/loop-config.js';
 import { QueriesController } from './queries/queries.controller.js';
@@ -28,6 +29,7 @@ export class JournalModule {
         { provide: EVENT_STORE, useValue: store },
         { provide: LOOP_CONFIG, useFactory: () => loadLoopConfig(config.configDir) },
         ProjectionCatchUp,
+        NamespaceBinding,
         StoreLifecycle,
       ],
     };

@@ -32,8 +32,9 @@ function submitted(plan: string, runId: string): EventOf<'PlanSubmitted'> {
   );
 }
 
+/** The gate's decision, made on the run's first version (its PlanSubmitted). */
 function gated(plan: string, runId: string): EventOf<'LoopGated'> {
-  return envelope('LoopGated', plan, runId, { verdict: 'run', rules: [], commit: SHA, files: ['a.ts'], repo_path: '/r', test_cmd: 'true' });
+  return { ...envelope('LoopGated', plan, runId, { verdict: 'run', rules: [], commit: SHA, files: ['a.ts'], repo_path: '/r', test_cmd: 'true' }), decision: { expected_version: 1, id: `d_gated_${runId}` } };
 }
 
 beforeAll(async () => {

@@ -36,7 +36,7 @@ if (process.argv[2] === 'migrate') {
   }
   process.exit(0);
 }
-const store = await openJournalStore(config).catch(fail);
+const store = await openJournalStore(config, (line) => process.stdout.write(`${line}\n`)).catch(fail);
 if (process.argv[2] === 'rebuild') {
   // `node services/journal/dist/main.js rebuild`: replay every event into the projections, then exit.
   const loopConfig = await loadLoopConfig(config.configDir).catch(fail);

@@ -163,7 +163,8 @@ describe('the journal’s two PostgreSQL roles', () => {
 
   it('refuses to start as the runtime role on a schema that needs migrations, saying what to run', async () => {
     await migrateJournal(as(database, OWNER), as(database, RUNTIME, 'runtime-pw'));
-    await admin(database, (c) => c.query(`DELETE FROM rloop_journal_migrations WHERE name = '0003_usage_indexes'`));
+    // The latest migration forgotten, as on a database the owner has not migrated since an upgrade.
+    await admin(database, (c) => c.query(`DELETE FROM rloop_journal_migrations WHERE name = '0004_runs_and_decisions'`));
     const failed = await openJournalStore(loadJournalConfig({ DATABASE_URL: as(database, RUNTIME) })).then(
       () => null,
       (error: unknown) => error,

@@ -116,6 +116,8 @@ export async function connectCli(flags: BusFlags, options: { readonly connectTim
 export interface FollowOptions {
   /** Subject filter, e.g. `<ns>.v1.events.escalation_raised.*` (one per consumer on NATS 2.9). */
   readonly filter: string;
+  /** Which stream (default: the events stream; `commits` for the journal's announcements). */
+  readonly channel?: 'events' | 'commits';
   /** Only events published after this time (default: everything the stream still holds). */
   readonly since?: Date;
   /** Only new events from now on. */
@@ -123,14 +125,14 @@ export interface FollowOptions {
 }
 
 /**
- * Follows events on the events stream through an ordered (ephemeral) consumer, or, for only new
- * events, a plain subscription. Messages that fail their contract are skipped here: the consumers
- * that own them dead-letter them.
+ * Follows events on the events (or commits) stream through an ordered (ephemeral) consumer, or,
+ * for only new events, a plain subscription. Messages that fail their contract are skipped here:
+ * the consumers that own them dead-letter them.
  */
 export async function followEvents(bus: CliBus, options: FollowOptions): Promise<{ readonly events: AsyncIterable<RloopEvent>; stop(): Promise<void> }> {
   if (options.onlyNew === true) return followLive(bus, options.filter);
   const js = jetstream(bus.connection);
-  const consumer = await js.consumers.get(bus.subjects.streams.events, {
+  const consumer = await js.consumers.get(bus.subjects.streams[options.channel ?? 'events'], {
     filter_subjects: options.filter,
     ...(options.since === undefined ? { deliver_policy: DeliverPolicy.All } : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: options.since.toISOString() }),
   });
@@ -147,7 +149,8 @@ export async function followEvents(bus: CliBus, options: FollowOptions): Promise
       if (parsed.ok) yield parsed.event;
     }
   }
-  return { events: events(), stop: async () => void (await messages.close()) };
+  // stop(), not close(): close() waits for the iterator to see the end, which never comes when nobody reads it.
+  return { events: events(), stop: () => Promise.resolve(messages.stop()) };
 }
 
 /**

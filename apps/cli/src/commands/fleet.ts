@@ -169,11 +169,10 @@ export const registerDemo: CommandRegistrar = (program) => {
           await stopLoop(bus, slug, 'rloop demo', 'a new demo run replaces this one');
           note(`rloop demo: stopped the previous ${slug} run (${previous.status})`);
         }
-        const since = new Date(Date.now() - 2_000);
         const reply = await postPlan(bus, plan);
         if (reply.status === 'rejected') throw new CliError(`the sample plan was rejected: ${reply.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
         note(`rloop demo: plan ${reply.plan} accepted; following the loop…`);
-        const result = await watchRun(bus, reply.plan, reply.event_id, { json: false, since, timeoutMs: 15 * 60_000 });
+        const result = await watchRun(bus, reply.plan, reply.event_id, { json: false, timeoutMs: 15 * 60_000 });
         await waitForJournal(bus, reply.plan, reply.event_id);
         const dir = join(home, 'demo', reply.plan);
         const exported = await exportRun(bus, reply.plan, dir);

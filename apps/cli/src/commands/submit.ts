@@ -1,11 +1,11 @@
 import type { Command } from 'commander';
 import { BusRequestError } from '@rloop/bus';
-import { SubmitReply } from '@rloop/contracts';
-import { escapeControlChars } from '@rloop/domain';
+import { type RloopEvent, SubmitReply } from '@rloop/contracts';
+import { type LoopState, escapeControlChars } from '@rloop/domain';
 import { type CliBus, connectCli, fleetNotAnswering, followEvents, permissionViolationOf } from '../bus/connect.js';
 import { loadPlanFile } from '../plans/load-plan.js';
 import { CliError, type CommandRegistrar } from '../program.js';
-import { type Outcome, type Progress, exitCodeFor, initialProgress, reduceProgress, renderProgress } from '../watch/progress.js';
+import { OUTCOMES, type Outcome, type Progress, exitCodeFor, initialProgress, reduceProgress, renderProgress } from '../watch/progress.js';
 import { busFlagsOf, note, out, parsePositiveInt } from './options.js';
 import { loadLoopReport, reportDir, reportSummaryLineFor, waitForJournal, writeLoopReport } from './report.js';
 
@@ -14,46 +14,79 @@ export interface WatchResult {
   readonly progress: Progress;
 }
 
+/** How often the watch reads the journal when no announcement came (an announcement missed during a reconnect). */
+const WATCH_POLL_MS = 2_000;
+
 /**
- * Follows one run's events until it reaches an outcome. `onEvent` sees every event of the run;
- * the progress line is redrawn on a terminal and printed per change otherwise.
+ * The outcome of a run as the journal's committed state says (null while it goes on). A run that
+ * never became the plan's current one (another submission held the slug) ends when the journal
+ * has its PlanRejected.
  */
-export async function watchRun(bus: CliBus, plan: string, runId: string, options: { since?: Date; json: boolean; timeoutMs?: number }): Promise<WatchResult> {
-  // One filter per consumer on NATS 2.9: `events.*.<plan>` would miss a critic's answers, whose
-  // subjects end `.<plan>.<critic>`, so the whole channel is followed and other runs are skipped below.
-  const follow = await followEvents(bus, { filter: bus.subjects.channelFilter('events'), ...(options.since === undefined ? {} : { since: options.since }) });
+export function outcomeOf(state: Pick<LoopState, 'run_id' | 'status'> | null, runId: string, runEvents: readonly RloopEvent[]): Outcome | null {
+  if (state !== null && state.run_id === runId) return (OUTCOMES as readonly string[]).includes(state.status) ? (state.status as Outcome) : null;
+  return runEvents.some((e) => e.type === 'PlanRejected') ? 'rejected' : null;
+}
+
+/**
+ * Follows one run until it reaches an outcome, from what the journal has committed only: each of
+ * the journal's announcements for the plan (and a poll, in case one was missed) reads the run's
+ * new committed events for the progress line, and the outcome is the run's committed loop state —
+ * an event on the bus that the journal refused, or that its history does not support, never ends
+ * the watch. `onEvent` sees every committed event of the run; the progress line is redrawn on a
+ * terminal and printed per change otherwise.
+ */
+export async function watchRun(bus: CliBus, plan: string, runId: string, options: { json: boolean; timeoutMs?: number }): Promise<WatchResult> {
+  const follow = await followEvents(bus, { filter: bus.subjects.event('JournalCommitted', plan), channel: 'commits', onlyNew: true });
   const tty = process.stderr.isTTY && !options.json;
   let progress = initialProgress(plan);
   let lastLine = '';
-  const timer =
-    options.timeoutMs === undefined
-      ? null
-      : setTimeout(() => {
-          void follow.stop();
-        }, options.timeoutMs);
+  let next = 1;
+  let outcome: Outcome | null = null;
+  const deadline = options.timeoutMs === undefined ? null : Date.now() + options.timeoutMs;
+  const show = (event: RloopEvent): void => {
+    progress = reduceProgress(progress, event);
+    if (options.json) {
+      out(JSON.stringify(event));
+      return;
+    }
+    const line = renderProgress(progress);
+    if (line === lastLine) return;
+    if (tty) process.stderr.write(`\r\u001b[2K${escapeControlChars(line)}`);
+    else note(line);
+    lastLine = line;
+  };
+  const seen: RloopEvent[] = [];
+  /** Reads the run's committed events since the last read, then its committed state. */
+  const readJournal = async (): Promise<void> => {
+    const { entries } = await bus.journal.events(plan, { runId, fromPosition: next });
+    for (const entry of entries) {
+      next = Math.max(next, entry.position + 1);
+      seen.push(entry.event);
+      show(entry.event);
+    }
+    outcome = outcomeOf((await bus.journal.loopState(plan)).state, runId, seen);
+  };
+  const announcements = follow.events[Symbol.asyncIterator]();
+  let pending: Promise<IteratorResult<RloopEvent>> | null = null;
   try {
-    for await (const event of follow.events) {
-      if (event.plan !== plan || event.correlation_id !== runId) continue;
-      progress = reduceProgress(progress, event);
-      if (options.json) {
-        out(JSON.stringify(event));
-      } else {
-        const line = renderProgress(progress);
-        if (line !== lastLine) {
-          if (tty) process.stderr.write(`\r\u001b[2K${escapeControlChars(line)}`);
-          else note(line);
-          lastLine = line;
-        }
-      }
-      if (progress.outcome !== null) break;
+    await readJournal();
+    while (outcome === null) {
+      const left = deadline === null ? WATCH_POLL_MS : Math.min(WATCH_POLL_MS, deadline - Date.now());
+      if (left <= 0) break;
+      pending ??= announcements.next();
+      let timer: NodeJS.Timeout | undefined;
+      const woke = await Promise.race([pending.then((r) => (r.done === true ? 'ended' : 'announced')), new Promise<'poll'>((resolve) => (timer = setTimeout(() => resolve('poll'), left)))]);
+      clearTimeout(timer);
+      if (woke !== 'poll') pending = null;
+      if (woke === 'ended') break;
+      await readJournal();
     }
   } finally {
-    if (timer !== null) clearTimeout(timer);
     if (tty) process.stderr.write('\n');
     await follow.stop();
   }
-  if (progress.outcome === null) throw new CliError(`stopped watching ${plan} before the loop ended (timeout); it goes on in the fleet — see \`rloop status ${plan}\``);
-  return { outcome: progress.outcome, progress };
+  if (outcome === null) throw new CliError(`stopped watching ${plan} before the loop ended (timeout); it goes on in the fleet — see \`rloop status ${plan}\``);
+  return { outcome, progress: { ...progress, outcome } };
 }
 
 /** Posts a plan through the gate; returns the reply. A missing gate is one clear line. */
@@ -96,7 +129,6 @@ export const registerSubmit: CommandRegistrar = (program) => {
       const plan = await loadPlanFile(file);
       const bus = await connectCli(busFlagsOf(command));
       try {
-        const since = new Date(Date.now() - 2_000);
         const reply = await postPlan(bus, plan);
         if (reply.status === 'rejected') {
           if (opts.json === true) {
@@ -111,14 +143,10 @@ export const registerSubmit: CommandRegistrar = (program) => {
         }
         if (opts.json !== true) note(`accepted: ${reply.plan} (event ${reply.event_id}${reply.duplicate ? ', already submitted before' : ''})`);
         if (opts.watch !== true && opts.json !== true) return;
-        const result = await watchRun(bus, reply.plan, reply.event_id, {
-          json: opts.json === true,
-          ...(reply.duplicate ? {} : { since }),
-          ...(opts.timeout === undefined ? {} : { timeoutMs: opts.timeout * 1000 }),
-        }).catch((error: unknown) => {
-          // A submitter may post plans but not read the events stream: the plan runs all the same.
+        const result = await watchRun(bus, reply.plan, reply.event_id, { json: opts.json === true, ...(opts.timeout === undefined ? {} : { timeoutMs: opts.timeout * 1000 }) }).catch((error: unknown) => {
+          // A submitter may post plans but not follow the journal: the plan runs all the same.
           if (permissionViolationOf(error) === null) throw error;
-          throw new CliError(`accepted: ${reply.plan} (event ${reply.event_id}), but this NATS user may not follow its events — see \`rloop status ${reply.plan}\` as a user that may (docs/security.md#the-bus)`);
+          throw new CliError(`accepted: ${reply.plan} (event ${reply.event_id}), but this NATS user may not follow what the journal commits — see \`rloop status ${reply.plan}\` as a user that may (docs/security.md#the-bus)`);
         });
         if (opts.json === true) out(summaryLine(reply.plan, result.outcome, result.progress.round));
         else note(await finishedSummary(bus, reply.plan, reply.event_id));

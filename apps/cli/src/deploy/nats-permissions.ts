@@ -35,6 +35,8 @@ interface ServiceBusUse {
   readonly registry: 'none' | 'read' | 'write';
   /** Events it follows live with a plain subscription (no consumer, nothing acked). */
   readonly follows?: readonly EventType[];
+  /** The namespace's journal claim (KV `<NS>_JOURNAL`): written by the journal only. */
+  readonly journalClaim?: boolean;
 }
 
 /**
@@ -49,6 +51,7 @@ export const FLEET_BUS_USE: Readonly<Record<string, ServiceBusUse>> = {
     publishes: ['JournalCommitted', 'LoopDetected'],
     answers: ['journal.*'],
     registry: 'none',
+    journalClaim: true,
   },
   gate: {
     description: 'the gate: answers plans.submit, gates accepted plans',
@@ -60,13 +63,14 @@ export const FLEET_BUS_USE: Readonly<Record<string, ServiceBusUse>> = {
   panel: {
     description: 'the panel: decides rounds, fixes, phases, convergence and escalations',
     consumes: [{ handler: 'panel-decide', selector: 'JournalCommitted' }],
-    publishes: ['RoundStarted', 'FixRequested', 'PhaseAdvanced', 'LoopConverged', 'LoopBypassed', 'EscalationRaised'],
+    // CriticFailed: a core critic the panel cannot dispatch (no live host) fails the round it starts.
+    publishes: ['RoundStarted', 'FixRequested', 'PhaseAdvanced', 'LoopConverged', 'LoopBypassed', 'EscalationRaised', 'CriticFailed'],
     answers: [],
     registry: 'read',
   },
   'critic-runner': {
     description: 'the critic-runner: hosts the built-in (and LLM) critics',
-    consumes: [{ handler: 'critic-runner-rounds', selector: 'RoundStarted' }],
+    consumes: [{ handler: 'critic-runner-committed-rounds', selector: 'JournalCommitted' }],
     publishes: ['FindingsReported', 'CriticFailed', 'UsageRecorded', 'EscalationRaised', 'CriticRegistered', 'CriticHeartbeat'],
     answers: [],
     registry: 'write',
@@ -81,8 +85,8 @@ export const FLEET_BUS_USE: Readonly<Record<string, ServiceBusUse>> = {
   implementer: {
     description: 'the implementer: baselines and fixes',
     consumes: [
-      { handler: 'implementer-baseline', selector: 'LoopGated' },
-      { handler: 'implementer-fix', selector: 'FixRequested' },
+      { handler: 'implementer-committed-baselines', selector: 'JournalCommitted' },
+      { handler: 'implementer-committed-fixes', selector: 'JournalCommitted' },
     ],
     publishes: ['BaselineRecorded', 'TestsWritten', 'FixApplied', 'UsageRecorded', 'EscalationRaised'],
     answers: [],
@@ -146,6 +150,12 @@ function registryUse(subjects: Subjects, mode: 'read' | 'write', criticToken = '
   return mode === 'read' ? [...open, jsApi('STREAM.MSG.GET', stream)] : [...open, `$KV.${bucket}.${criticToken === '*' ? '>' : `${criticToken}.>`}`];
 }
 
+/** A KV bucket a service reads and writes whole (opens or creates it, gets, puts and deletes keys). */
+function bucketUse(bucket: string): string[] {
+  const stream = `KV_${bucket}`;
+  return [jsApi('STREAM.INFO', stream), jsApi('STREAM.CREATE', stream), jsApi('STREAM.MSG.GET', stream), `$KV.${bucket}.>`];
+}
+
 function inboxOf(name: string): string {
   return `_INBOX.${subjectToken(name)}`;
 }
@@ -167,6 +177,9 @@ function identity(name: string, role: Role, description: string, publish: readon
 function serviceIdentity(subjects: Subjects, service: string, use: ServiceBusUse): NatsIdentity {
   const publish: string[] = [jsApi('INFO'), ...streamProvisioning(subjects)];
   for (const { handler, selector } of use.consumes) publish.push(...durableUse(subjects, service, handler, selector).publish);
+  // A consumer counts the deliveries that were not attempts in the namespace's delivery ledger.
+  if (use.consumes.length > 0) publish.push(...bucketUse(subjects.deliveriesBucket));
+  if (use.journalClaim === true) publish.push(...bucketUse(subjects.journalBucket));
   for (const type of use.publishes) publish.push(eventPattern(subjects, type));
   if (use.registry !== 'none') publish.push(...registryUse(subjects, use.registry));
   // Every journal query but those reserved to ops (the journal too: its readiness check asks itself).
@@ -222,11 +235,16 @@ function criticIdentity(subjects: Subjects, criticId: string): NatsIdentity {
   const token = subjectToken(criticId);
   const dispatch = durableUse(subjects, name, 'dispatch', 'RoundStarted');
   const bucketStream = `KV_${subjects.criticsBucket}`;
+  const ledger = `KV_${subjects.deliveriesBucket}`;
   const publish = [
     jsApi('INFO'),
     ...Object.values(subjects.streams).map((stream) => jsApi('STREAM.INFO', stream)),
     jsApi('STREAM.INFO', bucketStream),
     ...dispatch.publish,
+    // The delivery records of its own consumer only (the fleet creates the ledger; a critic reads it and writes its own keys).
+    jsApi('STREAM.INFO', ledger),
+    jsApi('STREAM.MSG.GET', ledger),
+    `$KV.${subjects.deliveriesBucket}.${dispatch.name}.>`,
     ...(['FindingsReported', 'CriticFailed'] as const).map((type) => eventPattern(subjects, type, criticId)),
     subjects.event('CriticRegistered', criticId),
     subjects.event('CriticHeartbeat', criticId),

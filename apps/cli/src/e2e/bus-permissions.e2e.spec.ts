@@ -164,7 +164,7 @@ describe('the fleet under the generated NATS permissions', () => {
     // submission again is accepted as a duplicate, and the run goes on).
     const watched = await rloopAs('submitter', ['submit', planFile, '--watch']);
     expect(watched.code).toBe(1);
-    expect(watched.stderr).toMatch(/accepted: perm-fixable \(event \S+\), but this NATS user may not follow its events/);
+    expect(watched.stderr).toMatch(/accepted: perm-fixable \(event \S+\), but this NATS user may not follow what the journal commits/);
     const state = await t.outcome('perm-fixable', accepted?.[1] ?? '', 240_000).catch((error: unknown) => {
       throw new Error(`${String(error)}\n${t.lines.slice(-40).join('\n')}\n${critics.flatMap((c) => c.lines.slice(-10)).join('\n')}`);
     });

@@ -15,8 +15,8 @@ export function serviceEntry(service: FleetService): string {
 }
 
 export interface FleetOptions {
-  /** Instances of each service (two show that nothing is done twice). */
-  readonly replicas?: number;
+  /** Instances of each service (two show that nothing is done twice), or per service (1 for those not named). */
+  readonly replicas?: number | Partial<Readonly<Record<FleetService, number>>>;
   readonly services?: readonly FleetService[];
   /** Environment of every service process. */
   readonly env: NodeJS.ProcessEnv;
@@ -71,7 +71,7 @@ function waitForExit(child: ChildProcess): Promise<void> {
  * ready fails the start with its last lines.
  */
 export async function startFleet(options: FleetOptions): Promise<Fleet> {
-  const replicas = options.replicas ?? 1;
+  const replicasOf = (service: FleetService): number => (typeof options.replicas === 'object' ? (options.replicas[service] ?? 1) : (options.replicas ?? 1));
   const services = options.services ?? FLEET_SERVICES;
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
   const members: FleetMember[] = [];
@@ -147,7 +147,7 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
   try {
     for (const service of services) {
       const starting: Promise<FleetMember>[] = [];
-      for (let index = 1; index <= replicas; index += 1) {
+      for (let index = 1; index <= replicasOf(service); index += 1) {
         const member: Omit<FleetMember, 'child'> = { service, index, label: `${service}#${index}`, httpPort: portFor(service, index), tail: [] };
         const ready = launch(member);
         // Observed below; this keeps an early failure from being an unhandled rejection meanwhile.

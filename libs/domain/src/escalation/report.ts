@@ -1,4 +1,4 @@
-import type { FindingTimeline, Heuristic, Phase, StuckReport } from '@rloop/contracts';
+import type { CriticFailureReason, FindingTimeline, Heuristic, Phase, StuckReport } from '@rloop/contracts';
 import type { DisagreementSide, LoopState } from '../loop/state.js';
 import { maskSecrets } from '../secrets/mask.js';
 import { mdCode, mdFence, mdText } from '../text/escape.js';
@@ -7,6 +7,8 @@ export interface StuckTrigger {
   readonly kind: StuckReport['trigger']['kind'];
   readonly heuristic?: Heuristic;
   readonly detail: string;
+  /** What people should do, when the trigger knows better than its kind's general advice. */
+  readonly action?: string;
   /** Both asks of a critic disagreement, for the disagreement letter. */
   readonly disagreement?: readonly DisagreementSide[];
 }
@@ -36,6 +38,37 @@ const RECOMMENDATIONS: Readonly<Record<StuckReport['trigger']['kind'], string>> 
   critic_failures: 'A core critic kept failing, so no round could count as clean. Check the critic (`rloop critics`, its logs), then `rloop resume <slug>`.',
 };
 
+/**
+ * What to fix when a core critic cannot run, by critic (where we know its needs) and by reason:
+ * the advice names the setting, not just the symptom. `<critic>` and `<slug>` are filled in.
+ */
+const CRITIC_NEEDS: Readonly<Record<string, Partial<Record<CriticFailureReason, string>>>> = {
+  'toolchain/dependency-audit': {
+    not_runnable:
+      'npm audit could not run (its message above says why): give the repository a lockfile if it has none (a lockfile tells it what is installed: `npm install --package-lock-only`), and configure the advisory source it uses — the npm registry in the repository\'s or the critic-runner\'s `.npmrc` (`registry=`, with a token if it needs one, reachable from the critic-runner\'s host), or osv.dev\'s exports offline (`npx rloop advisories update`, then `RLOOP_ADVISORIES` for the critic-runner) — or take toolchain/dependency-audit out of `core` in config/critics.yaml if this project cannot be audited',
+  },
+  'toolchain/compiler-linter': {
+    not_runnable: 'the compiler or linter could not run on the checkout: install the toolchain the repository needs on the critic-runner\'s host (its message above says what is missing)',
+  },
+};
+
+const REASON_NEEDS: Readonly<Record<CriticFailureReason, string>> = {
+  not_runnable: '<critic> cannot run here: give it what its message above says is missing (a tool, a configuration, network access from the critic-runner\'s host), or take it out of `core` in config/critics.yaml',
+  unauthorised: '<critic>\'s credentials were refused: set a valid key where it runs (ANTHROPIC_API_KEY in the critic-runner\'s environment for the LLM critics, or the credential its critic service uses)',
+  unavailable: 'nothing hosting <critic> is alive: start a critic-runner (or the critic service that hosts it) so it heartbeats again — `rloop critics` shows who is alive',
+  crashed: '<critic> crashed: look at its message above and the critic-runner\'s log',
+  timed_out: '<critic> ran out of time: raise its `timeout_ms` in config/critics.yaml or give its host more room',
+  invalid_output: '<critic> answered with output that does not parse: check its version and its prompt',
+  rate_limited: '<critic> was rate-limited by its provider: wait, or raise the account\'s limits',
+  no_files_analysed: '<critic> analysed none of the files it supports: its coverage in the letter says what it considered and why each was skipped (size, parse error, a link out of the checkout)',
+};
+
+/** The recommended action for a core critic that cannot run (see CRITIC_NEEDS). */
+export function infrastructureAction(criticId: string, reason: CriticFailureReason): string {
+  const need = CRITIC_NEEDS[criticId]?.[reason] ?? REASON_NEEDS[reason];
+  return `${need.replaceAll('<critic>', criticId)}; then \`rloop resume <slug>\` (or \`rloop stop <slug>\`).`;
+}
+
 /** Timelines for the open findings when no richer projection is at hand: present in the last round. */
 function timelinesFromState(state: LoopState): FindingTimeline[] {
   return state.last_findings.map((f) => ({
@@ -62,7 +95,7 @@ export function buildStuckReport(state: LoopState, trigger: StuckTrigger, timeli
     trigger: { kind: trigger.kind, ...(trigger.heuristic === undefined ? {} : { heuristic: trigger.heuristic }), detail: trigger.detail.slice(0, 4000) },
     findings: [...(timelines ?? timelinesFromState(state))],
     ...(trigger.disagreement === undefined || trigger.disagreement.length === 0 ? {} : { disagreement: trigger.disagreement.slice(0, 10).map((side) => ({ ...side })) }),
-    recommended_action: (trigger.heuristic === undefined || trigger.kind !== 'heuristic' ? RECOMMENDATIONS[trigger.kind] : HEURISTIC_ACTIONS[trigger.heuristic]).replaceAll('<slug>', state.plan),
+    recommended_action: (trigger.action ?? (trigger.heuristic === undefined || trigger.kind !== 'heuristic' ? RECOMMENDATIONS[trigger.kind] : HEURISTIC_ACTIONS[trigger.heuristic])).replaceAll('<slug>', state.plan).slice(0, 4000),
     ...(state.baseline === null ? {} : { branch: state.baseline.branch }),
     ...(state.head === null ? {} : { commit: state.head }),
   };

@@ -32,6 +32,13 @@ export const LoopConfig = z.strictObject({
   key_moments: z.strictObject({ max_drop: z.number().min(0).default(3) }).default({ max_drop: 3 }),
   /** FSM seed: the implementer changed nothing (no commit, not an infra failure) in this many rounds in a row. */
   stall: z.strictObject({ rounds: Positive.default(2) }).default({ rounds: 2 }),
+  /**
+   * A round run again because a core critic failed (nothing to fix, nothing clean) waits
+   * initial · 2^(n-1) ms after its letter, n being the incomplete rounds in a row, up to max.
+   */
+  retry_backoff: z
+    .strictObject({ initial_ms: z.int().min(0).max(3_600_000).default(2_000), max_ms: z.int().min(0).max(3_600_000).default(120_000) })
+    .default({ initial_ms: 2_000, max_ms: 120_000 }),
   /** FSM seed: re-review the best commit after a round that made things worse. */
   best_round_retention: z.strictObject({ enabled: z.boolean().default(true) }).default({ enabled: true }),
   /** Review-loop seed: a pattern seen in this many loops is a learning. */

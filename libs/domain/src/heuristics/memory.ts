@@ -912,7 +912,7 @@ export function evolveMemory(memory: LoopMemory, event: JournaledEvent, position
   if (!inRun) return { memory: { ...memory, version: Math.max(memory.version, position) }, detections: [], round: null, run: null, learnings: [] };
   if (event.type === 'PlanSubmitted') {
     if (memory.run_id !== null && !memory.ended) return { memory: { ...memory, version: Math.max(memory.version, position) }, detections: [], round: null, run: null, learnings: [] };
-    const fresh: LoopMemory = { ...initialLoopMemory(memory.plan), run_id: event.event_id, run: newRun(memory.plan, event), version: Math.max(memory.version, position) };
+    const fresh: LoopMemory = { ...initialLoopMemory(memory.plan), run_id: event.event_id, run: newRun(memory.plan, event), version: position };
     return { memory: fresh, detections: [], round: null, run: fresh.run, learnings: [] };
   }
   const c: Context = { d: draftOf(memory, TRACKER_EVENTS.has(event.type)), event, position, config, detections: [], learnings: [], roundChanged: false, runChanged: false };

@@ -1,11 +1,12 @@
-import type { DataOf, FindingTimeline, JournaledEvent, Letter, Phase } from '@rloop/contracts';
+import { type DataOf, type FindingTimeline, INFRASTRUCTURE_FAILURE_REASONS, type JournaledEvent, type Letter, type Phase } from '@rloop/contracts';
 import type { CriticCatalogue } from '../config/catalogue.js';
-import { type StuckTrigger, buildStuckReport, renderStuckReportMarkdown } from '../escalation/report.js';
+import { type StuckTrigger, buildStuckReport, infrastructureAction, renderStuckReportMarkdown } from '../escalation/report.js';
 import { deterministicId } from '../identity/ids.js';
 import { type CriticAvailability, selectPanel } from '../panel/select-panel.js';
 import { nextPhase } from '../phases/phases.js';
 import { type DecisionMeta, decisionEvent } from './envelope.js';
-import { type DisagreementSide, type LoopState, type RoundRecord, isWorseThanBest } from './state.js';
+import { fixRequestData } from './work.js';
+import { type CriticFailure, type DisagreementSide, type LoopState, type RoundRecord, isWorseThanBest } from './state.js';
 
 export interface PanelContext {
   readonly catalogue: CriticCatalogue;
@@ -104,12 +105,56 @@ function panelComposition(ctx: PanelContext, state: LoopState) {
   return { critics: selection.critics.map((c) => c.critic_id), not_configured: selection.not_configured };
 }
 
+/** A core critic that failed for the same infrastructure reason in the current round and the one before it. */
+export interface RepeatedFailure {
+  readonly critic_id: string;
+  readonly failure: CriticFailure;
+  readonly rounds: readonly [number, number];
+}
+
+/**
+ * The first core critic (in id order) that failed for the same infrastructure reason (not
+ * runnable, unauthorised, unavailable) in this round and the previous one: running the round
+ * again cannot help until someone fixes what it needs.
+ */
+export function repeatedInfrastructureFailure(state: Pick<LoopState, 'previous_failures'>, current: RoundRecord): RepeatedFailure | null {
+  const previous = state.previous_failures;
+  if (previous === null || previous.round !== current.round - 1) return null;
+  for (const criticId of Object.keys(current.failures).sort()) {
+    const failure = current.failures[criticId];
+    if (failure === undefined || !failure.core || !INFRASTRUCTURE_FAILURE_REASONS.includes(failure.reason)) continue;
+    if (previous.failures[criticId]?.reason === failure.reason) return { critic_id: criticId, failure, rounds: [previous.round, current.round] };
+  }
+  return null;
+}
+
+const REASON_WORDS: Readonly<Record<CriticFailure['reason'], string>> = {
+  not_runnable: 'could not run',
+  unauthorised: 'was refused its credentials',
+  unavailable: 'was unavailable',
+  crashed: 'crashed',
+  timed_out: 'timed out',
+  invalid_output: 'gave invalid output',
+  rate_limited: 'was rate-limited',
+  no_files_analysed: 'analysed none of its files',
+};
+
 /** What to do once the round's letter is in. */
 function decideOnLetter(state: LoopState, ctx: PanelContext, current: RoundRecord): JournaledEvent[] {
   const letter = current.letter;
   if (letter === null) return [];
   const m = meta(state, ctx, letter.event_id);
   const cause = { event_id: letter.event_id, occurred_at: letter.occurred_at };
+  const repeated = current.mode === 'loop' ? repeatedInfrastructureFailure(state, current) : null;
+  if (repeated !== null) {
+    // Infrastructure that failed twice in a row fails again: escalate now, saying what failed and what to fix.
+    const { critic_id: criticId, failure, rounds } = repeated;
+    return escalate(state, ctx, letter.event_id, {
+      kind: 'critic_failures',
+      detail: `core critic ${criticId} ${REASON_WORDS[failure.reason]} (${failure.reason}) in rounds ${rounds[0]} and ${rounds[1]}: ${failure.message}`,
+      action: infrastructureAction(criticId, failure.reason),
+    });
+  }
   if (current.mode === 'single_pass') {
     if (state.verdict === null || state.verdict === 'run') return [];
     return [
@@ -178,20 +223,8 @@ function decideOnLetter(state: LoopState, ctx: PanelContext, current: RoundRecor
     });
   }
   const full = ctx.letter;
-  if (state.spec === null || state.gated === null || state.baseline === null || full === undefined || full === null || full.letter_id !== letter.letter_id) return [];
-  return [
-    decisionEvent('FixRequested', m, ['fix', current.round], {
-      round: current.round,
-      attempt: current.phase_round,
-      letter: full,
-      base_commit: current.commit,
-      branch: state.baseline.branch,
-      repo_path: state.gated.repo_path,
-      test_cmd: state.spec.test_cmd,
-      implementer: state.spec.implementer,
-      baseline_failing: [...state.baseline.failing],
-    }),
-  ];
+  const request = full === undefined || full === null || full.letter_id !== letter.letter_id ? null : fixRequestData(state, current, full);
+  return request === null ? [] : [decisionEvent('FixRequested', m, ['fix', current.round], request)];
 }
 
 /**

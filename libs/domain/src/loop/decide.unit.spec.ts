@@ -2,6 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import type { JournaledEvent, Letter } from '@rloop/contracts';
 import { RUN_ID, SHA_A, SHA_B, availability, catalogue, event, finding, given, letterFor, planSpec } from '../testing/builders.test-helpers.js';
 import { decideNext, needsLetter, type PanelContext } from './decide.js';
+import { retryBackoffMs } from './retry.js';
+import { infrastructureAction } from '../escalation/report.js';
 import { evolveLoop, type LoopState } from './state.js';
 
 const ctx = (overrides: Partial<PanelContext> = {}): PanelContext => ({ catalogue, availability, producer: 'panel@test', now: '2026-11-30T12:00:00.000Z', ...overrides });
@@ -236,6 +238,86 @@ describe('the panel decides the next step from the journal', () => {
   });
 });
 
+describe('a core critic that cannot run', () => {
+  const failed = (round: number, reason: 'not_runnable' | 'unauthorised' | 'crashed', message: string) =>
+    event('CriticFailed', { round, critic_id: 'toolchain/compiler-linter', core: true, reason, message });
+
+  /** Runs rounds whose compiler-linter fails as given and whose other critics report nothing; returns the state after the last letter. */
+  function roundsFailing(failures: readonly (readonly ['not_runnable' | 'unauthorised' | 'crashed', string])[]): LoopState {
+    let state = given(submitted(), gated(), baseline());
+    for (const [reason, message] of failures) {
+      const decided = decideNext(state, ctx());
+      expect(decided.map((e) => e.type)).toEqual(['RoundStarted']);
+      state = apply(state, decided);
+      state = apply(state, [
+        failed(state.round, reason, message),
+        event('FindingsReported', { round: state.round, critic_id: 'security/sast-scanner', commit: SHA_A, findings: [], truncated: false, duration_ms: 1 }),
+        event('LetterWritten', { letter: letterFor(state.round, 'critical', [], { complete: false }) }),
+      ]);
+    }
+    return state;
+  }
+
+  it('given a core critic that could not run in two rounds in a row, when deciding, then the loop escalates at once with the reason, the critic\'s message and what to fix', () => {
+    const state = roundsFailing([
+      ['not_runnable', 'tsc could not run: spawn tsc ENOENT'],
+      ['not_runnable', 'tsc could not run: spawn tsc ENOENT'],
+    ]);
+    const [escalation, ...rest] = decideNext(state, ctx());
+    expect(rest).toEqual([]);
+    expect(escalation).toMatchObject({ type: 'EscalationRaised', data: { reason: 'critic_failures', round: 2 } });
+    if (escalation?.type !== 'EscalationRaised') throw new Error('expected an escalation');
+    expect(escalation.data.report.trigger.detail).toBe('core critic toolchain/compiler-linter could not run (not_runnable) in rounds 1 and 2: tsc could not run: spawn tsc ENOENT');
+    expect(escalation.data.report.recommended_action).toMatch(/install the toolchain/);
+    expect(escalation.data.report.recommended_action).toContain('rloop resume add-billing');
+  });
+
+  it('given npm audit that cannot reach its advisories, when advice is written, then it names the advisory source to configure', () => {
+    expect(infrastructureAction('toolchain/dependency-audit', 'not_runnable')).toMatch(/advisory source .*registry/);
+    expect(infrastructureAction('security/sast-scanner', 'unavailable')).toMatch(/start a critic-runner/);
+  });
+
+  it('given a rejected API key in two rounds in a row, when deciding, then the escalation names the key to set', () => {
+    const state = roundsFailing([
+      ['unauthorised', '401 invalid x-api-key'],
+      ['unauthorised', '401 invalid x-api-key'],
+    ]);
+    const [escalation] = decideNext(state, ctx());
+    if (escalation?.type !== 'EscalationRaised') throw new Error('expected an escalation');
+    expect(escalation.data.report.recommended_action).toContain('ANTHROPIC_API_KEY');
+  });
+
+  it('given one infrastructure failure, or two different reasons, or a crash twice, when deciding, then the round is run again', () => {
+    for (const failures of [
+      [['not_runnable', 'no npm']],
+      [['not_runnable', 'no npm'], ['unauthorised', 'bad key']],
+      [['crashed', 'boom'], ['crashed', 'boom']],
+    ] as const) {
+      const [next] = decideNext(roundsFailing(failures), ctx());
+      expect(next).toMatchObject({ type: 'RoundStarted', data: { round: failures.length + 1 } });
+    }
+  });
+
+  it('given rounds run again after incomplete letters, when their start is timed, then each waits twice as long as the one before, up to the cap', () => {
+    const backoff = { initial_ms: 2_000, max_ms: 5_000 };
+    const waits = [1, 2, 3].map((n) => {
+      const state = roundsFailing(Array.from({ length: n }, () => ['crashed', 'boom'] as const));
+      const letterAt = Date.parse(state.current?.letter?.occurred_at ?? '');
+      return retryBackoffMs(state, letterAt + 500, backoff);
+    });
+    expect(waits).toEqual([1_500, 3_500, 4_500]);
+    const state = roundsFailing([['crashed', 'boom']]);
+    expect(retryBackoffMs(state, Date.parse(state.current?.letter?.occurred_at ?? '') + 2_000, backoff)).toBeNull();
+  });
+
+  it('given a complete letter or one with findings, when the next round is timed, then it does not wait', () => {
+    let state = given(submitted(), gated(), baseline());
+    state = apply(state, decideNext(state, ctx()));
+    state = withLetter(state, letterFor(1, 'critical', [finding()], { complete: false }));
+    expect(retryBackoffMs(state, Date.now(), { initial_ms: 60_000, max_ms: 60_000 })).toBeNull();
+  });
+});
+
 describe('the loop state', () => {
   it('given a report for a round that already has its letter, when folded, then the state does not change', () => {
     let state = given(submitted(), gated(), baseline());
@@ -244,6 +326,14 @@ describe('the loop state', () => {
     const late = event('CriticFailed', { round: 1, critic_id: 'security/sast-scanner', core: true, reason: 'timed_out', message: 'late' });
     const after = evolveLoop(state, late, state.version + 1);
     expect(after.current).toEqual(state.current);
+  });
+
+  it('given a loop in round 1, when a LoopConverged its history does not support is folded, then the loop goes on', () => {
+    let state = given(submitted(), gated(), baseline());
+    state = apply(state, decideNext(state, ctx()));
+    const forged = event('LoopConverged', { rounds: 1, letter_id: 'd_letter00000001', final_commit: SHA_A, branch: 'rloop/add-billing', panel: { critics: [], not_configured: [] } });
+    const after = evolveLoop(state, forged, state.version + 1);
+    expect({ status: after.status, outcome: after.outcome_event_id }).toEqual({ status: 'reviewing', outcome: null });
   });
 
   it('given a second submission while the loop runs, when folded, then the running loop is kept', () => {

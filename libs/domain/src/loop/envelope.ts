@@ -30,3 +30,15 @@ export function decisionEvent<T extends JournaledType>(type: T, meta: DecisionMe
     data,
   } as EventOf<T>;
 }
+
+/**
+ * Marks the events of one decision with the version of the run's stream they were decided on
+ * (the handler passes the version of the state it decided from): the journal appends them only
+ * while that state still holds (see admitDecision). Events already stamped keep their stamp.
+ */
+export function stampDecision<E extends JournaledEvent>(events: readonly E[], version: number): E[] {
+  const first = events[0];
+  if (first === undefined) return [];
+  const decision = { expected_version: version, id: first.event_id };
+  return events.map((event) => (event.decision === undefined ? { ...event, decision } : event));
+}

@@ -1,4 +1,4 @@
-import { type DispatchedCritic, type GateVerdict, type Heuristic, type JournaledEvent, type Letter, type Phase, type PlanSpec, type SeverityCounts, StuckReport } from '@rloop/contracts';
+import { type CriticFailureReason, type DispatchedCritic, type GateVerdict, type Heuristic, type JournaledEvent, type Letter, type Phase, type PlanSpec, type SeverityCounts, StuckReport } from '@rloop/contracts';
 
 /** One side of a critic disagreement (as the stuck report shows it). */
 export type DisagreementSide = NonNullable<StuckReport['disagreement']>[number];
@@ -67,6 +67,25 @@ export interface RoundLetter {
   readonly complete: boolean;
 }
 
+/** A critic's failure in a round, as the state keeps it. */
+export interface CriticFailure {
+  readonly reason: CriticFailureReason;
+  readonly message: string;
+  readonly core: boolean;
+}
+
+/**
+ * Where the run's state last changed (events that change nothing — a late report, a duplicate —
+ * leave it): the position, the decision that changed it (null for a fact), and where it changed
+ * before that decision's events began. A decision made on version V is still valid while
+ * nothing but its own earlier events changed the state after V (see admitDecision).
+ */
+export interface StateChange {
+  readonly at: number;
+  readonly decision: string | null;
+  readonly before: number;
+}
+
 /** The round in progress (the state keeps only this one; history lives in projections). */
 export interface RoundRecord {
   readonly round: number;
@@ -83,6 +102,8 @@ export interface RoundRecord {
   readonly critics: readonly Pick<DispatchedCritic, 'critic_id' | 'core'>[];
   /** Outcome per critic that has answered. */
   readonly reports: Readonly<Record<string, 'reported' | 'failed'>>;
+  /** Why each critic that failed did (its reason and its own message, cut short). */
+  readonly failures: Readonly<Record<string, CriticFailure>>;
   readonly letter: RoundLetter | null;
   readonly fix_requested: boolean;
   readonly fix: { readonly outcome: string; readonly commit: string | null; readonly event_id: string; readonly occurred_at: string } | null;
@@ -117,9 +138,15 @@ export interface LoopState {
   readonly handled_detections: readonly string[];
   /** Best-round retention (FSM seed): the best complete round of the current phase. */
   readonly best: BestRound | null;
+  /** The critics that failed in the round before the current one (infrastructure failures that repeat escalate at once). */
+  readonly previous_failures: { readonly round: number; readonly failures: Readonly<Record<string, CriticFailure>> } | null;
+  /** Consecutive rounds whose letter was incomplete (a core critic failed), up to the current one: retried rounds back off by it. */
+  readonly incomplete_rounds: number;
   readonly outcome_event_id: string | null;
-  /** Stream position of the last event folded in. */
+  /** Stream position of the last event folded in (the run's journal stream). */
   readonly version: number;
+  /** Where the state last changed: what decisions are checked against. */
+  readonly changed: StateChange;
   readonly last_event_id: string | null;
   readonly updated_at: string | null;
 }
@@ -152,8 +179,11 @@ export function initialLoopState(plan: string): LoopState {
     detections: [],
     handled_detections: [],
     best: null,
+    previous_failures: null,
+    incomplete_rounds: 0,
     outcome_event_id: null,
     version: 0,
+    changed: { at: 0, decision: null, before: 0 },
     last_event_id: null,
     updated_at: null,
   };
@@ -216,28 +246,54 @@ function handled(state: LoopState): readonly string[] {
 }
 
 /**
+ * `after` with its change recorded when it differs from `before` (for changes made beside the
+ * fold, such as a detection the journal's heuristics put into the state with the event that fired it).
+ */
+export function markChanged(before: LoopState, after: LoopState, event: JournaledEvent, position: number): LoopState {
+  return after === before ? after : { ...after, changed: changeAt(before.changed, event, position) };
+}
+
+/** Where the state changed after folding `event` at `position` (see StateChange). */
+function changeAt(previous: StateChange, event: JournaledEvent, position: number): StateChange {
+  const decision = event.decision?.id ?? null;
+  if (decision !== null && decision === previous.decision) return { at: position, decision, before: previous.before };
+  return { at: position, decision, before: previous.at };
+}
+
+const MAX_FAILURE_MESSAGE = 1000;
+
+/**
  * Folds one journaled event into the plan's loop state (emmett's `evolve`). Pure and total:
  * events of other runs, duplicates and late reports for finished rounds leave the state as is,
- * apart from the version.
+ * apart from the version — and do not count as a change (`changed`), so they never make a
+ * decision stale. `position` is the event's position in the run's stream.
  */
 export function evolveLoop(state: LoopState, event: JournaledEvent, position: number): LoopState {
   const base = { ...state, version: Math.max(state.version, position), last_event_id: event.event_id, updated_at: event.occurred_at };
   if (!belongsToRun(state, event)) return base;
+  const next = applyToRun(state, event, position, base);
+  return next === base ? base : { ...next, changed: changeAt(state.changed, event, position) };
+}
+
+/** The state after an event of the run; `base` itself when the event changes nothing. */
+function applyToRun(state: LoopState, event: JournaledEvent, position: number, base: LoopState): LoopState {
   switch (event.type) {
     case 'PlanSubmitted':
-      if (state.run_id !== null && !TERMINAL_STATUSES.has(state.status)) return base;
+      if (state.run_id === event.event_id || (state.run_id !== null && !TERMINAL_STATUSES.has(state.status))) return base;
       return {
         ...initialLoopState(state.plan),
         run_id: event.event_id,
         spec: event.data.plan,
         submission_id: event.data.submission_id,
-        version: base.version,
+        // A run has a stream of its own: its positions start again (a plan stream of older journals keeps counting).
+        version: position,
         last_event_id: event.event_id,
         updated_at: event.occurred_at,
       };
     case 'PlanRejected':
-      return { ...base, status: 'rejected', outcome_event_id: event.event_id };
+      return TERMINAL_STATUSES.has(state.status) ? base : { ...base, status: 'rejected', outcome_event_id: event.event_id };
     case 'LoopGated':
+      if (state.gated !== null || state.status !== 'submitted') return base;
       return {
         ...base,
         verdict: event.data.verdict,
@@ -255,9 +311,11 @@ export function evolveLoop(state: LoopState, event: JournaledEvent, position: nu
         status: 'ready',
       };
     case 'RoundStarted': {
-      if (event.data.round <= state.round) return base;
+      // The panel starts a round on a loop that is ready or under review, never on one that ended or waits for people.
+      if (event.data.round <= state.round || !(state.status === 'ready' || state.status === 'reviewing')) return base;
       return {
         ...base,
+        previous_failures: state.current === null ? null : { round: state.current.round, failures: state.current.failures },
         status: 'reviewing',
         phase: event.data.phase,
         round: event.data.round,
@@ -281,6 +339,7 @@ export function evolveLoop(state: LoopState, event: JournaledEvent, position: nu
           deadline_at: event.data.deadline_at,
           critics: event.data.critics.map((c) => ({ critic_id: c.critic_id, core: c.core })),
           reports: {},
+          failures: {},
           letter: null,
           fix_requested: false,
           fix: null,
@@ -291,8 +350,9 @@ export function evolveLoop(state: LoopState, event: JournaledEvent, position: nu
     case 'CriticFailed': {
       const current = forCurrentRound(state, event.data.round);
       if (current === null || current.reports[event.data.critic_id] !== undefined || current.letter !== null) return base;
-      const outcome = event.type === 'FindingsReported' ? 'reported' : 'failed';
-      return { ...base, current: { ...current, reports: { ...current.reports, [event.data.critic_id]: outcome } } };
+      if (event.type === 'FindingsReported') return { ...base, current: { ...current, reports: { ...current.reports, [event.data.critic_id]: 'reported' } } };
+      const failure: CriticFailure = { reason: event.data.reason, message: event.data.message.slice(0, MAX_FAILURE_MESSAGE), core: event.data.core };
+      return { ...base, current: { ...current, reports: { ...current.reports, [event.data.critic_id]: 'failed' }, failures: { ...current.failures, [event.data.critic_id]: failure } } };
     }
     case 'LetterWritten': {
       const current = forCurrentRound(state, event.data.letter.round);
@@ -303,6 +363,7 @@ export function evolveLoop(state: LoopState, event: JournaledEvent, position: nu
       return {
         ...base,
         best: keepBest ? state.best : candidate,
+        incomplete_rounds: letter.complete ? 0 : state.incomplete_rounds + 1,
         last_findings: summarise(letter),
         current: {
           ...current,
@@ -319,7 +380,7 @@ export function evolveLoop(state: LoopState, event: JournaledEvent, position: nu
     }
     case 'FixRequested': {
       const current = forCurrentRound(state, event.data.round);
-      if (current === null) return base;
+      if (current === null || current.fix_requested) return base;
       return { ...base, status: 'fixing', current: { ...current, fix_requested: true } };
     }
     case 'FixApplied': {
@@ -333,8 +394,10 @@ export function evolveLoop(state: LoopState, event: JournaledEvent, position: nu
       };
     }
     case 'PhaseAdvanced':
-      return { ...base, phase: event.data.to, best: null };
+      return state.phase === event.data.to && state.best === null ? base : { ...base, phase: event.data.to, best: null };
     case 'EscalationRaised':
+      // An escalation raised as a fact (a budget a worker hit) may come after the loop ended: it changes nothing then.
+      if (TERMINAL_STATUSES.has(state.status) || state.escalation?.escalation_id === event.data.escalation_id) return base;
       return {
         ...base,
         status: 'escalated',
@@ -343,7 +406,8 @@ export function evolveLoop(state: LoopState, event: JournaledEvent, position: nu
         detections: [],
       };
     case 'LoopResumed': {
-      if (state.status !== 'escalated') return base;
+      // A person's resume applies to the escalation it names, never to a later one.
+      if (state.status !== 'escalated' || state.escalation?.escalation_id !== event.data.escalation_id) return base;
       const bonus = event.data.raise_cap ?? 0;
       return {
         ...base,
@@ -358,10 +422,14 @@ export function evolveLoop(state: LoopState, event: JournaledEvent, position: nu
     }
     case 'LoopStopped':
       return TERMINAL_STATUSES.has(state.status) ? base : { ...base, status: 'stopped', outcome_event_id: event.event_id };
-    case 'LoopConverged':
-      return { ...base, status: 'converged', outcome_event_id: event.event_id };
+    case 'LoopConverged': {
+      // Only the outcome the history supports: a clean, complete final sweep of a loop under review.
+      const letter = state.current?.letter;
+      const clean = state.status === 'reviewing' && state.current?.phase === 'final_sweep' && state.current.mode === 'loop' && letter !== null && letter !== undefined && letter.complete && letter.findings === 0;
+      return clean ? { ...base, status: 'converged', outcome_event_id: event.event_id } : base;
+    }
     case 'LoopBypassed':
-      return { ...base, status: 'bypassed', outcome_event_id: event.event_id };
+      return state.status === 'reviewing' && state.current?.mode === 'single_pass' && state.current.letter !== null ? { ...base, status: 'bypassed', outcome_event_id: event.event_id } : base;
     case 'LoopDetected': {
       const disagreement = disagreementOf(event.data.evidence);
       return noteDetection(base, {

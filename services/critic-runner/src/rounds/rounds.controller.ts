@@ -1,9 +1,9 @@
 import { join } from 'node:path';
 import { Controller, Inject, Logger, type OnApplicationShutdown } from '@nestjs/common';
 import { EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent } from '@rloop/bus';
-import { type CriticCoverage, type DispatchedCritic, type EventOf, TransientError, describeError } from '@rloop/contracts';
+import { type CriticCoverage, type DispatchedCritic, type EventOf, TransientError, describeError, parseEvent } from '@rloop/contracts';
 import { type CriticDefinition, type CriticRunResult, listCheckoutFiles, prepareRepoReview, runCritic } from '@rloop/critics';
-import { type DecisionMeta, type LoopState, decisionEvent, describeCoverage } from '@rloop/domain';
+import { type DecisionMeta, type LoopState, decisionEvent, describeCoverage, roundWork } from '@rloop/domain';
 import { readOnlyCheckout } from '@rloop/git';
 import { JournalClient } from '@rloop/journal-client';
 import {
@@ -47,6 +47,11 @@ type LlmRound = { readonly kind: 'run'; readonly critics: ReadonlyMap<string, Cr
  * with its timeout, and reports each as soon as it is done: FindingsReported, or CriticFailed with
  * the reason. Critics hosted elsewhere (critic services) are left to their own runners.
  *
+ * It acts only on rounds the journal has committed: the trigger is the journal's announcement of
+ * a RoundStarted, the round and its critics are the journaled ones, and the repository, the base
+ * commit and the files come from the run's journaled LoopGated — a RoundStarted published on the
+ * bus by anyone else makes it check nothing out.
+ *
  * LLM critics (with ANTHROPIC_API_KEY) see the plan, the diff from the plan's base commit and the
  * files; before they are dispatched the round's budget is checked against what the journal says
  * was spent, and a budget that is used up escalates the loop (EscalationRaised, reason budget)
@@ -70,14 +75,34 @@ export class RoundsController implements OnApplicationShutdown {
     this.abort.abort();
   }
 
-  @OnEvent('RoundStarted', { name: 'critic-runner-rounds', ackWaitMs: 60_000 })
-  async onRoundStarted(event: EventOf<'RoundStarted'>, ctx: EventContext): Promise<void> {
+  /** The round an announcement commits, as the journal holds it (null when there is nothing to review: not a round start, or a round that is over). */
+  private async committedRound(announcement: EventOf<'JournalCommitted'>, ctx: EventContext): Promise<{ readonly event: EventOf<'RoundStarted'>; readonly state: LoopState } | null> {
+    const started = announcement.data.events.find((e) => e.type === 'RoundStarted');
+    if (announcement.plan.startsWith('_') || started === undefined) return null;
+    // A redelivery (after a crash) reads the state now: the critics that answered meanwhile are not run again.
+    const { state } = await this.journal.loopStateAt(announcement, { fresh: ctx.deliveries > 1 });
+    const work = state === null ? null : roundWork(state, started.event_id);
+    if (state === null || work === null) return null;
+    const stored = await this.journal.hasEvent(started.event_id);
+    const parsed = stored.found && stored.event !== undefined ? parseEvent(stored.event) : null;
+    if (parsed === null || !parsed.ok || parsed.event.type !== 'RoundStarted' || parsed.event.correlation_id !== work.runId) {
+      throw new TransientError('CRITIC_RUNNER.STATE_BEHIND', `the journal announced RoundStarted ${started.event_id} of ${announcement.plan} but does not return it`);
+    }
+    // The repository, base commit and files are the run's (its LoopGated), whatever the round's event says.
+    const event: EventOf<'RoundStarted'> = { ...parsed.event, data: { ...parsed.event.data, repo_path: work.repoPath, base_commit: work.baseCommit, files: [...work.files], commit: work.round.commit } };
+    return { event, state };
+  }
+
+  @OnEvent('JournalCommitted', { name: 'critic-runner-committed-rounds', ackWaitMs: 60_000 })
+  async onCommitted(announcement: EventOf<'JournalCommitted'>, ctx: EventContext): Promise<void> {
+    if (this.critics.size === 0 || !announcement.data.events.some((e) => e.type === 'RoundStarted')) return;
+    const committed = await this.committedRound(announcement, ctx);
+    if (committed === null) return;
+    const { event, state } = committed;
     const round = event.data;
     const hosted = round.critics.filter((c) => this.critics.has(c.critic_id));
-    if (hosted.length === 0) return;
-    // A redelivered round (after a crash) runs only the critics that have not answered yet.
-    const { state } = await this.journal.loopState(event.plan);
-    const answered = state?.current?.round === round.round ? state.current.reports : {};
+    // Critics that already answered this round (a redelivery after a crash) are not run again.
+    const answered = state.current?.reports ?? {};
     const todo = hosted.filter((c) => answered[c.critic_id] === undefined);
     if (todo.length === 0) return;
     const meta: DecisionMeta = { plan: event.plan, run_id: event.correlation_id, causation_id: event.event_id, producer: PRODUCER, now: new Date().toISOString() };

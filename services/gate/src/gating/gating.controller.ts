@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { EVENT_PUBLISHER, type EventPublisher, OnEvent, RetryLaterError } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
-import { decideGate, decisionEvent } from '@rloop/domain';
+import { decideGate, decisionEvent, stampDecision } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
 import { admitPlan } from '../intake/admit.js';
 import { slugTakenIssue } from '../intake/one-run-per-slug.js';
@@ -43,15 +43,15 @@ export class GatingController {
     }
     const { plan, repository, files } = admitted.admission;
     const decision = decideGate({ title: plan.title, description: plan.description, effort_level: plan.effort_level, files }, this.config.triggers);
-    await this.publisher.publish(
-      decisionEvent('LoopGated', meta, ['gated'], {
-        verdict: decision.verdict,
-        rules: decision.rules,
-        commit: repository.commit,
-        files: [...files],
-        repo_path: repository.path,
-        test_cmd: plan.test_cmd,
-      }),
-    );
+    const gated = decisionEvent('LoopGated', meta, ['gated'], {
+      verdict: decision.verdict,
+      rules: decision.rules,
+      commit: repository.commit,
+      files: [...files],
+      repo_path: repository.path,
+      test_cmd: plan.test_cmd,
+    });
+    // Decided on the run as the journal has it (its PlanSubmitted): appended only while nothing else changed it.
+    for (const event of stampDecision([gated], state?.version ?? 0)) await this.publisher.publish(event);
   }
 }

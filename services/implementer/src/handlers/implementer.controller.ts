@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { Controller, Inject, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent } from '@rloop/bus';
-import { type EventOf, TransientError } from '@rloop/contracts';
-import { type DecisionMeta, decisionEvent } from '@rloop/domain';
+import { type DataOf, type EventOf, TransientError } from '@rloop/contracts';
+import { type DecisionMeta, type LoopState, baselineWork, decisionEvent, fixWork } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
 import { type BudgetState, type LlmClient, budgetEscalation, createAnthropicClient, describeBudgetReached, redactSecrets } from '@rloop/llm';
 import { createAnthropicStrategy } from '../anthropic/strategy.js';
@@ -31,10 +31,23 @@ interface AnthropicWiring {
   readonly implementer: LlmClient;
 }
 
+/** A fix the journal has committed: its request (rebuilt from the run's state) and the FixRequested it answers. */
+interface CommittedFix {
+  readonly request: DataOf<'FixRequested'>;
+  readonly requestEventId: string;
+  readonly runId: string;
+}
+
 /**
  * The implementer's two jobs: the baseline test run before round 1, and one fix per requested
  * letter, committed on `rloop/<slug>` in a worktree of its own. Both are idempotent (their
  * results are recorded in the repository), so a redelivered message yields the same event.
+ *
+ * It works only on what the journal has committed: the triggers are the journal's announcements
+ * of a LoopGated and of a FixRequested, and what it runs — the repository, the commits, the test
+ * command, the implementer strategy and its command — comes from the run's journaled
+ * PlanSubmitted, LoopGated and baseline, and the letter from the journal; a FixRequested on the
+ * bus for a plan the journal does not hold makes it run nothing.
  *
  * The `anthropic` strategy (with ANTHROPIC_API_KEY) publishes what it does on the way: TestsWritten
  * once the red tests are confirmed, UsageRecorded for each dispatch, and EscalationRaised (reason
@@ -96,31 +109,57 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     this.abort.abort();
   }
 
-  @OnEvent('LoopGated', { name: 'implementer-baseline', ackWaitMs: 120_000 })
-  async onGated(event: EventOf<'LoopGated'>): Promise<void> {
-    if (event.data.verdict !== 'run') return;
-    const data = await recordBaseline({ slug: event.plan, runId: event.correlation_id, repoPath: event.data.repo_path, commit: event.data.commit, testCmd: event.data.test_cmd }, this.env);
-    const meta = { plan: event.plan, run_id: event.correlation_id, causation_id: event.event_id, producer: PRODUCER, now: new Date().toISOString() };
+  /** The run's state as of an announcement of it (asked for again on a redelivery), or null for another run's announcement. */
+  private async runState(announcement: EventOf<'JournalCommitted'>, ctx: EventContext): Promise<LoopState | null> {
+    const { state } = await this.journal.loopStateAt(announcement, { fresh: ctx.deliveries > 1 });
+    if (state === null || state.run_id === null || (announcement.data.run_id !== null && announcement.data.run_id !== state.run_id)) return null;
+    return state;
+  }
+
+  @OnEvent('JournalCommitted', { name: 'implementer-committed-baselines', ackWaitMs: 120_000 })
+  async onGated(announcement: EventOf<'JournalCommitted'>, ctx: EventContext): Promise<void> {
+    if (announcement.plan.startsWith('_') || !announcement.data.events.some((e) => e.type === 'LoopGated')) return;
+    const state = await this.runState(announcement, ctx);
+    const work = state === null ? null : baselineWork(state);
+    if (work === null) return;
+    const data = await recordBaseline({ slug: work.slug, runId: work.runId, repoPath: work.repoPath, commit: work.commit, testCmd: work.testCmd }, this.env);
+    const meta = { plan: work.slug, run_id: work.runId, causation_id: work.gatedEventId, producer: PRODUCER, now: new Date().toISOString() };
     await this.publisher.publish(decisionEvent('BaselineRecorded', meta, ['baseline'], data));
   }
 
-  @OnEvent('FixRequested', { name: 'implementer-fix', ackWaitMs: 120_000 })
-  async onFixRequested(event: EventOf<'FixRequested'>, ctx: EventContext): Promise<void> {
-    const meta = (): DecisionMeta => ({ plan: event.plan, run_id: event.correlation_id, causation_id: event.event_id, producer: PRODUCER, now: new Date().toISOString() });
-    const wiring = event.data.implementer.strategy === 'anthropic' ? this.anthropic : null;
+  /** The fix an announcement commits, rebuilt from the run's journaled state and letter (null when the run does not wait for one). */
+  private async committedFix(announcement: EventOf<'JournalCommitted'>, ctx: EventContext): Promise<CommittedFix | null> {
+    const requested = announcement.data.events.find((e) => e.type === 'FixRequested');
+    if (announcement.plan.startsWith('_') || requested === undefined) return null;
+    const state = await this.runState(announcement, ctx);
+    const letterId = state?.current?.letter?.letter_id;
+    if (state === null || state.run_id === null || letterId === undefined) return null;
+    const request = fixWork(state, await this.journal.letterAt(announcement, letterId));
+    return request === null ? null : { request, requestEventId: requested.event_id, runId: state.run_id };
+  }
+
+  @OnEvent('JournalCommitted', { name: 'implementer-committed-fixes', ackWaitMs: 120_000 })
+  async onFixRequested(announcement: EventOf<'JournalCommitted'>, ctx: EventContext): Promise<void> {
+    if (!announcement.data.events.some((e) => e.type === 'FixRequested')) return;
+    const fix = await this.committedFix(announcement, ctx);
+    if (fix === null) return;
+    const { request } = fix;
+    const plan = announcement.plan;
+    const meta = (): DecisionMeta => ({ plan, run_id: fix.runId, causation_id: fix.requestEventId, producer: PRODUCER, now: new Date().toISOString() });
+    const wiring = request.implementer.strategy === 'anthropic' ? this.anthropic : null;
     const data =
       wiring === null
-        ? await applyFix(event.data, { ...this.env, strategyFor: this.strategies })
-        : await applyFix(event.data, { ...this.env, strategyFor: await this.anthropicStrategies(event, ctx, wiring, meta) });
-    if (data.outcome === 'failed' && data.reason !== undefined) this.log.warn(`${event.plan} round ${event.data.round}: the ${data.strategy} fix failed: ${redactSecrets(data.reason)}`);
-    await this.publisher.publish(decisionEvent('FixApplied', meta(), ['fix-applied', event.data.round], { ...data, ...(data.reason === undefined ? {} : { reason: redactSecrets(data.reason) }) }));
+        ? await applyFix(request, { ...this.env, strategyFor: this.strategies })
+        : await applyFix(request, { ...this.env, strategyFor: await this.anthropicStrategies(plan, fix, ctx, wiring, meta) });
+    if (data.outcome === 'failed' && data.reason !== undefined) this.log.warn(`${plan} round ${request.round}: the ${data.strategy} fix failed: ${redactSecrets(data.reason)}`);
+    await this.publisher.publish(decisionEvent('FixApplied', meta(), ['fix-applied', request.round], { ...data, ...(data.reason === undefined ? {} : { reason: redactSecrets(data.reason) }) }));
   }
 
   /** The strategy resolver for one anthropic fix: the strategy bound to this request, its budget and its events. */
-  private async anthropicStrategies(event: EventOf<'FixRequested'>, ctx: EventContext, wiring: AnthropicWiring, meta: () => DecisionMeta): Promise<StrategyResolver> {
+  private async anthropicStrategies(plan: string, fix: CommittedFix, ctx: EventContext, wiring: AnthropicWiring, meta: () => DecisionMeta): Promise<StrategyResolver> {
     const { settings } = wiring;
-    const request = event.data;
-    const spend = await this.journal.spend(event.plan, utcDay(new Date()), event.correlation_id);
+    const { request } = fix;
+    const spend = await this.journal.spend(plan, utcDay(new Date()), fix.runId);
     const budget: BudgetState = { limits: settings.budgets, spentOnPlanUsd: spend.run_usd ?? spend.plan_usd, spentTodayUsd: spend.day_usd };
     const runTests = createPlanTestRunner({ command: request.test_cmd, timeoutMs: this.config.testTimeoutMs, env: this.commandEnv, limits: this.config.commands.limits });
     const strategy = createAnthropicStrategy({
@@ -129,7 +168,7 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
       implementer: { client: wiring.implementer, spec: settings.implementer, stepBudget: settings.implementerSteps },
       budget,
       runTests,
-      listWarnings: createWarningLister({ cacheDir: join(this.config.home, 'implementer', 'cache', 'compiler-linter', event.plan), signal: this.abort.signal }),
+      listWarnings: createWarningLister({ cacheDir: join(this.config.home, 'implementer', 'cache', 'compiler-linter', plan), signal: this.abort.signal }),
       lintCommands: settings.lintCommands,
       commandEnv: this.commandEnv,
       commandLimits: this.config.commands.limits,
@@ -137,7 +176,7 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
       maxDiffLines: settings.maxDiffLines,
       hooks: {
         onTestsWritten: async (data) => {
-          this.log.log(`${event.plan} round ${request.round}: ${data.red.length} red test(s) written for letter ${request.letter.letter_id}`);
+          this.log.log(`${plan} round ${request.round}: ${data.red.length} red test(s) written for letter ${request.letter.letter_id}`);
           await this.publisher.publish(decisionEvent('TestsWritten', meta(), ['tests-written', request.round], data));
         },
         onUsage: async (usage) => {
@@ -145,9 +184,9 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
           await this.publisher.publish(decisionEvent('UsageRecorded', meta(), ['usage', request.round, usage.dispatch, ctx.deliveries], { ...usage, round: request.round }));
         },
         onBudgetReached: async (reached) => {
-          this.log.warn(`${event.plan} round ${request.round}: ${describeBudgetReached(reached)}; escalating`);
-          const { state } = await this.journal.loopState(event.plan);
-          if (state === null || state.run_id !== event.correlation_id) throw new TransientError('IMPLEMENTER.STATE_BEHIND', `the journal has no loop state for ${event.plan}'s run ${event.correlation_id} yet`);
+          this.log.warn(`${plan} round ${request.round}: ${describeBudgetReached(reached)}; escalating`);
+          const { state } = await this.journal.loopState(plan);
+          if (state === null || state.run_id !== fix.runId) throw new TransientError('IMPLEMENTER.STATE_BEHIND', `the journal has no loop state for ${plan}'s run ${fix.runId} yet`);
           const escalation = budgetEscalation(state, reached, meta(), request.round, 'implementer');
           // A redelivered request finds its escalation already raised: the spend it read then stands.
           if (state.escalation?.escalation_id !== escalation.data.escalation_id) await this.publisher.publish(escalation);

@@ -2,20 +2,41 @@ import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import { EVENT_PUBLISHER, type EventPublisher } from '@rloop/bus';
 import { type JournaledEvent, describeError } from '@rloop/contracts';
-import { DEFAULT_LOOP_CONFIG, type LoopConfig, type LoopDetection, type LoopState, TERMINAL_STATUSES, loopDetectedEvent } from '@rloop/domain';
-import type { AppendResult, EventStoreClient, StoredEvent, StreamAppend, SubscriptionHandler } from '@rloop/event-store';
+import { DEFAULT_LOOP_CONFIG, type LoopConfig, type LoopDetection, type LoopState, TERMINAL_STATUSES, loopDetectedEvent, stampDecision } from '@rloop/domain';
+import { type AppendResult, type EventStoreClient, type EventStoreTransaction, type StoredEvent, type StreamAppend, type SubscriptionHandler, TransactionConflictError, VersionConflictError } from '@rloop/event-store';
 import { EVENT_STORE } from '../tokens.js';
+import { planOfStream } from '../streams.js';
+import { type AppendPlan, type CurrentRun, type PlannedRefusal, planAppends } from '../ingest/plan-appends.js';
 import { LOOP_CONFIG } from './loop-config.js';
 import { readBack, toEnvelope, toNewEvent } from './envelope.js';
 import { PROJECTIONS_SUBSCRIPTION, type ProjectedEvent, projectionHandler } from './loop-states.projection.js';
 import { type JournalTables, resetProjectionTables } from './schema.js';
 
 const PRODUCER = `journal@${process.pid}`;
+const NOTHING_APPENDED: ProjectedAppend = { results: [], runs: new Map(), states: new Map() };
+/** Times a batch is planned again when another journal appended to one of its runs meanwhile. */
+const RACE_RETRIES = 3;
 
-/** What an append with its inline projection produced: the positions, and each touched plan's loop state. */
+/** What an append with its inline projection produced: the positions, each stream's run, and each touched plan's loop state. */
 export interface ProjectedAppend {
   readonly results: readonly AppendResult[];
+  /** The run each appended stream holds. */
+  readonly runs: ReadonlyMap<string, string>;
   readonly states: ReadonlyMap<string, LoopState>;
+}
+
+/** What journaling a batch came to: the appends, the refused decisions and the rejected events. */
+export interface JournaledBatch extends ProjectedAppend {
+  readonly refused: readonly PlannedRefusal[];
+  readonly rejected: AppendPlan['rejected'];
+}
+
+function plansOf(projected: ProjectedAppend): string[] {
+  return [...new Set(projected.results.map((r) => planOfStream(r.streamId)))];
+}
+
+function merge(first: ProjectedAppend, then: ProjectedAppend): ProjectedAppend {
+  return { results: [...first.results, ...then.results], runs: new Map([...first.runs, ...then.runs]), states: new Map([...first.states, ...then.states]) };
 }
 
 /**
@@ -61,40 +82,80 @@ export class ProjectionCatchUp {
    * events the projection fired are journaled (the same way) before the caller announces.
    */
   async appendAndProject(appends: readonly StreamAppend[]): Promise<ProjectedAppend> {
-    const first = await this.appendInline(appends);
-    const detected = await this.journalDetections([...new Set(first.results.map((r) => r.streamId))]);
-    return { results: [...first.results, ...detected.results], states: new Map([...first.states, ...detected.states]) };
+    const first = await this.store.transaction((tx) => this.appendInline(tx, appends));
+    return merge(first, await this.journalDetections(plansOf(first)));
   }
 
-  private appendInline(appends: readonly StreamAppend[]): Promise<ProjectedAppend> {
-    return this.store.transaction(async (tx) => {
-      const results = await tx.appendMany(appends);
-      const recordedAt = new Date().toISOString();
-      const fresh: ProjectedEvent[] = [];
-      results.forEach((result, index) => {
-        const input = appends[index]?.events ?? [];
-        result.events.forEach((appended, i) => {
-          const event = input[i];
-          if (appended.duplicate || event === undefined) return;
-          const stored: StoredEvent = {
-            globalPosition: appended.globalPosition,
-            transactionId: appended.transactionId,
-            streamId: result.streamId,
-            streamPosition: appended.streamPosition,
-            eventId: appended.eventId,
-            type: event.type,
-            schemaVersion: event.schemaVersion,
-            data: event.data,
-            metadata: event.metadata ?? {},
-            recordedAt,
-          };
-          // Validated when it arrived (or built by the domain): not parsed a second time here.
-          fresh.push({ stored, event: toEnvelope(stored) as unknown as JournaledEvent });
-        });
+  /**
+   * Journals a batch from the bus (see planAppends): each event into its run's stream, each
+   * decision only if the state it was made on still holds — in one transaction with the
+   * projections and the record of what was refused. Then the LoopDetected events the projections
+   * fired. Another journal appending to one of the batch's runs meanwhile makes the plan stale:
+   * it is planned again on the new state.
+   */
+  async journal(events: readonly JournaledEvent[]): Promise<JournaledBatch> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const first = await this.store.transaction((tx) => this.journalInline(tx, events));
+        return { ...merge(first, await this.journalDetections(plansOf(first))), refused: first.refused, rejected: first.rejected };
+      } catch (error) {
+        if (attempt >= RACE_RETRIES || !(error instanceof VersionConflictError || error instanceof TransactionConflictError)) throw error;
+        this.log.warn(`another writer appended to a run of this batch meanwhile (${describeError(error)}); planning it again`);
+      }
+    }
+  }
+
+  private async journalInline(tx: EventStoreTransaction, events: readonly JournaledEvent[]): Promise<JournaledBatch> {
+    const db = tx.db as unknown as Kysely<JournalTables>;
+    const plans = [...new Set(events.map((e) => e.plan))];
+    const ids = [...new Set(events.flatMap((e) => [e.event_id, e.correlation_id]))];
+    const [rows, stored] = await Promise.all([
+      db.selectFrom('loop_states').select(['plan', 'state', 'stream_id']).where('plan', 'in', plans).execute(),
+      db.selectFrom('events').select(['event_id', 'stream_id']).where('event_id', 'in', ids).execute(),
+    ]);
+    const runs = new Map<string, CurrentRun>(rows.map((r) => [r.plan, { state: r.state as LoopState, streamId: r.stream_id }]));
+    const plan = planAppends(events, runs, new Map(stored.map((r) => [r.event_id, r.stream_id])));
+    const appends: StreamAppend[] = plan.appends.map((a) => ({ streamId: a.streamId, events: a.events.map((e) => toNewEvent(e.event)), expectedVersion: a.expectedVersion }));
+    const projected = appends.length === 0 ? NOTHING_APPENDED : await this.appendInline(tx, appends);
+    if (plan.refused.length > 0) {
+      await db
+        .insertInto('refused_decisions')
+        .values(plan.refused.map((r) => ({ event_id: r.event_id, expected_version: r.expected_version, plan: r.plan, run_id: r.run_id, type: r.type, actual_version: r.actual_version, reason: r.reason, producer: r.producer })))
+        .onConflict((oc) => oc.columns(['event_id', 'expected_version']).doNothing())
+        .execute();
+    }
+    return { ...projected, refused: plan.refused, rejected: plan.rejected };
+  }
+
+  private async appendInline(tx: EventStoreTransaction, appends: readonly StreamAppend[]): Promise<ProjectedAppend> {
+    const results = await tx.appendMany(appends);
+    const recordedAt = new Date().toISOString();
+    const fresh: ProjectedEvent[] = [];
+    results.forEach((result, index) => {
+      const input = appends[index]?.events ?? [];
+      result.events.forEach((appended, i) => {
+        const event = input[i];
+        if (appended.duplicate || event === undefined) return;
+        const stored: StoredEvent = {
+          globalPosition: appended.globalPosition,
+          transactionId: appended.transactionId,
+          streamId: result.streamId,
+          streamPosition: appended.streamPosition,
+          eventId: appended.eventId,
+          type: event.type,
+          schemaVersion: event.schemaVersion,
+          data: event.data,
+          metadata: event.metadata ?? {},
+          recordedAt,
+        };
+        // Validated when it arrived (or built by the domain): not parsed a second time here.
+        fresh.push({ stored, event: toEnvelope(stored) as unknown as JournaledEvent });
       });
-      const states = fresh.length > 0 ? await this.handler(tx, fresh) : new Map<string, LoopState>();
-      return { results, states };
     });
+    const states = fresh.length > 0 ? await this.handler(tx, fresh) : new Map<string, LoopState>();
+    // A stream holds one run: the one its first event of this append belongs to (a PlanSubmitted is its own run).
+    const runs = new Map(appends.map((a) => [a.streamId, String(a.events[0]?.metadata?.correlation_id ?? '')]));
+    return { results, runs, states };
   }
 
   /**
@@ -105,12 +166,13 @@ export class ProjectionCatchUp {
    * round that is over (a replay with other thresholds) is marked stale, never journaled late.
    */
   private async journalDetections(plans: readonly string[]): Promise<ProjectedAppend> {
-    const none: ProjectedAppend = { results: [], states: new Map() };
+    const none = NOTHING_APPENDED;
     if (plans.length === 0) return none;
     const pending = await this.db.selectFrom('loop_detections').select(['event_id', 'plan', 'detection']).where('plan', 'in', plans).where('status', '=', 'pending').execute();
     if (pending.length === 0) return none;
-    const states = await this.db.selectFrom('loop_states').select(['plan', 'state']).where('plan', 'in', [...new Set(pending.map((p) => p.plan))]).execute();
+    const states = await this.db.selectFrom('loop_states').select(['plan', 'state', 'stream_id']).where('plan', 'in', [...new Set(pending.map((p) => p.plan))]).execute();
     const byPlan = new Map(states.map((s) => [s.plan, s.state as LoopState]));
+    const streams = new Map(states.map((s) => [s.plan, s.stream_id]));
     const live: LoopDetection[] = [];
     const stale: string[] = [];
     for (const row of pending) {
@@ -122,10 +184,16 @@ export class ProjectionCatchUp {
     }
     if (stale.length > 0) await this.db.updateTable('loop_detections').set({ status: 'stale' }).where('event_id', 'in', stale).where('status', '=', 'pending').execute();
     if (live.length === 0) return none;
-    const events = live.map((d) => loopDetectedEvent(d, PRODUCER));
-    const byStream = new Map<string, typeof events>();
-    for (const e of events) byStream.set(e.plan, [...(byStream.get(e.plan) ?? []), e]);
-    const appended = await this.appendInline([...byStream].map(([streamId, list]) => ({ streamId, events: list.map(toNewEvent), expectedVersion: 'any' as const })));
+    const detectedByPlan = new Map<string, ReturnType<typeof loopDetectedEvent>[]>();
+    for (const d of live) detectedByPlan.set(d.plan, [...(detectedByPlan.get(d.plan) ?? []), loopDetectedEvent(d, PRODUCER)]);
+    // The journal's own decision, on the state it just folded: appended at exactly that version.
+    const appends = [...detectedByPlan].flatMap(([plan, list]) => {
+      const state = byPlan.get(plan);
+      const streamId = streams.get(plan);
+      return state === undefined || streamId === undefined || streamId === null ? [] : [{ streamId, events: stampDecision(list, state.version), expectedVersion: state.version }];
+    });
+    const events = appends.flatMap((a) => a.events);
+    const appended = await this.store.transaction((tx) => this.appendInline(tx, appends.map((a) => ({ streamId: a.streamId, events: a.events.map(toNewEvent), expectedVersion: a.expectedVersion }))));
     if (this.publisher !== null) {
       for (const e of events) {
         try {
@@ -141,7 +209,17 @@ export class ProjectionCatchUp {
 
   /** Rebuilds every projection from zero; returns how many events were replayed. */
   async rebuild(): Promise<number> {
+    const stored = await this.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirst();
+    const target = Number(stored?.n ?? 0);
     await this.store.resetSubscription(PROJECTIONS_SUBSCRIPTION, (tx) => resetProjectionTables(tx.db as unknown as Kysely<JournalTables>));
-    return this.catchUp();
+    // The store reads only below the oldest transaction still running on the server (any
+    // database's): a catch-up can stop short while one is open. Every event stored when the
+    // rebuild began is replayed before it returns.
+    let replayed = await this.catchUp();
+    while (replayed < target) {
+      await this.store.waitForCommit({ timeoutMs: 100 });
+      replayed += await this.catchUp();
+    }
+    return replayed;
   }
 }

@@ -14,9 +14,11 @@ import {
   evolveMemory,
   initialLoopMemory,
   initialLoopState,
+  markChanged,
   noteDetection,
 } from '@rloop/domain';
 import type { EventStoreTransaction, StoredEvent } from '@rloop/event-store';
+import { planOfStream } from '../streams.js';
 import type { JournalTables } from './schema.js';
 
 /** The subscription name of the journal's projections (its checkpoint row). */
@@ -27,6 +29,8 @@ const RECENT_PLANS = 5;
 
 interface PlanRow {
   state: LoopState;
+  /** The stream of the current run (null before the plan's first run). */
+  streamId: string | null;
   memory: LoopMemory;
   findingsOpen: number | null;
   spend: number;
@@ -84,7 +88,7 @@ export type ProjectionHandler = (tx: EventStoreTransaction, batch: readonly Proj
 export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): ProjectionHandler {
   return async (tx: EventStoreTransaction, batch: readonly ProjectedEvent[]): Promise<ReadonlyMap<string, LoopState>> => {
     const db = tx.db as unknown as Transaction<JournalTables>;
-    const plans = [...new Set(batch.map((e) => e.stored.streamId))];
+    const plans = [...new Set(batch.map((e) => planOfStream(e.stored.streamId)))];
     // One read for both per-plan rows (they are always written together).
     const loaded =
       plans.length === 0
@@ -92,12 +96,12 @@ export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): Pro
         : await db
             .selectFrom('loop_states')
             .leftJoin('loop_memory', 'loop_memory.plan', 'loop_states.plan')
-            .select(['loop_states.plan', 'loop_states.state', 'loop_states.findings_open', 'loop_states.spend_usd', 'loop_memory.memory'])
+            .select(['loop_states.plan', 'loop_states.state', 'loop_states.stream_id', 'loop_states.findings_open', 'loop_states.spend_usd', 'loop_memory.memory'])
             .where('loop_states.plan', 'in', plans)
             .execute();
     const memories = new Map(loaded.map((r) => [r.plan, (r.memory as LoopMemory | null) ?? initialLoopMemory(r.plan)]));
     const before = new Map<string, PlanRow>(
-      loaded.map((r) => [r.plan, { state: r.state as LoopState, memory: memories.get(r.plan) ?? initialLoopMemory(r.plan), findingsOpen: r.findings_open, spend: Number(r.spend_usd) }]),
+      loaded.map((r) => [r.plan, { state: r.state as LoopState, streamId: r.stream_id, memory: memories.get(r.plan) ?? initialLoopMemory(r.plan), findingsOpen: r.findings_open, spend: Number(r.spend_usd) }]),
     );
     const letters: Insertable<JournalTables['letters']>[] = [];
     const escalations: Insertable<JournalTables['escalations']>[] = [];
@@ -108,24 +112,35 @@ export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): Pro
     const detections: LoopDetection[] = [];
     const journaled: { event_id: string; position: number }[] = [];
     for (const { stored, event } of batch) {
-      const plan = stored.streamId;
-      const current = after.get(plan) ?? before.get(plan) ?? { state: initialLoopState(plan), memory: memories.get(plan) ?? initialLoopMemory(plan), findingsOpen: null, spend: 0 };
-      let state = evolveLoop(current.state, event, stored.streamPosition);
+      const plan = planOfStream(stored.streamId);
+      const current = after.get(plan) ?? before.get(plan) ?? { state: initialLoopState(plan), streamId: null, memory: memories.get(plan) ?? initialLoopMemory(plan), findingsOpen: null, spend: 0 };
+      // The plan's rows follow its current run, whose stream is its own: another run's events
+      // (a submission that lost the slug, an older run's late facts) are never folded in. A
+      // PlanSubmitted in a stream of its own starts the current run when the slug is free.
+      let streamId = current.streamId;
+      if (stored.streamId !== streamId) {
+        if (event.type !== 'PlanSubmitted' || evolveLoop(current.state, event, stored.streamPosition).run_id !== event.event_id) continue;
+        streamId = stored.streamId;
+      }
+      const folded = evolveLoop(current.state, event, stored.streamPosition);
+      let state = folded;
       const step = evolveMemory(current.memory, event, stored.streamPosition, config);
       for (const detection of step.detections) {
         const disagreement = disagreementOf(detection.evidence);
         state = noteDetection(state, { ...detection, ...(disagreement === undefined ? {} : { disagreement }) });
         detections.push(detection);
       }
+      // A detection put in beside the fold is a change of the state too: decisions made before it are stale.
+      state = markChanged(folded, state, event, stored.streamPosition);
       if (step.round !== null) rounds.set(`${step.round.run_id}\u0000${step.round.round}`, { ...step.round, plan });
       if (step.run !== null) runs.set(step.run.run_id, step.run);
       for (const delta of step.learnings) addLearning(learnings, delta);
       const spend = current.spend + (event.type === 'UsageRecorded' ? event.data.cost_usd : 0);
-      after.set(plan, { state, memory: step.memory, findingsOpen: findingsOpen(current, state), spend });
+      after.set(plan, { state, streamId, memory: step.memory, findingsOpen: findingsOpen(current, state), spend });
       if (event.type === 'LetterWritten') {
-        letters.push({ letter_id: event.data.letter.letter_id, plan, round: event.data.letter.round, stream_position: stored.streamPosition });
+        letters.push({ letter_id: event.data.letter.letter_id, plan, round: event.data.letter.round, stream_position: stored.streamPosition, stream_id: stored.streamId });
       } else if (event.type === 'EscalationRaised') {
-        escalations.push({ escalation_id: event.data.escalation_id, plan, run_id: event.correlation_id, event_id: event.event_id, stream_position: stored.streamPosition, raised_at: event.occurred_at });
+        escalations.push({ escalation_id: event.data.escalation_id, plan, run_id: event.correlation_id, event_id: event.event_id, stream_position: stored.streamPosition, raised_at: event.occurred_at, stream_id: stored.streamId });
       } else if (event.type === 'LoopDetected') {
         journaled.push({ event_id: event.event_id, position: stored.streamPosition });
       }
@@ -155,6 +170,7 @@ export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): Pro
         findings_open: row.findingsOpen,
         spend_usd: row.spend,
         updated_at: row.state.updated_at,
+        stream_id: row.streamId,
       }));
       const memory = [...after].map(([plan, row]) => ({ plan, run_id: row.memory.run_id, memory: JSON.stringify(row.memory), version: row.memory.version }));
       // Both per-plan rows in one round trip: the state upsert runs as a data-modifying CTE.
@@ -174,6 +190,7 @@ export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): Pro
                 findings_open: eb.ref('excluded.findings_open'),
                 spend_usd: eb.ref('excluded.spend_usd'),
                 updated_at: eb.ref('excluded.updated_at'),
+                stream_id: eb.ref('excluded.stream_id'),
               })),
             )
             .returning('plan'),

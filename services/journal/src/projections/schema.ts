@@ -16,12 +16,15 @@ export interface ProjectionTables {
     findings_open: number | null;
     spend_usd: ColumnType<string, string | number, string | number>;
     updated_at: string | null;
+    /** The journal stream of the current run (`<plan>/<run>`, or the plan for runs of older journals). */
+    stream_id: string | null;
   };
   letters: {
     letter_id: string;
     plan: string;
     round: number;
     stream_position: number;
+    stream_id: string | null;
   };
   escalations: {
     escalation_id: string;
@@ -30,6 +33,34 @@ export interface ProjectionTables {
     event_id: string;
     stream_position: number;
     raised_at: string;
+    stream_id: string | null;
+  };
+}
+
+/** The journal's own records beside the projections (not rebuilt from events). */
+export interface JournalRecordTables {
+  /** Decisions the journal refused because the run's state had changed since they were made (deciders decided again). */
+  refused_decisions: {
+    event_id: string;
+    expected_version: number;
+    plan: string;
+    run_id: string;
+    type: string;
+    actual_version: number;
+    reason: string;
+    producer: string;
+    refused_at: ColumnType<string, string | undefined, never>;
+  };
+  /** Replays of the projections a migration asked for (the journal does them at its next start, then forgets them). */
+  projection_replays: {
+    reason: string;
+    requested_at: ColumnType<string, string | undefined, never>;
+  };
+  /** This database's journal: created once, bound to the NATS namespace it serves. */
+  journal_identity: {
+    journal_id: string;
+    created_at: string;
+    namespace: string | null;
   };
 }
 
@@ -82,7 +113,7 @@ export interface LoopMemoryTables {
   };
 }
 
-export type JournalTables = EventStoreTables & ProjectionTables & LoopMemoryTables;
+export type JournalTables = EventStoreTables & ProjectionTables & LoopMemoryTables & JournalRecordTables;
 
 const MIGRATIONS: Record<string, readonly string[]> = {
   '0001_projections': [
@@ -177,6 +208,34 @@ const MIGRATIONS: Record<string, readonly string[]> = {
     `CREATE INDEX IF NOT EXISTS events_usage_stream_idx ON events (stream_id) WHERE type = 'UsageRecorded'`,
     `CREATE INDEX IF NOT EXISTS events_usage_recorded_idx ON events (recorded_at) WHERE type = 'UsageRecorded'`,
   ],
+  // One stream per run, decisions checked against the state they were made on: the loop states
+  // gained what the check needs (where they last changed), so the projections are replayed.
+  // Idempotent, like 0003: running it again changes nothing.
+  '0004_runs_and_decisions': [
+    `ALTER TABLE loop_states ADD COLUMN IF NOT EXISTS stream_id text`,
+    `ALTER TABLE letters ADD COLUMN IF NOT EXISTS stream_id text`,
+    `ALTER TABLE escalations ADD COLUMN IF NOT EXISTS stream_id text`,
+    `CREATE TABLE IF NOT EXISTS refused_decisions (
+       event_id text NOT NULL,
+       expected_version integer NOT NULL,
+       plan text NOT NULL,
+       run_id text NOT NULL,
+       type text NOT NULL,
+       actual_version integer NOT NULL,
+       reason text NOT NULL,
+       producer text NOT NULL,
+       refused_at timestamptz NOT NULL DEFAULT now(),
+       PRIMARY KEY (event_id, expected_version)
+     )`,
+    `CREATE TABLE IF NOT EXISTS journal_identity (
+       journal_id text PRIMARY KEY,
+       created_at text NOT NULL,
+       namespace text
+     )`,
+    // The journal replays its projections at its next start (whoever ran this migration).
+    `CREATE TABLE IF NOT EXISTS projection_replays (reason text PRIMARY KEY, requested_at timestamptz NOT NULL DEFAULT now())`,
+    `INSERT INTO projection_replays (reason) VALUES ('0004_runs_and_decisions') ON CONFLICT DO NOTHING`,
+  ],
 };
 
 const PROJECTION_MIGRATION_TABLE = 'rloop_journal_migrations';
@@ -222,6 +281,10 @@ export const PROJECTION_RUNTIME_GRANTS: Readonly<Record<string, readonly TablePr
   runs: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
   learnings: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
   loop_detections: ['SELECT', 'INSERT', 'UPDATE', 'DELETE'],
+  // The journal's own records: refusals are only added, its identity is made once and names its namespace, a requested replay is done once.
+  refused_decisions: ['SELECT', 'INSERT'],
+  journal_identity: ['SELECT', 'INSERT', 'UPDATE'],
+  projection_replays: ['SELECT', 'DELETE'],
   [PROJECTION_MIGRATION_TABLE]: ['SELECT'],
   [PROJECTION_MIGRATION_LOCK_TABLE]: [],
 });

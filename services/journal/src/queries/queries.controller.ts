@@ -3,11 +3,12 @@ import type { Kysely } from 'kysely';
 import { OnRequest, decodeJsonBody } from '@rloop/bus';
 import { JOURNAL_QUERIES, type JournalQuery, type JournalReply, NotFoundError, ValidationError, toIssues } from '@rloop/contracts';
 import { type LoopMemory, type LoopState, type RoundHistoryRow, type RunSummaryRow, findingTimelines, patchOfFile } from '@rloop/domain';
-import type { EventStoreClient } from '@rloop/event-store';
+import type { EventStoreClient, StoredEvent } from '@rloop/event-store';
 import { toEnvelope } from '../projections/envelope.js';
 import { ProjectionCatchUp } from '../projections/catch-up.js';
 import { PROJECTION_TABLES, type JournalTables } from '../projections/schema.js';
 import { EVENT_STORE } from '../tokens.js';
+import { planOfStream, runStreamsPattern } from '../streams.js';
 
 const MAX_QUERY_BYTES = 64 * 1024;
 /** A page of events stays well under NATS's default 1 MiB payload limit. */
@@ -42,24 +43,34 @@ export class QueriesController {
     return { plan, version: row?.version ?? 0, state: (row?.state as Record<string, unknown> | undefined) ?? null };
   }
 
+  /**
+   * A page of the plan's events: of its current run (positions in the run's stream), or of every
+   * run, oldest first (each event with its position in its own run's stream; `from_position` and
+   * `next_position` then count through the plan's whole history).
+   */
   @OnRequest('journal.events')
   async events(body: Uint8Array): Promise<JournalReply<'events'>> {
     const query = parseQuery('events', body);
     const from = query.from_position ?? 1;
-    const [stored, row] = await Promise.all([
-      this.store.readStream(query.plan, { fromPosition: from, maxCount: query.limit }),
-      this.db.selectFrom('loop_states').select(['run_id', 'version']).where('plan', '=', query.plan).executeTakeFirst(),
-    ]);
+    const row = await this.db.selectFrom('loop_states').select(['run_id', 'version', 'stream_id']).where('plan', '=', query.plan).executeTakeFirst();
     const runId = row?.run_id ?? null;
+    const page =
+      query.run_id !== undefined
+        ? await this.runPage(await this.streamOfRun(query.plan, query.run_id), from, query.limit)
+        : query.scope === 'all'
+          ? await this.historyPage(query.plan, from, query.limit)
+          : await this.runPage(row?.stream_id ?? null, from, query.limit);
     const events: JournalReply<'events'>['events'] = [];
     let bytes = 0;
-    let next: number | null = stored.length === query.limit ? from + stored.length : null;
-    for (const e of stored) {
-      if (query.scope === 'current_run' && runId !== null && e.metadata.correlation_id !== runId) continue;
+    let next = page.next;
+    for (const [i, e] of page.events.entries()) {
+      // A stream of an older journal holds every run of its plan.
+      const only = query.run_id ?? (query.scope === 'current_run' ? runId : null);
+      if (only !== null && e.metadata.correlation_id !== only) continue;
       const entry = { position: e.streamPosition, global_position: e.globalPosition, event: toEnvelope(e) };
       bytes += JSON.stringify(entry).length;
       if (bytes > MAX_PAGE_BYTES && events.length > 0) {
-        next = e.streamPosition;
+        next = page.first + i;
         break;
       }
       events.push(entry);
@@ -67,12 +78,49 @@ export class QueriesController {
     return { plan: query.plan, version: row?.version ?? 0, events, next_position: next };
   }
 
+  /** The stream of one of the plan's runs (where its PlanSubmitted is), or null when the journal has no such run. */
+  private async streamOfRun(plan: string, runId: string): Promise<string | null> {
+    const row = await this.db.selectFrom('events').select(['stream_id']).where('event_id', '=', runId).where('type', '=', 'PlanSubmitted').executeTakeFirst();
+    return row !== undefined && planOfStream(row.stream_id) === plan ? row.stream_id : null;
+  }
+
+  /** Events of the current run's stream from a position on; `first` is the position of the first one. */
+  private async runPage(streamId: string | null, from: number, limit: number): Promise<{ events: readonly StoredEvent[]; first: number; next: number | null }> {
+    if (streamId === null) return { events: [], first: from, next: null };
+    const events = await this.store.readStream(streamId, { fromPosition: from, maxCount: limit });
+    return { events, first: from, next: events.length === limit ? from + events.length : null };
+  }
+
+  /** The `from`-th event of the plan's whole history on (its runs' streams one after another, oldest run first). */
+  private async historyPage(plan: string, from: number, limit: number): Promise<{ events: readonly StoredEvent[]; first: number; next: number | null }> {
+    const streams = await this.db
+      .selectFrom('events')
+      .select(['stream_id', (eb) => eb.fn.min('global_position').as('first'), (eb) => eb.fn.max('stream_position').as('version')])
+      .where((eb) => eb.or([eb('stream_id', '=', plan), eb('stream_id', 'like', runStreamsPattern(plan))]))
+      .groupBy('stream_id')
+      .execute();
+    streams.sort((a, b) => (BigInt(String(a.first)) < BigInt(String(b.first)) ? -1 : 1));
+    const events: StoredEvent[] = [];
+    let offset = 0;
+    let total = 0;
+    for (const stream of streams) {
+      const size = Number(stream.version);
+      total += size;
+      const start = from - offset;
+      offset += size;
+      if (start > size || events.length >= limit) continue;
+      events.push(...(await this.store.readStream(stream.stream_id, { fromPosition: Math.max(1, start), maxCount: limit - events.length })));
+    }
+    const next = from + events.length;
+    return { events, first: from, next: next <= total ? next : null };
+  }
+
   @OnRequest('journal.letter')
   async letter(body: Uint8Array): Promise<JournalReply<'letter'>> {
     const { letter_id } = parseQuery('letter', body);
-    const row = await this.db.selectFrom('letters').select(['plan', 'stream_position']).where('letter_id', '=', letter_id).executeTakeFirst();
+    const row = await this.db.selectFrom('letters').select(['plan', 'stream_id', 'stream_position']).where('letter_id', '=', letter_id).executeTakeFirst();
     if (row === undefined) throw new NotFoundError('JOURNAL.NOT_FOUND', `no letter ${letter_id}`);
-    const [stored] = await this.store.readStream(row.plan, { fromPosition: row.stream_position, maxCount: 1 });
+    const [stored] = await this.store.readStream(row.stream_id ?? row.plan, { fromPosition: row.stream_position, maxCount: 1 });
     const data = stored?.data as { letter?: Record<string, unknown> } | undefined;
     if (data?.letter === undefined) throw new NotFoundError('JOURNAL.NOT_FOUND', `letter ${letter_id} is indexed but its event is missing`);
     return { letter: data.letter };
@@ -84,7 +132,7 @@ export class QueriesController {
     const row = await this.db.selectFrom('events').select(['stream_id', 'stream_position']).where('event_id', '=', event_id).executeTakeFirst();
     if (row === undefined) return { found: false };
     const [stored] = await this.store.readStream(row.stream_id, { fromPosition: Number(row.stream_position), maxCount: 1 });
-    return { found: true, plan: row.stream_id, ...(stored === undefined ? {} : { event: toEnvelope(stored) }) };
+    return { found: true, plan: planOfStream(row.stream_id), ...(stored === undefined ? {} : { event: toEnvelope(stored) }) };
   }
 
   @OnRequest('journal.status')
@@ -116,7 +164,7 @@ export class QueriesController {
     let select = this.db
       .selectFrom('escalations')
       .leftJoin('loop_states', 'loop_states.plan', 'escalations.plan')
-      .select(['escalations.escalation_id', 'escalations.plan', 'escalations.stream_position', 'loop_states.status', 'loop_states.state']);
+      .select(['escalations.escalation_id', 'escalations.plan', 'escalations.stream_id', 'escalations.stream_position', 'loop_states.status', 'loop_states.state']);
     if (query.plan !== undefined) select = select.where('escalations.plan', '=', query.plan);
     const rows = await select.orderBy('escalations.raised_at', 'desc').limit(query.open ? 10_000 : query.limit).execute();
     const listed = rows
@@ -125,7 +173,7 @@ export class QueriesController {
       .slice(0, query.limit);
     const escalations = await Promise.all(
       listed.map(async (r) => {
-        const [stored] = await this.store.readStream(r.plan, { fromPosition: r.stream_position, maxCount: 1 });
+        const [stored] = await this.store.readStream(r.stream_id ?? r.plan, { fromPosition: r.stream_position, maxCount: 1 });
         if (stored === undefined) throw new NotFoundError('JOURNAL.NOT_FOUND', `escalation ${r.escalation_id} is indexed but its event is missing`);
         return { plan: r.plan, open: r.open, event: toEnvelope(stored) };
       }),
@@ -140,15 +188,19 @@ export class QueriesController {
   @OnRequest('journal.timelines')
   async timelines(body: Uint8Array): Promise<JournalReply<'timelines'>> {
     const query = parseQuery('timelines', body);
-    const row = await this.db.selectFrom('loop_memory').select(['memory']).where('plan', '=', query.plan).executeTakeFirst();
+    const [row, run] = await Promise.all([
+      this.db.selectFrom('loop_memory').select(['memory']).where('plan', '=', query.plan).executeTakeFirst(),
+      this.db.selectFrom('loop_states').select(['stream_id']).where('plan', '=', query.plan).executeTakeFirst(),
+    ]);
     if (row === undefined) return { plan: query.plan, run_id: null, round: 0, timelines: [] };
+    const streamId = run?.stream_id ?? query.plan;
     const memory = row.memory as LoopMemory;
     const drafts = findingTimelines(memory, { ...(query.fingerprints === undefined ? {} : { fingerprints: query.fingerprints }), limit: query.limit, maxRounds: this.projections.loopConfig.limits.max_timeline_rounds });
     const positions = [...new Set(drafts.flatMap((d) => d.attempt_positions))];
     const patches = new Map<number, string>();
     await Promise.all(
       positions.map(async (position) => {
-        const [stored] = await this.store.readStream(query.plan, { fromPosition: position, maxCount: 1 });
+        const [stored] = await this.store.readStream(streamId, { fromPosition: position, maxCount: 1 });
         const patch = (stored?.data as { patch?: unknown } | undefined)?.patch;
         if (stored?.type === 'FixApplied' && typeof patch === 'string') patches.set(position, patch);
       }),

@@ -4,6 +4,7 @@ import { OnRequest, decodeJsonBody } from '@rloop/bus';
 import { JOURNAL_QUERIES, type JournalReply, ValidationError, toIssues } from '@rloop/contracts';
 import type { EventStoreClient, EventStoreTables } from '@rloop/event-store';
 import { EVENT_STORE } from '../tokens.js';
+import { runStreamsPattern } from '../streams.js';
 
 const MAX_QUERY_BYTES = 4 * 1024;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -41,15 +42,17 @@ export class SpendController {
     const { plan, run_id: runId, day } = parsed.data;
     const { start, end } = utcDayBounds(day);
     const cost = sql<string>`coalesce(sum((data->>'cost_usd')::numeric), 0)`;
+    // Every run of the plan: its own streams, and the plan's stream of an older journal.
+    const ofPlan = sql<boolean>`(stream_id = ${plan} OR stream_id LIKE ${runStreamsPattern(plan)})`;
     const [planRow, runRow, dayRow] = await Promise.all([
-      this.db.selectFrom('events').select(cost.as('usd')).where('type', '=', 'UsageRecorded').where('stream_id', '=', plan).executeTakeFirst(),
+      this.db.selectFrom('events').select(cost.as('usd')).where('type', '=', 'UsageRecorded').where(ofPlan).executeTakeFirst(),
       runId === undefined
         ? Promise.resolve(null)
         : this.db
             .selectFrom('events')
             .select(cost.as('usd'))
             .where('type', '=', 'UsageRecorded')
-            .where('stream_id', '=', plan)
+            .where(ofPlan)
             .where(sql<boolean>`metadata->>'correlation_id' = ${runId}`)
             .executeTakeFirst(),
       this.db

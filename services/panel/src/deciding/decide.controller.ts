@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { Controller, Inject, type OnModuleInit } from '@nestjs/common';
-import { BUS_REQUESTER, EVENT_PUBLISHER, type EventPublisher, OnEvent, type Requester, RetryLaterError, loadYamlConfig } from '@rloop/bus';
+import { BUS_REQUESTER, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, type Requester, RetryLaterError, loadYamlConfig } from '@rloop/bus';
 import { type EventOf, type FindingTimeline, JOURNAL_QUERIES, TransientError } from '@rloop/contracts';
-import { DEFAULT_LOOP_CONFIG, LoopConfig, type LoopState, type PanelContext, decideNext, needsLetter } from '@rloop/domain';
+import { DEFAULT_LOOP_CONFIG, LoopConfig, type LoopState, type PanelContext, decideNext, needsLetter, retryBackoffMs, stampDecision } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
 import type { PanelConfig } from '../config.js';
 import { PANEL_CONFIG } from '../tokens.js';
@@ -18,10 +18,17 @@ const PRODUCER = `panel@${process.pid}`;
  */
 const DECISION_POINTS: ReadonlySet<string> = new Set(['LoopGated', 'BaselineRecorded', 'LetterWritten', 'FixApplied', 'LoopResumed', 'LoopDetected']);
 
+/** Whether a commit announcement can change what the panel decides. */
+export function isDecisionPoint(event: EventOf<'JournalCommitted'>): boolean {
+  // A refused decision (of any decider) is decided again on the state the journal has now.
+  return event.data.refused.length > 0 || event.data.events.some((e) => DECISION_POINTS.has(e.type));
+}
+
 /**
  * The round conductor. It reacts only to the journal's commit announcements, reads the plan's
  * loop state as the journal has committed it, and publishes what decideNext says — next round,
- * phase change, fix request, convergence or escalation. Decision ids are derived from the step,
+ * phase change, fix request, convergence or escalation — stamped with the version it decided on,
+ * so the journal appends it only while that state holds. Decision ids are derived from the step,
  * so a second replica deciding the same step publishes a duplicate the bus and journal drop.
  */
 @Controller()
@@ -53,10 +60,12 @@ export class DecideController implements OnModuleInit {
   }
 
   @OnEvent('JournalCommitted', { name: 'panel-decide' })
-  async onCommitted(event: EventOf<'JournalCommitted'>): Promise<void> {
-    if (event.plan.startsWith('_') || !event.data.events.some((e) => DECISION_POINTS.has(e.type))) return;
-    const { state, version } = await this.journal.loopStateAt(event);
-    if (state === null) return;
+  async onCommitted(event: EventOf<'JournalCommitted'>, delivery: EventContext): Promise<void> {
+    if (event.plan.startsWith('_') || !isDecisionPoint(event)) return;
+    // A redelivery (a retry held back, a message a crashed replica had) decides on the journal's state now, not the one it carries.
+    const { state, version } = await this.journal.loopStateAt(event, { fresh: delivery.deliveries > 1 });
+    // Commits of an older run (its late facts) change nothing for the plan's current one.
+    if (state === null || (event.data.run_id !== null && state.run_id !== event.data.run_id)) return;
     if (version < event.data.stream_version) {
       throw new TransientError('PANEL.STATE_BEHIND', `the journal's loop state of ${event.plan} is at ${version}, behind the announced ${event.data.stream_version}`);
     }
@@ -64,17 +73,22 @@ export class DecideController implements OnModuleInit {
     const letter = letterId === null ? null : await this.journal.letterAt(event, letterId);
     const now = new Date();
     const view = await this.registry.view(now);
-    // An incomplete round is run again once its missing critics heartbeat again (see retryWaitMs).
-    const missing = this.registry.coreUnavailable(now);
-    const waitMs = retryWaitMs(state, missing, now.getTime(), this.config.registry);
-    if (waitMs !== null) throw new RetryLaterError(waitMs, `round ${state.round} of ${state.plan} is run again once ${missing.join(', ')} heartbeat again`);
-    const ctx: PanelContext = { ...view, producer: PRODUCER, now: new Date().toISOString(), letter, retention: this.loop.best_round_retention.enabled };
+    const ctx: PanelContext = { ...view, producer: PRODUCER, now: now.toISOString(), letter, retention: this.loop.best_round_retention.enabled };
     let decisions = decideNext(state, ctx);
+    if (decisions[0]?.type === 'RoundStarted') {
+      // A round run again because a core critic failed is held back: until its missing critics heartbeat
+      // again (see retryWaitMs), and longer after each incomplete round in a row (config/loop.yaml retry_backoff).
+      const missing = this.registry.coreUnavailable(now);
+      const waitMs = retryWaitMs(state, missing, now.getTime(), this.config.registry);
+      if (waitMs !== null) throw new RetryLaterError(waitMs, `round ${state.round} of ${state.plan} is run again once ${missing.join(', ')} heartbeat again`);
+      const backoffMs = retryBackoffMs(state, now.getTime(), this.loop.retry_backoff);
+      if (backoffMs !== null) throw new RetryLaterError(backoffMs, `round ${state.round} of ${state.plan} is run again after ${state.incomplete_rounds} incomplete round(s) in a row`);
+    }
     if (decisions.some((d) => d.type === 'EscalationRaised')) {
       // The stuck-issue report carries the findings' timelines and what was tried (read only now: escalations are rare).
       const timelines = await this.timelinesFor(state);
       if (timelines.length > 0) decisions = decideNext(state, { ...ctx, timelines });
     }
-    for (const decision of decisions) await this.publisher.publish(decision);
+    for (const decision of stampDecision(decisions, state.version)) await this.publisher.publish(decision);
   }
 }

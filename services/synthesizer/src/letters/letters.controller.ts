@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
-import { EVENT_PUBLISHER, type EventPublisher, OnEvent, RetryLaterError } from '@rloop/bus';
+import { EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, RetryLaterError } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
-import { decisionEvent, deterministicId, synthesizeLetter } from '@rloop/domain';
+import { decisionEvent, deterministicId, stampDecision, synthesizeLetter } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
 import { roundReports } from './round-reports.js';
 
@@ -14,7 +14,10 @@ const ROUND_EVENTS: ReadonlySet<string> = new Set(['RoundStarted', 'FindingsRepo
  * Writes each round's letter once every dispatched critic has answered, or at the round's deadline
  * (then each silent critic gets a CriticFailed `timed_out` first — never a "0 findings"). Reacts to
  * the journal's commits only; the deadline timer is the announcement of the round's start,
- * redelivered by JetStream at the deadline (a RetryLaterError), so it survives restarts.
+ * redelivered by JetStream at the deadline (a RetryLaterError), so it survives restarts. What it
+ * decides at the deadline comes from the journal's state then — never from the state the
+ * redelivered announcement carries — so a round that has finished (or a run that has ended) gets
+ * nothing late. Its decisions are stamped with the version they were decided on.
  */
 @Controller()
 export class LettersController {
@@ -25,11 +28,13 @@ export class LettersController {
   ) {}
 
   @OnEvent('JournalCommitted', { name: 'synthesizer-letters' })
-  async onCommitted(event: EventOf<'JournalCommitted'>): Promise<void> {
-    if (event.plan.startsWith('_') || !event.data.events.some((e) => ROUND_EVENTS.has(e.type))) return;
-    const { state } = await this.journal.loopStateAt(event);
+  async onCommitted(event: EventOf<'JournalCommitted'>, delivery: EventContext): Promise<void> {
+    if (event.plan.startsWith('_') || !(event.data.refused.length > 0 || event.data.events.some((e) => ROUND_EVENTS.has(e.type)))) return;
+    // A redelivery is the deadline timer firing (or a message a crashed replica held): its carried state is old by now.
+    const { state } = await this.journal.loopStateAt(event, { fresh: delivery.deliveries > 1 });
     const current = state?.current;
     if (state === null || state.run_id === null || current === null || current === undefined || current.letter !== null || state.status !== 'reviewing') return;
+    if (event.data.run_id !== null && event.data.run_id !== state.run_id) return;
     const meta = { plan: state.plan, run_id: state.run_id, causation_id: current.started_event_id, producer: PRODUCER, now: new Date().toISOString() };
     const missing = current.critics.filter((c) => current.reports[c.critic_id] === undefined);
     if (missing.length > 0) {
@@ -39,17 +44,16 @@ export class LettersController {
         if (event.data.events.some((e) => e.event_id === current.started_event_id)) throw new RetryLaterError(waitMs + 100, `round ${current.round} of ${state.plan} waits for ${missing.length} critic(s)`);
         return;
       }
-      for (const critic of missing) {
-        await this.publisher.publish(
-          decisionEvent('CriticFailed', meta, ['timeout', current.round, critic.critic_id], {
-            round: current.round,
-            critic_id: critic.critic_id,
-            core: critic.core,
-            reason: 'timed_out',
-            message: `no report by the round's deadline ${current.deadline_at}`,
-          }),
-        );
-      }
+      const timedOut = missing.map((critic) =>
+        decisionEvent('CriticFailed', meta, ['timeout', current.round, critic.critic_id], {
+          round: current.round,
+          critic_id: critic.critic_id,
+          core: critic.core,
+          reason: 'timed_out',
+          message: `no report by the round's deadline ${current.deadline_at}`,
+        }),
+      );
+      for (const failed of stampDecision(timedOut, state.version)) await this.publisher.publish(failed);
       return;
     }
     const { entries } = await this.journal.events(state.plan, { fromPosition: current.started_position });
@@ -67,6 +71,7 @@ export class LettersController {
       created_at: lastAt,
       reports,
     });
-    await this.publisher.publish(decisionEvent('LetterWritten', meta, ['letter', current.round], { letter }));
+    const [written] = stampDecision([decisionEvent('LetterWritten', meta, ['letter', current.round], { letter })], state.version);
+    if (written !== undefined) await this.publisher.publish(written);
   }
 }

@@ -19,6 +19,7 @@ const current: RoundRecord = {
   deadline_at: '2026-01-01T00:05:00.000Z',
   critics: [{ critic_id: 'team/dispatched', core: true }],
   reports: {},
+  failures: {},
   letter: null,
   fix_requested: false,
   fix: null,
