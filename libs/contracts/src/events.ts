@@ -197,19 +197,36 @@ export const PlanRejected = defineEvent(
   }),
 );
 
-export const LoopGated = defineEvent(
-  'LoopGated',
+/** What the gate decided a plan runs with (LoopGated's data; a LoopQueued carries it until the plan runs). */
+const Gating = z.object({
+  verdict: GateVerdict,
+  rules: z.array(GateRuleHit),
+  /** The plan's ref resolved to a commit: every round reviews from here. */
+  commit: GitSha,
+  /** The plan's globs resolved against that commit. */
+  files: z.array(RepoPath),
+  repo_path: z.string().min(1),
+  /** The plan's test command: the implementer runs it for the baseline before round 1. */
+  test_cmd: z.string().min(1),
+});
+
+export const LoopGated = defineEvent('LoopGated', 1, Gating);
+
+/** A run that holds (or waits for) files a queued plan overlaps, with the files they share. */
+export const ScopeHolder = z.object({ plan: Slug, run_id: EventId, files: z.array(RepoPath).min(1) }).meta({ id: 'ScopeHolder' });
+export type ScopeHolder = z.infer<typeof ScopeHolder>;
+
+/**
+ * Scope locking (the gate's decision, docs/architecture.md): the plan overlaps runs admitted
+ * before it on the same repository, so it waits; it is gated (LoopGated, with this same gating)
+ * once every one of them has ended. A queued plan whose holders change is queued again, naming them.
+ */
+export const LoopQueued = defineEvent(
+  'LoopQueued',
   1,
-  z.object({
-    verdict: GateVerdict,
-    rules: z.array(GateRuleHit),
-    /** The plan's ref resolved to a commit: every round reviews from here. */
-    commit: GitSha,
-    /** The plan's globs resolved against that commit. */
-    files: z.array(RepoPath),
-    repo_path: z.string().min(1),
-    /** The plan's test command: the implementer runs it for the baseline before round 1. */
-    test_cmd: z.string().min(1),
+  Gating.extend({
+    /** The runs admitted before this one that it waits for, oldest first. */
+    waiting_for: z.array(ScopeHolder).min(1),
   }),
 );
 
@@ -536,6 +553,7 @@ export const EVENT_CATALOGUE = {
   PlanSubmitted: { schema: PlanSubmitted, token: 'plan_submitted', channel: 'events' },
   PlanRejected: { schema: PlanRejected, token: 'plan_rejected', channel: 'events' },
   LoopGated: { schema: LoopGated, token: 'loop_gated', channel: 'events' },
+  LoopQueued: { schema: LoopQueued, token: 'loop_queued', channel: 'events' },
   BaselineRecorded: { schema: BaselineRecorded, token: 'baseline_recorded', channel: 'events' },
   RoundStarted: { schema: RoundStarted, token: 'round_started', channel: 'events' },
   FindingsReported: { schema: FindingsReported, token: 'findings_reported', channel: 'events' },
@@ -564,6 +582,7 @@ export const RloopEvent = z.discriminatedUnion('type', [
   PlanSubmitted,
   PlanRejected,
   LoopGated,
+  LoopQueued,
   BaselineRecorded,
   RoundStarted,
   FindingsReported,

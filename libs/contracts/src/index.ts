@@ -82,6 +82,8 @@ export {
   PlanSubmitted,
   PlanRejected,
   LoopGated,
+  LoopQueued,
+  ScopeHolder,
   BaselineRecorded,
   RoundStarted,
   FindingsReported,

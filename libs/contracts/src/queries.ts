@@ -134,6 +134,32 @@ export const JOURNAL_QUERIES = {
           /** When the run was gated (its start, for its age). */
           started_at: z.string().nullable().default(null),
           spend_usd: z.number().min(0).default(0),
+          /** A queued run's holders: the plans it waits for (scope locking), empty otherwise. */
+          waiting_for: z.array(Slug).default([]),
+        }),
+      ),
+    }),
+  },
+  /**
+   * Scope locking (the gate's input): every run that has not ended (converged, bypassed, rejected,
+   * stopped) or waits for a person (escalated), in admission order — the journal's order of their
+   * PlanSubmitted, (transaction id, global position) — with the scope each holds or waits for.
+   */
+  open_runs: {
+    request: z.object({}),
+    reply: z.object({
+      runs: z.array(
+        z.object({
+          plan: Slug,
+          run_id: EventId,
+          status: z.string(),
+          /** The repository and files of its LoopGated or LoopQueued; null while it is not gated yet. */
+          scope: z.object({ repo_path: z.string(), files: z.array(z.string()) }).nullable(),
+          /**
+           * Whether every run submitted before it is in this list or has ended: its PlanSubmitted
+           * lies below the journal's read horizon (no older transaction is still running).
+           */
+          settled: z.boolean(),
         }),
       ),
     }),

@@ -33,6 +33,7 @@ export {
   isWorseThanBest,
 } from './loop/state.js';
 export { admitDecision, DECISION_TYPES, type Admission } from './loop/admission.js';
+export { decideScopeLock, scopeLockEvents, scopeConflictMessage, sameHolders, type Gating, type ScopeLockOutcome, SCOPE_LOCK_MODES, MAX_NAMED_OVERLAP, type ScopeLockMode, type OpenRun, type ScopeCandidate, type ScopeDecision } from './scope/scope-lock.js';
 export { decideNext, needsLetter, capFor, repeatedInfrastructureFailure, type PanelContext, type RepeatedFailure } from './loop/decide.js';
 export { retryBackoffMs, type RetryBackoff } from './loop/retry.js';
 export { baselineWork, roundWork, fixWork, fixRequestData, type BaselineWork, type RoundWork } from './loop/work.js';

@@ -106,6 +106,11 @@ export class JournalClient {
     return (await this.ask('status', plan === undefined ? {} : { plan })).plans;
   }
 
+  /** The runs that hold or wait for files, in admission order (scope locking). */
+  async openRuns(): Promise<JournalReply<'open_runs'>['runs']> {
+    return (await this.ask('open_runs', {})).runs;
+  }
+
   /** LLM spend from UsageRecorded events: the plan's (and one run's) and every plan's on a UTC day (YYYY-MM-DD). */
   async spend(plan: string, day: string, runId?: string): Promise<JournalReply<'spend'>> {
     return this.ask('spend', { plan, day, ...(runId === undefined ? {} : { run_id: runId }) });

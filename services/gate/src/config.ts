@@ -1,7 +1,7 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { CommonEnvironment, type CommonSettings, commonSettings, loadYamlConfig, parseEnvironment } from '@rloop/bus';
-import { type AgentsTrust, RefinementTriggers, TRUST_CONFIG_FILE, TrustConfig } from '@rloop/domain';
+import { type AgentsTrust, RefinementTriggers, type ScopeLockMode, TRUST_CONFIG_FILE, TrustConfig } from '@rloop/domain';
 import { z } from 'zod';
 import type { RepositoryPolicy } from './intake/repository.js';
 
@@ -25,6 +25,8 @@ export interface GateConfig extends CommonSettings {
   readonly repositories: RepositoryPolicy;
   /** Path of config/trust.yaml, named in rejections. */
   readonly trustFile: string;
+  /** What a plan overlapping a running loop's files gets (config/trust.yaml `scope_lock.on_overlap`). */
+  readonly scopeLock: ScopeLockMode;
 }
 
 /** A local root as written in trust.yaml: absolute, `~/…` (the home directory), or relative to $RLOOP_HOME. */
@@ -53,5 +55,6 @@ export async function loadGateConfig(env: NodeJS.ProcessEnv = process.env): Prom
       url: { schemes: trust.repositories.url.schemes, hosts: trust.repositories.url.hosts, localAddresses: trust.repositories.url.local_addresses, configFile: trustFile },
     },
     trustFile,
+    scopeLock: trust.scope_lock.on_overlap,
   });
 }

@@ -6,6 +6,7 @@ import { NamespaceBinding } from './identity/namespace-binding.js';
 import { ProjectionCatchUp } from './projections/catch-up.js';
 import { LOOP_CONFIG, loadLoopConfig } from './projections/loop-config.js';
 import { QueriesController } from './queries/queries.controller.js';
+import { OpenRunsController } from './queries/open-runs.controller.js';
 import { SpendController } from './queries/spend.controller.js';
 import { EVENT_STORE, JOURNAL_CONFIG } from './tokens.js';
 
@@ -23,7 +24,7 @@ export class JournalModule {
   static forRoot(config: JournalConfig, store: EventStoreClient): DynamicModule {
     return {
       module: JournalModule,
-      controllers: [IngestController, QueriesController, SpendController],
+      controllers: [IngestController, QueriesController, SpendController, OpenRunsController],
       providers: [
         { provide: JOURNAL_CONFIG, useValue: config },
         { provide: EVENT_STORE, useValue: store },

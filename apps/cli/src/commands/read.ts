@@ -36,6 +36,8 @@ export const registerStatus: CommandRegistrar = (program) => {
           out(
             `${pad(p.plan, 28)} ${pad(p.status, 18)} ${pad(p.phase ?? '-', 12)} ${pad(String(p.round), 6)} ${pad(p.findings_open === null ? '-' : String(p.findings_open), 5)} ${pad(`$${p.spend_usd.toFixed(2)}`, 9)} ${p.updated_at ?? '-'}`,
           );
+          // Scope locking: a queued plan says which loops it waits for.
+          if (p.waiting_for.length > 0) out(`${pad('', 28)} waits for ${p.waiting_for.join(', ')}`);
         }
       } finally {
         await bus.close();

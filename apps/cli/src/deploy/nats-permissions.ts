@@ -54,9 +54,12 @@ export const FLEET_BUS_USE: Readonly<Record<string, ServiceBusUse>> = {
     journalClaim: true,
   },
   gate: {
-    description: 'the gate: answers plans.submit, gates accepted plans',
-    consumes: [{ handler: 'gate-plans', selector: 'PlanSubmitted' }],
-    publishes: ['PlanSubmitted', 'PlanRejected', 'LoopGated'],
+    description: 'the gate: answers plans.submit, gates accepted plans, queues overlapping ones and starts them when the loops they wait for end',
+    consumes: [
+      { handler: 'gate-plans', selector: 'PlanSubmitted' },
+      { handler: 'gate-scope-release', selector: 'JournalCommitted' },
+    ],
+    publishes: ['PlanSubmitted', 'PlanRejected', 'LoopGated', 'LoopQueued'],
     answers: ['plans.submit'],
     registry: 'none',
   },

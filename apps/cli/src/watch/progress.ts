@@ -24,6 +24,8 @@ export function reduceProgress(progress: Progress, event: RloopEvent): Progress 
   switch (event.type) {
     case 'PlanRejected':
       return { ...next, outcome: 'rejected', detail: event.data.errors.map((e) => `${e.path}: ${e.message}`).join('; ') };
+    case 'LoopQueued':
+      return { ...next, detail: `queued: waits for ${event.data.waiting_for.map((h) => h.plan).join(', ')} (their files overlap this plan's)` };
     case 'LoopGated':
       return { ...next, detail: `gate verdict: ${event.data.verdict}${event.data.rules.length > 0 ? ` (${event.data.rules.map((r) => r.rule).join(', ')})` : ''}` };
     case 'RoundStarted':

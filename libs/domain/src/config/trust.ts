@@ -1,6 +1,7 @@
 import { CODING_AGENTS, type CodingAgent, type Issue } from '@rloop/contracts';
 import { z } from 'zod';
 import { oneLine } from '../text/escape.js';
+import { SCOPE_LOCK_MODES } from '../scope/scope-lock.js';
 
 // config/trust.yaml: what the operator of a fleet allows. Plans, repositories and model output are
 // untrusted input (docs/security.md); this file is the only place that widens what they may do.
@@ -167,6 +168,15 @@ export const TrustConfig = z.strictObject({
       cargo_build_scripts: z.boolean().default(false),
     })
     .default({ cargo_build_scripts: false }),
+  scope_lock: z
+    .strictObject({
+      /**
+       * A plan whose files overlap (at their refs) those of a loop still running on the same
+       * repository: `queue` waits until that loop ends, `reject` refuses it (scope locking).
+       */
+      on_overlap: z.enum(SCOPE_LOCK_MODES).default('queue'),
+    })
+    .default({ on_overlap: 'queue' }),
 });
 export type TrustConfig = z.infer<typeof TrustConfig>;
 

@@ -60,6 +60,9 @@ export function journalDocument(plan: string, events: readonly JournaledEvent[],
       case 'PlanRejected':
         doc.status = 'rejected';
         break;
+      case 'LoopQueued':
+        doc.status = 'queued';
+        break;
       case 'LoopGated':
         doc.status = event.data.verdict === 'run' ? 'running' : 'single_pass';
         break;

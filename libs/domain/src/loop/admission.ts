@@ -39,4 +39,4 @@ export function admitDecision(state: Pick<LoopState, 'version' | 'changed'>, dec
  * fixes, usage, submissions, and people's resume and stop (the fold applies those only where
  * they still make sense, so a person's command is never lost to a race).
  */
-export const DECISION_TYPES: ReadonlySet<string> = new Set(['LoopGated', 'RoundStarted', 'PhaseAdvanced', 'FixRequested', 'LetterWritten', 'LoopConverged', 'LoopBypassed']);
+export const DECISION_TYPES: ReadonlySet<string> = new Set(['LoopGated', 'LoopQueued', 'RoundStarted', 'PhaseAdvanced', 'FixRequested', 'LetterWritten', 'LoopConverged', 'LoopBypassed']);

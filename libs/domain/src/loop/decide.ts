@@ -292,6 +292,7 @@ export function decideNext(state: LoopState, ctx: PanelContext): JournaledEvent[
     case 'reviewing':
       return current === null ? [] : decideOnLetter(state, ctx, current);
     case 'submitted':
+    case 'queued':
     case 'awaiting_baseline':
     case 'fixing':
     case 'escalated':

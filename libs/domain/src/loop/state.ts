@@ -1,4 +1,4 @@
-import { type CriticFailureReason, type DispatchedCritic, type GateVerdict, type Heuristic, type JournaledEvent, type Letter, type Phase, type PlanSpec, type SeverityCounts, StuckReport } from '@rloop/contracts';
+import { type CriticFailureReason, type DataOf, type DispatchedCritic, type GateVerdict, type Heuristic, type JournaledEvent, type Letter, type Phase, type PlanSpec, type SeverityCounts, StuckReport } from '@rloop/contracts';
 
 /** One side of a critic disagreement (as the stuck report shows it). */
 export type DisagreementSide = NonNullable<StuckReport['disagreement']>[number];
@@ -28,10 +28,12 @@ export interface BestRound {
 
 /**
  * Where a plan's current run stands. Terminal: converged, bypassed, rejected, stopped. An
- * escalated loop waits for a person (`rloop resume` / `rloop stop`).
+ * escalated loop waits for a person (`rloop resume` / `rloop stop`); a queued one for the runs
+ * whose files it overlaps (scope locking, see libs/domain/src/scope).
  */
 export const LOOP_STATUSES = [
   'submitted',
+  'queued',
   'awaiting_baseline',
   'ready',
   'reviewing',
@@ -118,6 +120,8 @@ export interface LoopState {
   readonly submission_id: string | null;
   readonly verdict: GateVerdict | null;
   readonly gated: { readonly commit: string; readonly repo_path: string; readonly files: readonly string[]; readonly event_id: string; readonly occurred_at: string } | null;
+  /** While queued (scope locking): the gating it will run with and the runs it waits for, from its latest LoopQueued. */
+  readonly queued: { readonly event_id: string; readonly gating: Omit<DataOf<'LoopQueued'>, 'waiting_for'>; readonly waiting_for: DataOf<'LoopQueued'>['waiting_for'] } | null;
   readonly baseline: { readonly commit: string; readonly branch: string; readonly failing: readonly string[]; readonly event_id: string; readonly occurred_at: string } | null;
   /** The commit the next round reviews: the baseline, then each committed fix. */
   readonly head: string | null;
@@ -167,6 +171,7 @@ export function initialLoopState(plan: string): LoopState {
     submission_id: null,
     verdict: null,
     gated: null,
+    queued: null,
     baseline: null,
     head: null,
     phase: 'critical',
@@ -292,10 +297,17 @@ function applyToRun(state: LoopState, event: JournaledEvent, position: number, b
       };
     case 'PlanRejected':
       return TERMINAL_STATUSES.has(state.status) ? base : { ...base, status: 'rejected', outcome_event_id: event.event_id };
+    case 'LoopQueued': {
+      if (state.gated !== null || (state.status !== 'submitted' && state.status !== 'queued')) return base;
+      const { waiting_for, ...gating } = event.data;
+      return { ...base, status: 'queued', queued: { event_id: event.event_id, gating, waiting_for } };
+    }
     case 'LoopGated':
-      if (state.gated !== null || state.status !== 'submitted') return base;
+      // A queued run is gated once the runs it waited for have ended.
+      if (state.gated !== null || (state.status !== 'submitted' && state.status !== 'queued')) return base;
       return {
         ...base,
+        queued: null,
         verdict: event.data.verdict,
         gated: { commit: event.data.commit, repo_path: event.data.repo_path, files: event.data.files, event_id: event.event_id, occurred_at: event.occurred_at },
         head: event.data.commit,

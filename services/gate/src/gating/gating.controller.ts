@@ -1,10 +1,11 @@
 import { Controller, Inject } from '@nestjs/common';
 import { EVENT_PUBLISHER, type EventPublisher, OnEvent, RetryLaterError } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
-import { decideGate, decisionEvent, stampDecision } from '@rloop/domain';
+import { decideGate, decisionEvent } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
 import { admitPlan } from '../intake/admit.js';
 import { slugTakenIssue } from '../intake/one-run-per-slug.js';
+import { decideRunScope } from '../scope/scope-lock.js';
 import { GATE_CONFIG } from '../tokens.js';
 import type { GateConfig } from '../config.js';
 
@@ -15,7 +16,8 @@ const JOURNAL_WAIT_MS = 100;
 /**
  * Spec Decision 7, acted on: every PlanSubmitted (from the request API or published directly by
  * CI or an agent) is checked again against its repository and gated: LoopGated with the verdict
- * and every rule that fired, or PlanRejected with every reason.
+ * and every rule that fired, or PlanRejected with every reason — or, when its files overlap a
+ * loop admitted before it on the same repository, LoopQueued (scope locking, ../scope).
  */
 @Controller()
 export class GatingController {
@@ -32,6 +34,8 @@ export class GatingController {
     // The journal's order decides between submissions racing for one slug: wait until it has this one, then see which run holds the slug.
     if (!(await this.journal.hasEvent(event.event_id)).found) throw new RetryLaterError(JOURNAL_WAIT_MS, `PlanSubmitted ${event.event_id} is not in the journal yet`);
     const { state } = await this.journal.loopState(event.plan);
+    // Decided already (gated, queued or rejected): a redelivery must not decide it again on another admission.
+    if (state !== null && state.run_id === event.event_id && state.status !== 'submitted') return;
     if (state !== null && state.run_id !== event.event_id) {
       await this.publisher.publish(decisionEvent('PlanRejected', meta, ['rejected'], { submission_id: event.data.submission_id, errors: [slugTakenIssue(event.plan, state)] }));
       return;
@@ -43,15 +47,10 @@ export class GatingController {
     }
     const { plan, repository, files } = admitted.admission;
     const decision = decideGate({ title: plan.title, description: plan.description, effort_level: plan.effort_level, files }, this.config.triggers);
-    const gated = decisionEvent('LoopGated', meta, ['gated'], {
-      verdict: decision.verdict,
-      rules: decision.rules,
-      commit: repository.commit,
-      files: [...files],
-      repo_path: repository.path,
-      test_cmd: plan.test_cmd,
-    });
+    const gating = { verdict: decision.verdict, rules: decision.rules, commit: repository.commit, files: [...files], repo_path: repository.path, test_cmd: plan.test_cmd };
+    // Scope locking: it runs, or waits for (or is refused by) the loops admitted before it that share its files.
     // Decided on the run as the journal has it (its PlanSubmitted): appended only while nothing else changed it.
-    for (const event of stampDecision([gated], state?.version ?? 0)) await this.publisher.publish(event);
+    const version = state?.version ?? 0;
+    await decideRunScope({ journal: this.journal, publisher: this.publisher }, { meta, version, submission_id: event.data.submission_id, queued_for: null }, gating, this.config.scopeLock);
   }
 }

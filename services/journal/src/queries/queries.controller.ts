@@ -154,6 +154,7 @@ export class QueriesController {
         counts: (r.state as LoopState).current?.letter?.counts ?? null,
         started_at: (r.state as LoopState).gated?.occurred_at ?? null,
         spend_usd: Number(r.spend_usd),
+        waiting_for: r.status === 'queued' ? ((r.state as LoopState).queued?.waiting_for.map((h) => h.plan) ?? []) : [],
       })),
     };
   }
