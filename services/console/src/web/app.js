@@ -127,7 +127,7 @@
   // ── Loops ────────────────────────────────────────────────────────────────────────────────────
   async function loopsPage(filter) {
     const select = el('select', { id: 'status-filter', 'aria-label': 'status', onchange: () => (location.hash = `#/loops${select.value ? `?status=${encodeURIComponent(select.value)}` : ''}`) });
-    for (const status of ['', 'reviewing', 'fixing', 'escalated', 'converged', 'bypassed', 'stopped', 'rejected']) select.append(el('option', { value: status, text: status || 'every status' }));
+    for (const status of ['', 'queued', 'reviewing', 'fixing', 'escalated', 'converged', 'bypassed', 'stopped', 'rejected']) select.append(el('option', { value: status, text: status || 'every status' }));
     select.value = filter;
     const body = el('tbody');
     const table = el(
@@ -151,7 +151,8 @@
                 'tr',
                 { 'data-plan': p.plan },
                 el('td', {}, el('a', { href: loopHref(p.plan), text: p.plan })),
-                el('td', {}, statusBadge(p.status)),
+                // A queued loop (scope locking) names the loops it waits for.
+                el('td', { title: p.waiting_for && p.waiting_for.length > 0 ? `waits for ${p.waiting_for.join(', ')}` : '' }, statusBadge(p.status)),
                 el('td', { text: p.phase ? p.phase.replace('_', ' ') : '–' }),
                 el('td', { class: 'num', text: p.round }),
                 el('td', { class: 'num sev-critical' }, text(c.critical)),
