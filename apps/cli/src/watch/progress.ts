@@ -51,7 +51,9 @@ export function reduceProgress(progress: Progress, event: RloopEvent): Progress 
 
 /** One line for a terminal that redraws in place. */
 export function renderProgress(progress: Progress): string {
-  const round = progress.round === 0 ? 'waiting for round 1' : `round ${progress.round} · ${progress.phase?.replace('_', ' ') ?? ''}`;
+  // A queued plan (scope locking) says which loops it waits for instead.
+  const waiting = progress.lastEvent === 'LoopQueued' && progress.detail !== null ? progress.detail : 'waiting for round 1';
+  const round = progress.round === 0 ? waiting : `round ${progress.round} · ${progress.phase?.replace('_', ' ') ?? ''}`;
   const open = progress.findingsOpen === null ? '' : ` · ${progress.findingsOpen} findings open`;
   const last = progress.lastEvent === null ? '' : ` · last: ${progress.lastEvent}`;
   return `${progress.plan}: ${round}${open}${last}`;
