@@ -68,7 +68,7 @@ describe('scope locking on the real fleet', () => {
     expect(status.stdout).toMatch(/sl-waiter\s+queued/);
     expect(status.stdout).toContain('waits for sl-holder');
 
-    // The plan on other files of the same repository was never queued and ended while the holder still ran.
+    // The plan on other files of the same repository was never queued: it started while the holder still ran.
     expect((await t.outcome('sl-aside', asideRun)).status).toBe('bypassed');
     expect((await t.outcome('sl-holder', holderRun, 240_000)).status).toBe('converged');
     expect((await t.outcome('sl-waiter', waiterRun)).status).toBe('bypassed');
@@ -77,7 +77,7 @@ describe('scope locking on the real fleet', () => {
     const waiter = await runEvents('sl-waiter');
     const aside = await runEvents('sl-aside');
     expect(aside.map((e) => e.event.type)).not.toContain('LoopQueued');
-    expect(first(aside, 'LoopBypassed').at).toBeLessThan(first(holder, 'LoopConverged').at);
+    expect(first(aside, 'LoopGated').at).toBeLessThan(first(holder, 'LoopConverged').at);
     const queued = first(waiter, 'LoopQueued').event;
     expect(queued.type === 'LoopQueued' && queued.data.waiting_for).toEqual([{ plan: 'sl-holder', run_id: holderRun, files: ['src/money.ts'] }]);
     // Started by the gate after the journal committed the holder's end, with the gating it was queued with.

@@ -92,7 +92,9 @@ describe('journal.open_runs: the scope lock as the journal has committed it', ()
       { ...envelope('LoopGated', 'o-waiter', run(2), gating(['src/a.ts', 'src/b.ts'])), decision: { expected_version: 2, id: 'd_scope_waiter_02' } },
     ]);
     await eventually(async () => ((await openPlans()).join() === 'o-waiter,o-ungated' ? true : undefined), { description: 'the holder released' });
-    expect((await journal.status('o-waiter'))[0]).toMatchObject({ status: 'awaiting_baseline', waiting_for: [] });
+    // The waiter's LoopGated may land in a later batch than the holder's stop.
+    const waiter = await eventually(async () => (await journal.status('o-waiter')).find((s) => s.status !== 'queued'), { description: 'o-waiter gated' });
+    expect(waiter).toMatchObject({ status: 'awaiting_baseline', waiting_for: [] });
   }, 60_000);
 
   it('says a run is not settled while a transaction older than its submission may still commit a run before it', async () => {
