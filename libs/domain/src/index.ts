@@ -4,6 +4,7 @@ export { deterministicId } from './identity/ids.js';
 export { DEFAULT_K, nextPhase, phaseIncludes } from './phases/phases.js';
 export { compareFindings, rankFindings } from './synthesis/ranking.js';
 export { synthesizeLetter, type CriticReport, type SynthesisInput } from './synthesis/synthesize.js';
+export { findDisagreements, isKnownConflict, DEFAULT_KNOWN_CONFLICTS, CONFLICT_ASK_TYPES, type KnownConflict } from './synthesis/disagreements.js';
 export { coverageGaps, describeCoverage, describeSkip, isCoverageGap, orderSkips, roundCoverageGaps, type CoverageGap } from './synthesis/coverage.js';
 export { renderLetterMarkdown } from './letter/markdown.js';
 export { RefinementTriggers } from './config/triggers.js';
@@ -37,6 +38,7 @@ export { decideNext, needsLetter, capFor, repeatedInfrastructureFailure, type Pa
 export { retryBackoffMs, type RetryBackoff } from './loop/retry.js';
 export { baselineWork, roundWork, fixWork, fixRequestData, type BaselineWork, type RoundWork } from './loop/work.js';
 export { decisionEvent, stampDecision, type DecisionMeta } from './loop/envelope.js';
+export { chooseHandoffRound, reviewedRounds, describeOpen, openByRank, handoffWork, type ReviewedRound, type HandoffChoice, type HandoffWork } from './loop/handoff.js';
 export { buildStuckReport, infrastructureAction, renderStuckReportMarkdown, type StuckTrigger } from './escalation/report.js';
 export { journalDocument, type JournalDocument, type JournalRound } from './journal/journal-document.js';
 export { LoopConfig, DEFAULT_LOOP_CONFIG, type LoopConfigInput } from './heuristics/config.js';
