@@ -97,6 +97,7 @@ export {
   EscalationRaised,
   LoopResumed,
   LoopStopped,
+  BranchHandedOff,
   UsageRecorded,
   CriticRegistered,
   CriticHeartbeat,
