@@ -982,6 +982,7 @@ export function evolveMemory(memory: LoopMemory, event: JournaledEvent, position
     case 'FixRequested':
     case 'TestsWritten':
     case 'UsageRecorded':
+    case 'BranchHandedOff':
       break;
   }
   const next = d as unknown as LoopMemory;
