@@ -80,6 +80,8 @@ export {
   type FixedFinding,
   type OpenFinding,
   type ReportLearning,
+  type ReportHandoff,
+  describeHandoff,
 } from './report/loop-report.js';
 export { renderReportMarkdown, renderReportHtml, sparkline, escapeHtml } from './report/render.js';
 export { scanForSecrets, shannonEntropy, type SecretHit } from './secrets/detector.js';
