@@ -50,7 +50,7 @@ async function submit(slug: string, files: Readonly<Record<string, string>>, scr
   const repo = await scriptedRepo(join(t.home, 'repos', slug), files);
   const reply = await t.submit(samplePlan(slug, repo, { title: `Scripted ${script} implementer`, files: ['src/**/*.js'], implementer: { strategy: 'command', command: `node ${join(t.home, 'scripts', `${script}.mjs`)}` } }));
   if (reply.status !== 'accepted') throw new Error(`plan ${slug} was not accepted: ${JSON.stringify(reply)}`);
-  const outcome = t.outcome(slug, reply.event_id, 120_000);
+  const outcome = t.outcome(slug, reply.event_id, 240_000);
   // Awaited by the tests; this keeps an early failure from being an unhandled rejection meanwhile.
   outcome.catch(() => undefined);
   return outcome;
@@ -77,7 +77,8 @@ beforeAll(async () => {
   for (const [name, body] of Object.entries(SCRIPTS)) await writeFile(join(t.home, 'scripts', `${name}.mjs`), body);
   worse = await submit('ho-worse', { 'src/config.js': CONFIG_JS, 'src/extra.js': 'export const extra = 1;\n' }, 'worsen');
   disagree = await submit('cd-disagree', { 'src/config.js': "export const region = 'eu-west-1';\n", 'src/pricing.js': `${pricing('priceOfFruit')}\n${pricing('costOfFruit')}`, 'src/notes.js': 'export const notes = [];\n' }, 'elsewhere');
-}, 120_000);
+  // Starting a whole fleet and two submissions; on a shared 2-core machine under load this has taken over 2 minutes.
+}, 300_000);
 
 afterAll(async () => {
   await t?.stop();
@@ -110,7 +111,7 @@ describe('best-round handoff', () => {
     expect(report.code).toBe(0);
     expect(report.stdout).toContain('## Where the branch is left');
     expect(report.stdout).toContain(`rloop/ho-worse is left at round ${handoff.data.best_round} (${round2.commit.slice(0, 12)})`);
-  }, 150_000);
+  }, 300_000);
 });
 
 describe('critic disagreement, by default', () => {
@@ -133,5 +134,5 @@ describe('critic disagreement, by default', () => {
     const sides = escalation?.data.report.disagreement ?? [];
     expect([...new Set(sides.map((s) => s.critic_id))].sort()).toEqual(['quality/complexity', 'quality/duplicate-code-detector']);
     expect(escalation?.data.markdown).toContain('quality/duplicate-code-detector');
-  }, 150_000);
+  }, 300_000);
 });
