@@ -46,14 +46,15 @@ appendFileSync('src/notes.js', '// round ' + process.env.RLOOP_ROUND + ' tidied 
 `,
 };
 
-async function submit(slug: string, files: Readonly<Record<string, string>>, script: keyof typeof SCRIPTS): Promise<Promise<LoopState>> {
+/** Submits a scripted plan; resolves once it is accepted, with the run's outcome still to come (wrapped: an async function would wait for it). */
+async function submit(slug: string, files: Readonly<Record<string, string>>, script: keyof typeof SCRIPTS): Promise<{ readonly outcome: Promise<LoopState> }> {
   const repo = await scriptedRepo(join(t.home, 'repos', slug), files);
   const reply = await t.submit(samplePlan(slug, repo, { title: `Scripted ${script} implementer`, files: ['src/**/*.js'], implementer: { strategy: 'command', command: `node ${join(t.home, 'scripts', `${script}.mjs`)}` } }));
   if (reply.status !== 'accepted') throw new Error(`plan ${slug} was not accepted: ${JSON.stringify(reply)}`);
   const outcome = t.outcome(slug, reply.event_id, 240_000);
   // Awaited by the tests; this keeps an early failure from being an unhandled rejection meanwhile.
   outcome.catch(() => undefined);
-  return outcome;
+  return { outcome };
 }
 
 async function eventsOf(plan: string): Promise<JournaledEvent[]> {
@@ -75,10 +76,9 @@ beforeAll(async () => {
   t = await startTestFleet();
   await mkdir(join(t.home, 'scripts'), { recursive: true });
   for (const [name, body] of Object.entries(SCRIPTS)) await writeFile(join(t.home, 'scripts', `${name}.mjs`), body);
-  worse = await submit('ho-worse', { 'src/config.js': CONFIG_JS, 'src/extra.js': 'export const extra = 1;\n' }, 'worsen');
-  disagree = await submit('cd-disagree', { 'src/config.js': "export const region = 'eu-west-1';\n", 'src/pricing.js': `${pricing('priceOfFruit')}\n${pricing('costOfFruit')}`, 'src/notes.js': 'export const notes = [];\n' }, 'elsewhere');
-  // Starting a whole fleet and two submissions; on a shared 2-core machine under load this has taken over 2 minutes.
-}, 300_000);
+  ({ outcome: worse } = await submit('ho-worse', { 'src/config.js': CONFIG_JS, 'src/extra.js': 'export const extra = 1;\n' }, 'worsen'));
+  ({ outcome: disagree } = await submit('cd-disagree', { 'src/config.js': "export const region = 'eu-west-1';\n", 'src/pricing.js': `${pricing('priceOfFruit')}\n${pricing('costOfFruit')}`, 'src/notes.js': 'export const notes = [];\n' }, 'elsewhere'));
+}, 120_000);
 
 afterAll(async () => {
   await t?.stop();

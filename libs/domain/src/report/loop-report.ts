@@ -111,10 +111,12 @@ export interface ReportHandoff {
   readonly last_ref: string;
   readonly moved: boolean;
   readonly reason: string;
+  /** The whole sentence people read (report, console). */
+  readonly summary: string;
 }
 
 /** "rloop/x is left at round 2 (abc123456789): …; its last commit def… is kept at refs/rloop/x/last". */
-export function describeHandoff(branch: string | null, handoff: ReportHandoff): string {
+export function describeHandoff(branch: string | null, handoff: Omit<ReportHandoff, 'summary'>): string {
   const at = handoff.round === null ? `its last commit ${handoff.commit.slice(0, 12)}` : `round ${handoff.round} (${handoff.commit.slice(0, 12)})`;
   const last = handoff.moved ? `; the last commit ${handoff.last_commit.slice(0, 12)} is kept at ${handoff.last_ref}` : '';
   return `${branch ?? 'the branch'} is left at ${at}: ${handoff.reason}${last}`;
@@ -147,7 +149,7 @@ export function buildLoopReport(events: readonly JournaledEvent[], learnings: re
   let why = 'the loop is still running';
   let endedAt: string | null = null;
   let escalation: LoopReport['escalation'] = null;
-  let handoff: ReportHandoff | null = null;
+  let handoff: Omit<ReportHandoff, 'summary'> | null = null;
   let cost = 0;
   const byRound = (n: number | undefined) => (n === undefined ? undefined : rounds.find((r) => r.round === n));
   for (const event of run) {
@@ -307,7 +309,7 @@ export function buildLoopReport(events: readonly JournaledEvent[], learnings: re
     commits: rounds.flatMap((r) => (r.fix?.outcome === 'committed' && r.fix.commit !== null ? [r.fix.commit] : [])),
     cost_usd: cost,
     escalation,
-    handoff,
+    handoff: handoff === null ? null : { ...handoff, summary: describeHandoff(branch, handoff) },
   };
 }
 
