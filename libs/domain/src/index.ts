@@ -48,7 +48,6 @@ export {
   persistentIssues,
   implementerWalls,
   oscillations,
-  knownConflicts,
   flatTrend,
   type LoopMemory,
   type MemoryStep,

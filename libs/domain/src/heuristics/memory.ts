@@ -2,7 +2,6 @@ import type { Finding, Heuristic, JournaledEvent, Letter, Phase } from '@rloop/c
 import { isSameIssue } from '../identity/fingerprint.js';
 import { deterministicId } from '../identity/ids.js';
 import { phaseIncludes } from '../phases/phases.js';
-import { isKnownConflict } from '../synthesis/disagreements.js';
 import type { LoopConfig } from './config.js';
 import { repeatedDisagreements } from './disagreement.js';
 import { isInfraFailure, keyMomentOf, slope, topScoreAverage } from './trend.js';
@@ -279,10 +278,6 @@ function overlaps(a: { start: number; end: number }, b: { start: number; end: nu
   return a.start <= b.end + slack && b.start <= a.end + slack;
 }
 
-function conflicting(config: LoopConfig, a: string, b: string): boolean {
-  return isKnownConflict(config.critic_disagreement.known_conflicts, a, b);
-}
-
 function where(t: { file: string; line_range: { start: number } }): string {
   return `${t.file}:${t.line_range.start}`;
 }
@@ -428,20 +423,6 @@ export function implementerWalls(trackers: readonly Tracker[], config: LoopConfi
 /** Oscillation: of the findings that came back this round (present, or cut by top-K) after being gone, those back `reappearances` times. */
 export function oscillations(cameBack: readonly Tracker[], config: LoopConfig): Tracker[] {
   return cameBack.filter((t) => t.reappearances >= config.oscillation.reappearances);
-}
-
-/** Pairs of letter findings from different critics on overlapping lines whose types are known to conflict. */
-export function knownConflicts(findings: readonly FindingRef[], config: LoopConfig): [FindingRef, FindingRef][] {
-  const pairs: [FindingRef, FindingRef][] = [];
-  for (let i = 0; i < findings.length; i += 1) {
-    for (let j = i + 1; j < findings.length; j += 1) {
-      const a = findings[i];
-      const b = findings[j];
-      if (a === undefined || b === undefined || a.raised_by === b.raised_by || a.file !== b.file) continue;
-      if (overlaps(a.line_range, b.line_range) && conflicting(config, a.finding_type, b.finding_type)) pairs.push([a, b]);
-    }
-  }
-  return pairs;
 }
 
 /** Flat trend (review-loop seed): the top-N average fell by less than `min_slope` a round over the window, while the findings kept changing. */
