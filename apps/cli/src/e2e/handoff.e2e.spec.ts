@@ -73,12 +73,13 @@ let worse: Promise<LoopState>;
 let disagree: Promise<LoopState>;
 
 beforeAll(async () => {
-  t = await startTestFleet();
+  // Seven services importing their toolchains at once: on a loaded shared host one took over the default 60 s to say it is ready.
+  t = await startTestFleet({ readyTimeoutMs: 180_000 });
   await mkdir(join(t.home, 'scripts'), { recursive: true });
   for (const [name, body] of Object.entries(SCRIPTS)) await writeFile(join(t.home, 'scripts', `${name}.mjs`), body);
   ({ outcome: worse } = await submit('ho-worse', { 'src/config.js': CONFIG_JS, 'src/extra.js': 'export const extra = 1;\n' }, 'worsen'));
   ({ outcome: disagree } = await submit('cd-disagree', { 'src/config.js': "export const region = 'eu-west-1';\n", 'src/pricing.js': `${pricing('priceOfFruit')}\n${pricing('costOfFruit')}`, 'src/notes.js': 'export const notes = [];\n' }, 'elsewhere'));
-}, 120_000);
+}, 300_000);
 
 afterAll(async () => {
   await t?.stop();
