@@ -89,10 +89,13 @@ describe('best-round handoff', () => {
   it('a loop that gets worse after round 2 escalates with its branch at round 2, the last commit kept under refs/rloop/<slug>/last, and the report says which round and why', async () => {
     const state = await worse;
     expect(state.status).toBe('escalated');
+    let seen: JournaledEvent[] = [];
     const events = await eventually(async () => {
-      const all = await eventsOf('ho-worse');
-      return all.some((e) => e.type === 'BranchHandedOff') ? all : undefined;
-    }, { timeoutMs: 30_000, description: 'the BranchHandedOff of ho-worse' });
+      seen = await eventsOf('ho-worse');
+      return seen.some((e) => e.type === 'BranchHandedOff') ? seen : undefined;
+    }, { timeoutMs: 90_000, description: 'the BranchHandedOff of ho-worse' }).catch((error: unknown) => {
+      throw new Error(`${String(error)}; journal: ${seen.map((e) => e.type).join(', ')}; implementer: ${t.lines.filter((l) => l.startsWith('implementer') && /Handoff|ERROR|WARN/.test(l)).slice(-10).join(' | ')}`);
+    });
     const letters = only(events, 'LetterWritten').map((e) => e.data.letter);
     expect(letters.slice(0, 3).map((l) => l.counts.critical)).toEqual([2, 1, 2]);
     const round2 = letters.find((l) => l.round === 2);
