@@ -458,6 +458,33 @@ export const LoopResumed = defineEvent(
 
 export const LoopStopped = defineEvent('LoopStopped', 1, z.object({ note: z.string().max(4000).optional(), by: z.string().max(200) }));
 
+/**
+ * A fact from the implementer (issue 15 §4): after an escalation or a stop it left the plan's
+ * branch at the commit of the run's best round — fewest open findings by severity, ties to the
+ * latest — and kept the branch's last commit under `last_ref`.
+ */
+export const BranchHandedOff = defineEvent(
+  'BranchHandedOff',
+  1,
+  z.object({
+    /** The EscalationRaised (its escalation_id) or LoopStopped (its event id) this answers. */
+    trigger: z.object({ kind: z.enum(['escalated', 'stopped']), event_id: EventId }),
+    branch: z.string().min(1).max(300),
+    /** The round whose commit the branch is left at; null when no round was completely reviewed (the branch stays at its last commit). */
+    best_round: PositiveInt.nullable(),
+    best_commit: GitSha,
+    /** The best round's open findings, as its letter counted them (null with best_round). */
+    counts: SeverityCounts.nullable(),
+    /** The branch's commit before the handoff (its last work), kept at `last_ref`. */
+    last_commit: GitSha,
+    last_ref: z.string().min(1).max(300),
+    /** False when the branch already was at the best commit. */
+    moved: z.boolean(),
+    /** Which round and why, for people. */
+    reason: z.string().min(1).max(2000),
+  }),
+);
+
 export const UsageRecorded = defineEvent(
   'UsageRecorded',
   1,
@@ -569,6 +596,7 @@ export const EVENT_CATALOGUE = {
   EscalationRaised: { schema: EscalationRaised, token: 'escalation_raised', channel: 'events' },
   LoopResumed: { schema: LoopResumed, token: 'loop_resumed', channel: 'events' },
   LoopStopped: { schema: LoopStopped, token: 'loop_stopped', channel: 'events' },
+  BranchHandedOff: { schema: BranchHandedOff, token: 'branch_handed_off', channel: 'events' },
   UsageRecorded: { schema: UsageRecorded, token: 'usage_recorded', channel: 'events' },
   CriticRegistered: { schema: CriticRegistered, token: 'critic_registered', channel: 'critics' },
   CriticHeartbeat: { schema: CriticHeartbeat, token: 'critic_heartbeat', channel: 'critics' },
@@ -598,6 +626,7 @@ export const RloopEvent = z.discriminatedUnion('type', [
   EscalationRaised,
   LoopResumed,
   LoopStopped,
+  BranchHandedOff,
   UsageRecorded,
   CriticRegistered,
   CriticHeartbeat,

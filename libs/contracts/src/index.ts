@@ -99,6 +99,7 @@ export {
   EscalationRaised,
   LoopResumed,
   LoopStopped,
+  BranchHandedOff,
   UsageRecorded,
   CriticRegistered,
   CriticHeartbeat,

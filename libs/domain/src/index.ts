@@ -4,6 +4,7 @@ export { deterministicId } from './identity/ids.js';
 export { DEFAULT_K, nextPhase, phaseIncludes } from './phases/phases.js';
 export { compareFindings, rankFindings } from './synthesis/ranking.js';
 export { synthesizeLetter, type CriticReport, type SynthesisInput } from './synthesis/synthesize.js';
+export { findDisagreements, isKnownConflict, DEFAULT_KNOWN_CONFLICTS, CONFLICT_ASK_TYPES, type KnownConflict } from './synthesis/disagreements.js';
 export { coverageGaps, describeCoverage, describeSkip, isCoverageGap, orderSkips, roundCoverageGaps, type CoverageGap } from './synthesis/coverage.js';
 export { renderLetterMarkdown } from './letter/markdown.js';
 export { RefinementTriggers } from './config/triggers.js';
@@ -38,6 +39,7 @@ export { decideNext, needsLetter, capFor, repeatedInfrastructureFailure, type Pa
 export { retryBackoffMs, type RetryBackoff } from './loop/retry.js';
 export { baselineWork, roundWork, fixWork, fixRequestData, type BaselineWork, type RoundWork } from './loop/work.js';
 export { decisionEvent, stampDecision, type DecisionMeta } from './loop/envelope.js';
+export { chooseHandoffRound, reviewedRounds, describeOpen, openByRank, handoffWork, type ReviewedRound, type HandoffChoice, type HandoffWork } from './loop/handoff.js';
 export { buildStuckReport, infrastructureAction, renderStuckReportMarkdown, type StuckTrigger } from './escalation/report.js';
 export { journalDocument, type JournalDocument, type JournalRound } from './journal/journal-document.js';
 export { LoopConfig, DEFAULT_LOOP_CONFIG, type LoopConfigInput } from './heuristics/config.js';
@@ -47,7 +49,6 @@ export {
   persistentIssues,
   implementerWalls,
   oscillations,
-  knownConflicts,
   flatTrend,
   type LoopMemory,
   type MemoryStep,
@@ -79,6 +80,8 @@ export {
   type FixedFinding,
   type OpenFinding,
   type ReportLearning,
+  type ReportHandoff,
+  describeHandoff,
 } from './report/loop-report.js';
 export { renderReportMarkdown, renderReportHtml, sparkline, escapeHtml } from './report/render.js';
 export { scanForSecrets, shannonEntropy, type SecretHit } from './secrets/detector.js';

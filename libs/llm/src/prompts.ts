@@ -1,3 +1,4 @@
+import { CONFLICT_ASK_TYPES } from '@rloop/domain';
 import { UNTRUSTED_DATA_RULE } from './data-blocks.js';
 import { REPORT_FINDINGS_TOOL } from './findings.js';
 
@@ -20,6 +21,8 @@ export const CRITIC_SYSTEM_PROMPT = [
   'Report only real problems you can point at. An empty list is a valid and common answer; do not invent findings to seem useful.',
   'Severity and score must agree: critical = score 7-10 (wrong results, data loss, security holes, crashes, and every compiler or linter warning, deprecation or type hole such as `any`), medium = 4-6 (performance regressions, missing tests, complexity, code smells), low = 1-3 (naming, style, documentation).',
   'category is one of security, correctness, maintainability, performance, readability, consistency. finding_type is a short rule-like identifier such as "llm/unchecked-error" or "llm/off-by-one".',
+  // The loop's known-conflicts table (config/loop.yaml) matches these: free-form types never would.
+  `When the change you ask for is one of these, use its finding_type, so that the loop can see when two critics ask for opposite changes: "${CONFLICT_ASK_TYPES.inlineForPerformance}" (inline or copy code into a hot path for speed), "${CONFLICT_ASK_TYPES.inlineForReadability}" (fold a small helper back into its caller), "${CONFLICT_ASK_TYPES.extractForReadability}" (move code out into a named function), "${CONFLICT_ASK_TYPES.apiCompatibility}" (keep a public API, its inputs or its behaviour as callers use it today).`,
   '',
   '## Where',
   'file must be the path of one of the <file_…> blocks, exactly as given. line_range must name lines that exist in that file, using the numbers shown at the left of each line, and should cover only the lines at fault. Findings about files or lines you were not shown are discarded.',

@@ -1,6 +1,13 @@
-import { Module } from '@nestjs/common';
-import { LettersController } from './letters/letters.controller.js';
+import { type DynamicModule, Module } from '@nestjs/common';
+import type { KnownConflict } from '@rloop/domain';
 import { JournalClientModule } from '@rloop/journal-client';
+import { LettersController } from './letters/letters.controller.js';
+import { KNOWN_CONFLICTS } from './tokens.js';
 
-@Module({ imports: [JournalClientModule], controllers: [LettersController] })
-export class SynthesizerModule {}
+@Module({})
+export class SynthesizerModule {
+  /** `knownConflicts`: config/loop.yaml's critic_disagreement table, read once at start. */
+  static forRoot(knownConflicts: readonly KnownConflict[]): DynamicModule {
+    return { module: SynthesizerModule, imports: [JournalClientModule], controllers: [LettersController], providers: [{ provide: KNOWN_CONFLICTS, useValue: knownConflicts }] };
+  }
+}

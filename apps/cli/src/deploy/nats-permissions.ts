@@ -90,8 +90,9 @@ export const FLEET_BUS_USE: Readonly<Record<string, ServiceBusUse>> = {
     consumes: [
       { handler: 'implementer-committed-baselines', selector: 'JournalCommitted' },
       { handler: 'implementer-committed-fixes', selector: 'JournalCommitted' },
+      { handler: 'implementer-committed-handoffs', selector: 'JournalCommitted' },
     ],
-    publishes: ['BaselineRecorded', 'TestsWritten', 'FixApplied', 'UsageRecorded', 'EscalationRaised'],
+    publishes: ['BaselineRecorded', 'TestsWritten', 'FixApplied', 'UsageRecorded', 'EscalationRaised', 'BranchHandedOff'],
     answers: [],
     registry: 'none',
   },

@@ -39,7 +39,7 @@ export interface TestFleet extends FleetUnderTest {
   readonly database: TestDatabase;
 }
 
-export interface TestFleetOptions extends Pick<FleetOptions, 'replicas' | 'services' | 'httpPortOf'> {
+export interface TestFleetOptions extends Pick<FleetOptions, 'replicas' | 'services' | 'httpPortOf' | 'readyTimeoutMs'> {
   /** Changes to config/critics.yaml for this fleet (e.g. smaller soft caps). */
   readonly catalogue?: (catalogue: Record<string, unknown>) => Record<string, unknown>;
   /** Changes to config/models.yaml for this fleet (e.g. small budgets). */
@@ -136,6 +136,7 @@ async function launchFleet(options: Omit<TestFleetOptions, 'database'>, home: st
     ...(options.replicas === undefined ? {} : { replicas: options.replicas }),
     ...(options.services === undefined ? {} : { services: options.services }),
     ...(options.httpPortOf === undefined ? {} : { httpPortOf: options.httpPortOf }),
+    ...(options.readyTimeoutMs === undefined ? {} : { readyTimeoutMs: options.readyTimeoutMs }),
     onLine: (line) => lines.push(line),
   });
   const busEnv = { ...process.env, ...options.busEnv };

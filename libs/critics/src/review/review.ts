@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Finding, Letter, RepoConfigEffect, Suppression } from '@rloop/contracts';
-import { type CriticReport, describeCoverage, deterministicId, synthesizeLetter } from '@rloop/domain';
+import { type CriticReport, DEFAULT_KNOWN_CONFLICTS, describeCoverage, deterministicId, synthesizeLetter } from '@rloop/domain';
 import type { CriticDefinition } from '../critic.js';
 import { ReviewGitError, ReviewTargetNotFoundError } from '../errors.js';
 import { draftFinding } from '../plumbing/define.js';
@@ -273,6 +273,8 @@ export async function reviewRepositoryWithRuns(options: ReviewOptions): Promise<
     mode: 'single_pass',
     created_at: createdAt,
     reports,
+    // One pass, no loop config: the shipped table, so the letter shows where critics disagree.
+    known_conflicts: DEFAULT_KNOWN_CONFLICTS,
   });
   const failed = runs.filter((r) => r.status === 'failed');
   return { letter, runs, failed, files, excluded, baselineCandidates };

@@ -38,6 +38,10 @@ const RECOMMENDATIONS: Readonly<Record<StuckReport['trigger']['kind'], string>> 
   critic_failures: 'A core critic kept failing, so no round could count as clean. Check the critic (`rloop critics`, its logs), then `rloop resume <slug>`.',
 };
 
+/** Said with every escalation of a loop that has a branch: the implementer hands it off at the best round (BranchHandedOff). */
+const HANDOFF_NOTE =
+  " Meanwhile the implementer leaves `<branch>` at the best round's commit (fewest open findings by severity), with its last commit kept at `refs/rloop/<slug>/last`; `rloop report <slug>` says which round and why.";
+
 /**
  * What to fix when a core critic cannot run, by critic (where we know its needs) and by reason:
  * the advice names the setting, not just the symptom. `<critic>` and `<slug>` are filled in.
@@ -95,7 +99,9 @@ export function buildStuckReport(state: LoopState, trigger: StuckTrigger, timeli
     trigger: { kind: trigger.kind, ...(trigger.heuristic === undefined ? {} : { heuristic: trigger.heuristic }), detail: trigger.detail.slice(0, 4000) },
     findings: [...(timelines ?? timelinesFromState(state))],
     ...(trigger.disagreement === undefined || trigger.disagreement.length === 0 ? {} : { disagreement: trigger.disagreement.slice(0, 10).map((side) => ({ ...side })) }),
-    recommended_action: (trigger.action ?? (trigger.heuristic === undefined || trigger.kind !== 'heuristic' ? RECOMMENDATIONS[trigger.kind] : HEURISTIC_ACTIONS[trigger.heuristic])).replaceAll('<slug>', state.plan).slice(0, 4000),
+    recommended_action: `${trigger.action ?? (trigger.heuristic === undefined || trigger.kind !== 'heuristic' ? RECOMMENDATIONS[trigger.kind] : HEURISTIC_ACTIONS[trigger.heuristic])}${state.baseline === null ? '' : HANDOFF_NOTE.replaceAll('<branch>', state.baseline.branch)}`
+      .replaceAll('<slug>', state.plan)
+      .slice(0, 4000),
     ...(state.baseline === null ? {} : { branch: state.baseline.branch }),
     ...(state.head === null ? {} : { commit: state.head }),
   };

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { FUZZY_LINE_WINDOW } from '../identity/fingerprint.js';
+import { DEFAULT_KNOWN_CONFLICTS } from '../synthesis/disagreements.js';
 
 const Positive = z.int().min(1);
 
@@ -17,13 +18,15 @@ export const LoopConfig = z.strictObject({
   critic_disagreement: z
     .strictObject({
       /**
-       * Pairs of finding types known to ask for opposite changes (`eslint/eqeqeq` vs a `== null`
-       * rule); a trailing `*` matches a prefix. Both on overlapping lines in one round is a
-       * disagreement at once; other pairs need the history (fixing one brings the other back).
+       * Pairs of finding types known to ask for opposite changes (`duplicate/*` vs
+       * `llm/inline-for-performance`); a trailing `*` matches a prefix. Both on overlapping lines in
+       * one round are a disagreement of the letter (the synthesizer), and the same disagreement in
+       * the next letter escalates; other pairs need the history (fixing one brings the other back).
+       * Default: the shipped table (DEFAULT_KNOWN_CONFLICTS); `[]` turns the table off.
        */
-      known_conflicts: z.array(z.tuple([z.string().min(1), z.string().min(1)])).default([]),
+      known_conflicts: z.array(z.tuple([z.string().min(1), z.string().min(1)])).default(() => DEFAULT_KNOWN_CONFLICTS.map(([a, b]) => [a, b] as [string, string])),
     })
-    .default({ known_conflicts: [] }),
+    .default(() => ({ known_conflicts: DEFAULT_KNOWN_CONFLICTS.map(([a, b]) => [a, b] as [string, string]) })),
   /** Review-loop seed: top-N average score slope below `min_slope` per round over `rounds` rounds is flat. */
   flat_trend: z
     .strictObject({ rounds: z.int().min(2).default(3), min_slope: z.number().min(0).default(0.5), top: Positive.default(3) })

@@ -135,12 +135,29 @@ describe('critic disagreement', () => {
   const strict = issue({ raised_by: LINTER, finding_type: 'eslint/eqeqeq', file: 'src/a.ts', line: 10, title: 'use ===' });
   const loose = issue({ raised_by: SAST, finding_type: 'review/null-check', file: 'src/a.ts', line: 10, title: 'use == null to catch undefined' });
 
-  it('given two critics asking for conflicting fixes on the same lines in one round, when the pair is a known conflict, then critic_disagreement fires with both asks', () => {
+  it('given two critics asking for conflicting fixes on the same lines in one round, when the pair is a known conflict, then the letter surfaces it and nothing escalates yet', () => {
     const loop = new Scenario({ critic_disagreement: { known_conflicts: [['eslint/eqeqeq', 'review/null-*']] } });
-    const first = loop.round({ findings: [strict, loose] });
-    expect(heuristicsOf(first)).toEqual(['critic_disagreement']);
-    expect([...(first.detections[0]?.critic_ids ?? [])].sort()).toEqual([LINTER, SAST].sort());
-    expect(first.detections[0]?.evidence['sides']).toHaveLength(2);
+    expect(heuristicsOf(loop.round({ findings: [strict, loose], fix: elsewhere }))).toEqual([]);
+    expect(loop.memory.disagreements).toHaveLength(1);
+  });
+
+  it('given a known-conflict disagreement in one letter, when the same two issues disagree in the next letter (lines moved), then critic_disagreement fires with both asks', () => {
+    const loop = new Scenario({ critic_disagreement: { known_conflicts: [['eslint/eqeqeq', 'review/null-*']] } });
+    loop.round({ findings: [strict, loose], fix: elsewhere });
+    const moved = [issue({ raised_by: LINTER, finding_type: 'eslint/eqeqeq', file: 'src/a.ts', line: 12, title: 'use ===' }), issue({ raised_by: SAST, finding_type: 'review/null-check', file: 'src/a.ts', line: 12, title: 'use == null to catch undefined' })];
+    const second = loop.round({ findings: moved });
+    expect(heuristicsOf(second)).toEqual(['critic_disagreement']);
+    expect([...(second.detections[0]?.critic_ids ?? [])].sort()).toEqual([LINTER, SAST].sort());
+    expect(second.detections[0]?.evidence['sides']).toHaveLength(2);
+    expect(second.detections[0]?.evidence['rule']).toBe('known_conflict');
+    expect(second.detections[0]?.message).toContain('in the letter before and again in round 2');
+  });
+
+  it('given a disagreement in one letter, when the next letter has only one of its sides, then nothing fires', () => {
+    const loop = new Scenario({ critic_disagreement: { known_conflicts: [['eslint/eqeqeq', 'review/null-*']] } });
+    loop.round({ findings: [strict, loose], fix: elsewhere });
+    expect(heuristicsOf(loop.round({ findings: [strict], fix: elsewhere }))).toEqual([]);
+    expect(loop.memory.disagreements).toEqual([]);
   });
 
   it('given fixing one critic\'s finding brings back the other critic\'s on the same lines, when the cycle closes, then it is a disagreement, not an oscillation', () => {

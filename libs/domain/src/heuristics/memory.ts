@@ -3,6 +3,7 @@ import { isSameIssue } from '../identity/fingerprint.js';
 import { deterministicId } from '../identity/ids.js';
 import { phaseIncludes } from '../phases/phases.js';
 import type { LoopConfig } from './config.js';
+import { repeatedDisagreements } from './disagreement.js';
 import { isInfraFailure, keyMomentOf, slope, topScoreAverage } from './trend.js';
 
 /** A finding as the memory keeps it from one critic's report (small; no prose beyond the title and the ask). */
@@ -181,6 +182,8 @@ export interface LoopMemory {
   readonly learned: readonly string[];
   /** Detection ids this memory produced (a LoopDetected event with one of them is not counted twice). */
   readonly fired: readonly string[];
+  /** The last letter's disagreements (tracker pairs): one that is in the next letter too escalates. Absent in memories stored before. */
+  readonly disagreements?: readonly string[];
   readonly version: number;
 }
 
@@ -212,6 +215,7 @@ export function initialLoopMemory(plan: string): LoopMemory {
     edges: [],
     learned: [],
     fired: [],
+    disagreements: [],
     version: 0,
   };
 }
@@ -272,14 +276,6 @@ function comparable(t: Mutable<Tracker>): Parameters<typeof isSameIssue>[0] {
 
 function overlaps(a: { start: number; end: number }, b: { start: number; end: number }, slack = 0): boolean {
   return a.start <= b.end + slack && b.start <= a.end + slack;
-}
-
-function typeMatches(pattern: string, type: string): boolean {
-  return pattern.endsWith('*') ? type.startsWith(pattern.slice(0, -1)) : pattern === type;
-}
-
-function conflicting(config: LoopConfig, a: string, b: string): boolean {
-  return config.critic_disagreement.known_conflicts.some(([x, y]) => (typeMatches(x, a) && typeMatches(y, b)) || (typeMatches(x, b) && typeMatches(y, a)));
 }
 
 function where(t: { file: string; line_range: { start: number } }): string {
@@ -427,20 +423,6 @@ export function implementerWalls(trackers: readonly Tracker[], config: LoopConfi
 /** Oscillation: of the findings that came back this round (present, or cut by top-K) after being gone, those back `reappearances` times. */
 export function oscillations(cameBack: readonly Tracker[], config: LoopConfig): Tracker[] {
   return cameBack.filter((t) => t.reappearances >= config.oscillation.reappearances);
-}
-
-/** Pairs of letter findings from different critics on overlapping lines whose types are known to conflict. */
-export function knownConflicts(findings: readonly FindingRef[], config: LoopConfig): [FindingRef, FindingRef][] {
-  const pairs: [FindingRef, FindingRef][] = [];
-  for (let i = 0; i < findings.length; i += 1) {
-    for (let j = i + 1; j < findings.length; j += 1) {
-      const a = findings[i];
-      const b = findings[j];
-      if (a === undefined || b === undefined || a.raised_by === b.raised_by || a.file !== b.file) continue;
-      if (overlaps(a.line_range, b.line_range) && conflicting(config, a.finding_type, b.finding_type)) pairs.push([a, b]);
-    }
-  }
-  return pairs;
 }
 
 /** Flat trend (review-loop seed): the top-N average fell by less than `min_slope` a round over the window, while the findings kept changing. */
@@ -730,8 +712,10 @@ function observeLetter(c: Context, letter: Letter): void {
   const firings: Firing[] = [];
   const window = config.fuzzy_line_window;
   const disagreementCycles = cycles.filter(([a, b]) => a.critic_id !== b.critic_id && a.file === b.file && overlaps(a.line_range, b.line_range, window));
-  const letterRefs = letter.findings.map(refOf);
-  const conflicts = knownConflicts(letterRefs, config);
+  // The letter's disagreements (the synthesizer's) escalate when the letter before had them too.
+  const repeated = repeatedDisagreements(letter, current.letter_map, d.disagreements ?? []);
+  d.disagreements = [...repeated.keys];
+  const conflicts = repeated.pairs.map(([a, b]) => [refOf(a), refOf(b)] as const);
   if (conflicts.length > 0 || disagreementCycles.length > 0) {
     const sides = [...conflicts.flatMap(([a, b]) => [refSide(a), refSide(b)]), ...disagreementCycles.flatMap(([a, b]) => [side(a), side(b)])].slice(0, 10);
     const involved = [
@@ -748,7 +732,7 @@ function observeLetter(c: Context, letter: Letter): void {
     firings.push({
       heuristic: 'critic_disagreement',
       trackers,
-      message: `${describe}${disagreementCycles.length > 0 ? ' — fixing one brought the other back' : ''}; rloop does not settle this by priority rules: a person decides.`,
+      message: `${describe}${conflicts.length > 0 ? ` — in the letter before and again in round ${round}'s` : ''}${disagreementCycles.length > 0 ? ' — fixing one brought the other back' : ''}; rloop does not settle this by priority rules: a person decides.`,
       evidence: { sides, rule: conflicts.length > 0 ? 'known_conflict' : 'cycle', round },
     });
   }
@@ -979,6 +963,7 @@ export function evolveMemory(memory: LoopMemory, event: JournaledEvent, position
     case 'FixRequested':
     case 'TestsWritten':
     case 'UsageRecorded':
+    case 'BranchHandedOff':
       break;
   }
   const next = d as unknown as LoopMemory;

@@ -3,6 +3,7 @@
 // the journal's events and folds them through evolveMemory.
 import type { Finding, JournaledEvent, LineRange } from '@rloop/contracts';
 import { RUN_ID, SHA_A, event, finding, letterFor } from '../testing/builders.test-helpers.js';
+import { findDisagreements } from '../synthesis/disagreements.js';
 import { DEFAULT_LOOP_CONFIG, LoopConfig, type LoopConfigInput } from './config.js';
 import { type LoopDetection, type LoopMemory, type MemoryStep, type RoundHistoryRow, evolveMemory, initialLoopMemory } from './memory.js';
 
@@ -100,7 +101,8 @@ export class Scenario {
       }
     }
     const kept = spec.findings.filter((f) => (spec.letter === undefined ? phase === 'final_sweep' || f.severity === phase : spec.letter.includes(f.fingerprint)) && spec.failed?.[f.raised_by] === undefined);
-    const letter = { ...letterFor(round, phase, kept, { complete: spec.failed === undefined }), commit };
+    // As the synthesizer writes it: the disagreements of the kept findings under the configured table.
+    const letter = { ...letterFor(round, phase, kept, { complete: spec.failed === undefined }), commit, disagreements: findDisagreements(kept, this.config.critic_disagreement.known_conflicts) };
     collect(this.fold(event('LetterWritten', { letter })));
     if (spec.fix !== undefined) collect(this.fold(this.fixEvent(round, spec.fix)));
     return { detections, history: this.memory.history };

@@ -453,8 +453,10 @@ function applyToRun(state: LoopState, event: JournaledEvent, position: number, b
         ...(disagreement === undefined ? {} : { disagreement }),
       });
     }
+    // BranchHandedOff: where the branch was left changes no decision (a resume goes on from the last round's commit, docs/loop-memory.md).
     case 'TestsWritten':
     case 'UsageRecorded':
+    case 'BranchHandedOff':
       return base;
   }
 }

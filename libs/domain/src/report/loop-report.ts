@@ -100,6 +100,26 @@ export interface LoopReport {
   readonly commits: readonly string[];
   readonly cost_usd: number;
   readonly escalation: { readonly reason: string; readonly detail: string; readonly recommended_action: string; readonly markdown: string } | null;
+  /** Where the implementer left the branch after the escalation or stop (BranchHandedOff): which round, and why. */
+  readonly handoff: ReportHandoff | null;
+}
+
+export interface ReportHandoff {
+  readonly round: number | null;
+  readonly commit: string;
+  readonly last_commit: string;
+  readonly last_ref: string;
+  readonly moved: boolean;
+  readonly reason: string;
+  /** The whole sentence people read (report, console). */
+  readonly summary: string;
+}
+
+/** "rloop/x is left at round 2 (abc123456789): …; its last commit def… is kept at refs/rloop/x/last". */
+export function describeHandoff(branch: string | null, handoff: Omit<ReportHandoff, 'summary'>): string {
+  const at = handoff.round === null ? `its last commit ${handoff.commit.slice(0, 12)}` : `round ${handoff.round} (${handoff.commit.slice(0, 12)})`;
+  const last = handoff.moved ? `; the last commit ${handoff.last_commit.slice(0, 12)} is kept at ${handoff.last_ref}` : '';
+  return `${branch ?? 'the branch'} is left at ${at}: ${handoff.reason}${last}`;
 }
 
 /** A total drop of more than this many open findings from one round to the next is a key moment. */
@@ -129,6 +149,7 @@ export function buildLoopReport(events: readonly JournaledEvent[], learnings: re
   let why = 'the loop is still running';
   let endedAt: string | null = null;
   let escalation: LoopReport['escalation'] = null;
+  let handoff: Omit<ReportHandoff, 'summary'> | null = null;
   let cost = 0;
   const byRound = (n: number | undefined) => (n === undefined ? undefined : rounds.find((r) => r.round === n));
   for (const event of run) {
@@ -140,6 +161,8 @@ export function buildLoopReport(events: readonly JournaledEvent[], learnings: re
         rounds.push({ round: event.data.round, phase: event.data.phase, commit: event.data.commit, started_at: event.occurred_at, letter: null, critics: [], fix: null, cost: 0 });
         if (event.data.retained_best !== undefined) moments.push({ round: event.data.round, at: event.occurred_at, kind: 'revert', text: event.data.retained_best.detail });
         if (outcome === 'escalated') outcome = 'running';
+        // A resumed loop goes on from its last round: an earlier handoff no longer says where the branch is.
+        handoff = null;
         break;
       case 'FindingsReported':
         byRound(event.data.round)?.critics.push({ critic_id: event.data.critic_id, outcome: 'reported', duration_ms: event.data.duration_ms, findings: event.data.findings.length });
@@ -185,6 +208,10 @@ export function buildLoopReport(events: readonly JournaledEvent[], learnings: re
         why = `escalated to people (${event.data.reason}): ${event.data.report.trigger.detail}`;
         escalation = { reason: event.data.reason, detail: event.data.report.trigger.detail, recommended_action: event.data.report.recommended_action, markdown: event.data.markdown };
         moments.push({ round: event.data.round, at: event.occurred_at, kind: 'escalation', text: `escalated: ${event.data.reason}` });
+        break;
+      case 'BranchHandedOff':
+        handoff = { round: event.data.best_round, commit: event.data.best_commit, last_commit: event.data.last_commit, last_ref: event.data.last_ref, moved: event.data.moved, reason: event.data.reason };
+        branch = event.data.branch;
         break;
       case 'LoopResumed':
         moments.push({ round: rounds.at(-1)?.round ?? 0, at: event.occurred_at, kind: 'resume', text: `resumed by ${event.data.by}${event.data.raise_cap === undefined ? '' : ` (+${event.data.raise_cap} rounds)`}${event.data.note === undefined ? '' : `: ${event.data.note}`}` });
@@ -282,6 +309,7 @@ export function buildLoopReport(events: readonly JournaledEvent[], learnings: re
     commits: rounds.flatMap((r) => (r.fix?.outcome === 'committed' && r.fix.commit !== null ? [r.fix.commit] : [])),
     cost_usd: cost,
     escalation,
+    handoff: handoff === null ? null : { ...handoff, summary: describeHandoff(branch, handoff) },
   };
 }
 
@@ -299,5 +327,6 @@ export function reportSummaryLine(report: LoopReport, reportPath: string | null)
   const rounds = `${report.rounds.length} round${report.rounds.length === 1 ? '' : 's'}`;
   const head = trends.length === 0 ? `no findings in ${rounds}` : `${trends.join(', ')} in ${rounds}`;
   const commits = `${report.commits.length} commit${report.commits.length === 1 ? '' : 's'}${report.branch === null ? '' : ` on ${report.branch}`}`;
-  return `${report.plan}: ${report.outcome} — ${head}; ${commits}${reportPath === null ? '' : `; report: ${reportPath}`}`;
+  const left = report.handoff?.round === null || report.handoff === null ? '' : `; ${report.branch ?? 'the branch'} left at round ${report.handoff.round}`;
+  return `${report.plan}: ${report.outcome} — ${head}; ${commits}${left}${reportPath === null ? '' : `; report: ${reportPath}`}`;
 }

@@ -87,6 +87,37 @@ describe('the final report of a loop', () => {
     expect(reportSummaryLine(report, null)).toBe('add-billing: escalated — critical 5 → 1 in 2 rounds; 1 commit on rloop/add-billing');
   });
 
+  it('given an escalated run whose branch was handed off at an earlier round, when reported, then the report says which round and why, in Markdown, HTML and the summary line', () => {
+    const events = convergedRun().slice(0, 10);
+    events.push(
+      event('EscalationRaised', {
+        escalation_id: 'd_escalation01',
+        reason: 'soft_cap',
+        phase: 'critical',
+        round: 2,
+        report: { plan: 'add-billing', run_id: RUN_ID, phase: 'critical', round: 2, trigger: { kind: 'soft_cap', detail: 'stuck' }, findings: [], recommended_action: 'look' },
+        markdown: '# stuck',
+      }),
+      event('BranchHandedOff', {
+        trigger: { kind: 'escalated', event_id: 'd_escalation01' },
+        branch: 'rloop/add-billing',
+        best_round: 2,
+        best_commit: SHA_B,
+        counts: { critical: 1, medium: 0, low: 0 },
+        last_commit: SHA_C,
+        last_ref: 'refs/rloop/add-billing/last',
+        moved: true,
+        reason: 'round 2 had the fewest open findings (1 critical); the last reviewed round, 3, had 4 critical; the branch is left there',
+      }),
+    );
+    const report = buildLoopReport(events);
+    expect(report.handoff).toMatchObject({ round: 2, commit: SHA_B, last_commit: SHA_C, moved: true });
+    expect(renderReportMarkdown(report)).toContain(`rloop/add-billing is left at round 2 (${SHA_B.slice(0, 12)}): round 2 had the fewest open findings`);
+    expect(renderReportMarkdown(report)).toContain('is kept at refs/rloop/add-billing/last');
+    expect(renderReportHtml(report)).toContain('Where the branch is left');
+    expect(reportSummaryLine(report, null)).toContain('rloop/add-billing left at round 2');
+  });
+
   it('sums it up on one line: each severity that had findings, rounds, commits and where the report is', () => {
     expect(reportSummaryLine(buildLoopReport(convergedRun()), '.rloop/reports/add-billing/report.md')).toBe(
       'add-billing: converged — critical 5 → 1 → 0 in 4 rounds; 1 commit on rloop/add-billing; report: .rloop/reports/add-billing/report.md',

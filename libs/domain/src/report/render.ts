@@ -68,6 +68,7 @@ export function renderReportMarkdown(report: LoopReport): string {
     '|---|---|---|---|---|---|---|---|---|',
     ...report.rounds.map((r) => `| ${r.round} | ${r.phase.replace('_', ' ')} | ${r.counts?.critical ?? '–'} | ${r.counts?.medium ?? '–'} | ${r.counts?.low ?? '–'} | ${r.fix?.outcome ?? '–'} | ${short(r.fix?.commit ?? null)} | ${seconds(r.duration_ms)} | ${usd(r.cost_usd)} |`),
     ...(report.escalation === null ? [] : ['', '## Escalation', '', `Reason: ${report.escalation.reason} — ${md(report.escalation.detail)}`, '', `Recommended: ${md(report.escalation.recommended_action)}`]),
+    ...(report.handoff === null ? [] : ['', '## Where the branch is left', '', md(report.handoff.summary)]),
     '',
   ];
   return lines.join('\n');
@@ -140,6 +141,7 @@ ${table(['round', 'test'], report.tests_added.map((x) => [String(x.round), x.tes
 <h2>Rounds</h2>
 ${table(['round', 'phase', 'critical', 'medium', 'low', 'fix', 'commit', 'time', 'cost'], report.rounds.map((r) => [String(r.round), r.phase.replace('_', ' '), String(r.counts?.critical ?? '–'), String(r.counts?.medium ?? '–'), String(r.counts?.low ?? '–'), r.fix?.outcome ?? '–', short(r.fix?.commit ?? null), seconds(r.duration_ms), usd(r.cost_usd)]))}
 ${report.escalation === null ? '' : `<h2>Escalation</h2><p>${e(report.escalation.reason)}: ${e(report.escalation.detail)}</p><p>Recommended: ${e(report.escalation.recommended_action)}</p>`}
+${report.handoff === null ? '' : `<h2>Where the branch is left</h2><p>${e(report.handoff.summary)}</p>`}
 </body></html>
 `;
 }

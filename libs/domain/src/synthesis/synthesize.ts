@@ -1,7 +1,8 @@
-import type { CriticCoverage, Disagreement, Finding, Letter, LetterCritic, Phase, RepoConfigEffect, SeverityCounts, Suppression } from '@rloop/contracts';
+import type { CriticCoverage, Finding, Letter, LetterCritic, Phase, RepoConfigEffect, SeverityCounts, Suppression } from '@rloop/contracts';
 import { phaseIncludes } from '../phases/phases.js';
 import { roundCoverageGaps } from './coverage.js';
 import { compareFindings, rankFindings } from './ranking.js';
+import { type KnownConflict, findDisagreements } from './disagreements.js';
 
 /** What one dispatched critic produced for the round, as the synthesizer sees it. */
 export interface CriticReport {
@@ -31,7 +32,12 @@ export interface SynthesisInput {
   readonly mode?: Letter['mode'];
   readonly created_at: string;
   readonly reports: readonly CriticReport[];
-  readonly disagreements?: readonly Disagreement[];
+  /**
+   * Finding types known to ask for opposite changes (config/loop.yaml `critic_disagreement`): two
+   * kept findings of such types from different critics on overlapping lines become a
+   * `disagreement` of the letter. None given: no disagreements are looked for.
+   */
+  readonly known_conflicts?: readonly KnownConflict[];
 }
 
 function countBySeverity(findings: readonly Finding[]): SeverityCounts {
@@ -88,7 +94,7 @@ function plural(n: number, word: string): string {
 }
 
 /** The letter's prose summary: what was found, by whom, what did not run, what was not analysed, and what matters most. */
-function summarise(input: SynthesisInput, findings: readonly Finding[], critics: readonly LetterCritic[], complete: boolean, gaps: readonly string[]): string {
+function summarise(input: SynthesisInput, findings: readonly Finding[], critics: readonly LetterCritic[], complete: boolean, gaps: readonly string[], disagreements: number): string {
   const reported = critics.filter((c) => c.outcome === 'reported').length;
   const counts = countBySeverity(findings);
   const k = input.k === null ? 'all findings' : `top ${input.k} per critic`;
@@ -105,6 +111,9 @@ function summarise(input: SynthesisInput, findings: readonly Finding[], critics:
     parts.push(
       `Did not report: ${failed.map((c) => `${c.critic_id} (${c.outcome === 'timed_out' ? 'timed out' : 'failed'}${c.message ? `: ${c.message}` : ''})`).join('; ')}.`,
     );
+  }
+  if (disagreements > 0) {
+    parts.push(`${plural(disagreements, 'disagreement')} between critics (listed under disagreements): apply neither side blindly; the same disagreement in the next round goes to people.`);
   }
   if (gaps.length > 0) {
     parts.push(`Not analysed: ${gaps.slice(0, 5).join('; ')}${gaps.length > 5 ? `; and ${gaps.length - 5} more` : ''}.`);
@@ -168,6 +177,7 @@ export function synthesizeLetter(input: SynthesisInput): Letter {
   const gaps = roundCoverageGaps(critics).map((gap) => gap.text);
   const complete = critics.some((c) => c.outcome === 'reported') && critics.every((c) => !c.core || c.outcome === 'reported') && gaps.length === 0;
   const repoConfig = repoConfigOf(input.reports);
+  const disagreements = findDisagreements(kept, input.known_conflicts ?? []);
   return {
     letter_id: input.letter_id,
     plan: input.plan,
@@ -182,9 +192,9 @@ export function synthesizeLetter(input: SynthesisInput): Letter {
     findings: kept,
     counts: countBySeverity(kept),
     complete,
-    disagreements: [...(input.disagreements ?? [])],
+    disagreements,
     suppressed: suppressionsOf(input.reports),
     ...(repoConfig === undefined ? {} : { repo_config: repoConfig }),
-    summary: summarise(input, kept, critics, complete, gaps),
+    summary: summarise(input, kept, critics, complete, gaps, disagreements.length),
   };
 }

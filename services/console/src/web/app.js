@@ -378,6 +378,7 @@
         report.escalation ? el('h2', { text: 'Escalation report' }) : null,
         report.escalation ? el('p', {}, el('strong', { text: 'Recommended: ' }), report.escalation.recommended_action) : null,
         report.escalation ? el('pre', { id: 'escalation-report', text: report.escalation.markdown }) : null,
+        report.handoff ? el('p', { id: 'handoff' }, el('strong', { text: 'Branch: ' }), report.handoff.summary) : null,
         el('h2', { text: 'Rounds' }),
         el('div', { id: 'rounds' }, rounds),
       );

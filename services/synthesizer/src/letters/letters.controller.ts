@@ -1,8 +1,9 @@
 import { Controller, Inject } from '@nestjs/common';
 import { EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, RetryLaterError } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
-import { decisionEvent, deterministicId, stampDecision, synthesizeLetter } from '@rloop/domain';
+import { type KnownConflict, decisionEvent, deterministicId, stampDecision, synthesizeLetter } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
+import { KNOWN_CONFLICTS } from '../tokens.js';
 import { roundReports } from './round-reports.js';
 
 const PRODUCER = `synthesizer@${process.pid}`;
@@ -25,6 +26,7 @@ export class LettersController {
   constructor(
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
     @Inject(JournalClient) private readonly journal: JournalClient,
+    @Inject(KNOWN_CONFLICTS) private readonly knownConflicts: readonly KnownConflict[],
   ) {}
 
   @OnEvent('JournalCommitted', { name: 'synthesizer-letters' })
@@ -70,6 +72,7 @@ export class LettersController {
       mode: current.mode,
       created_at: lastAt,
       reports,
+      known_conflicts: this.knownConflicts,
     });
     const [written] = stampDecision([decisionEvent('LetterWritten', meta, ['letter', current.round], { letter })], state.version);
     if (written !== undefined) await this.publisher.publish(written);
