@@ -38,6 +38,21 @@ function convergedRun(title = 'Add billing'): JournaledEvent[] {
   ];
 }
 
+/** The converged run cut after round 2's fix, escalated at its soft cap. */
+function escalatedRun(): JournaledEvent[] {
+  return [
+    ...convergedRun().slice(0, 10),
+    event('EscalationRaised', {
+      escalation_id: 'd_escalation01',
+      reason: 'soft_cap',
+      phase: 'critical',
+      round: 2,
+      report: { plan: 'add-billing', run_id: RUN_ID, phase: 'critical', round: 2, trigger: { kind: 'soft_cap', detail: 'two rounds, still one finding' }, findings: [], recommended_action: 'rloop resume add-billing --raise-cap 1' },
+      markdown: '# stuck',
+    }),
+  ];
+}
+
 describe('the final report of a loop', () => {
   it('given a converged run: outcome and why, the trend per severity, what was fixed in which round and commit', () => {
     const report = buildLoopReport(convergedRun());
@@ -70,17 +85,7 @@ describe('the final report of a loop', () => {
   });
 
   it('given an escalated run: what remains open and the escalation, and no end time', () => {
-    const events = convergedRun().slice(0, 10);
-    events.push(
-      event('EscalationRaised', {
-        escalation_id: 'd_escalation01',
-        reason: 'soft_cap',
-        phase: 'critical',
-        round: 2,
-        report: { plan: 'add-billing', run_id: RUN_ID, phase: 'critical', round: 2, trigger: { kind: 'soft_cap', detail: 'two rounds, still one finding' }, findings: [], recommended_action: 'rloop resume add-billing --raise-cap 1' },
-        markdown: '# stuck',
-      }),
-    );
+    const events = escalatedRun();
     const report = buildLoopReport(events);
     expect(report).toMatchObject({ outcome: 'escalated', ended_at: null, escalation: { reason: 'soft_cap', recommended_action: 'rloop resume add-billing --raise-cap 1' } });
     expect(report.open.map((o) => o.title)).toEqual(['finding 3']);
@@ -88,16 +93,8 @@ describe('the final report of a loop', () => {
   });
 
   it('given an escalated run whose branch was handed off at an earlier round, when reported, then the report says which round and why, in Markdown, HTML and the summary line', () => {
-    const events = convergedRun().slice(0, 10);
+    const events = escalatedRun();
     events.push(
-      event('EscalationRaised', {
-        escalation_id: 'd_escalation01',
-        reason: 'soft_cap',
-        phase: 'critical',
-        round: 2,
-        report: { plan: 'add-billing', run_id: RUN_ID, phase: 'critical', round: 2, trigger: { kind: 'soft_cap', detail: 'stuck' }, findings: [], recommended_action: 'look' },
-        markdown: '# stuck',
-      }),
       event('BranchHandedOff', {
         trigger: { kind: 'escalated', event_id: 'd_escalation01' },
         branch: 'rloop/add-billing',
