@@ -446,8 +446,3 @@ function applyToRun(state: LoopState, event: JournaledEvent, position: number, b
       return base;
   }
 }
-
-/** Folds a whole stream (for rebuilds and tests). */
-export function foldLoop(plan: string, events: readonly { readonly event: JournaledEvent; readonly position: number }[]): LoopState {
-  return events.reduce((state, { event, position }) => evolveLoop(state, event, position), initialLoopState(plan));
-}
