@@ -1,6 +1,12 @@
-import { Module } from '@nestjs/common';
-import { LettersController } from './letters/letters.controller.js';
+import { type DynamicModule, Module } from '@nestjs/common';
 import { JournalClientModule } from '@rloop/journal-client';
+import type { SynthesizerConfig } from './config.js';
+import { LettersController } from './letters/letters.controller.js';
+import { SYNTHESIZER_CONFIG } from './tokens.js';
 
-@Module({ imports: [JournalClientModule], controllers: [LettersController] })
-export class SynthesizerModule {}
+@Module({})
+export class SynthesizerModule {
+  static forRoot(config: SynthesizerConfig): DynamicModule {
+    return { module: SynthesizerModule, imports: [JournalClientModule], controllers: [LettersController], providers: [{ provide: SYNTHESIZER_CONFIG, useValue: config }] };
+  }
+}

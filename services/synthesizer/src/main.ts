@@ -1,14 +1,6 @@
 import 'reflect-metadata';
-import { startObservedService } from '@rloop/observability';
-import { describeError } from '@rloop/contracts';
+import { bootstrapService } from '@rloop/observability';
 import { SynthesizerModule } from './app.module.js';
-import { type SynthesizerConfig, loadSynthesizerConfig } from './config.js';
+import { loadSynthesizerConfig } from './config.js';
 
-let config: SynthesizerConfig;
-try {
-  config = loadSynthesizerConfig();
-} catch (error) {
-  process.stderr.write(`${describeError(error)}\n`);
-  process.exit(1);
-}
-await startObservedService({ name: 'synthesizer', module: SynthesizerModule, bus: config.bus, logFormat: config.logFormat, logLevel: config.logLevel, ops: config.ops });
+await bootstrapService({ name: 'synthesizer', loadConfig: loadSynthesizerConfig, module: (config) => SynthesizerModule.forRoot(config) });
