@@ -6,12 +6,13 @@ import { type LogFormat, ServiceLogger } from './logger.js';
 import { BusModule } from './module.js';
 import { type BusObserver } from './observer.js';
 import { type BusOptions } from './options.js';
+import { RuntimeModule, processIdentity } from './runtime.js';
 import { JetStreamServer } from './server.js';
 
 export interface StartServiceOptions {
   /** The service's name: its consumers' prefix, its queue group, the first word of its log lines. */
   readonly name: string;
-  /** The service's root module (its handlers); BusModule is added beside it. */
+  /** The service's root module (its handlers); BusModule and RuntimeModule (clock, identity) are added beside it. */
   readonly module: Type<unknown> | DynamicModule;
   readonly bus: Omit<BusOptions, 'service'>;
   readonly logFormat?: LogFormat;
@@ -48,7 +49,7 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
   try {
     const bus: BusOptions = { ...options.bus, service: options.name };
     const server = new JetStreamServer(bus, logger, options.observer);
-    const created = await NestFactory.createMicroservice<CustomStrategy>({ imports: [BusModule.forRoot(bus, options.observer), options.module] }, { strategy: server, logger, abortOnError: false });
+    const created = await NestFactory.createMicroservice<CustomStrategy>({ imports: [BusModule.forRoot(bus, options.observer), RuntimeModule.forRoot(processIdentity(options.name)), options.module] }, { strategy: server, logger, abortOnError: false });
     app = created;
     await created.listen();
     logger.log(`${options.name}: ready (${server.consumers.length} consumers bound)`, 'Bootstrap');

@@ -6,6 +6,7 @@ export { OnEvent, OnEventBatch, OnRequest, JETSTREAM_TRANSPORT, type OnEventOpti
 export { EventContext, BatchContext, RequestContext, type DeliveryInfo } from './context.js';
 export { BusModule, EVENT_PUBLISHER, BUS_REQUESTER } from './module.js';
 export { startService, type StartServiceOptions, type RunningService } from './bootstrap.js';
+export { RuntimeModule, CLOCK, SERVICE_IDENTITY, SYSTEM_CLOCK, processIdentity, type Clock, type ServiceIdentity } from './runtime.js';
 export { ServiceLogger, LOG_FORMATS, LOG_LEVEL_NAMES, nestLevelsFrom, type LogFormat, type LogLevelName, type LogSink, type ServiceLoggerOptions } from './logger.js';
 export { withLogContext, currentLogContext, logContextOf, type LogContext } from './log-context.js';
 export { SETTLEMENTS, type BusObserver, type Settlement } from './observer.js';

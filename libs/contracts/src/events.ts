@@ -137,7 +137,7 @@ export const HEURISTICS = ['persistent_issue', 'oscillation', 'implementer_wall'
 export const Heuristic = z.enum(HEURISTICS);
 export type Heuristic = z.infer<typeof Heuristic>;
 
-export const ESCALATION_REASONS = ['soft_cap', 'heuristic', 'budget', 'implementer_failed', 'critic_failures'] as const;
+export const ESCALATION_REASONS = ['soft_cap', 'heuristic', 'budget', 'critic_failures'] as const;
 export const EscalationReason = z.enum(ESCALATION_REASONS);
 
 /** A finding's story across rounds, for people deciding what to do with a stuck loop. */

@@ -1,11 +1,10 @@
-import { join } from 'node:path';
 import type { LoggerService } from '@nestjs/common';
 import type { EventPublisher } from '@rloop/bus';
-import { type EventOf, TransientError, describeError, subjectToken } from '@rloop/contracts';
+import { type EventOf, TransientError, describeError } from '@rloop/contracts';
 import { type CriticRunResult, RepoPolicy, type RepoRoundReview, prepareRepoReview, runCritic } from '@rloop/critics';
 import type { JournalClient } from '@rloop/journal-client';
 import type { ServiceCritic } from './define.js';
-import { answerEvent, dispatchFor, reportEventId, roundExpired } from './dispatch.js';
+import { answerEvent, criticCacheDir, dispatchFor, notRun, reportEventId, roundExpired } from './dispatch.js';
 import { CRITIC_SDK_ERROR_CODES } from './errors.js';
 import type { CheckoutProvider, ResolvedCriticServiceOptions } from './options.js';
 
@@ -78,20 +77,12 @@ export async function answerRound(rt: Runtime, deps: { readonly publisher: Event
               files: repo?.files ?? event.data.files,
               phase: event.data.phase,
               signal: rt.abort.signal,
-              cacheDir: join(rt.settings.workRoot, 'cache', subjectToken(critic.id)),
+              cacheDir: criticCacheDir(rt.settings.workRoot, critic.id),
               now: new Date(),
             },
             { timeoutMs: dispatched.timeout_ms, core: dispatched.core, ...bound },
           )
-        : {
-            status: 'failed',
-            critic_id: critic.id,
-            reason: 'not_runnable',
-            message: `cannot read commit ${event.data.commit} of ${event.data.repo_path} from this host: ${describeError(checkedOut.error)}`,
-            duration_ms: 0,
-            notes: [],
-            coverage: null,
-          };
+        : notRun(critic.id, 'not_runnable', `cannot read commit ${event.data.commit} of ${event.data.repo_path} from this host: ${describeError(checkedOut.error)}`);
     // Stopped by a shutdown, not by the critic: answer nothing, so the round goes to another replica.
     if (rt.abort.signal.aborted) throw new TransientError(CRITIC_SDK_ERROR_CODES.stopping, `stopped while reviewing ${where}`);
     const now = new Date().toISOString();

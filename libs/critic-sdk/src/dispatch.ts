@@ -1,4 +1,5 @@
-import type { CriticCoverage, DataOf, DispatchedCritic, EventOf, Finding, RepoConfigEffect, Suppression } from '@rloop/contracts';
+import { join } from 'node:path';
+import { type CriticCoverage, type CriticFailureReason, type DataOf, type DispatchedCritic, type EventOf, type Finding, type RepoConfigEffect, type Suppression, subjectToken } from '@rloop/contracts';
 import type { CriticRunResult } from '@rloop/critics';
 import { compareFindings, decisionEvent, deterministicId } from '@rloop/domain';
 
@@ -23,6 +24,22 @@ export function roundExpired(round: RoundStarted, now: Date): boolean {
  */
 export function reportEventId(round: RoundStarted, criticId: string): string {
   return deterministicId(round.plan, round.correlation_id, 'report', round.data.round, criticId);
+}
+
+/** The directory a critic keeps its cache in under a work root: one name for it, whichever runner hosts the critic. */
+export function criticCacheDir(workRoot: string, criticId: string): string {
+  return join(workRoot, 'cache', subjectToken(criticId));
+}
+
+/** A critic that was not run (a budget used up, switched off by the repository, a checkout that failed): the result answerEvent turns into a CriticFailed. */
+export function notRun(criticId: string, reason: CriticFailureReason, message: string): CriticRunResult {
+  return { status: 'failed', critic_id: criticId, reason, message, duration_ms: 0, notes: [], coverage: null };
+}
+
+/** How a runner words a failure: its own reasons for its errors (the LLM critics'), and secrets masked in the message. */
+export interface AnswerOptions {
+  readonly reasonOf?: (result: Extract<CriticRunResult, { status: 'failed' }>) => CriticFailureReason;
+  readonly redact?: (text: string) => string;
 }
 
 /** What a report carries besides its findings: what the critic covered, and what the reviewed repository's configuration did. */
@@ -53,6 +70,8 @@ export function reportData(round: number, criticId: string, commit: string, find
 /**
  * A critic's answer to a round (pure: the producer and time are passed in): FindingsReported for a
  * critic that ran, CriticFailed with the reason otherwise — never "0 findings" for one that did not.
+ * The one way an answer is made: critic services (answerRound) and the critic-runner both call it,
+ * so both answer under reportEventId and the journal keeps the first (isFirstAnswer, libs/domain).
  */
 export function answerEvent(
   round: RoundStarted,
@@ -61,6 +80,7 @@ export function answerEvent(
   meta: { readonly producer: string; readonly now: string },
   /** The repository's configuration applied to the findings (suppressions, severity overrides), when it was read. */
   applyRepo: (findings: readonly Finding[]) => { readonly findings: readonly Finding[]; readonly suppressed: readonly Suppression[]; readonly repo_config?: RepoConfigEffect | undefined } | null = () => null,
+  options: AnswerOptions = {},
 ): EventOf<'FindingsReported'> | EventOf<'CriticFailed'> {
   const m = { plan: round.plan, run_id: round.correlation_id, causation_id: round.event_id, producer: meta.producer, now: meta.now };
   const idParts = ['report', round.data.round, dispatched.critic_id];
@@ -74,8 +94,8 @@ export function answerEvent(
     round: round.data.round,
     critic_id: dispatched.critic_id,
     core: dispatched.core,
-    reason: result.reason,
-    message: result.message.slice(0, 4000),
+    reason: options.reasonOf?.(result) ?? result.reason,
+    message: (options.redact?.(result.message) ?? result.message).slice(0, 4000),
     duration_ms: Math.round(result.duration_ms),
     ...(result.coverage === null ? {} : { coverage: result.coverage }),
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { type EventOf, type Finding, parseEvent } from '@rloop/contracts';
 import { deterministicId } from '@rloop/domain';
-import { MAX_REPORTED_FINDINGS, answerEvent, dispatchFor, reportData, reportEventId, roundExpired } from './dispatch.js';
+import { MAX_REPORTED_FINDINGS, answerEvent, criticCacheDir, dispatchFor, notRun, reportData, reportEventId, roundExpired } from './dispatch.js';
 
 const SHA = 'b'.repeat(40);
 const dispatched = { critic_id: 'team/x', evidence: 'pattern', core: false, reason: 'trigger t: a.ts', timeout_ms: 1000 };
@@ -77,5 +77,19 @@ describe('dispatch helpers', () => {
     }));
     expect(answer).toMatchObject({ type: 'FindingsReported', data: { findings: [kept], coverage, suppressed: [suppression], repo_config: repoConfig } });
     expect(parseEvent(answer).ok).toBe(true);
+  });
+
+  it("words a failure the runner's way when asked: its own reason for its errors, secrets masked, and a critic that was not run answers with a duration of 0", () => {
+    const meta = { producer: 'critic-runner@1', now: '2026-01-01T00:01:00.000Z' };
+    const failed = { status: 'failed' as const, critic_id: 'team/x', reason: 'crashed' as const, message: 'key sk-ant-secret refused', duration_ms: 3, notes: [], coverage: null, error: new Error('429') };
+    const answer = answerEvent(round, dispatched, failed, meta, () => null, { reasonOf: (result) => (result.error instanceof Error && result.error.message === '429' ? 'rate_limited' : result.reason), redact: (text) => text.replace(/sk-ant-\w+/g, '[redacted]') });
+    expect(answer).toMatchObject({ type: 'CriticFailed', data: { reason: 'rate_limited', message: 'key [redacted] refused' } });
+    const skipped = answerEvent(round, dispatched, notRun('team/x', 'not_runnable', 'not run: switched off'), meta);
+    expect(skipped).toMatchObject({ event_id: reportEventId(round, 'team/x'), type: 'CriticFailed', data: { reason: 'not_runnable', message: 'not run: switched off', duration_ms: 0 } });
+    expect(parseEvent(skipped).ok).toBe(true);
+  });
+
+  it('keeps one cache directory per critic, whichever runner hosts it', () => {
+    expect(criticCacheDir('/home/rloop', 'security/sast-scanner')).toBe('/home/rloop/cache/security_sast-scanner');
   });
 });

@@ -1,14 +1,18 @@
 // Pure rules of the refinement loop: no clock, no ids from thin air, no I/O.
 export { fingerprintOf, locationHashOf, isSameIssue, FUZZY_LINE_WINDOW, type FingerprintInput } from './identity/fingerprint.js';
 export { deterministicId } from './identity/ids.js';
-export { DEFAULT_K, nextPhase, phaseIncludes } from './phases/phases.js';
+export { nextPhase, phaseIncludes } from './phases/phases.js';
 export { compareFindings, rankFindings } from './synthesis/ranking.js';
 export { synthesizeLetter, type CriticReport, type SynthesisInput } from './synthesis/synthesize.js';
 export { findDisagreements, isKnownConflict, DEFAULT_KNOWN_CONFLICTS, CONFLICT_ASK_TYPES, type KnownConflict } from './synthesis/disagreements.js';
+export { decideRoundClosure, type RoundClosure } from './round/round-closure.js';
+export { withTimelines } from './escalation/timelines.js';
+export { roundReports } from './round/round-reports.js';
+export { isFirstAnswer } from './round/answers.js';
 export { coverageGaps, describeCoverage, describeSkip, isCoverageGap, orderSkips, roundCoverageGaps, type CoverageGap } from './synthesis/coverage.js';
 export { renderLetterMarkdown } from './letter/markdown.js';
 export { RefinementTriggers } from './config/triggers.js';
-export { CriticCatalogue, CriticEntry, DynamicTrigger, kFor } from './config/catalogue.js';
+export { CriticCatalogue, CriticEntry, DynamicTrigger } from './config/catalogue.js';
 export { decideGate, type GateInput, type GateDecision } from './gate/gate.js';
 export { checkPlanFilePatterns, resolvePlanFiles, type ResolvedPlanFiles } from './gate/plan-files.js';
 export { selectPanel, type CriticAvailability, type PanelSelection } from './panel/select-panel.js';
@@ -17,7 +21,6 @@ export {
   TERMINAL_STATUSES,
   initialLoopState,
   evolveLoop,
-  foldLoop,
   type LoopStatus,
   type LoopState,
   type RoundRecord,

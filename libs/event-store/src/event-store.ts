@@ -1,15 +1,15 @@
 import { mkdir } from 'node:fs/promises';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
-import { IllegalStateError, RloopError, ValidationError } from '@rloop/contracts';
+import { IllegalStateError, ValidationError } from '@rloop/contracts';
 import { describeDatabaseUrl, passwordOf, raceOf, translateError } from './connection.js';
 import { EVENT_STORE_ERROR_CODES, TransactionConflictError, type DatabaseTarget } from './errors.js';
 import { CommitSignal, type CommitListener, type WakeReason } from './notifier.js';
 import { Mutex, PGliteDialect } from './pglite-dialect.js';
 import { COMMIT_CHANNEL, migrateEventStore, type EventStoreTables } from './schema.js';
 import { appendBatch, readAllEvents, readStreamEvents, readStreamVersion, type Executor } from './store-sql.js';
-import type { AppendOptions, AppendResult, Checkpoint, NewEvent, ReadAllOptions, ReadAllResult, ReadStreamOptions, StoredEvent, StreamAppend } from './types.js';
-import { checkReadAll, checkReadStream, checkStreamId, checkSubscriptionName, prepareAppends } from './validation.js';
+import type { AppendOptions, AppendResult, Checkpoint, NewEvent, ReadStreamOptions, StoredEvent, StreamAppend } from './types.js';
+import { checkBatchSize, checkReadStream, checkStreamId, checkSubscriptionName, prepareAppends } from './validation.js';
 
 /** The narrow port a handler depends on: append and read, nothing about PostgreSQL. */
 export interface EventStore {
@@ -20,8 +20,6 @@ export interface EventStore {
   readStream(streamId: string, options?: ReadStreamOptions): Promise<StoredEvent[]>;
   /** The stream's version: the position of its last event, 0 when it does not exist. */
   streamVersion(streamId: string): Promise<number>;
-  /** The global read order after a checkpoint, gap-free (see store-sql.ts). */
-  readAll(options: ReadAllOptions): Promise<ReadAllResult>;
 }
 
 /** The store inside one transaction, with the raw kysely transaction for the caller's own writes. */
@@ -43,20 +41,6 @@ export interface CatchUpResult {
   readonly checkpoint: Checkpoint | null;
 }
 
-export interface RunSubscriptionOptions extends CatchUpOptions {
-  /** Stops the loop (it finishes the batch in hand first). */
-  readonly signal?: AbortSignal;
-  /** Overrides the store's poll interval for this subscription. */
-  readonly pollIntervalMs?: number;
-  /** Called after each catch-up (for readiness checks and tests). */
-  readonly onCaughtUp?: (result: CatchUpResult) => void;
-  /**
-   * Called with a retryable error (the database went away, a race); the loop then waits a poll
-   * interval and goes on. Without it, such an error ends the loop like any other.
-   */
-  readonly onRetryableError?: (error: RloopError) => void;
-}
-
 export interface WaitForCommitOptions {
   readonly timeoutMs: number;
   readonly signal?: AbortSignal;
@@ -71,22 +55,18 @@ export interface EventStoreClient extends EventStore {
   transaction<T>(work: (tx: EventStoreTransaction) => Promise<T>): Promise<T>;
   /** Feeds the subscription's handler every event after its checkpoint, batch by batch, until none is visible. */
   catchUp(name: string, handler: SubscriptionHandler, options?: CatchUpOptions): Promise<CatchUpResult>;
-  /** catchUp, then wait for a commit notification (or the poll interval), forever; resolves when `signal` aborts or the store closes. */
-  runSubscription(name: string, handler: SubscriptionHandler, options?: RunSubscriptionOptions): Promise<void>;
   /** Forgets the subscription's checkpoint (rebuild from zero); `reset` clears the projection's tables in the same transaction. */
   resetSubscription(name: string, reset?: (tx: EventStoreTransaction) => Promise<void>): Promise<void>;
   readCheckpoint(name: string): Promise<Checkpoint | null>;
   /** Resolves on the next commit notification, after timeoutMs, or on abort. */
   waitForCommit(options: WaitForCommitOptions): Promise<WakeReason>;
-  /** Stops running subscriptions (after their batch), the listener and the connections. */
+  /** Stops the listener and the connections. */
   close(): Promise<void>;
 }
 
 interface CommonOptions {
   /** Run the store's migrations at start (default true). A least-privilege role cannot: run them as the owner. */
   readonly migrate?: boolean;
-  /** Fallback poll interval of subscriptions; default 1000 ms. */
-  readonly pollIntervalMs?: number;
   /** Errors nobody awaits (an idle pooled connection or the listener dropped); default: process.emitWarning. */
   readonly onBackgroundError?: (error: unknown) => void;
 }
@@ -111,11 +91,7 @@ export interface InMemoryStoreOptions extends CommonOptions {
 
 export type EventStoreOptions = PostgresStoreOptions | PGliteStoreOptions | InMemoryStoreOptions;
 
-// TODO(calibration): the poll interval bounds how late a subscriber sees events that became
-// visible without a notification (see runSubscription); 1 s until the journal's latency data says otherwise.
-const DEFAULT_POLL_INTERVAL_MS = 1000;
 const DEFAULT_BATCH_SIZE = 500;
-const DEFAULT_READ_LIMIT = 500;
 /** Attempts of a store-owned transaction that lost a race (each attempt re-reads what the winner wrote). */
 const RACE_ATTEMPTS = 3;
 
@@ -260,7 +236,6 @@ function checkOptions(options: EventStoreOptions): void {
       throw new ValidationError(EVENT_STORE_ERROR_CODES.invalidOptions, `${path} must be a positive integer`, [{ path, message: 'must be a positive integer' }]);
     }
   };
-  positive(options.pollIntervalMs, 'pollIntervalMs');
   if ('databaseUrl' in options) {
     positive(options.maxConnections, 'maxConnections');
     positive(options.connectTimeoutMs, 'connectTimeoutMs');
@@ -279,7 +254,7 @@ function checkOptions(options: EventStoreOptions): void {
 export async function createEventStore(options: EventStoreOptions): Promise<EventStoreClient> {
   checkOptions(options);
   const backend = 'databaseUrl' in options ? await openPostgres(options) : await openPGlite('pgliteDir' in options ? options.pgliteDir : null);
-  const store = new EventStoreImpl(backend, options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS, options.onBackgroundError ?? warn);
+  const store = new EventStoreImpl(backend, options.onBackgroundError ?? warn);
   try {
     if (options.migrate !== false) await store.guard(migrateEventStore(backend.db));
     await store.start();
@@ -294,14 +269,11 @@ class EventStoreImpl implements EventStoreClient {
   readonly backend: 'postgres' | 'pglite';
   readonly db: Kysely<EventStoreTables>;
   private readonly commits = new CommitSignal();
-  private readonly shutdown = new AbortController();
-  private readonly running = new Set<Promise<void>>();
   private listener: CommitListener | null = null;
   private closing: Promise<void> | null = null;
 
   constructor(
     private readonly source: Backend,
-    private readonly pollIntervalMs: number,
     private readonly onBackgroundError: (error: unknown) => void,
   ) {
     this.backend = source.kind;
@@ -354,7 +326,6 @@ class EventStoreImpl implements EventStoreClient {
       appendMany: async (appends) => guardRace(appendBatch(trx, prepareAppends(appends))),
       readStream: async (streamId, options = {}) => readStream(trx, streamId, options),
       streamVersion: async (streamId) => streamVersion(trx, streamId),
-      readAll: async (options) => readAll(trx, options),
     };
   }
 
@@ -376,10 +347,6 @@ class EventStoreImpl implements EventStoreClient {
     return this.guard(streamVersion(this.db, streamId));
   }
 
-  async readAll(options: ReadAllOptions): Promise<ReadAllResult> {
-    return this.guard(readAll(this.db, options));
-  }
-
   async transaction<T>(work: (tx: EventStoreTransaction) => Promise<T>): Promise<T> {
     return this.inTransaction((trx) => work(this.bind(trx)));
   }
@@ -392,7 +359,7 @@ class EventStoreImpl implements EventStoreClient {
   async catchUp(name: string, handler: SubscriptionHandler, options: CatchUpOptions = {}): Promise<CatchUpResult> {
     checkSubscriptionName(name);
     const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-    checkReadAll({ after: null, limit: batchSize });
+    checkBatchSize(batchSize);
     let processed = 0;
     let batches = 0;
     for (;;) {
@@ -412,35 +379,6 @@ class EventStoreImpl implements EventStoreClient {
       // A short batch means we reached what is visible now; a full one may have more behind it.
       if (step.count < batchSize) return { processed, batches, checkpoint: step.checkpoint };
     }
-  }
-
-  async runSubscription(name: string, handler: SubscriptionHandler, options: RunSubscriptionOptions = {}): Promise<void> {
-    checkSubscriptionName(name);
-    const signal = options.signal === undefined ? this.shutdown.signal : AbortSignal.any([options.signal, this.shutdown.signal]);
-    const pollIntervalMs = options.pollIntervalMs ?? this.pollIntervalMs;
-    const loop = async (): Promise<void> => {
-      while (!signal.aborted) {
-        let seen = this.commits.current;
-        try {
-          // Listen before reading, so a commit that lands after the read still wakes the wait below.
-          await this.listening().ensure();
-          seen = this.commits.current;
-          const result = await this.catchUp(name, handler, options);
-          options.onCaughtUp?.(result);
-        } catch (error) {
-          if (!(error instanceof RloopError && error.retryable && options.onRetryableError !== undefined)) throw error;
-          options.onRetryableError(error);
-        }
-        // The poll is not redundant: events can become visible without any notification. A
-        // notification comes when a writer commits, but its events stay invisible while an older
-        // transaction (any transaction with an xid, even one that never touches the journal)
-        // is still open; when that one ends, nothing notifies. The poll picks them up.
-        await this.commits.wait(seen, pollIntervalMs, signal);
-      }
-    };
-    const run = loop().finally(() => this.running.delete(run));
-    this.running.add(run);
-    return run;
   }
 
   async resetSubscription(name: string, reset?: (tx: EventStoreTransaction) => Promise<void>): Promise<void> {
@@ -464,9 +402,6 @@ class EventStoreImpl implements EventStoreClient {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
-      this.shutdown.abort();
-      // Subscriptions finish their batch in hand; their own failures belong to whoever awaits them.
-      await Promise.allSettled([...this.running]);
       await this.listener?.close();
       await this.db.destroy();
     })();
@@ -482,11 +417,6 @@ function readStream(db: Executor, streamId: string, options: ReadStreamOptions):
 function streamVersion(db: Executor, streamId: string): Promise<number> {
   checkStreamId(streamId);
   return readStreamVersion(db, streamId);
-}
-
-function readAll(db: Executor, options: ReadAllOptions): Promise<ReadAllResult> {
-  checkReadAll(options);
-  return readAllEvents(db, options.after, options.limit ?? DEFAULT_READ_LIMIT);
 }
 
 /**

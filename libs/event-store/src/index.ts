@@ -11,7 +11,6 @@ export {
   type SubscriptionHandler,
   type CatchUpOptions,
   type CatchUpResult,
-  type RunSubscriptionOptions,
   type WaitForCommitOptions,
 } from './event-store.js';
 export {
@@ -46,6 +45,4 @@ export type {
   AppendResult,
   StreamAppend,
   ReadStreamOptions,
-  ReadAllOptions,
-  ReadAllResult,
 } from './types.js';

@@ -91,13 +91,6 @@ export interface ReadStreamOptions {
   readonly maxCount?: number;
 }
 
-export interface ReadAllOptions {
-  /** Read events after this checkpoint; null reads from the beginning. */
-  readonly after: Checkpoint | null;
-  /** At most this many events; default 500. */
-  readonly limit?: number;
-}
-
 export interface ReadAllResult {
   readonly events: readonly StoredEvent[];
   /** The checkpoint after the last returned event (the input checkpoint when nothing was returned). */

@@ -2,7 +2,7 @@ import { ValidationError, type Issue } from '@rloop/contracts';
 import { EVENT_STORE_ERROR_CODES } from './errors.js';
 import { isExpectedVersion } from './expected-version.js';
 import { toJsonValue } from './json.js';
-import type { Checkpoint, ExpectedVersion, NewEvent, ReadAllOptions, ReadStreamOptions, StreamAppend } from './types.js';
+import type { ExpectedVersion, NewEvent, ReadStreamOptions, StreamAppend } from './types.js';
 
 /** Bounds that keep a single id or batch sane. TODO(calibration): from the journal's real batch sizes. */
 export const LIMITS = {
@@ -97,7 +97,6 @@ export function prepareAppends(appends: readonly StreamAppend[]): PreparedAppend
   return prepared;
 }
 
-const DECIMAL = /^(0|[1-9][0-9]{0,19})$/;
 
 function invalidRead(issues: Issue[]): ValidationError {
   return new ValidationError(EVENT_STORE_ERROR_CODES.invalidRead, `invalid read: ${issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}`, issues);
@@ -123,16 +122,9 @@ export function checkStreamId(streamId: string): void {
   if (!isId(streamId)) throw invalidRead([{ path: 'streamId', message: `must be a non-empty string of at most ${LIMITS.idLength} characters` }]);
 }
 
-export function checkCheckpoint(checkpoint: Checkpoint | null, path: string, issues: Issue[]): void {
-  if (checkpoint === null) return;
-  if (!DECIMAL.test(checkpoint.transactionId)) issues.push({ path: `${path}.transactionId`, message: 'must be a decimal string' });
-  if (!DECIMAL.test(checkpoint.globalPosition)) issues.push({ path: `${path}.globalPosition`, message: 'must be a decimal string' });
-}
-
-export function checkReadAll(options: ReadAllOptions): void {
+export function checkBatchSize(batchSize: number): void {
   const issues: Issue[] = [];
-  checkCheckpoint(options.after, 'after', issues);
-  checkLimit(options.limit, 'limit', issues);
+  checkLimit(batchSize, 'batchSize', issues);
   if (issues.length > 0) throw invalidRead(issues);
 }
 

@@ -5,6 +5,7 @@ export const GIT_ERROR_CODES = {
   failed: 'GIT.FAILED',
   commitNotFound: 'GIT.COMMIT_NOT_FOUND',
   unsafeRepository: 'GIT.UNSAFE_REPOSITORY',
+  outputTooLarge: 'GIT.OUTPUT_TOO_LARGE',
 } as const;
 
 /** A git command exited non-zero. Not retryable: the same command on the same repository fails again. */
@@ -35,5 +36,17 @@ export class UnsafeRepositoryError extends RloopError {
   constructor(repoPath: string, why: string) {
     super(GIT_ERROR_CODES.unsafeRepository, `git will not work in ${repoPath}: ${why}`);
     this.repoPath = repoPath;
+  }
+}
+
+/** A git command printed more than the runner keeps (GitOptions.maxOutputBytes); it was stopped. Not retryable. */
+export class GitOutputTooLargeError extends RloopError {
+  readonly args: readonly string[];
+  readonly limitBytes: number;
+
+  constructor(args: readonly string[], limitBytes: number) {
+    super(GIT_ERROR_CODES.outputTooLarge, `git ${args.filter((a) => a !== '-c' && !a.includes('=')).join(' ')} printed more than ${limitBytes} bytes; it was stopped`);
+    this.args = args;
+    this.limitBytes = limitBytes;
   }
 }

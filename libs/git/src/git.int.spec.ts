@@ -3,7 +3,7 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { UnsafeRepositoryError, git, gitText, readOnlyCheckout } from './index.js';
+import { GitOutputTooLargeError, UnsafeRepositoryError, git, gitText, readOnlyCheckout } from './index.js';
 
 // A hostile repository: its .git/config names programs (an fsmonitor hook, filters, a diff
 // driver, hooks) that each leave a marker file when git runs them.
@@ -94,6 +94,26 @@ describe('the hardened git runner on a hostile repository', () => {
       for (const key of ['ANTHROPIC_API_KEY', 'DATABASE_URL', 'GIT_CONFIG_PARAMETERS']) delete process.env[key];
       Object.assign(process.env, saved);
     }
+  });
+
+  it('given a command that prints more than the bound, when rloop runs it, then git is stopped with a typed error and a command under the bound reads whole', async () => {
+    const big = join(root, 'big');
+    mkdirSync(big);
+    execFileSync('git', ['init', '-q', '-b', 'main', big]);
+    writeFileSync(join(big, 'blob.txt'), 'x'.repeat(64 * 1024));
+    rawGit(big, 'add', '-A');
+    rawGit(big, 'commit', '-qm', 'big');
+    await expect(git(['show', 'HEAD:blob.txt'], { cwd: big, maxOutputBytes: 1024 })).rejects.toThrow(GitOutputTooLargeError);
+    expect((await git(['show', 'HEAD:blob.txt'], { cwd: big })).stdout).toHaveLength(64 * 1024);
+  });
+
+  it('given a file with a non-ASCII name, when rloop asks for literal paths, then git prints the name as it is', async () => {
+    const named = join(root, 'named');
+    mkdirSync(named);
+    execFileSync('git', ['init', '-q', '-b', 'main', named]);
+    writeFileSync(join(named, 'café.txt'), 'x\n');
+    expect(await gitText(['ls-files', '--others'], { cwd: named })).toBe('"caf\\303\\251.txt"');
+    expect(await gitText(['ls-files', '--others'], { cwd: named, literalPaths: true })).toBe('café.txt');
   });
 
   it('given a repository configured to work on another directory (core.worktree), when rloop runs git there, then it is refused', async () => {

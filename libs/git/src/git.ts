@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { GitCommandError, UnsafeRepositoryError } from './errors.js';
+import { GitCommandError, GitOutputTooLargeError, UnsafeRepositoryError } from './errors.js';
 
 export interface GitOptions {
   /** Directory git runs in (`git -C`). */
@@ -12,7 +12,18 @@ export interface GitOptions {
   readonly okExitCodes?: readonly number[];
   /** Stops git (SIGTERM) and rejects with the signal's reason. */
   readonly signal?: AbortSignal;
+  /** Paths printed as they are (`core.quotepath=off`) rather than C-quoted, for callers that parse non-`-z` output. */
+  readonly literalPaths?: boolean;
+  /** Most bytes of standard output (and of standard error) kept; more stops git with a GitOutputTooLargeError. Default MAX_GIT_OUTPUT_BYTES. */
+  readonly maxOutputBytes?: number;
 }
+
+/**
+ * The default bound on what one git command may print: far above any diff or listing rloop reads
+ * (a large monorepo's `ls-files -z` is a few MiB), low enough that a hostile repository (a huge
+ * blob shown by `git show`) cannot exhaust the service's memory.
+ */
+export const MAX_GIT_OUTPUT_BYTES = 256 * 1024 * 1024;
 
 export interface GitResult {
   readonly stdout: string;
@@ -76,17 +87,39 @@ function gitEnv(extra: Readonly<Record<string, string>> | undefined): NodeJS.Pro
 }
 
 function run(args: readonly string[], options: GitOptions): Promise<{ stdout: string; stderr: string; code: number | null }> {
+  const limit = options.maxOutputBytes ?? MAX_GIT_OUTPUT_BYTES;
   return new Promise((resolve, reject) => {
     const child = spawn('git', ['-C', options.cwd, ...args], { env: gitEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'], ...(options.signal === undefined ? {} : { signal: options.signal }) });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
-    child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
+    let outBytes = 0;
+    let errBytes = 0;
+    let overflow: GitOutputTooLargeError | null = null;
+    const stop = (): void => {
+      overflow = new GitOutputTooLargeError(args, limit);
+      child.kill('SIGTERM');
+    };
+    child.stdout.on('data', (chunk: Buffer) => {
+      outBytes += chunk.length;
+      if (outBytes > limit) {
+        if (overflow === null) stop();
+        return;
+      }
+      out.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      errBytes += chunk.length;
+      // Standard error only explains a failure: past the bound it is cut, not fatal.
+      if (errBytes <= limit) err.push(chunk);
+    });
     child.on('error', (error) => {
       const reason: unknown = options.signal?.aborted === true ? options.signal.reason : undefined;
       reject(reason instanceof Error ? reason : new GitCommandError(args, null, error.message, { cause: error }));
     });
-    child.on('close', (code) => resolve({ stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), code }));
+    child.on('close', (code) => {
+      if (overflow !== null) reject(overflow);
+      else resolve({ stdout: Buffer.concat(out).toString('utf8'), stderr: Buffer.concat(err).toString('utf8'), code });
+    });
     child.stdin.on('error', () => {
       // git may exit before reading its input (e.g. a bad argument); the exit code reports that.
     });
@@ -127,13 +160,14 @@ async function neutralizeRepositoryConfig(options: GitOptions): Promise<string[]
 /**
  * Runs git hardened against the repository it works on: no fsmonitor, no hooks, no pager, no
  * external diff, no filter or driver programs from the repository's config, no replace objects,
- * a filtered environment. A non-zero exit (not listed in okExitCodes) is a GitCommandError; a
+ * a filtered environment, bounded output (GitOutputTooLargeError past maxOutputBytes). Every
+ * library and service runs git through this function and nothing else. A non-zero exit (not listed in okExitCodes) is a GitCommandError; a
  * repository git refuses because another user owns it is an UnsafeRepositoryError (rloop never
  * sets safe.directory: the operator decides that in the service user's git config).
  */
 export async function git(args: readonly string[], options: GitOptions): Promise<GitResult> {
   const overrides = await neutralizeRepositoryConfig(options);
-  const full = [...HARDENING, ...overrides, ...args];
+  const full = [...HARDENING, ...overrides, ...(options.literalPaths === true ? ['-c', 'core.quotepath=off'] : []), ...args];
   const { stdout, stderr, code } = await run(full, options);
   if (code === 0) return { stdout, exitCode: code };
   if (/detected dubious ownership/.test(stderr)) {

@@ -3,3 +3,5 @@
 export { JournalClient, type JournalEntry } from './journal-client.js';
 export { JournalClientModule } from './journal-client.module.js';
 export { resumeLoop, stopLoop, LOOP_CONTROL_CODES, type LoopControlPorts, type ResumeDecision } from './loop-control.js';
+// For handler specs: the publisher and the journal's queries as in-memory ports (see its doc).
+export { InMemoryJournal, inMemoryPorts, journaledEvent } from './testing/in-memory-journal.js';

@@ -5,3 +5,4 @@ export { Tracing, runTraceIds, TRACEPARENT, type TracingOptions } from './tracin
 export { FleetObserver, runOf, type FleetObserverOptions } from './fleet-observer.js';
 export { OpsServer, checkReadiness, type OpsServerOptions, type ReadinessCheck, type ReadinessReport, type RouteHandler } from './ops-server.js';
 export { startObservedService, type ObservedService, type ObservedServiceOptions } from './service.js';
+export { bootstrapService, loadConfigOrExit, exitOnStartFailure, type BootstrapOptions, type BootstrapSettings, type BootstrapExtras } from './bootstrap.js';

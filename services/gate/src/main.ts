@@ -1,11 +1,6 @@
 import 'reflect-metadata';
-import { startObservedService } from '@rloop/observability';
-import { describeError } from '@rloop/contracts';
+import { bootstrapService } from '@rloop/observability';
 import { GateModule } from './app.module.js';
 import { loadGateConfig } from './config.js';
 
-const config = await loadGateConfig().catch((error: unknown) => {
-  process.stderr.write(`${describeError(error)}\n`);
-  process.exit(1);
-});
-await startObservedService({ name: 'gate', module: GateModule.forRoot(config), bus: config.bus, logFormat: config.logFormat, logLevel: config.logLevel, ops: config.ops });
+await bootstrapService({ name: 'gate', loadConfig: loadGateConfig, module: (config) => GateModule.forRoot(config) });

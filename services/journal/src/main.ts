@@ -1,25 +1,16 @@
 import 'reflect-metadata';
-import { FleetMetrics, startObservedService } from '@rloop/observability';
+import { FleetMetrics, bootstrapService, exitOnStartFailure, loadConfigOrExit } from '@rloop/observability';
 import { observeAppends } from './append-metrics.js';
-import { RloopError, describeError } from '@rloop/contracts';
 import { JournalModule } from './app.module.js';
-import { type JournalConfig, loadJournalConfig } from './config.js';
+import { loadJournalConfig } from './config.js';
 import { migrateJournal } from './migrations.js';
 import { openJournalStore } from './open-store.js';
 import { ProjectionCatchUp } from './projections/catch-up.js';
 import { loadLoopConfig } from './projections/loop-config.js';
 
-function fail(error: unknown): never {
-  process.stderr.write(`journal: failed to start: ${error instanceof RloopError ? `${error.code}: ` : ''}${describeError(error)}\n`);
-  process.exit(1);
-}
+const config = await loadConfigOrExit('journal', loadJournalConfig);
+const fail = (error: unknown): never => exitOnStartFailure('journal', error);
 
-let config: JournalConfig;
-try {
-  config = loadJournalConfig();
-} catch (error) {
-  fail(error);
-}
 if (process.argv[2] === 'migrate') {
   // `node services/journal/dist/main.js migrate`: the schema as the owner (DATABASE_MIGRATION_URL, else
   // DATABASE_URL), then DATABASE_URL's role set up with the journal's runtime privileges; then exit.
@@ -47,12 +38,4 @@ if (process.argv[2] === 'rebuild') {
 }
 // Append latency and batch size are measured around the store's transactions, in the service's registry.
 const metrics = new FleetMetrics('journal', { journal: true });
-await startObservedService({
-  name: 'journal',
-  module: JournalModule.forRoot(config, observeAppends(store, metrics)),
-  bus: config.bus,
-  logFormat: config.logFormat,
-  logLevel: config.logLevel,
-  ops: config.ops,
-  metrics,
-});
+await bootstrapService({ name: 'journal', loadConfig: () => config, module: () => JournalModule.forRoot(config, observeAppends(store, metrics)), extras: () => ({ metrics }) });

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { CRITIC_HEALTH_DEFAULTS, CommonEnvironment, type CommonSettings, commonSettings, loadYamlConfig, parseEnvironment } from '@rloop/bus';
-import { CriticCatalogue } from '@rloop/domain';
+import { CriticCatalogue, LoopConfig } from '@rloop/domain';
 import { z } from 'zod';
 
 const PanelEnvironment = CommonEnvironment.extend({
@@ -30,15 +30,18 @@ export interface RegistrySettings {
 
 export interface PanelConfig extends CommonSettings {
   readonly catalogue: CriticCatalogue;
+  /** config/loop.yaml: best-round retention and the retry backoff of incomplete rounds. */
+  readonly loop: LoopConfig;
   readonly anthropicConfigured: boolean;
   readonly registry: RegistrySettings;
 }
 
-/** Parses the panel's environment and config/critics.yaml once, at start. */
+/** Parses the panel's environment, config/critics.yaml and config/loop.yaml once, at start (a bad file fails the start). */
 export async function loadPanelConfig(env: NodeJS.ProcessEnv = process.env): Promise<PanelConfig> {
   const parsed = parseEnvironment(PanelEnvironment, env, 'panel');
   const common = commonSettings(parsed, 'panel');
   const catalogue = await loadYamlConfig(join(common.configDir, 'critics.yaml'), CriticCatalogue);
+  const loop = await loadYamlConfig(join(common.configDir, 'loop.yaml'), LoopConfig);
   const heartbeatIntervalMs = parsed.RLOOP_CRITIC_HEARTBEAT_MS;
   // TODO(calibration): a refresh every half heartbeat (at most 1 s) and three heartbeats of start-up grace are guesses; settle them from
   // how long critic-runner and critic services take to start, and how quickly people want a dead critic noticed.
@@ -51,5 +54,5 @@ export async function loadPanelConfig(env: NodeJS.ProcessEnv = process.env): Pro
     // TODO(calibration): twelve heartbeats (a minute by default) outlasts a restart of NATS or a critic service.
     retryWaitMs: heartbeatIntervalMs * 12,
   };
-  return Object.freeze({ ...common, catalogue, anthropicConfigured: parsed.ANTHROPIC_API_KEY !== undefined, registry });
+  return Object.freeze({ ...common, catalogue, loop, anthropicConfigured: parsed.ANTHROPIC_API_KEY !== undefined, registry });
 }

@@ -1,12 +1,12 @@
 import 'reflect-metadata';
-import { startObservedService } from '@rloop/observability';
-import { describeError } from '@rloop/contracts';
+import { bootstrapService } from '@rloop/observability';
 import { PanelModule } from './app.module.js';
 import { loadPanelConfig } from './config.js';
 
-const config = await loadPanelConfig().catch((error: unknown) => {
-  process.stderr.write(`${describeError(error)}\n`);
-  process.exit(1);
+await bootstrapService({
+  name: 'panel',
+  loadConfig: loadPanelConfig,
+  module: (config) => PanelModule.forRoot(config),
+  // The panel counts loop outcomes and round durations from the committed feed (one service does, so nothing counts twice).
+  extras: () => ({ observe: { countCommitted: true } }),
 });
-// The panel counts loop outcomes and round durations from the committed feed (one service does, so nothing counts twice).
-await startObservedService({ name: 'panel', module: PanelModule.forRoot(config), bus: config.bus, logFormat: config.logFormat, logLevel: config.logLevel, ops: config.ops, observe: { countCommitted: true } });

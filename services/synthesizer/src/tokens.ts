@@ -1,2 +1,2 @@
-/** Injection token of the known-conflicts table (config/loop.yaml `critic_disagreement.known_conflicts`). */
-export const KNOWN_CONFLICTS = Symbol.for('rloop.synthesizer.known-conflicts');
+/** Injection token of the synthesizer's parsed configuration (environment and config/loop.yaml's known conflicts). */
+export const SYNTHESIZER_CONFIG = Symbol.for('rloop.synthesizer.config');

@@ -41,7 +41,7 @@ function walk(root: string, dir: string, skipped: ReadonlySet<string>, out: stri
 
 /** Runs git (the hardened runner: nothing a repository configures is executed) in `dir`; stdout. */
 async function gitIn(dir: string, args: readonly string[], signal?: AbortSignal): Promise<string> {
-  return (await git(['-c', 'core.quotepath=off', ...args], { cwd: dir, ...(signal === undefined ? {} : { signal }) })).stdout;
+  return (await git(args, { cwd: dir, literalPaths: true, ...(signal === undefined ? {} : { signal }) })).stdout;
 }
 
 /** What git tracks under `dir` plus untracked files it does not ignore, relative to `dir`. */

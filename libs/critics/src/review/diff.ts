@@ -39,7 +39,7 @@ export function parseUnifiedDiff(diff: string): Map<string, [number, number][]> 
 
 /** The hardened runner (@rloop/git): a reviewed directory's .git/config never chooses a program for git to run. */
 async function git(repoDir: string, args: readonly string[], signal?: AbortSignal): Promise<string> {
-  return (await hardenedGit(['-c', 'core.quotepath=off', ...args], { cwd: repoDir, ...(signal === undefined ? {} : { signal }) })).stdout;
+  return (await hardenedGit(args, { cwd: repoDir, literalPaths: true, ...(signal === undefined ? {} : { signal }) })).stdout;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { CriticId, type Phase } from '@rloop/contracts';
+import { CriticId } from '@rloop/contracts';
 import { z } from 'zod';
 
 const PerPhase = <T extends z.ZodType>(value: T) =>
@@ -53,8 +53,4 @@ export const CriticCatalogue = z
     catalogue.dynamic.forEach((trigger, t) => trigger.critics.forEach((id, i) => check(id, ['dynamic', t, 'critics', i])));
   });
 export type CriticCatalogue = z.infer<typeof CriticCatalogue>;
-
-export function kFor(catalogue: CriticCatalogue, phase: Phase): number | null {
-  return catalogue.k[phase];
-}
 

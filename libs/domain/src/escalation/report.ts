@@ -34,7 +34,6 @@ const RECOMMENDATIONS: Readonly<Record<StuckReport['trigger']['kind'], string>> 
     'The phase used its round budget without coming clean. Read the open findings below: if they are real, fix them by hand on the branch and `rloop resume <slug>`; if the plan is too broad, split it; if a finding is wrong, suppress it at the source and resume; to give the loop more rounds, `rloop resume <slug> --raise-cap N`.',
   heuristic: 'The loop is stuck in a pattern (see the heuristic). Look at the attempts below, settle the design question by hand, then `rloop resume <slug>` or `rloop stop <slug>`.',
   budget: 'The LLM budget was reached. Raise the budget in config if the spend is justified, then `rloop resume <slug>`; otherwise `rloop stop <slug>`.',
-  implementer_failed: 'The implementer could not produce a change. Check its output in the journal, fix the environment or the plan, then `rloop resume <slug>`.',
   critic_failures: 'A core critic kept failing, so no round could count as clean. Check the critic (`rloop critics`, its logs), then `rloop resume <slug>`.',
 };
 

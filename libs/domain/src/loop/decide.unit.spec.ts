@@ -4,6 +4,7 @@ import { RUN_ID, SHA_A, SHA_B, availability, catalogue, event, finding, given, l
 import { decideNext, needsLetter, type PanelContext } from './decide.js';
 import { retryBackoffMs } from './retry.js';
 import { infrastructureAction } from '../escalation/report.js';
+import { withTimelines } from '../escalation/timelines.js';
 import { evolveLoop, type LoopState } from './state.js';
 
 const ctx = (overrides: Partial<PanelContext> = {}): PanelContext => ({ catalogue, availability, producer: 'panel@test', now: '2026-11-30T12:00:00.000Z', ...overrides });
@@ -161,6 +162,14 @@ describe('the panel decides the next step from the journal', () => {
     expect(escalation.data.report.findings.map((f) => f.title)).toEqual(['Unfixable type error']);
     expect(escalation.data.markdown).toContain('Unfixable type error');
     expect(escalation.data.report.recommended_action).toContain('rloop resume add-billing');
+    // The panel reads the journal's timelines only once a decision escalates, and completes the report with them.
+    const [own] = escalation.data.report.findings;
+    if (own === undefined) throw new Error('expected a finding');
+    const timelines = [{ ...own, title: 'Unfixable type error (from the journal)', rounds: [{ round: 1, present: true }, { round: 2, present: true }] }];
+    const completed = withTimelines(decideNext(state, ctx({ letter })), timelines);
+    expect(completed).toEqual(decideNext(state, ctx({ letter, timelines })));
+    expect(completed[0]?.type === 'EscalationRaised' ? completed[0].data.markdown : '').toContain('(from the journal)');
+    expect(withTimelines(decideNext(state, ctx({ letter })), [])).toEqual(decideNext(state, ctx({ letter })));
   });
 
   it('given an empty letter from a round whose core critic failed, when deciding, then the round is retried rather than counted clean', () => {

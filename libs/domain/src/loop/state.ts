@@ -1,4 +1,5 @@
 import { type CriticFailureReason, type DataOf, type DispatchedCritic, type GateVerdict, type Heuristic, type JournaledEvent, type Letter, type Phase, type PlanSpec, type SeverityCounts, StuckReport } from '@rloop/contracts';
+import { isFirstAnswer } from '../round/answers.js';
 
 /** One side of a critic disagreement (as the stuck report shows it). */
 export type DisagreementSide = NonNullable<StuckReport['disagreement']>[number];
@@ -361,7 +362,7 @@ function applyToRun(state: LoopState, event: JournaledEvent, position: number, b
     case 'FindingsReported':
     case 'CriticFailed': {
       const current = forCurrentRound(state, event.data.round);
-      if (current === null || current.reports[event.data.critic_id] !== undefined || current.letter !== null) return base;
+      if (current === null || !isFirstAnswer(current.round, (criticId) => current.reports[criticId] !== undefined, event.data) || current.letter !== null) return base;
       if (event.type === 'FindingsReported') return { ...base, current: { ...current, reports: { ...current.reports, [event.data.critic_id]: 'reported' } } };
       const failure: CriticFailure = { reason: event.data.reason, message: event.data.message.slice(0, MAX_FAILURE_MESSAGE), core: event.data.core };
       return { ...base, current: { ...current, reports: { ...current.reports, [event.data.critic_id]: 'failed' }, failures: { ...current.failures, [event.data.critic_id]: failure } } };
@@ -459,9 +460,4 @@ function applyToRun(state: LoopState, event: JournaledEvent, position: number, b
     case 'BranchHandedOff':
       return base;
   }
-}
-
-/** Folds a whole stream (for rebuilds and tests). */
-export function foldLoop(plan: string, events: readonly { readonly event: JournaledEvent; readonly position: number }[]): LoopState {
-  return events.reduce((state, { event, position }) => evolveLoop(state, event, position), initialLoopState(plan));
 }

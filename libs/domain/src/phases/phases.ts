@@ -1,8 +1,5 @@
 import { PHASES, type Phase, type Severity } from '@rloop/contracts';
 
-/** Top-K per critic for each phase (spec Decision 2); null is unlimited. */
-export const DEFAULT_K: Readonly<Record<Phase, number | null>> = { critical: 3, medium: 5, low: 7, final_sweep: null };
-
 /** The phase after this one, or null after the final sweep. */
 export function nextPhase(phase: Phase): Phase | null {
   const index = PHASES.indexOf(phase);

@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import { Controller, Inject, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent } from '@rloop/bus';
-import { type CriticCoverage, type DispatchedCritic, type EventOf, TransientError, describeError, parseEvent } from '@rloop/contracts';
-import { type CriticDefinition, type CriticRunResult, listCheckoutFiles, prepareRepoReview, runCritic } from '@rloop/critics';
-import { type DecisionMeta, type LoopState, decisionEvent, describeCoverage, roundWork } from '@rloop/domain';
+import { CLOCK, type Clock, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, SERVICE_IDENTITY, type ServiceIdentity } from '@rloop/bus';
+import { type CriticFailureReason, type DispatchedCritic, type EventOf, type Finding, TransientError, describeError, parseEvent } from '@rloop/contracts';
+import { type CriticDefinition, type CriticRunResult, type RepoRoundReview, listCheckoutFiles, prepareRepoReview, runCritic } from '@rloop/critics';
+import { type DecisionMeta, type LoopState, decisionEvent, describeCoverage, isFirstAnswer, roundWork } from '@rloop/domain';
 import { readOnlyCheckout } from '@rloop/git';
 import { JournalClient } from '@rloop/journal-client';
 import {
@@ -25,10 +24,9 @@ import type { LlmCriticHost } from '../llm/llm-critics.js';
 import { CRITIC_RUNNER_CONFIG, HOSTED_CRITICS, LLM_CRITIC_HOST, RECORDED_COVERAGE } from '../tokens.js';
 import { type RecordedCoverageStore, recordedCoverageFor } from './recorded-coverage.js';
 
-const TEST_COVERAGE_CRITIC = 'quality/test-coverage';
-import { reportData } from '@rloop/critic-sdk';
+import { type AnswerOptions, answerEvent, criticCacheDir, notRun } from '@rloop/critic-sdk';
 
-const PRODUCER = `critic-runner@${process.pid}`;
+const TEST_COVERAGE_CRITIC = 'quality/test-coverage';
 
 /** The UTC day of a time, YYYY-MM-DD (the daily budget's day). */
 function utcDay(at: Date): string {
@@ -69,6 +67,8 @@ export class RoundsController implements OnApplicationShutdown {
     @Inject(HOSTED_CRITICS) private readonly critics: ReadonlyMap<string, CriticDefinition>,
     @Inject(LLM_CRITIC_HOST) private readonly llm: LlmCriticHost | null,
     @Inject(RECORDED_COVERAGE) private readonly coverage: RecordedCoverageStore,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(SERVICE_IDENTITY) private readonly identity: ServiceIdentity,
   ) {}
 
   onApplicationShutdown(): void {
@@ -101,12 +101,12 @@ export class RoundsController implements OnApplicationShutdown {
     const { event, state } = committed;
     const round = event.data;
     const hosted = round.critics.filter((c) => this.critics.has(c.critic_id));
-    // Critics that already answered this round (a redelivery after a crash) are not run again.
+    // Critics that already answered this round (a redelivery after a crash) are not run again: only a first answer would count.
     const answered = state.current?.reports ?? {};
-    const todo = hosted.filter((c) => answered[c.critic_id] === undefined);
+    const todo = hosted.filter((c) => isFirstAnswer(round.round, (criticId) => answered[criticId] !== undefined, { round: round.round, critic_id: c.critic_id }));
     if (todo.length === 0) return;
-    const meta: DecisionMeta = { plan: event.plan, run_id: event.correlation_id, causation_id: event.event_id, producer: PRODUCER, now: new Date().toISOString() };
-    const stamp = (): DecisionMeta => ({ ...meta, now: new Date().toISOString() });
+    const meta: DecisionMeta = { plan: event.plan, run_id: event.correlation_id, causation_id: event.event_id, producer: this.identity.producer, now: this.clock.now().toISOString() };
+    const stamp = (): DecisionMeta => ({ ...meta, now: this.clock.now().toISOString() });
 
     const usage = new UsagePublisher(this.publisher, this.log, stamp, round.round, ctx.deliveries);
     let escalated: Promise<void> | null = null;
@@ -137,13 +137,13 @@ export class RoundsController implements OnApplicationShutdown {
       todo.map(async (dispatched) => {
         const isLlm = llmTodo.includes(dispatched);
         if (isLlm && llmRound?.kind === 'stopped') {
-          await this.publishFailure(event, stamp(), dispatched, 'not_runnable', `not run: ${describeBudgetReached(llmRound.reached)}`, 0);
+          await this.publishAnswer(event, dispatched, notRun(dispatched.critic_id, 'not_runnable', `not run: ${describeBudgetReached(llmRound.reached)}`));
           return;
         }
         const critic = isLlm && llmRound?.kind === 'run' ? llmRound.critics.get(dispatched.critic_id) : this.critics.get(dispatched.critic_id);
         if (critic === undefined) return;
         if (repo.criticsOff.has(dispatched.critic_id)) {
-          await this.publishFailure(event, stamp(), dispatched, 'not_runnable', "not run: switched off by the repository's .rloop.yaml (config/repo-policy.yaml allows it)", 0);
+          await this.publishAnswer(event, dispatched, notRun(dispatched.critic_id, 'not_runnable', "not run: switched off by the repository's .rloop.yaml (config/repo-policy.yaml allows it)"));
           return;
         }
         const result = await runCritic(
@@ -155,8 +155,8 @@ export class RoundsController implements OnApplicationShutdown {
             repoFiles,
             phase: round.phase,
             signal: this.abort.signal,
-            cacheDir: join(this.config.workRoot, 'cache', dispatched.critic_id.replace(/\//g, '__')),
-            now: new Date(),
+            cacheDir: criticCacheDir(this.config.workRoot, dispatched.critic_id),
+            now: this.clock.now(),
           },
           { timeoutMs: dispatched.timeout_ms, core: dispatched.core, ...bound },
         );
@@ -166,19 +166,8 @@ export class RoundsController implements OnApplicationShutdown {
         await usage.settled(dispatched.critic_id);
         for (const note of result.notes) this.log.log(`${event.plan} round ${round.round}: ${dispatched.critic_id}: ${redactSecrets(note)}`);
         if (result.coverage !== null) this.log.log(`${event.plan} round ${round.round}: ${dispatched.critic_id}: ${describeCoverage(result.coverage)}`);
-        if (result.status === 'reported') {
-          const applied = repo.apply(result.findings, new Date().toISOString().slice(0, 10));
-          const data = reportData(round.round, dispatched.critic_id, round.commit, applied.findings, result.duration_ms, {
-            coverage: result.coverage,
-            suppressed: applied.suppressed,
-            repo_config: applied.repo_config,
-          });
-          await this.publisher.publish(decisionEvent('FindingsReported', stamp(), ['report', round.round, dispatched.critic_id], data));
-          return;
-        }
-        const error = result.error;
-        if (error instanceof LlmBudgetExceededError) await escalateOnce(budgetReachedFrom(error, dispatched.critic_id));
-        await this.publishFailure(event, stamp(), dispatched, failureReason(result), result.message, result.duration_ms, result.coverage);
+        if (result.status === 'failed' && result.error instanceof LlmBudgetExceededError) await escalateOnce(budgetReachedFrom(result.error, dispatched.critic_id));
+        await this.publishAnswer(event, dispatched, result, (findings, day) => repo.apply(findings, day));
       }),
     );
   }
@@ -188,7 +177,7 @@ export class RoundsController implements OnApplicationShutdown {
     const llm = this.llm;
     const settings = this.config.anthropic;
     if (llm === null || settings === null) return null;
-    const spend = await this.journal.spend(event.plan, utcDay(new Date()), event.correlation_id);
+    const spend = await this.journal.spend(event.plan, utcDay(this.clock.now()), event.correlation_id);
     const budget: BudgetState = { limits: settings.budgets, spentOnPlanUsd: spend.run_usd ?? spend.plan_usd, spentTodayUsd: spend.day_usd };
     const reached = budgetReached(budget, "the round's LLM critics");
     if (reached !== null) return { kind: 'stopped', reached };
@@ -221,35 +210,21 @@ export class RoundsController implements OnApplicationShutdown {
     await this.publisher.publish(escalation);
   }
 
-  private async publishFailure(
-    event: EventOf<'RoundStarted'>,
-    meta: DecisionMeta,
-    dispatched: DispatchedCritic,
-    reason: EventOf<'CriticFailed'>['data']['reason'],
-    message: string,
-    durationMs: number,
-    coverage: CriticCoverage | null = null,
-  ): Promise<void> {
-    const text = redactSecrets(message);
-    this.log.warn(`${event.plan} round ${event.data.round}: ${dispatched.critic_id} ${reason}: ${text}`);
-    await this.publisher.publish(
-      decisionEvent('CriticFailed', meta, ['report', event.data.round, dispatched.critic_id], {
-        round: event.data.round,
-        critic_id: dispatched.critic_id,
-        core: dispatched.core,
-        reason,
-        message: text.slice(0, 4000),
-        duration_ms: Math.round(durationMs),
-        ...(coverage === null ? {} : { coverage }),
-      }),
-    );
+  /** The critic's answer, made as every critic's is (answerEvent, @rloop/critic-sdk): LLM reasons kept, secrets masked. */
+  private async publishAnswer(event: EventOf<'RoundStarted'>, dispatched: DispatchedCritic, result: CriticRunResult, applyRepo?: (findings: readonly Finding[], day: string) => ReturnType<RepoRoundReview['apply']>): Promise<void> {
+    const now = this.clock.now().toISOString();
+    const answer = answerEvent(event, dispatched, result, { producer: this.identity.producer, now }, (findings) => applyRepo?.(findings, now.slice(0, 10)) ?? null, ANSWER_OPTIONS);
+    if (answer.type === 'CriticFailed') this.log.warn(`${event.plan} round ${event.data.round}: ${dispatched.critic_id} ${answer.data.reason}: ${answer.data.message}`);
+    await this.publisher.publish(answer);
   }
 }
 
 /** LLM errors carry their own reasons (rate_limited, invalid_output, …); runCritic only knows the generic ones. */
-function failureReason(result: Extract<CriticRunResult, { status: 'failed' }>): EventOf<'CriticFailed'>['data']['reason'] {
+function failureReason(result: Extract<CriticRunResult, { status: 'failed' }>): CriticFailureReason {
   return result.error instanceof LlmError ? criticFailureReasonOf(result.error) : result.reason;
 }
+
+const ANSWER_OPTIONS: AnswerOptions = { reasonOf: failureReason, redact: redactSecrets };
 
 /**
  * Publishes the round's UsageRecorded events as the dispatches report them. Ids are derived from

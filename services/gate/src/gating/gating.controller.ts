@@ -1,5 +1,5 @@
 import { Controller, Inject } from '@nestjs/common';
-import { EVENT_PUBLISHER, type EventPublisher, OnEvent, RetryLaterError } from '@rloop/bus';
+import { CLOCK, type Clock, EVENT_PUBLISHER, type EventPublisher, SERVICE_IDENTITY, type ServiceIdentity, OnEvent, RetryLaterError } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
 import { decideGate, decisionEvent } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
@@ -9,7 +9,6 @@ import { decideRunScope } from '../scope/scope-lock.js';
 import { GATE_CONFIG } from '../tokens.js';
 import type { GateConfig } from '../config.js';
 
-const PRODUCER = `gate@${process.pid}`;
 /** How soon a submission the journal has not committed yet is looked at again. */
 const JOURNAL_WAIT_MS = 100;
 
@@ -26,11 +25,13 @@ export class GatingController {
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
     @Inject(JournalClient) private readonly journal: JournalClient,
     @Inject(GATE_CONFIG) private readonly config: GateConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(SERVICE_IDENTITY) private readonly identity: ServiceIdentity,
   ) {}
 
   @OnEvent('PlanSubmitted', { name: 'gate-plans', ackWaitMs: 120_000 })
   async gate(event: EventOf<'PlanSubmitted'>): Promise<void> {
-    const meta = { plan: event.plan, run_id: event.event_id, causation_id: event.event_id, producer: PRODUCER, now: new Date().toISOString() };
+    const meta = { plan: event.plan, run_id: event.event_id, causation_id: event.event_id, producer: this.identity.producer, now: this.clock.now().toISOString() };
     // The journal's order decides between submissions racing for one slug: wait until it has this one, then see which run holds the slug.
     if (!(await this.journal.hasEvent(event.event_id)).found) throw new RetryLaterError(JOURNAL_WAIT_MS, `PlanSubmitted ${event.event_id} is not in the journal yet`);
     const { state } = await this.journal.loopState(event.plan);

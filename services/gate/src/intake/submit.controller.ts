@@ -1,5 +1,5 @@
 import { Controller, Inject } from '@nestjs/common';
-import { EVENT_PUBLISHER, type EventPublisher, OnRequest, type RequestContext } from '@rloop/bus';
+import { CLOCK, type Clock, EVENT_PUBLISHER, type EventPublisher, SERVICE_IDENTITY, type ServiceIdentity, OnRequest, type RequestContext } from '@rloop/bus';
 import { type EventOf, type Issue, RESERVED_PLAN_KEYS, Slug, type SubmitReply, currentVersion } from '@rloop/contracts';
 import { TERMINAL_STATUSES, deterministicId } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
@@ -10,7 +10,6 @@ import { admitPlan } from './admit.js';
 import { slugTakenIssue, stateOnceJournaled } from './one-run-per-slug.js';
 import { parsePlanBody } from './parse-plan.js';
 
-const PRODUCER = `gate@${process.pid}`;
 /** How long a submit request waits for the journal to say whether its plan got the slug (usually milliseconds). */
 const SETTLE_TIMEOUT_MS = 3_000;
 
@@ -26,6 +25,8 @@ export class SubmitController {
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
     @Inject(JournalClient) private readonly journal: JournalClient,
     @Inject(GATE_CONFIG) private readonly config: GateConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(SERVICE_IDENTITY) private readonly identity: ServiceIdentity,
   ) {}
 
   @OnRequest('plans.submit')
@@ -56,8 +57,8 @@ export class SubmitController {
       plan: plan.slug,
       correlation_id: eventId,
       causation_id: null,
-      occurred_at: new Date().toISOString(),
-      producer: PRODUCER,
+      occurred_at: this.clock.now().toISOString(),
+      producer: this.identity.producer,
       data: { plan, submission_id: submissionId },
     };
     const receipt = await this.publisher.publish(event);
@@ -81,8 +82,8 @@ export class SubmitController {
         plan: validSlug ?? RESERVED_PLAN_KEYS.invalid,
         correlation_id: id,
         causation_id: null,
-        occurred_at: new Date().toISOString(),
-        producer: PRODUCER,
+        occurred_at: this.clock.now().toISOString(),
+        producer: this.identity.producer,
         data: { errors, ...(submissionId === undefined ? {} : { submission_id: submissionId }) },
       });
     }

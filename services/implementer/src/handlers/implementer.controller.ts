@@ -1,34 +1,24 @@
 import { join } from 'node:path';
 import { Controller, Inject, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent } from '@rloop/bus';
+import { CLOCK, type Clock, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, SERVICE_IDENTITY, type ServiceIdentity } from '@rloop/bus';
 import { type DataOf, type EventOf, TransientError } from '@rloop/contracts';
 import { type DecisionMeta, type LoopState, baselineWork, decisionEvent, fixWork } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
-import { type BudgetState, type LlmClient, budgetEscalation, createAnthropicClient, describeBudgetReached, redactSecrets } from '@rloop/llm';
+import { type BudgetState, budgetEscalation, describeBudgetReached, redactSecrets } from '@rloop/llm';
+import { ANTHROPIC_CLIENTS, type AnthropicClients } from '../anthropic/clients.js';
 import { createAnthropicStrategy } from '../anthropic/strategy.js';
 import { createPlanTestRunner } from '../anthropic/test-runner.js';
 import { createWarningLister } from '../anthropic/warnings.js';
-import type { AnthropicImplementerSettings, ImplementerConfig } from '../config.js';
+import type { ImplementerConfig } from '../config.js';
 import { applyFix, builtInStrategies, type ImplementerEnv, recordBaseline, type StrategyResolver } from '../core.js';
 import { OWNER_TAG, OWNER_VARIABLE, reapOrphans } from '../shell/orphans.js';
 import { checkBubblewrap } from '../shell/sandbox.js';
 import { IMPLEMENTER_CONFIG } from '../tokens.js';
 
-const PRODUCER = `implementer@${process.pid}`;
-// TODO(calibration): 2 retries and 120 s per request are the SDK's defaults; check the 429/529 rate in the logs.
-const LLM_MAX_RETRIES = 2;
-const LLM_REQUEST_TIMEOUT_MS = 120_000;
 
 /** The UTC day of a time, YYYY-MM-DD (the daily budget's day). */
 function utcDay(at: Date): string {
   return at.toISOString().slice(0, 10);
-}
-
-/** The anthropic strategy's clients, one per model, shared by every fix. */
-interface AnthropicWiring {
-  readonly settings: AnthropicImplementerSettings;
-  readonly testWriter: LlmClient;
-  readonly implementer: LlmClient;
 }
 
 /** A fix the journal has committed: its request (rebuilt from the run's state) and the FixRequested it answers. */
@@ -64,7 +54,6 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
   private readonly abort = new AbortController();
   private readonly env: ImplementerEnv;
   private readonly strategies: StrategyResolver;
-  private readonly anthropic: AnthropicWiring | null;
   /** The environment of every plan command: the allowlisted variables, and our tag. */
   private readonly commandEnv: Readonly<Record<string, string>>;
 
@@ -72,22 +61,15 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
     @Inject(JournalClient) private readonly journal: JournalClient,
     @Inject(IMPLEMENTER_CONFIG) private readonly config: ImplementerConfig,
+    @Inject(ANTHROPIC_CLIENTS) private readonly anthropic: AnthropicClients | null,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(SERVICE_IDENTITY) private readonly identity: ServiceIdentity,
   ) {
     // Every command started here carries our tag, so an implementer starting after a crash of this one can find what it left running.
     this.commandEnv = { ...config.commands.env, [OWNER_VARIABLE]: OWNER_TAG };
     const { allow, agents, agentPolicies, limits, sandbox, trustFile } = config.commands;
     this.env = { workRoot: config.home, env: this.commandEnv, commands: { allow, agents, limits, trustFile }, testTimeoutMs: config.testTimeoutMs, signal: this.abort.signal, recordCoverage: config.commands.recordCoverage };
     this.strategies = builtInStrategies({ commandTimeoutMs: config.commandTimeoutMs, limits, sandbox, agents: agentPolicies, repositoryEslintConfig: config.repositoryEslintConfig });
-    const settings = config.anthropic;
-    if (settings === null) {
-      this.anthropic = null;
-    } else {
-      const logger = { warn: (m: string) => this.log.warn(m), info: (m: string) => this.log.log(m) };
-      const client = (model: string): LlmClient =>
-        createAnthropicClient({ apiKey: settings.apiKey, model, maxRetries: LLM_MAX_RETRIES, timeoutMs: LLM_REQUEST_TIMEOUT_MS, logger, ...(settings.baseURL === undefined ? {} : { baseURL: settings.baseURL }) });
-      const testWriter = client(settings.testWriter.id);
-      this.anthropic = { settings, testWriter, implementer: settings.implementer.id === settings.testWriter.id ? testWriter : client(settings.implementer.id) };
-    }
   }
 
   /**
@@ -123,7 +105,7 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     const work = state === null ? null : baselineWork(state);
     if (work === null) return;
     const data = await recordBaseline({ slug: work.slug, runId: work.runId, repoPath: work.repoPath, commit: work.commit, testCmd: work.testCmd }, this.env);
-    const meta = { plan: work.slug, run_id: work.runId, causation_id: work.gatedEventId, producer: PRODUCER, now: new Date().toISOString() };
+    const meta = { plan: work.slug, run_id: work.runId, causation_id: work.gatedEventId, producer: this.identity.producer, now: this.clock.now().toISOString() };
     await this.publisher.publish(decisionEvent('BaselineRecorded', meta, ['baseline'], data));
   }
 
@@ -145,7 +127,7 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     if (fix === null) return;
     const { request } = fix;
     const plan = announcement.plan;
-    const meta = (): DecisionMeta => ({ plan, run_id: fix.runId, causation_id: fix.requestEventId, producer: PRODUCER, now: new Date().toISOString() });
+    const meta = (): DecisionMeta => ({ plan, run_id: fix.runId, causation_id: fix.requestEventId, producer: this.identity.producer, now: this.clock.now().toISOString() });
     const wiring = request.implementer.strategy === 'anthropic' ? this.anthropic : null;
     const data =
       wiring === null
@@ -156,10 +138,10 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
   }
 
   /** The strategy resolver for one anthropic fix: the strategy bound to this request, its budget and its events. */
-  private async anthropicStrategies(plan: string, fix: CommittedFix, ctx: EventContext, wiring: AnthropicWiring, meta: () => DecisionMeta): Promise<StrategyResolver> {
+  private async anthropicStrategies(plan: string, fix: CommittedFix, ctx: EventContext, wiring: AnthropicClients, meta: () => DecisionMeta): Promise<StrategyResolver> {
     const { settings } = wiring;
     const { request } = fix;
-    const spend = await this.journal.spend(plan, utcDay(new Date()), fix.runId);
+    const spend = await this.journal.spend(plan, utcDay(this.clock.now()), fix.runId);
     const budget: BudgetState = { limits: settings.budgets, spentOnPlanUsd: spend.run_usd ?? spend.plan_usd, spentTodayUsd: spend.day_usd };
     const runTests = createPlanTestRunner({ command: request.test_cmd, timeoutMs: this.config.testTimeoutMs, env: this.commandEnv, limits: this.config.commands.limits });
     const strategy = createAnthropicStrategy({

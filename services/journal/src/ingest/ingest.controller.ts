@@ -1,5 +1,5 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
-import { ALL_JOURNALED_EVENTS, type BatchContext, EVENT_PUBLISHER, type EventPublisher, OnEventBatch } from '@rloop/bus';
+import { ALL_JOURNALED_EVENTS, type BatchContext, CLOCK, type Clock, EVENT_PUBLISHER, type EventPublisher, OnEventBatch, SERVICE_IDENTITY, type ServiceIdentity } from '@rloop/bus';
 import { type EventOf, type JournaledEvent, type Letter, type RefusedDecision, RloopError, TransientError, currentVersion } from '@rloop/contracts';
 import { type LoopState, deterministicId } from '@rloop/domain';
 import { type AppendResult, EventIdConflictError } from '@rloop/event-store';
@@ -7,7 +7,6 @@ import { type JournaledBatch, ProjectionCatchUp } from '../projections/catch-up.
 import { planOfStream } from '../streams.js';
 import type { PlannedRefusal } from './plan-appends.js';
 
-const PRODUCER = `journal@${process.pid}`;
 
 /** Errors that refuse an event for good (retrying the same event cannot succeed). */
 function isRefusal(error: unknown): error is RloopError {
@@ -48,6 +47,8 @@ export class IngestController {
   constructor(
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
     @Inject(ProjectionCatchUp) private readonly projections: ProjectionCatchUp,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(SERVICE_IDENTITY) private readonly identity: ServiceIdentity,
   ) {}
 
   // Plans are spread over partitions whose batches run concurrently; one plan's events stay in order.
@@ -167,8 +168,8 @@ export class IngestController {
       plan: a.plan,
       correlation_id: id,
       causation_id: a.appended[a.appended.length - 1]?.eventId ?? a.refused[0]?.event_id ?? null,
-      occurred_at: new Date().toISOString(),
-      producer: PRODUCER,
+      occurred_at: this.clock.now().toISOString(),
+      producer: this.identity.producer,
       data: {
         run_id: a.runId === '' ? null : a.runId,
         stream_version: version,

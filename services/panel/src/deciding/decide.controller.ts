@@ -1,15 +1,12 @@
-import { join } from 'node:path';
-import { Controller, Inject, type OnModuleInit } from '@nestjs/common';
-import { BUS_REQUESTER, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, type Requester, RetryLaterError, loadYamlConfig } from '@rloop/bus';
+import { Controller, Inject } from '@nestjs/common';
+import { BUS_REQUESTER, CLOCK, type Clock, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, type Requester, RetryLaterError, SERVICE_IDENTITY, type ServiceIdentity } from '@rloop/bus';
 import { type EventOf, type FindingTimeline, JOURNAL_QUERIES, TransientError } from '@rloop/contracts';
-import { DEFAULT_LOOP_CONFIG, LoopConfig, type LoopState, type PanelContext, decideNext, needsLetter, retryBackoffMs, stampDecision } from '@rloop/domain';
+import { type LoopState, type PanelContext, decideNext, needsLetter, retryBackoffMs, stampDecision, withTimelines } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
 import type { PanelConfig } from '../config.js';
 import { PANEL_CONFIG } from '../tokens.js';
 import { PanelRegistry } from '../registry/panel-registry.js';
 import { retryWaitMs } from './availability.js';
-
-const PRODUCER = `panel@${process.pid}`;
 
 /**
  * The events after which decideNext can have something new to say (see libs/domain/src/loop/decide.ts).
@@ -32,21 +29,16 @@ export function isDecisionPoint(event: EventOf<'JournalCommitted'>): boolean {
  * so a second replica deciding the same step publishes a duplicate the bus and journal drop.
  */
 @Controller()
-export class DecideController implements OnModuleInit {
-  private loop: LoopConfig = DEFAULT_LOOP_CONFIG;
-
+export class DecideController {
   constructor(
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
     @Inject(BUS_REQUESTER) private readonly requester: Requester,
     @Inject(JournalClient) private readonly journal: JournalClient,
     @Inject(PANEL_CONFIG) private readonly config: PanelConfig,
     @Inject(PanelRegistry) private readonly registry: PanelRegistry,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(SERVICE_IDENTITY) private readonly identity: ServiceIdentity,
   ) {}
-
-  /** config/loop.yaml (best-round retention), parsed once at start: a bad file fails the start. */
-  async onModuleInit(): Promise<void> {
-    this.loop = await loadYamlConfig(join(this.config.configDir, 'loop.yaml'), LoopConfig);
-  }
 
   /**
    * The journal's timelines of the findings an escalation is about (the detection's, then the open
@@ -71,9 +63,9 @@ export class DecideController implements OnModuleInit {
     }
     const letterId = needsLetter(state);
     const letter = letterId === null ? null : await this.journal.letterAt(event, letterId);
-    const now = new Date();
+    const now = this.clock.now();
     const view = await this.registry.view(now);
-    const ctx: PanelContext = { ...view, producer: PRODUCER, now: now.toISOString(), letter, retention: this.loop.best_round_retention.enabled };
+    const ctx: PanelContext = { ...view, producer: this.identity.producer, now: now.toISOString(), letter, retention: this.config.loop.best_round_retention.enabled };
     let decisions = decideNext(state, ctx);
     if (decisions[0]?.type === 'RoundStarted') {
       // A round run again because a core critic failed is held back: until its missing critics heartbeat
@@ -81,13 +73,12 @@ export class DecideController implements OnModuleInit {
       const missing = this.registry.coreUnavailable(now);
       const waitMs = retryWaitMs(state, missing, now.getTime(), this.config.registry);
       if (waitMs !== null) throw new RetryLaterError(waitMs, `round ${state.round} of ${state.plan} is run again once ${missing.join(', ')} heartbeat again`);
-      const backoffMs = retryBackoffMs(state, now.getTime(), this.loop.retry_backoff);
+      const backoffMs = retryBackoffMs(state, now.getTime(), this.config.loop.retry_backoff);
       if (backoffMs !== null) throw new RetryLaterError(backoffMs, `round ${state.round} of ${state.plan} is run again after ${state.incomplete_rounds} incomplete round(s) in a row`);
     }
     if (decisions.some((d) => d.type === 'EscalationRaised')) {
       // The stuck-issue report carries the findings' timelines and what was tried (read only now: escalations are rare).
-      const timelines = await this.timelinesFor(state);
-      if (timelines.length > 0) decisions = decideNext(state, { ...ctx, timelines });
+      decisions = withTimelines(decisions, await this.timelinesFor(state));
     }
     for (const decision of stampDecision(decisions, state.version)) await this.publisher.publish(decision);
   }

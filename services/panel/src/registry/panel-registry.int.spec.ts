@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger, type LoggerService } from '@nestjs/common';
 import { JetStreamClient, criticHealthKey, encodeCriticHealthEntry, openCriticHealthBucket } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
-import { CriticCatalogue } from '@rloop/domain';
+import { CriticCatalogue, DEFAULT_LOOP_CONFIG } from '@rloop/domain';
 import { TEST_NATS_URL, type TestNats, connectTestNats, eventually, uniqueNamespace } from '@rloop/testing';
 import { ulid } from 'ulid';
 import type { PanelConfig, RegistrySettings } from '../config.js';
@@ -31,6 +31,7 @@ describe('PanelRegistry on the real NATS server', () => {
       home: '/tmp',
       configDir: '/tmp',
       catalogue,
+      loop: DEFAULT_LOOP_CONFIG,
       anthropicConfigured: false,
       registry: { heartbeatIntervalMs: 1_000, refreshMs: 100, graceMs: 5_000, maxSnapshotAgeMs: 60_000, retryWaitMs: 12_000, ...registry },
     };

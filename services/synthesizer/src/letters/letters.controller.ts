@@ -1,19 +1,17 @@
 import { Controller, Inject } from '@nestjs/common';
-import { EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, RetryLaterError } from '@rloop/bus';
+import { CLOCK, type Clock, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, RetryLaterError, SERVICE_IDENTITY, type ServiceIdentity } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
-import { type KnownConflict, decisionEvent, deterministicId, stampDecision, synthesizeLetter } from '@rloop/domain';
+import { decideRoundClosure, decisionEvent, deterministicId, roundReports, stampDecision, synthesizeLetter } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
-import { KNOWN_CONFLICTS } from '../tokens.js';
-import { roundReports } from './round-reports.js';
-
-const PRODUCER = `synthesizer@${process.pid}`;
+import type { SynthesizerConfig } from '../config.js';
+import { SYNTHESIZER_CONFIG } from '../tokens.js';
 
 /** The events that can complete a round (or start its deadline timer); other commits are skipped without a journal read. */
 const ROUND_EVENTS: ReadonlySet<string> = new Set(['RoundStarted', 'FindingsReported', 'CriticFailed']);
 
 /**
- * Writes each round's letter once every dispatched critic has answered, or at the round's deadline
- * (then each silent critic gets a CriticFailed `timed_out` first — never a "0 findings"). Reacts to
+ * Writes each round's letter once the round is complete (decideRoundClosure, libs/domain: every
+ * dispatched critic has answered, or at the deadline each silent one has a CriticFailed `timed_out`). Reacts to
  * the journal's commits only; the deadline timer is the announcement of the round's start,
  * redelivered by JetStream at the deadline (a RetryLaterError), so it survives restarts. What it
  * decides at the deadline comes from the journal's state then — never from the state the
@@ -22,11 +20,12 @@ const ROUND_EVENTS: ReadonlySet<string> = new Set(['RoundStarted', 'FindingsRepo
  */
 @Controller()
 export class LettersController {
-
   constructor(
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
     @Inject(JournalClient) private readonly journal: JournalClient,
-    @Inject(KNOWN_CONFLICTS) private readonly knownConflicts: readonly KnownConflict[],
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(SERVICE_IDENTITY) private readonly identity: ServiceIdentity,
+    @Inject(SYNTHESIZER_CONFIG) private readonly config: SynthesizerConfig,
   ) {}
 
   @OnEvent('JournalCommitted', { name: 'synthesizer-letters' })
@@ -37,25 +36,16 @@ export class LettersController {
     const current = state?.current;
     if (state === null || state.run_id === null || current === null || current === undefined || current.letter !== null || state.status !== 'reviewing') return;
     if (event.data.run_id !== null && event.data.run_id !== state.run_id) return;
-    const meta = { plan: state.plan, run_id: state.run_id, causation_id: current.started_event_id, producer: PRODUCER, now: new Date().toISOString() };
-    const missing = current.critics.filter((c) => current.reports[c.critic_id] === undefined);
-    if (missing.length > 0) {
-      const waitMs = Date.parse(current.deadline_at) - Date.now();
-      if (waitMs > 0) {
-        // One timer per round: the announcement that carried the RoundStarted comes back at the deadline.
-        if (event.data.events.some((e) => e.event_id === current.started_event_id)) throw new RetryLaterError(waitMs + 100, `round ${current.round} of ${state.plan} waits for ${missing.length} critic(s)`);
-        return;
-      }
-      const timedOut = missing.map((critic) =>
-        decisionEvent('CriticFailed', meta, ['timeout', current.round, critic.critic_id], {
-          round: current.round,
-          critic_id: critic.critic_id,
-          core: critic.core,
-          reason: 'timed_out',
-          message: `no report by the round's deadline ${current.deadline_at}`,
-        }),
-      );
-      for (const failed of stampDecision(timedOut, state.version)) await this.publisher.publish(failed);
+    const now = this.clock.now();
+    const meta = { plan: state.plan, run_id: state.run_id, causation_id: current.started_event_id, producer: this.identity.producer, now: now.toISOString() };
+    const closure = decideRoundClosure(current, now.getTime(), meta);
+    if (closure.kind === 'waiting') {
+      // One timer per round: the announcement that carried the RoundStarted comes back at the deadline.
+      if (event.data.events.some((e) => e.event_id === current.started_event_id)) throw new RetryLaterError(closure.waitMs + 100, `round ${current.round} of ${state.plan} waits for ${closure.missing.length} critic(s)`);
+      return;
+    }
+    if (closure.kind === 'timed_out') {
+      for (const failed of stampDecision(closure.failures, state.version)) await this.publisher.publish(failed);
       return;
     }
     const { entries } = await this.journal.events(state.plan, { fromPosition: current.started_position });
@@ -72,7 +62,7 @@ export class LettersController {
       mode: current.mode,
       created_at: lastAt,
       reports,
-      known_conflicts: this.knownConflicts,
+      known_conflicts: this.config.knownConflicts,
     });
     const [written] = stampDecision([decisionEvent('LetterWritten', meta, ['letter', current.round], { letter })], state.version);
     if (written !== undefined) await this.publisher.publish(written);

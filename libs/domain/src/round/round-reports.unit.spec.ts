@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { JournaledEvent } from '@rloop/contracts';
-import type { RoundRecord } from '@rloop/domain';
+import type { RoundRecord } from '../loop/state.js';
 import { roundReports } from './round-reports.js';
 
 const RUN = '01JHHHHHHHHHHHHHHHHHHHHHHH';

@@ -1,9 +1,11 @@
 import type { JournaledEvent } from '@rloop/contracts';
-import type { CriticReport, RoundRecord } from '@rloop/domain';
+import type { RoundRecord } from '../loop/state.js';
+import type { CriticReport } from '../synthesis/synthesize.js';
+import { isFirstAnswer } from './answers.js';
 
 /**
  * The critics' reports for one round, from the events that follow its RoundStarted: the first
- * answer of each dispatched critic counts (the same rule the loop state folds by), in dispatch order.
+ * answer of each dispatched critic counts (isFirstAnswer, the rule the loop state folds by too), in dispatch order.
  * A core critic the panel could not dispatch (no live heartbeat) has a CriticFailed `unavailable`
  * at the round's start: it is reported too, after the dispatched ones, so the letter is incomplete.
  */
@@ -15,7 +17,7 @@ export function roundReports(current: RoundRecord, runId: string, events: readon
     if (event.correlation_id !== runId) continue;
     if (event.type !== 'FindingsReported' && event.type !== 'CriticFailed') continue;
     const missingCore = event.type === 'CriticFailed' && event.data.core && event.data.reason === 'unavailable' && !core.has(event.data.critic_id);
-    if (event.data.round !== current.round || answers.has(event.data.critic_id) || !(core.has(event.data.critic_id) || missingCore)) continue;
+    if (!isFirstAnswer(current.round, (criticId) => answers.has(criticId), event.data) || !(core.has(event.data.critic_id) || missingCore)) continue;
     const isCore = core.get(event.data.critic_id) ?? missingCore;
     if (event.type === 'FindingsReported') {
       answers.set(event.data.critic_id, {
