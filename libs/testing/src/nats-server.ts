@@ -128,6 +128,8 @@ export interface PrivateNatsNode extends Omit<PrivateNatsServer, 'stop'> {
   readonly name: string;
   /** Whether its process is up (not killed, or restarted since). */
   readonly running: boolean;
+  /** Its monitoring endpoint, http://127.0.0.1:<port> (`/connz?subs=1`, `/jsz`, `/routez`). */
+  readonly monitorUrl: string;
 }
 
 export interface PrivateNatsCluster {
@@ -227,6 +229,7 @@ export async function startPrivateNatsCluster(options: PrivateNatsClusterOptions
     return {
       name: node.name,
       url: `nats://127.0.0.1:${node.port}`,
+      monitorUrl: `http://127.0.0.1:${node.monitorPort}`,
       get running() {
         return server.running;
       },
