@@ -1,7 +1,8 @@
 // How the fleet scales: rounds per minute and CPU per round for 1, 5 and 20 plans at once, on one
-// fleet and on two fleets with homes of their own (what two hosts are: no shared disk, the plans'
-// repository by URL on a git server), over a private three-node JetStream cluster with three
-// copies of every stream (RLOOP_STREAM_REPLICAS=3) and the journal on the shared PostgreSQL.
+// fleet and on two fleets sharing one home (every service twice: replicas on one host), over a
+// private three-node JetStream cluster with three copies of every stream (RLOOP_STREAM_REPLICAS=3)
+// and the journal on the shared PostgreSQL. (Two fleets with homes of their own need the plans'
+// repositories by URL: see apps/cli/src/multihost for that deployment's end-to-end test.)
 // Also what one round costs on the bus (messages and bytes stored per round, by stream) and in the
 // journal (events and table bytes per round), and where the fleet's CPU goes, by service.
 //
@@ -15,7 +16,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import pg from 'pg';
 import { subjectsFor } from '@rloop/contracts';
-import { type GitDaemon, type PrivateNatsCluster, createTestDatabase, startGitDaemon, startPrivateNatsCluster } from '@rloop/testing';
+import { type PrivateNatsCluster, createTestDatabase, startPrivateNatsCluster } from '@rloop/testing';
 import { type TestFleet, samplePlan, startTestFleet } from '../../apps/cli/src/e2e/fleet.test-helpers.js';
 
 const PLANS = (process.env['BENCH_PLANS'] ?? '1,5,20').split(',').map(Number);
@@ -84,10 +85,8 @@ interface Row {
 const rows: Row[] = [];
 const costs: Record<string, unknown>[] = [];
 let cluster: PrivateNatsCluster | undefined;
-let daemon: GitDaemon | undefined;
 
 afterAll(async () => {
-  await daemon?.stop();
   await cluster?.stop();
   process.stdout.write(`\n| fleets | plans | rounds | wall s | rounds/min | CPU s/round | CPU by service |\n|---|---|---|---|---|---|---|\n`);
   for (const r of rows) {
@@ -101,14 +100,10 @@ describe('bench:scale', () => {
   for (const fleets of FLEETS) {
     it(`${fleets} fleet(s): ${PLANS.join(', ')} plans at once`, async () => {
       cluster ??= await startPrivateNatsCluster({ nodes: 3 });
-      daemon ??= await startGitDaemon();
       const database = await createTestDatabase('rloop_bench_scale');
-      const env = { RLOOP_STREAM_REPLICAS: '3' };
-      const trust = (t: Record<string, unknown>): Record<string, unknown> => ({ ...t, repositories: { local_roots: [], url: { schemes: ['git'], hosts: ['127.0.0.1'], local_addresses: true } } });
-      const first = await startTestFleet({ natsUrl: cluster.url, database, env, trust });
+      // Two fleets: every service twice, sharing one home (as two fleets on one host would).
+      const first = await startTestFleet({ natsUrl: cluster.url, database, env: { RLOOP_STREAM_REPLICAS: '3' }, replicas: fleets });
       const all = [first];
-      for (let i = 1; i < fleets; i += 1) all.push(await startTestFleet({ natsUrl: cluster.url, namespace: first.namespace, database: { ...database, drop: () => Promise.resolve() }, env, trust }));
-      const url = daemon.serve(await first.sampleRepo('fixable', `scale-${fleets}`), `scale-${fleets}`);
       try {
         for (const plans of PLANS) {
           const slugs = Array.from({ length: plans }, (_, i) => `scale-f${fleets}-p${plans}-${i}`);
@@ -119,7 +114,7 @@ describe('bench:scale', () => {
           const started = Date.now();
           const runs = await Promise.all(
             slugs.map(async (slug) => {
-              const reply = await first.submit(samplePlan(slug, '', { repo: { url, ref: 'main' } }));
+              const reply = await first.submit(samplePlan(slug, await first.sampleRepo('fixable', slug)));
               if (reply.status !== 'accepted') throw new Error(`${slug}: ${JSON.stringify(reply)}`);
               return first.outcome(slug, reply.event_id, 1_800_000);
             }),
@@ -137,12 +132,10 @@ describe('bench:scale', () => {
             Object.entries(busAfter).map(([name, use]) => [name, { messages: +((use.messages - (busBefore[name]?.messages ?? 0)) / rounds).toFixed(1), bytes: Math.round((use.bytes - (busBefore[name]?.bytes ?? 0)) / rounds) }]),
           );
           costs.push({ fleets, plans, rounds, bus: perRound, journal: { events: +((events.length - eventsBefore) / rounds).toFixed(1), table_bytes: Math.round((await journalBytes(database.url) - journalBefore) / rounds) } });
-          process.stdout.write(`${fleets} fleet(s), ${plans} plan(s): ${rounds} rounds in ${seconds.toFixed(0)} s, ${(total / rounds).toFixed(2)} CPU s/round\n`);
+          process.stdout.write(`${JSON.stringify({ ...rows.at(-1), ...costs.at(-1) })}\n`);
         }
       } finally {
-        for (const fleet of all.slice(1)) await fleet.fleet.stop();
         await first.stop();
-        for (const fleet of all.slice(1)) await fleet.stop().catch(() => undefined);
       }
     }, 7_200_000);
   }
