@@ -1,5 +1,6 @@
 // How the fleet scales: rounds per minute and CPU per round for 1, 5 and 20 plans at once, on one
-// fleet and on two fleets sharing one home (every service twice: replicas on one host), over a
+// fleet and on two fleets sharing one home (every worker and decider twice; one journal and one
+// gate, as a namespace has), over a
 // private three-node JetStream cluster with three copies of every stream (RLOOP_STREAM_REPLICAS=3)
 // and the journal on the shared PostgreSQL. (Two fleets with homes of their own need the plans'
 // repositories by URL: see apps/cli/src/multihost for that deployment's end-to-end test.)
@@ -101,8 +102,10 @@ describe('bench:scale', () => {
     it(`${fleets} fleet(s): ${PLANS.join(', ')} plans at once`, async () => {
       cluster ??= await startPrivateNatsCluster({ nodes: 3 });
       const database = await createTestDatabase('rloop_bench_scale');
-      // Two fleets: every service twice, sharing one home (as two fleets on one host would).
-      const first = await startTestFleet({ natsUrl: cluster.url, database, env: { RLOOP_STREAM_REPLICAS: '3' }, replicas: fleets });
+      // Two fleets: every service twice, sharing one home (as two fleets on one host would) — but the
+      // journal and the gate, of which a namespace has one (the journal binds it; the gate is light).
+      const replicas = { panel: fleets, 'critic-runner': fleets, synthesizer: fleets, implementer: fleets };
+      const first = await startTestFleet({ natsUrl: cluster.url, database, env: { RLOOP_STREAM_REPLICAS: '3' }, replicas });
       const all = [first];
       try {
         for (const plans of PLANS) {
