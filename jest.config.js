@@ -7,8 +7,9 @@ export default {
   roots: ['<rootDir>/libs', '<rootDir>/services', '<rootDir>/apps', '<rootDir>/deploy'],
   testMatch: ['**/src/**/*.spec.ts'],
   // Browser tests drive Chromium and run on their own: `npm run test:browser` (jest.browser.config.js);
-  // the chaos test takes minutes: `npm run test:chaos` runs it (and .ci/run), not `npm test`.
-  testPathIgnorePatterns: ['/node_modules/', '\\.browser\\.', '/src/chaos/chaos\\.e2e\\.spec\\.ts$'],
+  // the chaos test takes minutes: `npm run test:chaos` runs it (and .ci/run), not `npm test`;
+  // the node-kill stall is a measurement: `npm run bench:node-kill`.
+  testPathIgnorePatterns: ['/node_modules/', '\\.browser\\.', '/src/chaos/chaos\\.e2e\\.spec\\.ts$', '/src/e2e/node-kill-stall\\.e2e\\.spec\\.ts$'],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: {
     '^@rloop/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',

@@ -5,10 +5,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parse as parseYaml } from 'yaml';
+import { ROOT, common, declaredVariables, fleet, variablesRead } from './variables.js';
 
-const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 interface ComposeService {
   image?: string;
@@ -33,23 +32,6 @@ const compose = parseYaml(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8')
 const ONE_SHOT: Readonly<Record<string, { service: string; command: string[] }>> = { 'journal-migrate': { service: 'journal', command: ['node', 'services/journal/dist/main.js', 'migrate'] } };
 /** The NATS users the shipped server configuration defines (`# <name> (<role>): …` before each). */
 const natsUsers = [...readFileSync(join(ROOT, 'deploy/nats/auth.conf'), 'utf8').matchAll(/^\s*# (\S+) \((\w+)\):/gm)].map((m) => ({ name: m[1] ?? '', role: m[2] ?? '' }));
-const fleet = readdirSync(join(ROOT, 'services')).filter((name) => existsSync(join(ROOT, 'services', name, 'package.json')));
-
-/** Variables an environment schema declares: `NAME: z…` lines inside `…Environment = …({ … })`. */
-function declaredVariables(source: string): string[] {
-  const names: string[] = [];
-  for (const block of source.matchAll(/Environment\s*=\s*[\w.]*\(\{([\s\S]*?)\n\}\)/g)) {
-    for (const match of (block[1] ?? '').matchAll(/^\s+([A-Z][A-Z0-9_]*):/gm)) names.push(match[1] ?? '');
-  }
-  return names;
-}
-
-const common = declaredVariables(readFileSync(join(ROOT, 'libs/bus/src/service-config.ts'), 'utf8'));
-
-function variablesRead(service: string): Set<string> {
-  const config = readFileSync(join(ROOT, 'services', service, 'src', 'config.ts'), 'utf8');
-  return new Set([...common, ...declaredVariables(config)]);
-}
 
 describe('docker-compose.yml', () => {
   it('runs every service of the fleet, the journal’s migration step, and nothing that is not one', () => {

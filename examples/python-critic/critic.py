@@ -250,11 +250,18 @@ class Credentials:
     """
 
     def __init__(self, env):
-        url = (env.get("NATS_URL") or "nats://127.0.0.1:4222").split(",")[0].strip()
-        parsed = urlparse(url if "://" in url else f"nats://{url}")
-        self.host, self.port = parsed.hostname or "127.0.0.1", parsed.port or 4222
-        self.where = f"{parsed.scheme}://{self.host}:{self.port}"
-        self.tls = parsed.scheme == "tls" or bool(env.get("NATS_CA") or env.get("NATS_CERT"))
+        # Several comma-separated URLs are the nodes of a cluster: the critic connects to the first that answers.
+        urls = [u.strip() for u in (env.get("NATS_URL") or "nats://127.0.0.1:4222").split(",") if u.strip()]
+        if not urls:
+            raise NatsError("NATS_URL names no server")
+        parsed_urls = [urlparse(u if "://" in u else f"nats://{u}") for u in urls]
+        self.servers = [(p.hostname or "127.0.0.1", p.port or 4222, f"{p.scheme}://{p.hostname or '127.0.0.1'}:{p.port or 4222}") for p in parsed_urls]
+        self.host, self.port, self.where = self.servers[0]
+        with_user = [p for p in parsed_urls if p.username is not None]
+        parsed = with_user[0] if with_user else parsed_urls[0]
+        if any((p.username, p.password) != (parsed.username, parsed.password) for p in with_user):
+            raise NatsError("NATS_URL: its URLs carry different credentials")
+        self.tls = any(p.scheme == "tls" for p in parsed_urls) or bool(env.get("NATS_CA") or env.get("NATS_CERT"))
         self.ca, self.cert, self.key = env.get("NATS_CA") or None, env.get("NATS_CERT") or None, env.get("NATS_KEY") or None
         if bool(self.cert) != bool(self.key):
             raise NatsError("a client certificate needs both NATS_CERT and NATS_KEY")
@@ -325,7 +332,7 @@ class Nats:
     """CONNECT, SUB/UNSUB, PUB/HPUB, MSG/HMSG, PING/PONG, and request/reply through inboxes."""
 
     def __init__(self, credentials, name):
-        self.sock = socket.create_connection((credentials.host, credentials.port), timeout=5)
+        self.sock = self._dial(credentials)
         self.reader = self.sock.makefile("rb")
         self.write_lock = threading.Lock()
         self.counter_lock = threading.Lock()
@@ -355,6 +362,20 @@ class Nats:
         self.sock.settimeout(None)
         self.closed = threading.Event()
         threading.Thread(target=self._read_loop, daemon=True).start()
+
+    @staticmethod
+    def _dial(credentials):
+        """The first server of NATS_URL that accepts a connection (the others of a cluster stand in for a dead one)."""
+        failures = []
+        for host, port, where in credentials.servers:
+            try:
+                sock = socket.create_connection((host, port), timeout=5)
+            except OSError as error:
+                failures.append(f"{where}: {error}")
+                continue
+            credentials.host, credentials.port, credentials.where = host, port, where
+            return sock
+        raise NatsError("no server of NATS_URL answers (" + "; ".join(failures) + ")")
 
     def _send(self, data):
         with self.write_lock:
@@ -627,7 +648,7 @@ class Critic:
             self.js.api(f"STREAM.CREATE.KV_{self.bucket}", {
                 "name": f"KV_{self.bucket}", "subjects": [f"$KV.{self.bucket}.>"], "retention": "limits", "storage": "memory",
                 "discard": "new", "max_msgs_per_subject": 1, "max_age": max_age_ns, "duplicate_window": min(max_age_ns, 120_000_000_000),
-                "allow_rollup_hdrs": True, "deny_delete": True, "allow_direct": True, "num_replicas": 1,
+                "allow_rollup_hdrs": True, "deny_delete": True, "allow_direct": True, "num_replicas": int(os.environ.get("RLOOP_STREAM_REPLICAS") or 1),
                 "max_msgs": -1, "max_bytes": -1, "max_msg_size": -1, "max_consumers": -1,
             })
         except NatsError as error:

@@ -30,9 +30,13 @@ export function criticHealthKey(criticId: string, instanceId: string): string {
   return `${subjectToken(criticId)}.${subjectToken(instanceId)}`;
 }
 
-/** Opens (or creates) the namespace's critic health bucket; its max age is a few heartbeat intervals. */
-export function openCriticHealthBucket(connection: NatsConnection, namespace: string, heartbeatIntervalMs: number = CRITIC_HEALTH_DEFAULTS.heartbeatIntervalMs): Promise<KvBucket> {
+/**
+ * Opens (or creates) the namespace's critic health bucket; its max age is a few heartbeat intervals.
+ * `replicas`: its copies on a cluster (RLOOP_STREAM_REPLICAS; null leaves an existing bucket's).
+ */
+export function openCriticHealthBucket(connection: NatsConnection, namespace: string, heartbeatIntervalMs: number = CRITIC_HEALTH_DEFAULTS.heartbeatIntervalMs, replicas: number | null = null): Promise<KvBucket> {
   return KvBucket.open(connection, {
+    replicas,
     bucket: subjectsFor(namespace).criticsBucket,
     maxAgeMs: heartbeatIntervalMs * CRITIC_HEALTH_DEFAULTS.ttlHeartbeats,
     description: 'critic health: one key per critic instance, expires when the critic goes quiet',

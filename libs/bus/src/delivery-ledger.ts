@@ -53,9 +53,10 @@ function keyOf(consumer: string, stream: string, seq: number): string {
 export class KvDeliveryLedger implements DeliveryLedger {
   constructor(private readonly bucket: KvBucket) {}
 
-  static async open(connection: NatsConnection, subjects: Subjects): Promise<KvDeliveryLedger> {
+  /** `replicas`: the bucket's copies on a cluster (RLOOP_STREAM_REPLICAS; null leaves an existing bucket's). */
+  static async open(connection: NatsConnection, subjects: Subjects, replicas: number | null = null): Promise<KvDeliveryLedger> {
     return new KvDeliveryLedger(
-      await KvBucket.open(connection, { bucket: subjects.deliveriesBucket, maxAgeMs: DELIVERY_RECORD_MAX_AGE_MS, description: 'deliveries of each message that were not attempts (parks, outages)' }),
+      await KvBucket.open(connection, { bucket: subjects.deliveriesBucket, maxAgeMs: DELIVERY_RECORD_MAX_AGE_MS, description: 'deliveries of each message that were not attempts (parks, outages)', replicas }),
     );
   }
 
@@ -98,9 +99,9 @@ export class MemoryDeliveryLedger implements DeliveryLedger {
 }
 
 /** The namespace's ledger, or one in memory (with a warning saying what a restart then forgets) when the bucket cannot be opened. */
-export async function openDeliveryLedger(connection: NatsConnection, subjects: Subjects, logger: LoggerService, service: string): Promise<DeliveryLedger> {
+export async function openDeliveryLedger(connection: NatsConnection, subjects: Subjects, logger: LoggerService, service: string, replicas: number | null = null): Promise<DeliveryLedger> {
   try {
-    return await KvDeliveryLedger.open(connection, subjects);
+    return await KvDeliveryLedger.open(connection, subjects, replicas);
   } catch (error) {
     logger.warn(`${service}: cannot open the delivery ledger ${subjects.deliveriesBucket} (${describeError(error)}); parked messages are counted in memory, so a restart counts their parks as attempts`, 'Bus');
     return new MemoryDeliveryLedger();

@@ -3,6 +3,7 @@ import { nanos, headers as natsHeaders, millis } from '@nats-io/nats-core';
 import { type NatsConnection } from '@nats-io/transport-node';
 import { describeError } from '@rloop/contracts';
 import { BUS_ERROR_CODES, BusConfigError, BusPublishError } from './errors.js';
+import { replicasHint, untilLeader } from './streams.js';
 
 const STREAM_NOT_FOUND = 10059;
 const STREAM_NAME_IN_USE = 10058;
@@ -25,6 +26,11 @@ export interface KvBucketOptions {
   /** Every value expires this long after it was written unless written again (bucket-level TTL, NATS 2.9). */
   readonly maxAgeMs: number;
   readonly description?: string;
+  /**
+   * Copies on a JetStream cluster (RLOOP_STREAM_REPLICAS). Given: a new bucket gets it and an
+   * existing one is changed to it; unset: one copy for a new bucket, an existing one as it is.
+   */
+  readonly replicas?: number | null;
 }
 
 /**
@@ -61,15 +67,23 @@ export class KvBucket {
     }
     const jsm = await jetstreamManager(connection);
     const js = jetstream(connection);
-    const name = `KV_${options.bucket}`;
     try {
-      const existing = await streamConfigOrNull(jsm, name);
-      if (existing !== null) return new KvBucket(options.bucket, millis(existing.max_age), js, jsm, options);
-      return new KvBucket(options.bucket, await createBucketStream(jsm, options), js, jsm, options);
+      return await untilLeader(() => KvBucket.openOnce(jsm, js, options));
     } catch (error) {
       if (error instanceof BusConfigError) throw error;
-      throw new BusConfigError(BUS_ERROR_CODES.provisionFailed, `could not open KV bucket ${options.bucket}: ${describeError(error)}`, [{ path: options.bucket, message: describeError(error) }], { cause: error });
+      throw new BusConfigError(BUS_ERROR_CODES.provisionFailed, `could not open KV bucket ${options.bucket}: ${describeError(error)}${replicasHint(options.replicas ?? undefined, error)}`, [{ path: options.bucket, message: describeError(error) }], { cause: error });
     }
+  }
+
+  private static async openOnce(jsm: JetStreamManager, js: JetStreamClient, options: KvBucketOptions): Promise<KvBucket> {
+    const name = `KV_${options.bucket}`;
+    const existing = await streamConfigOrNull(jsm, name);
+    if (existing === null) return new KvBucket(options.bucket, await createBucketStream(jsm, options), js, jsm, options);
+    // Only the copies are brought to what this process was told: the rest of an existing bucket is used as it is.
+    if (options.replicas !== undefined && options.replicas !== null && existing.num_replicas !== options.replicas) {
+      await jsm.streams.update(name, { ...existing, num_replicas: options.replicas });
+    }
+    return new KvBucket(options.bucket, millis(existing.max_age), js, jsm, options);
   }
 
   /** Opens a bucket that exists, or returns null (for readers that must not create one). */
@@ -184,7 +198,7 @@ export function bucketStreamConfig(options: KvBucketOptions): Partial<StreamConf
     allow_rollup_hdrs: true,
     deny_delete: true,
     allow_direct: true,
-    num_replicas: 1,
+    num_replicas: options.replicas ?? 1,
   };
 }
 

@@ -18,6 +18,13 @@ export interface StreamLimits {
   /** Registry traffic keeps only the last few messages per critic and kind. */
   readonly criticsMaxMsgsPerSubject: number;
   readonly deadLettersMaxAgeMs: number;
+  /**
+   * Copies of every stream and KV bucket on a JetStream cluster (`RLOOP_STREAM_REPLICAS`; 3 on a
+   * three-node cluster). null (unset): new streams get one copy and existing ones keep theirs, so a
+   * process that was not told leaves an operator's choice alone; a number is applied to existing
+   * streams too (up or down). More than 1 needs a cluster with at least that many JetStream nodes.
+   */
+  readonly replicas: number | null;
 }
 
 /** Consumer behaviour; every field can be overridden per handler in OnEvent/OnEventBatch. */
@@ -117,7 +124,11 @@ export const DEFAULT_STREAM_LIMITS: StreamLimits = Object.freeze({
   // TODO(calibration): 5 keeps a short history per critic; settle it once registry traffic is observed.
   criticsMaxMsgsPerSubject: 5,
   deadLettersMaxAgeMs: 30 * DAY,
+  replicas: null,
 });
+
+/** JetStream's own bound on a stream's replicas. */
+export const MAX_STREAM_REPLICAS = 5;
 
 export const DEFAULT_CONSUMER_POLICY: ConsumerPolicy = Object.freeze({
   ackWaitMs: 30_000,
@@ -193,6 +204,9 @@ export function resolveBusOptions(options: BusOptions): ResolvedBusOptions {
     check(issues, `streams.${key}`, streams[key], streams.duplicateWindowMs);
   }
   check(issues, 'streams.criticsMaxMsgsPerSubject', streams.criticsMaxMsgsPerSubject, 1);
+  if (streams.replicas !== null && !(Number.isInteger(streams.replicas) && streams.replicas >= 1 && streams.replicas <= MAX_STREAM_REPLICAS)) {
+    issues.push({ path: 'streams.replicas', message: `must be an integer from 1 to ${MAX_STREAM_REPLICAS}, got ${String(streams.replicas)}` });
+  }
   const consumer: ConsumerPolicy = Object.freeze({
     ...DEFAULT_CONSUMER_POLICY,
     ...options.consumer,

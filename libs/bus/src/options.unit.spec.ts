@@ -22,6 +22,18 @@ describe('resolveBusOptions', () => {
     expect(() => resolveBusOptions({ service: 'panel', servers: 'nats://x:4222', ackWaitOverrideMs: 10 })).toThrow(/ackWaitOverrideMs must be a number >= 1000, got 10/);
   });
 
+  it('leaves stream replicas unset by default and takes 1 to 5 copies', () => {
+    expect(resolveBusOptions({ service: 'panel', servers: 'nats://x:4222' }).streams.replicas).toBeNull();
+    expect(resolveBusOptions({ service: 'panel', servers: 'nats://x:4222', streams: { replicas: 3 } }).streams.replicas).toBe(3);
+    for (const replicas of [0, 6, 1.5]) {
+      expect(() => resolveBusOptions({ service: 'panel', servers: 'nats://x:4222', streams: { replicas } })).toThrow(/streams\.replicas must be an integer from 1 to 5/);
+    }
+  });
+
+  it('keeps every server of a list, in order', () => {
+    expect(resolveBusOptions({ service: 'panel', servers: ['nats://a:4222', 'nats://b:4222', 'nats://c:4222'] }).servers).toEqual(['nats://a:4222', 'nats://b:4222', 'nats://c:4222']);
+  });
+
   it('names every bad field', () => {
     let error: unknown;
     try {

@@ -164,7 +164,7 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
       this.log.error(`${this.options.service}: connection watcher stopped: ${describeError(error)}`);
     });
     await provision();
-    const ledger = bindings.some((b) => b.spec.kind !== 'request') ? await openDeliveryLedger(connection, this.subjects, this.log, this.options.service) : null;
+    const ledger = bindings.some((b) => b.spec.kind !== 'request') ? await openDeliveryLedger(connection, this.subjects, this.log, this.options.service, this.options.streams.replicas) : null;
 
     const consumers: { runner: ConsumerRunner; stream: string }[] = [];
     for (const { spec, handler } of bindings) {

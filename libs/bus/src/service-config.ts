@@ -7,6 +7,7 @@ import { DEFAULT_NAMESPACE, type Issue, ValidationError, toIssues } from '@rloop
 import { z } from 'zod';
 import { type BusCredentials, type BusTls, Secret, withoutUserInfo } from './auth.js';
 import { LOG_FORMATS, LOG_LEVEL_NAMES, type LogLevelName } from './logger.js';
+import { MAX_STREAM_REPLICAS } from './options.js';
 
 /**
  * How a client reaches and authenticates to NATS, with the variable names of the `nats` CLI.
@@ -171,6 +172,11 @@ export const CommonEnvironment = NatsEnvironment.extend({
   RLOOP_CONFIG_DIR: z.string().min(1).optional(),
   /** How long a service keeps retrying an unreachable NATS at start before it exits. */
   RLOOP_NATS_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  /**
+   * Copies of every stream and KV bucket on a JetStream cluster (3 on a three-node cluster); unset:
+   * new streams get one and existing ones keep theirs. Applied to existing streams when set.
+   */
+  RLOOP_STREAM_REPLICAS: z.coerce.number().int().min(1).max(MAX_STREAM_REPLICAS).optional(),
   /** How soon a message held by a service that died is delivered again (every consumer's ack wait). */
   RLOOP_ACK_WAIT_MS: z.coerce.number().int().min(1_000).optional(),
   /** The lowest log level written. */
@@ -237,7 +243,12 @@ export async function loadYamlConfig<S extends z.ZodType>(path: string, schema: 
 
 /** What every service derives from the common environment. */
 export interface CommonSettings {
-  readonly bus: NatsConnectionSettings & { readonly namespace: string; readonly connect: { readonly timeoutMs: number }; readonly ackWaitOverrideMs?: number };
+  readonly bus: NatsConnectionSettings & {
+    readonly namespace: string;
+    readonly connect: { readonly timeoutMs: number };
+    readonly ackWaitOverrideMs?: number;
+    readonly streams?: { readonly replicas: number };
+  };
   readonly logFormat: (typeof LOG_FORMATS)[number];
   readonly logLevel: LogLevelName;
   readonly ops: OpsSettings;
@@ -269,6 +280,7 @@ export function commonSettings(env: CommonEnvironment, service: string): CommonS
       namespace: env.RLOOP_NAMESPACE,
       connect: { timeoutMs: env.RLOOP_NATS_CONNECT_TIMEOUT_MS },
       ...(env.RLOOP_ACK_WAIT_MS === undefined ? {} : { ackWaitOverrideMs: env.RLOOP_ACK_WAIT_MS }),
+      ...(env.RLOOP_STREAM_REPLICAS === undefined ? {} : { streams: { replicas: env.RLOOP_STREAM_REPLICAS } }),
     },
     logFormat: env.RLOOP_LOG_FORMAT,
     logLevel: env.RLOOP_LOG_LEVEL,

@@ -11,7 +11,7 @@ import {
   type StreamConfig,
   type StreamInfo,
 } from '@nats-io/jetstream';
-import { nanos } from '@nats-io/nats-core';
+import { NoRespondersError, TimeoutError, nanos } from '@nats-io/nats-core';
 import { type Subjects, describeError } from '@rloop/contracts';
 import { BUS_ERROR_CODES, BusConfigError } from './errors.js';
 import { type ConsumerPolicy, type StreamLimits } from './options.js';
@@ -19,8 +19,12 @@ import { type ConsumerPolicy, type StreamLimits } from './options.js';
 const STREAM_NOT_FOUND = 10059;
 const CONSUMER_NOT_FOUND = 10014;
 const STREAM_NAME_IN_USE = 10058;
+/** "JetStream system temporarily unavailable": the cluster has no meta leader for now. */
+const CLUSTER_NOT_AVAILABLE = 10008;
+/** How long stream and consumer management waits for a cluster to elect a leader (JetStream's elections take seconds). */
+export const LEADER_WAIT_MS = 30_000;
 
-type StreamSpec = Pick<StreamConfig, 'name' | 'subjects' | 'storage' | 'retention' | 'discard' | 'duplicate_window' | 'max_age' | 'max_msgs_per_subject' | 'description'>;
+type StreamSpec = Pick<StreamConfig, 'name' | 'subjects' | 'storage' | 'retention' | 'discard' | 'duplicate_window' | 'max_age' | 'max_msgs_per_subject' | 'description'> & Partial<Pick<StreamConfig, 'num_replicas'>>;
 
 /** The four streams of a namespace and their limits. */
 export function streamSpecs(subjects: Subjects, limits: StreamLimits): StreamSpec[] {
@@ -30,6 +34,8 @@ export function streamSpecs(subjects: Subjects, limits: StreamLimits): StreamSpe
     discard: DiscardPolicy.Old,
     duplicate_window: nanos(limits.duplicateWindowMs),
     max_msgs_per_subject: -1,
+    // Unset: left as the stream has it (created with the server's default, one copy).
+    ...(limits.replicas === null ? {} : { num_replicas: limits.replicas }),
   };
   return [
     { ...base, name: subjects.streams.events, subjects: [subjects.channelFilter('events')], max_age: nanos(limits.eventsMaxAgeMs), description: 'journaled events' },
@@ -55,6 +61,31 @@ function isApiError(error: unknown, code: number): boolean {
   return error instanceof JetStreamApiError && error.code === code;
 }
 
+/**
+ * Whether a JetStream API request failed because a cluster is between leaders: a stream (or the
+ * meta layer) whose leader died answers nothing until the survivors elect another, which takes
+ * seconds. Worth retrying; everything else is not.
+ */
+export function isBetweenLeaders(error: unknown): boolean {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth += 1) {
+    if (e instanceof TimeoutError || e instanceof NoRespondersError || isApiError(e, CLUSTER_NOT_AVAILABLE)) return true;
+  }
+  return false;
+}
+
+/** Runs a JetStream management call, again while the cluster is between leaders, for up to `waitMs`. */
+export async function untilLeader<T>(call: () => Promise<T>, waitMs: number = LEADER_WAIT_MS): Promise<T> {
+  const deadline = Date.now() + waitMs;
+  for (let attempt = 1; ; attempt += 1) {
+    try {
+      return await call();
+    } catch (error) {
+      if (!isBetweenLeaders(error) || Date.now() >= deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, Math.min(2_000, 100 * 2 ** attempt)));
+    }
+  }
+}
+
 async function streamInfoOrNull(jsm: JetStreamManager, name: string): Promise<StreamInfo | null> {
   try {
     return await jsm.streams.info(name);
@@ -64,36 +95,42 @@ async function streamInfoOrNull(jsm: JetStreamManager, name: string): Promise<St
   }
 }
 
+/** What to say when the server refuses a replica count (a single server, or fewer nodes than copies). */
+export function replicasHint(replicas: number | undefined, error: unknown): string {
+  if (replicas === undefined || replicas <= 1 || !/replica|cluster|insufficient resources/i.test(describeError(error))) return '';
+  return ` — RLOOP_STREAM_REPLICAS=${replicas} needs a JetStream cluster of at least ${replicas} nodes; use 1 on a single server`;
+}
+
 /** Creates each stream, or updates it to the wanted limits; safe to run from every replica at once. */
 export async function provisionStreams(jsm: JetStreamManager, subjects: Subjects, limits: StreamLimits): Promise<StreamInfo[]> {
   const infos: StreamInfo[] = [];
   for (const spec of streamSpecs(subjects, limits)) {
     try {
-      const existing = await streamInfoOrNull(jsm, spec.name);
-      if (existing === null) {
-        try {
-          infos.push(await jsm.streams.add(spec));
-          continue;
-        } catch (error) {
-          // Another replica created it in the meantime: fall through to the update.
-          if (!isApiError(error, STREAM_NAME_IN_USE)) throw error;
-        }
-      }
-      const current = existing ?? (await jsm.streams.info(spec.name));
-      // Up to date already: no update, so a client allowed only to read stream info (an external
-      // critic's NATS user) gets through, and replicas do not rewrite the config at every start.
-      if (matchesSpec(current.config, spec)) {
-        infos.push(current);
-        continue;
-      }
-      infos.push(await jsm.streams.update(spec.name, { ...current.config, ...spec }));
+      infos.push(await untilLeader(() => provisionStream(jsm, spec)));
     } catch (error) {
-      throw new BusConfigError(BUS_ERROR_CODES.provisionFailed, `could not create or update stream ${spec.name}: ${describeError(error)}`, [
+      throw new BusConfigError(BUS_ERROR_CODES.provisionFailed, `could not create or update stream ${spec.name}: ${describeError(error)}${replicasHint(spec.num_replicas, error)}`, [
         { path: spec.name, message: describeError(error) },
       ], { cause: error });
     }
   }
   return infos;
+}
+
+async function provisionStream(jsm: JetStreamManager, spec: StreamSpec): Promise<StreamInfo> {
+  const existing = await streamInfoOrNull(jsm, spec.name);
+  if (existing === null) {
+    try {
+      return await jsm.streams.add(spec);
+    } catch (error) {
+      // Another replica created it in the meantime: fall through to the update.
+      if (!isApiError(error, STREAM_NAME_IN_USE)) throw error;
+    }
+  }
+  const current = existing ?? (await jsm.streams.info(spec.name));
+  // Up to date already: no update, so a client allowed only to read stream info (an external
+  // critic's NATS user) gets through, and replicas do not rewrite the config at every start.
+  if (matchesSpec(current.config, spec)) return current;
+  return jsm.streams.update(spec.name, { ...current.config, ...spec });
 }
 
 /** The consumer settings the bus owns for one handler. */
@@ -115,7 +152,11 @@ export function consumerConfig(durable: string, filter: string, policy: Consumer
 }
 
 /** Creates the durable consumer, or updates what may change; a changed filter is a start error. */
-export async function ensureConsumer(jsm: JetStreamManager, stream: string, config: DurableConfig): Promise<ConsumerInfo> {
+export function ensureConsumer(jsm: JetStreamManager, stream: string, config: DurableConfig): Promise<ConsumerInfo> {
+  return untilLeader(() => ensureConsumerOnce(jsm, stream, config));
+}
+
+async function ensureConsumerOnce(jsm: JetStreamManager, stream: string, config: DurableConfig): Promise<ConsumerInfo> {
   let existing: ConsumerInfo | null;
   try {
     existing = await jsm.consumers.info(stream, config.durable_name);

@@ -35,6 +35,8 @@ export interface CriticPresenceOptions {
   readonly producer: string;
   /** Asked for; shortened when the registry bucket's TTL is shorter than three of them. */
   readonly heartbeatIntervalMs?: number;
+  /** The registry bucket's copies on a cluster (RLOOP_STREAM_REPLICAS); unset leaves an existing bucket's. */
+  readonly replicas?: number | null;
   readonly version?: string;
   /** Rounds being worked on now, per critic (reported in heartbeats). */
   readonly inFlight?: (criticId: string) => number;
@@ -75,7 +77,7 @@ export class CriticPresence {
   /** Opens the registry bucket, announces every critic, writes the first heartbeat and keeps beating. */
   static async start(options: CriticPresenceOptions): Promise<CriticPresence> {
     const requested = options.heartbeatIntervalMs ?? CRITIC_HEALTH_DEFAULTS.heartbeatIntervalMs;
-    const bucket = await openCriticHealthBucket(options.connection, options.namespace, requested);
+    const bucket = await openCriticHealthBucket(options.connection, options.namespace, requested, options.replicas ?? null);
     const interval = effectiveHeartbeatMs(requested, bucket.maxAgeMs);
     const presence = new CriticPresence(options, bucket, interval);
     if (interval !== requested) {

@@ -4,7 +4,7 @@ export { uniqueNamespace } from './names.js';
 export { createTestDatabase, type TestDatabase } from './postgres.js';
 export { eventually, type EventuallyOptions } from './wait.js';
 export { startFakeAnthropic, fakeTurn, fakeTokens, FAKE_STOP_REASONS, type FakeAnthropic, type FakeAnthropicOptions, type FakeContentBlock, type FakeError, type FakeMessagesRequest, type FakeRecordedRequest, type FakeReply, type FakeScript, type FakeStep, type FakeStopReason, type FakeTurn, type FakeUsage, type FakeTiming } from './fake-anthropic.js';
-export { startPrivateNatsServer, type PrivateNatsServer, type PrivateNatsServerOptions } from './nats-server.js';
+export { startPrivateNatsServer, startPrivateNatsCluster, type PrivateNatsServer, type PrivateNatsServerOptions, type PrivateNatsCluster, type PrivateNatsClusterOptions, type PrivateNatsNode } from './nats-server.js';
 export { startPrivatePostgresServer, type PrivatePostgresServer } from './postgres-server.js';
 export { connectTestNats, deleteNamespaceStreams, subjectMatches, type TestNats, type StoredMessage } from './nats.js';
 export { INVOICE_SIGNATURE, RED_TEST, RED_TEST_PATH, SEQUENCE_GUARD } from './scripted-fix.js';

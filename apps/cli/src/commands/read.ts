@@ -5,7 +5,7 @@ import { journalDocument, renderStuckReportMarkdown } from '@rloop/domain';
 import { REPORT_FORMATS, type ReportFormat } from '../format/report.js';
 import { connectCli, followEvents } from '../bus/connect.js';
 import { CliError, type CommandRegistrar } from '../program.js';
-import { busFlagsOf, out, parsePositiveInt } from './options.js';
+import { busFlagsOf, note, out, parsePositiveInt } from './options.js';
 
 function pad(text: string, width: number): string {
   return text.length >= width ? text : text + ' '.repeat(width - text.length);
@@ -117,11 +117,31 @@ export const registerEscalations: CommandRegistrar = (program) => {
         for (const e of [...listed].reverse()) print(e.event, e.open);
         if (listed.length === 0 && opts.follow !== true && opts.json !== true) out('no escalations');
         if (opts.follow !== true) return;
+        const seen = new Set(listed.map((e) => e.event.event_id));
+        const printOnce = (event: Record<string, unknown>): void => {
+          const id = String(event['event_id']);
+          if (seen.has(id)) return;
+          seen.add(id);
+          print(event, null);
+        };
         const follow = await followEvents(bus, { filter: bus.subjects.event('EscalationRaised', opts.plan ?? '*'), onlyNew: true });
         const stop = (): void => void follow.stop();
         process.once('SIGINT', stop);
         process.once('SIGTERM', stop);
-        for await (const event of follow.events) print(event, null);
+        // A plain subscription misses what is raised while the connection is down (a NATS node
+        // killed, a failover to another): after each reconnect the journal fills the gap.
+        void (async () => {
+          for await (const status of bus.connection.status()) {
+            if (status.type !== 'reconnect') continue;
+            try {
+              const recent = await bus.journal.escalations({ limit: opts.limit, ...(opts.plan === undefined ? {} : { plan: opts.plan }) });
+              for (const e of [...recent].reverse()) printOnce(e.event);
+            } catch (error) {
+              note(`escalations raised while NATS was away may be missing: the journal did not answer (${error instanceof Error ? error.message : String(error)})`);
+            }
+          }
+        })();
+        for await (const event of follow.events) printOnce(event);
       } finally {
         await bus.close();
       }

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { BusRequestError } from '@rloop/bus';
+import { BUS_ERROR_CODES, BusRequestError } from '@rloop/bus';
 import { type RloopEvent, SubmitReply } from '@rloop/contracts';
 import { type LoopState, escapeControlChars } from '@rloop/domain';
 import { type CliBus, connectCli, fleetNotAnswering, followEvents, permissionViolationOf } from '../bus/connect.js';
@@ -66,6 +66,23 @@ export async function watchRun(bus: CliBus, plan: string, runId: string, options
     }
     outcome = outcomeOf((await bus.journal.loopState(plan)).state, runId, seen);
   };
+  let lostSince: number | null = null;
+  /**
+   * One read, or — while the fleet's NATS node is being failed over or the journal restarts (a
+   * request that times out or finds no responder) — a note and another try at the next poll, from
+   * the same position: a watch outlives a node kill and ends with the loop.
+   */
+  const readJournalOrWait = async (): Promise<void> => {
+    try {
+      await readJournal();
+      if (lostSince !== null && !options.json) note(`${plan}: the journal answers again; watching on`);
+      lostSince = null;
+    } catch (error) {
+      if (!(error instanceof BusRequestError) || error.code === BUS_ERROR_CODES.requestFailed) throw error;
+      if (lostSince === null && !options.json) note(`${plan}: the journal does not answer (${error.message}); still watching`);
+      lostSince ??= Date.now();
+    }
+  };
   const announcements = follow.events[Symbol.asyncIterator]();
   let pending: Promise<IteratorResult<RloopEvent>> | null = null;
   try {
@@ -79,7 +96,7 @@ export async function watchRun(bus: CliBus, plan: string, runId: string, options
       clearTimeout(timer);
       if (woke !== 'poll') pending = null;
       if (woke === 'ended') break;
-      await readJournal();
+      await readJournalOrWait();
     }
   } finally {
     if (tty) process.stderr.write('\n');

@@ -55,6 +55,15 @@ afterAll(async () => {
 });
 
 describe('the Python critic’s NATS credentials', () => {
+  it('reads NATS_URL as a list of servers and connects to the first that answers', async () => {
+    const live = await server('');
+    const dead = await server('');
+    await dead.kill();
+    expect(await probe({ NATS_URL: `${dead.url}, ${live.url}` })).toBe('ok');
+    expect(await probe({ NATS_URL: `${live.url},${dead.url}` })).toBe('ok');
+    expect(await probe({ NATS_URL: `${dead.url},${dead.url}` })).toMatch(/^refused no server of NATS_URL answers \(nats:\/\/127\.0\.0\.1:\d+: .*; nats:\/\/127\.0\.0\.1:\d+: /);
+  });
+
   it('user and password (variables, a file or the URL) and a token; wrong ones are refused, and never printed', async () => {
     const users = await server('authorization { users = [ { user: "critic", password: "pw-critic-1" } ] }');
     expect(await probe({ NATS_URL: users.url, NATS_USER: 'critic', NATS_PASSWORD: 'pw-critic-1' })).toBe('ok');

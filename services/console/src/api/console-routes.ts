@@ -229,11 +229,14 @@ export class ConsoleRoutes {
     response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive', ...SECURITY_HEADERS });
     response.write('retry: 2000\n\n');
     const unsubscribe = this.feed.listen((update) => response.write(`event: loop\ndata: ${JSON.stringify(update)}\n\n`));
+    // After a NATS reconnect the page reads again from the journal: announcements made meanwhile are not replayed.
+    const unsubscribeResync = this.feed.onResync(() => response.write('event: resync\ndata: {}\n\n'));
     const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), 15_000);
     keepAlive.unref();
     request.on('close', () => {
       clearInterval(keepAlive);
       unsubscribe();
+      unsubscribeResync();
     });
   }
 

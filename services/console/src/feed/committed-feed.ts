@@ -39,22 +39,32 @@ export function loopUpdateOf(event: EventOf<'JournalCommitted'>): LoopUpdate {
 }
 
 type Listener = (update: LoopUpdate) => void;
+type ResyncListener = () => void;
 
 /**
  * The journal's committed-events feed, fanned out to the pages that are open: a plain
  * subscription to JournalCommitted (every console replica sees every announcement; nothing is
- * acked or held), validated before it is passed on.
+ * acked or held), validated before it is passed on. Announcements made while the connection was
+ * down (a NATS node killed, a failover to another) are not replayed: after each reconnect the
+ * pages are told to read again from the journal (`onResync`), so they go on from where they were.
  */
 @Injectable()
 export class CommittedFeed implements OnModuleInit, OnApplicationShutdown {
   private readonly log = new Logger('CommittedFeed');
   private readonly listeners = new Set<Listener>();
+  private readonly resyncListeners = new Set<ResyncListener>();
   private subscription: Subscription | null = null;
 
   constructor(@Inject(JetStreamClient) private readonly client: JetStreamClient) {}
 
   async onModuleInit(): Promise<void> {
     const connection = await this.client.connect();
+    void (async () => {
+      for await (const status of connection.status()) {
+        if (status.type !== 'reconnect') continue;
+        for (const listener of this.resyncListeners) listener();
+      }
+    })();
     const subject = subjectsFor(this.client.options.namespace).eventFilter('JournalCommitted');
     this.subscription = connection.subscribe(subject, {
       callback: (error, msg) => {
@@ -79,11 +89,18 @@ export class CommittedFeed implements OnModuleInit, OnApplicationShutdown {
   onApplicationShutdown(): void {
     this.subscription?.unsubscribe();
     this.listeners.clear();
+    this.resyncListeners.clear();
   }
 
   /** Calls `listener` for every announcement from now on; returns the unsubscribe. */
   listen(listener: Listener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
+  }
+
+  /** Calls `listener` after every reconnect to NATS (what was announced meanwhile is only in the journal); returns the unsubscribe. */
+  onResync(listener: ResyncListener): () => void {
+    this.resyncListeners.add(listener);
+    return () => this.resyncListeners.delete(listener);
   }
 }

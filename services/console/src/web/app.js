@@ -102,14 +102,22 @@
   function connectLive() {
     const live = document.getElementById('live');
     const source = new EventSource('/api/events');
+    let lost = false;
+    // Back after a lost stream, or told the console's NATS connection came back: what happened
+    // meanwhile is only in the journal, so the page reads it again from there.
+    const resync = () => refresh && refresh.run();
     source.addEventListener('open', () => {
       live.textContent = 'live';
       live.className = 'live on';
+      if (lost) resync();
+      lost = false;
     });
     source.addEventListener('error', () => {
       live.textContent = 'reconnecting…';
       live.className = 'live';
+      lost = true;
     });
+    source.addEventListener('resync', resync);
     let timer = null;
     source.addEventListener('loop', (message) => {
       let update;

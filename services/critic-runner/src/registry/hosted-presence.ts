@@ -48,6 +48,7 @@ export class HostedCriticsPresence implements OnApplicationBootstrap, OnApplicat
       instanceId: this.settings.instanceId,
       producer: this.settings.instanceId,
       heartbeatIntervalMs: this.settings.heartbeatIntervalMs,
+      replicas: this.client.options.streams.replicas,
       version: this.settings.version,
       logger: this.log,
     });

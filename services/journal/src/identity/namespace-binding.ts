@@ -64,7 +64,7 @@ export class NamespaceBinding implements OnModuleInit, OnApplicationShutdown {
     const connection = await this.client.connect();
     const subjects = subjectsFor(this.config.bus.namespace);
     const { journalId, hasHistory } = await this.identity();
-    const bucket = await KvBucket.open(connection, { bucket: subjects.journalBucket, maxAgeMs: CLAIM_MAX_AGE_MS, description: 'the journal whose history this namespace carries' });
+    const bucket = await KvBucket.open(connection, { bucket: subjects.journalBucket, maxAgeMs: CLAIM_MAX_AGE_MS, description: 'the journal whose history this namespace carries', replicas: this.client.options.streams.replicas });
     const stored = await bucket.get(OWNER_KEY);
     const parsed = stored === null ? null : NamespaceClaim.safeParse(JSON.parse(new TextDecoder().decode(stored.value)));
     const claim = parsed !== null && parsed.success ? parsed.data : null;

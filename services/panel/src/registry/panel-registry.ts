@@ -43,7 +43,7 @@ export class PanelRegistry implements OnModuleInit, OnApplicationShutdown {
 
   async onModuleInit(): Promise<void> {
     const { heartbeatIntervalMs, refreshMs, graceMs } = this.config.registry;
-    this.bucket = await openCriticHealthBucket(await this.client.connect(), this.config.bus.namespace, heartbeatIntervalMs);
+    this.bucket = await openCriticHealthBucket(await this.client.connect(), this.config.bus.namespace, heartbeatIntervalMs, this.client.options.streams.replicas);
     await this.refresh();
     const started = Date.now();
     let missing = criticsAwaited(this.config.catalogue, this.config.anthropicConfigured, this.snapshot(new Date()));
