@@ -33,7 +33,18 @@ export {
   isWorseThanBest,
 } from './loop/state.js';
 export { admitDecision, DECISION_TYPES, type Admission } from './loop/admission.js';
-export { decideNext, needsLetter, capFor, repeatedInfrastructureFailure, type PanelContext, type RepeatedFailure } from './loop/decide.js';
+export { decideNext, needsLetter, type PanelContext } from './loop/decide.js';
+export {
+  decideEscalation,
+  escalationEvent,
+  budgetTrigger,
+  detectionIsLive,
+  capFor,
+  repeatedInfrastructureFailure,
+  type Escalation,
+  type EscalationContext,
+  type RepeatedFailure,
+} from './escalation/decide-escalation.js';
 export { retryBackoffMs, type RetryBackoff } from './loop/retry.js';
 export { baselineWork, roundWork, fixWork, fixRequestData, type BaselineWork, type RoundWork } from './loop/work.js';
 export { decisionEvent, stampDecision, type DecisionMeta } from './loop/envelope.js';

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import { EVENT_PUBLISHER, type EventPublisher } from '@rloop/bus';
-import { type JournaledEvent, describeError } from '@rloop/contracts';
-import { DEFAULT_LOOP_CONFIG, type LoopConfig, type LoopDetection, type LoopState, TERMINAL_STATUSES, loopDetectedEvent, stampDecision } from '@rloop/domain';
+import { type JournaledEvent, describeError, parseLoopState } from '@rloop/contracts';
+import { DEFAULT_LOOP_CONFIG, type LoopConfig, type LoopDetection, type LoopState, detectionIsLive, loopDetectedEvent, stampDecision } from '@rloop/domain';
 import { type AppendResult, type EventStoreClient, type EventStoreTransaction, type StoredEvent, type StreamAppend, type SubscriptionHandler, TransactionConflictError, VersionConflictError } from '@rloop/event-store';
 import { EVENT_STORE } from '../tokens.js';
 import { planOfStream } from '../streams.js';
@@ -113,7 +113,7 @@ export class ProjectionCatchUp {
       db.selectFrom('loop_states').select(['plan', 'state', 'stream_id']).where('plan', 'in', plans).execute(),
       db.selectFrom('events').select(['event_id', 'stream_id']).where('event_id', 'in', ids).execute(),
     ]);
-    const runs = new Map<string, CurrentRun>(rows.map((r) => [r.plan, { state: r.state as LoopState, streamId: r.stream_id }]));
+    const runs = new Map<string, CurrentRun>(rows.map((r) => [r.plan, { state: parseLoopState(r.state), streamId: r.stream_id }]));
     const plan = planAppends(events, runs, new Map(stored.map((r) => [r.event_id, r.stream_id])));
     const appends: StreamAppend[] = plan.appends.map((a) => ({ streamId: a.streamId, events: a.events.map((e) => toNewEvent(e.event)), expectedVersion: a.expectedVersion }));
     const projected = appends.length === 0 ? NOTHING_APPENDED : await this.appendInline(tx, appends);
@@ -171,15 +171,13 @@ export class ProjectionCatchUp {
     const pending = await this.db.selectFrom('loop_detections').select(['event_id', 'plan', 'detection']).where('plan', 'in', plans).where('status', '=', 'pending').execute();
     if (pending.length === 0) return none;
     const states = await this.db.selectFrom('loop_states').select(['plan', 'state', 'stream_id']).where('plan', 'in', [...new Set(pending.map((p) => p.plan))]).execute();
-    const byPlan = new Map(states.map((s) => [s.plan, s.state as LoopState]));
+    const byPlan = new Map(states.map((s) => [s.plan, parseLoopState(s.state)]));
     const streams = new Map(states.map((s) => [s.plan, s.stream_id]));
     const live: LoopDetection[] = [];
     const stale: string[] = [];
     for (const row of pending) {
       const detection = row.detection as LoopDetection;
-      const state = byPlan.get(row.plan);
-      const current = state !== undefined && state.run_id === detection.run_id && state.round === detection.round && !TERMINAL_STATUSES.has(state.status);
-      if (current) live.push(detection);
+      if (detectionIsLive(byPlan.get(row.plan), detection)) live.push(detection);
       else stale.push(row.event_id);
     }
     if (stale.length > 0) await this.db.updateTable('loop_detections').set({ status: 'stale' }).where('event_id', 'in', stale).where('status', '=', 'pending').execute();
