@@ -54,11 +54,6 @@ export { LoopConfig, DEFAULT_LOOP_CONFIG, type LoopConfigInput } from './heurist
 export {
   evolveMemory,
   initialLoopMemory,
-  persistentIssues,
-  implementerWalls,
-  oscillations,
-  knownConflicts,
-  flatTrend,
   type LoopMemory,
   type MemoryStep,
   type Tracker,
@@ -72,6 +67,14 @@ export {
   type RunSummaryRow,
   type Histogram,
 } from './heuristics/memory.js';
+// The stuck-loop heuristics, one file each (each with its given/when/then spec).
+export { persistentIssues, persistentIssue } from './heuristics/persistent-issue.js';
+export { implementerWalls, implementerWall } from './heuristics/implementer-wall.js';
+export { oscillations, oscillation } from './heuristics/oscillation.js';
+export { knownConflicts, criticDisagreement } from './heuristics/critic-disagreement.js';
+export { flatTrend, flatTrendFiring } from './heuristics/flat-trend.js';
+export { stall, countStall, type StallCount } from './heuristics/stall.js';
+export type { Firing } from './heuristics/firing.js';
 export { topScoreAverage, slope, keyMomentOf, isInfraFailure } from './heuristics/trend.js';
 export { loopDetectedEvent } from './heuristics/detection.js';
 export { findingTimelines, patchOfFile, type TimelineDraft } from './heuristics/timelines.js';
