@@ -4,6 +4,7 @@ export { deterministicId } from './identity/ids.js';
 export { DEFAULT_K, nextPhase, phaseIncludes } from './phases/phases.js';
 export { compareFindings, rankFindings } from './synthesis/ranking.js';
 export { synthesizeLetter, type CriticReport, type SynthesisInput } from './synthesis/synthesize.js';
+export { roundCompletion, type RoundCompletion } from './synthesis/round-completion.js';
 export { coverageGaps, describeCoverage, describeSkip, isCoverageGap, orderSkips, roundCoverageGaps, type CoverageGap } from './synthesis/coverage.js';
 export { renderLetterMarkdown } from './letter/markdown.js';
 export { RefinementTriggers } from './config/triggers.js';

@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, RetryLaterError } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
-import { decisionEvent, deterministicId, stampDecision, synthesizeLetter } from '@rloop/domain';
+import { decisionEvent, deterministicId, roundCompletion, stampDecision, synthesizeLetter } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
 import { roundReports } from './round-reports.js';
 
@@ -11,8 +11,9 @@ const PRODUCER = `synthesizer@${process.pid}`;
 const ROUND_EVENTS: ReadonlySet<string> = new Set(['RoundStarted', 'FindingsReported', 'CriticFailed']);
 
 /**
- * Writes each round's letter once every dispatched critic has answered, or at the round's deadline
- * (then each silent critic gets a CriticFailed `timed_out` first — never a "0 findings"). Reacts to
+ * Writes each round's letter once the round is complete (libs/domain synthesis/round-completion.ts:
+ * every dispatched critic has answered, or the deadline passed and each silent critic gets a
+ * CriticFailed `timed_out` first — never a "0 findings"). Reacts to
  * the journal's commits only; the deadline timer is the announcement of the round's start,
  * redelivered by JetStream at the deadline (a RetryLaterError), so it survives restarts. What it
  * decides at the deadline comes from the journal's state then — never from the state the
@@ -32,19 +33,18 @@ export class LettersController {
     if (event.plan.startsWith('_') || !(event.data.refused.length > 0 || event.data.events.some((e) => ROUND_EVENTS.has(e.type)))) return;
     // A redelivery is the deadline timer firing (or a message a crashed replica held): its carried state is old by now.
     const { state } = await this.journal.loopStateAt(event, { fresh: delivery.deliveries > 1 });
+    const completion = roundCompletion(state, Date.now());
     const current = state?.current;
-    if (state === null || state.run_id === null || current === null || current === undefined || current.letter !== null || state.status !== 'reviewing') return;
+    if (completion.kind === 'none' || state === null || state.run_id === null || current === null || current === undefined) return;
     if (event.data.run_id !== null && event.data.run_id !== state.run_id) return;
     const meta = { plan: state.plan, run_id: state.run_id, causation_id: current.started_event_id, producer: PRODUCER, now: new Date().toISOString() };
-    const missing = current.critics.filter((c) => current.reports[c.critic_id] === undefined);
-    if (missing.length > 0) {
-      const waitMs = Date.parse(current.deadline_at) - Date.now();
-      if (waitMs > 0) {
-        // One timer per round: the announcement that carried the RoundStarted comes back at the deadline.
-        if (event.data.events.some((e) => e.event_id === current.started_event_id)) throw new RetryLaterError(waitMs + 100, `round ${current.round} of ${state.plan} waits for ${missing.length} critic(s)`);
-        return;
-      }
-      const timedOut = missing.map((critic) =>
+    if (completion.kind === 'wait') {
+      // One timer per round: the announcement that carried the RoundStarted comes back at the deadline.
+      if (event.data.events.some((e) => e.event_id === current.started_event_id)) throw new RetryLaterError(completion.ms + 100, `round ${current.round} of ${state.plan} waits for ${completion.missing.length} critic(s)`);
+      return;
+    }
+    if (completion.kind === 'time_out') {
+      const timedOut = completion.missing.map((critic) =>
         decisionEvent('CriticFailed', meta, ['timeout', current.round, critic.critic_id], {
           round: current.round,
           critic_id: critic.critic_id,
