@@ -1,3 +1,4 @@
+import type { z } from 'zod';
 /** A problem with one field of some input: where (a JSON-ish path) and what is wrong. */
 export interface Issue {
   readonly path: string;
@@ -63,4 +64,12 @@ export function describeError(error: unknown): string {
     // BigInts and circular structures cannot be serialised; say what we can.
     return typeof error === 'object' && error !== null ? Object.prototype.toString.call(error) : String(error);
   }
+}
+
+/** Converts zod's issues into our path/message pairs. */
+export function toIssues(error: z.ZodError): Issue[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.'),
+    message: issue.message,
+  }));
 }

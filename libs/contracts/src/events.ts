@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { Category, Finding, Fingerprint, LineRange, Phase, Severity } from './finding.js';
+import { type Category, Finding, Fingerprint, Phase, type Severity } from './finding.js';
 import { CriticCoverage, Letter, SeverityCounts } from './letter.js';
 import { PlanImplementer, PlanSpec } from './plan.js';
-import { Count, CriticId, EventId, GitSha, PlanKey, PositiveInt, RepoPath, Slug, Timestamp } from './primitives.js';
+import { Count, CriticId, EventId, GitSha, PlanKey, PositiveInt, RepoPath, Timestamp } from './primitives.js';
 import { RepoConfigEffect, Suppression } from './review.js';
 
 // ── Envelope ────────────────────────────────────────────────────────────────────────────────
@@ -36,153 +36,9 @@ function defineEvent<const T extends string, const V extends number, D extends z
   return EnvelopeBase.extend({ type: z.literal(type), schema_version: z.literal(version), data });
 }
 
-// ── Shared pieces ───────────────────────────────────────────────────────────────────────────
-
-export const TestsResult = z
-  .object({
-  added: Count,
-  passed: Count,
-  failed: Count,
-  total: Count,
-  /** Tests failing now that passed at the baseline. */
-  regressions: Count,
-  /** Compiler/linter warnings in the test run's output. */
-  warnings: Count,
-  })
-  .meta({ id: 'TestsResult' });
-export type TestsResult = z.infer<typeof TestsResult>;
-
-export const GATE_VERDICTS = ['run', 'single_pass', 'bypass'] as const;
-export const GateVerdict = z.enum(GATE_VERDICTS);
-export type GateVerdict = z.infer<typeof GateVerdict>;
-
-export const GateRuleHit = z.object({
-  rule: z.enum(['effort_level', 'risk_surface', 'escape_phrase']),
-  detail: z.string().max(1000),
-  /** For risk-surface hits: which file matched which trigger glob of which category. */
-  file: RepoPath.optional(),
-  glob: z.string().optional(),
-  category: z.string().optional(),
-});
-export type GateRuleHit = z.infer<typeof GateRuleHit>;
-
-export const DispatchedCritic = z.object({
-  critic_id: CriticId,
-  /** The kind of evidence it brings: toolchain, ast, dataflow, pattern, llm, sarif, … */
-  evidence: z.string().min(1).max(64),
-  core: z.boolean(),
-  /** Why it is on the panel: `core`, or the trigger glob that selected it. */
-  reason: z.string().max(500),
-  timeout_ms: PositiveInt,
-});
-export type DispatchedCritic = z.infer<typeof DispatchedCritic>;
-
-export const LeftOutCritic = z.object({ critic_id: CriticId, reason: z.string().max(500) });
-export type LeftOutCritic = z.infer<typeof LeftOutCritic>;
-
-export const PanelComposition = z.object({
-  critics: z.array(CriticId),
-  not_configured: z.array(LeftOutCritic),
-});
-
-export const CRITIC_FAILURE_REASONS = ['crashed', 'timed_out', 'unavailable', 'not_runnable', 'unauthorised', 'invalid_output', 'rate_limited', 'no_files_analysed'] as const;
-export type CriticFailureReason = (typeof CRITIC_FAILURE_REASONS)[number];
-/**
- * Failures of what a critic needs rather than of its review (its tool cannot run, its credentials
- * are refused, its host is gone): running the round again does not help until someone fixes it.
- */
-export const INFRASTRUCTURE_FAILURE_REASONS: readonly CriticFailureReason[] = ['not_runnable', 'unauthorised', 'unavailable'];
-export const CriticFailureReason = z.enum(CRITIC_FAILURE_REASONS);
-
-export const FixedFile = z.object({
-  file: RepoPath,
-  fixed_findings: z.array(z.string()),
-  lines_changed: Count,
-  /** Changed line ranges in the new version of the file, for fix-attempt identity. */
-  hunks: z.array(LineRange).default([]),
-});
-export type FixedFile = z.infer<typeof FixedFile>;
-
-export const DiffStats = z.object({ files_changed: Count, insertions: Count, deletions: Count });
-
-/** At most this many files are listed in RecordedCoverage (the rest is counted as truncated). */
-export const MAX_COVERAGE_FILES = 2000;
-
-/**
- * What the plan's test run executed, recorded by the implementer with the run (V8 coverage of the
- * Node.js processes the test command started): per file of the worktree it loaded, how many lines
- * hold code and which of them never ran. A file absent was never loaded. The quality/test-coverage
- * critic reads it for the commit the run tested.
- */
-export const RecordedCoverage = z
-  .object({
-    format: z.enum(['v8', 'istanbul']),
-    files: z
-      .array(
-        z.object({
-          file: RepoPath,
-          executable: Count,
-          /** Lines never run. */
-          uncovered: z.array(LineRange).max(1000),
-        }),
-      )
-      .max(MAX_COVERAGE_FILES),
-    /** More files were loaded than listed. */
-    truncated: z.boolean().default(false),
-  })
-  .meta({ id: 'RecordedCoverage' });
-export type RecordedCoverage = z.infer<typeof RecordedCoverage>;
-
-export const HEURISTICS = ['persistent_issue', 'oscillation', 'implementer_wall', 'critic_disagreement', 'flat_trend', 'stall'] as const;
-export const Heuristic = z.enum(HEURISTICS);
-export type Heuristic = z.infer<typeof Heuristic>;
-
-export const ESCALATION_REASONS = ['soft_cap', 'heuristic', 'budget', 'critic_failures'] as const;
-export const EscalationReason = z.enum(ESCALATION_REASONS);
-
-/** A finding's story across rounds, for people deciding what to do with a stuck loop. */
-export const FindingTimeline = z.object({
-  fingerprint: Fingerprint,
-  title: z.string(),
-  file: RepoPath,
-  line_range: LineRange,
-  severity: Severity,
-  category: Category,
-  raised_by: z.array(CriticId),
-  rounds: z.array(z.object({ round: PositiveInt, present: z.boolean() })),
-  attempts: z.array(
-    z.object({ round: PositiveInt, commit: GitSha.nullable(), lines_changed: Count, diff: z.string().max(20_000).optional() }),
-  ),
-});
-export type FindingTimeline = z.infer<typeof FindingTimeline>;
-
-/** What an escalation hands to people: enough to decide without opening anything else. */
-/** One side of a critic disagreement, as people need it to decide. */
-export const DisagreementSide = z.object({
-  critic_id: CriticId,
-  finding_type: z.string().max(200),
-  fingerprint: Fingerprint,
-  file: RepoPath,
-  line_range: LineRange,
-  title: z.string().max(300),
-  expected_behaviour: z.string().max(4000),
-});
-export type DisagreementSide = z.infer<typeof DisagreementSide>;
-
-export const StuckReport = z.object({
-  plan: Slug,
-  run_id: EventId,
-  phase: Phase,
-  round: PositiveInt,
-  trigger: z.object({ kind: EscalationReason, heuristic: Heuristic.optional(), detail: z.string().max(4000) }),
-  findings: z.array(FindingTimeline),
-  /** For a critic disagreement: both asks, side by side (never settled by priority rules). */
-  disagreement: z.array(DisagreementSide).max(10).optional(),
-  recommended_action: z.string().max(4000),
-  branch: z.string().optional(),
-  commit: GitSha.optional(),
-}).meta({ id: 'StuckReport' });
-export type StuckReport = z.infer<typeof StuckReport>;
+export * from './event-parts.js';
+import { LoopState } from './loop-state.js';
+import { Gating, ScopeHolder, TestsResult, DispatchedCritic, LeftOutCritic, PanelComposition, CriticFailureReason, FixedFile, DiffStats, RecordedCoverage, Heuristic, EscalationReason, StuckReport } from './event-parts.js';
 
 // ── Events ──────────────────────────────────────────────────────────────────────────────────
 
@@ -197,24 +53,7 @@ export const PlanRejected = defineEvent(
   }),
 );
 
-/** What the gate decided a plan runs with (LoopGated's data; a LoopQueued carries it until the plan runs). */
-const Gating = z.object({
-  verdict: GateVerdict,
-  rules: z.array(GateRuleHit),
-  /** The plan's ref resolved to a commit: every round reviews from here. */
-  commit: GitSha,
-  /** The plan's globs resolved against that commit. */
-  files: z.array(RepoPath),
-  repo_path: z.string().min(1),
-  /** The plan's test command: the implementer runs it for the baseline before round 1. */
-  test_cmd: z.string().min(1),
-});
-
 export const LoopGated = defineEvent('LoopGated', 1, Gating);
-
-/** A run that holds (or waits for) files a queued plan overlaps, with the files they share. */
-export const ScopeHolder = z.object({ plan: Slug, run_id: EventId, files: z.array(RepoPath).min(1) }).meta({ id: 'ScopeHolder' });
-export type ScopeHolder = z.infer<typeof ScopeHolder>;
 
 /**
  * Scope locking (the gate's decision, docs/architecture.md): the plan overlaps runs admitted
@@ -560,7 +399,7 @@ export const JournalCommitted = defineEvent(
      * The plan's loop state as committed with these events (what `journal.loop_state` would answer),
      * so a decider can act without asking; absent when the journal did not fold it.
      */
-    loop_state: z.record(z.string(), z.unknown()).optional(),
+    loop_state: LoopState.optional(),
     /** The letter committed with these events, if any (what `journal.letter` would answer for it). */
     letter: Letter.optional(),
   }),
@@ -575,63 +414,58 @@ export const JournalCommitted = defineEvent(
 export const CHANNELS = ['events', 'commits', 'critics'] as const;
 export type Channel = (typeof CHANNELS)[number];
 
-/** Every event: its schema, its subject token and its channel. */
-export const EVENT_CATALOGUE = {
-  PlanSubmitted: { schema: PlanSubmitted, token: 'plan_submitted', channel: 'events' },
-  PlanRejected: { schema: PlanRejected, token: 'plan_rejected', channel: 'events' },
-  LoopGated: { schema: LoopGated, token: 'loop_gated', channel: 'events' },
-  LoopQueued: { schema: LoopQueued, token: 'loop_queued', channel: 'events' },
-  BaselineRecorded: { schema: BaselineRecorded, token: 'baseline_recorded', channel: 'events' },
-  RoundStarted: { schema: RoundStarted, token: 'round_started', channel: 'events' },
-  FindingsReported: { schema: FindingsReported, token: 'findings_reported', channel: 'events' },
-  CriticFailed: { schema: CriticFailed, token: 'critic_failed', channel: 'events' },
-  LetterWritten: { schema: LetterWritten, token: 'letter_written', channel: 'events' },
-  FixRequested: { schema: FixRequested, token: 'fix_requested', channel: 'events' },
-  TestsWritten: { schema: TestsWritten, token: 'tests_written', channel: 'events' },
-  FixApplied: { schema: FixApplied, token: 'fix_applied', channel: 'events' },
-  PhaseAdvanced: { schema: PhaseAdvanced, token: 'phase_advanced', channel: 'events' },
-  LoopConverged: { schema: LoopConverged, token: 'loop_converged', channel: 'events' },
-  LoopBypassed: { schema: LoopBypassed, token: 'loop_bypassed', channel: 'events' },
-  LoopDetected: { schema: LoopDetected, token: 'loop_detected', channel: 'events' },
-  EscalationRaised: { schema: EscalationRaised, token: 'escalation_raised', channel: 'events' },
-  LoopResumed: { schema: LoopResumed, token: 'loop_resumed', channel: 'events' },
-  LoopStopped: { schema: LoopStopped, token: 'loop_stopped', channel: 'events' },
-  BranchHandedOff: { schema: BranchHandedOff, token: 'branch_handed_off', channel: 'events' },
-  UsageRecorded: { schema: UsageRecorded, token: 'usage_recorded', channel: 'events' },
-  CriticRegistered: { schema: CriticRegistered, token: 'critic_registered', channel: 'critics' },
-  CriticHeartbeat: { schema: CriticHeartbeat, token: 'critic_heartbeat', channel: 'critics' },
-  JournalCommitted: { schema: JournalCommitted, token: 'journal_committed', channel: 'commits' },
-} as const;
+/**
+ * Every event, written once, by the channel it travels on. The catalogue, the union, the type
+ * list and the subject tokens are derived from this (a new event is added here and nowhere else).
+ */
+const EVENTS_BY_CHANNEL = {
+  events: [
+    PlanSubmitted,
+    PlanRejected,
+    LoopGated,
+    LoopQueued,
+    BaselineRecorded,
+    RoundStarted,
+    FindingsReported,
+    CriticFailed,
+    LetterWritten,
+    FixRequested,
+    TestsWritten,
+    FixApplied,
+    PhaseAdvanced,
+    LoopConverged,
+    LoopBypassed,
+    LoopDetected,
+    EscalationRaised,
+    LoopResumed,
+    LoopStopped,
+    BranchHandedOff,
+    UsageRecorded,
+  ],
+  critics: [CriticRegistered, CriticHeartbeat],
+  commits: [JournalCommitted],
+} as const satisfies Record<Channel, readonly z.ZodObject[]>;
 
-export type EventType = keyof typeof EVENT_CATALOGUE;
+type EventSchema = (typeof EVENTS_BY_CHANNEL)[Channel][number];
+type TypeOfSchema<S extends EventSchema> = z.infer<S>['type'];
+type ChannelOfSchema<S extends EventSchema> = { [C in Channel]: S extends (typeof EVENTS_BY_CHANNEL)[C][number] ? C : never }[Channel];
+
+/** Every event: its schema, its subject token and its channel. */
+export type EventCatalogue = { readonly [S in EventSchema as TypeOfSchema<S>]: { readonly schema: S; readonly token: string; readonly channel: ChannelOfSchema<S> } };
+
+/** The subject token of an event type: its name in snake case (`PlanSubmitted` → `plan_submitted`). */
+export function eventToken(type: string): string {
+  return type.replace(/(?<!^)([A-Z])/g, '_$1').toLowerCase();
+}
+
+export const EVENT_CATALOGUE: EventCatalogue = Object.fromEntries(
+  CHANNELS.flatMap((channel) => EVENTS_BY_CHANNEL[channel].map((schema: EventSchema) => [schema.shape.type.value, { schema, token: eventToken(schema.shape.type.value), channel }])),
+) as EventCatalogue;
+
+export type EventType = keyof EventCatalogue;
 export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
 
-export const RloopEvent = z.discriminatedUnion('type', [
-  PlanSubmitted,
-  PlanRejected,
-  LoopGated,
-  LoopQueued,
-  BaselineRecorded,
-  RoundStarted,
-  FindingsReported,
-  CriticFailed,
-  LetterWritten,
-  FixRequested,
-  TestsWritten,
-  FixApplied,
-  PhaseAdvanced,
-  LoopConverged,
-  LoopBypassed,
-  LoopDetected,
-  EscalationRaised,
-  LoopResumed,
-  LoopStopped,
-  BranchHandedOff,
-  UsageRecorded,
-  CriticRegistered,
-  CriticHeartbeat,
-  JournalCommitted,
-]);
+export const RloopEvent = z.discriminatedUnion('type', [...EVENTS_BY_CHANNEL.events, ...EVENTS_BY_CHANNEL.critics, ...EVENTS_BY_CHANNEL.commits]);
 export type RloopEvent = z.infer<typeof RloopEvent>;
 export type EventOf<T extends EventType> = Extract<RloopEvent, { type: T }>;
 export type DataOf<T extends EventType> = EventOf<T>['data'];

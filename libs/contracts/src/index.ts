@@ -116,10 +116,26 @@ export {
   type JournaledEvent,
   isEventType,
   currentVersion,
+  eventToken,
+  type EventCatalogue,
   DEAD_LETTER_REASONS,
   DeadLetter,
 } from './events.js';
 export { DEFAULT_NAMESPACE, SUBJECT_VERSION, CRITIC_BOUND_EVENTS, type CriticBoundEvent, type Subjects, isCriticBound, subjectsFor, streamOf, subjectToken } from './subjects.js';
 export { type Upcaster, UPCASTERS, upcast, parseEvent, parseEventOrThrow, toIssues, type ParseResult } from './parse.js';
 export { jsonSchemaDocuments } from './json-schema.js';
+export {
+  LOOP_STATE_VERSION,
+  LOOP_STATUSES,
+  LoopStatus,
+  LoopState,
+  PendingDetection,
+  BestRound,
+  FindingSummary,
+  RoundLetter,
+  CriticFailure,
+  StateChange,
+  RoundRecord,
+  parseLoopState,
+} from './loop-state.js';
 export { JOURNAL_QUERIES, type JournalQuery, type JournalRequest, type JournalReply } from './queries.js';

@@ -12,7 +12,8 @@ const JSON_TYPES: readonly JsonType[] = ['null', 'boolean', 'number', 'string', 
 export interface SchemaNode {
   readonly $ref?: string;
   readonly $defs?: Readonly<Record<string, SchemaNode>>;
-  readonly type?: JsonType | 'integer';
+  /** One type, or several (zod writes a plain nullable string as `["string", "null"]`). */
+  readonly type?: JsonType | 'integer' | readonly (JsonType | 'integer')[];
   readonly const?: unknown;
   readonly enum?: readonly unknown[];
   readonly anyOf?: readonly SchemaNode[];
@@ -101,7 +102,8 @@ export class SchemaDocument {
     const union = resolved.anyOf ?? resolved.oneOf;
     if (union !== undefined) return new Set(union.flatMap((branch) => [...this.allowedTypes(branch)]));
     if (resolved.type === undefined) return new Set(JSON_TYPES);
-    return new Set([resolved.type === 'integer' ? 'number' : resolved.type]);
+    const types = typeof resolved.type === 'object' ? resolved.type : [resolved.type];
+    return new Set(types.map((t) => (t === 'integer' ? 'number' : t)));
   }
 
   /** Every string a `const` or `enum` of this document names (never a "wrong" value). */
@@ -313,6 +315,7 @@ export function valueArbitrary(document: SchemaDocument, repairs: Readonly<Recor
     if (node.enum !== undefined) return fc.constantFrom(...node.enum);
     const union = node.anyOf ?? node.oneOf;
     if (union !== undefined) return fc.oneof(...union.map(build));
+    if (typeof node.type === 'object') return fc.oneof(...node.type.map((type) => build({ ...node, type })));
     switch (node.type) {
       case 'null':
         return fc.constant(null);

@@ -1,5 +1,4 @@
-import { type z } from 'zod';
-import { type Issue, ValidationError } from './errors.js';
+import { ValidationError, toIssues } from './errors.js';
 import { EVENT_CATALOGUE, type EventOf, type EventType, isEventType, type RloopEvent, currentVersion } from './events.js';
 
 /**
@@ -7,6 +6,8 @@ import { EVENT_CATALOGUE, type EventOf, type EventType, isEventType, type RloopE
  * breaking change bumps `schema_version`; old events in the journal and on the bus are then read
  * as the current version. See docs/contracts.md for the versioning rule.
  */
+export { toIssues };
+
 export interface Upcaster {
   readonly type: EventType;
   readonly fromVersion: number;
@@ -15,14 +16,6 @@ export interface Upcaster {
 
 /** The project's registered upcasters. Empty while every event is at version 1. */
 export const UPCASTERS: readonly Upcaster[] = [];
-
-/** Converts zod's issues into our path/message pairs. */
-export function toIssues(error: z.ZodError): Issue[] {
-  return error.issues.map((issue) => ({
-    path: issue.path.length === 0 ? '(root)' : issue.path.map(String).join('.'),
-    message: issue.message,
-  }));
-}
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { FindingTimeline, Heuristic } from './events.js';
 import { Phase } from './finding.js';
 import { SeverityCounts } from './letter.js';
+import { LoopState } from './loop-state.js';
 import { EventId, Slug } from './primitives.js';
 
 /**
@@ -90,7 +91,7 @@ export const JOURNAL_QUERIES = {
   /** The plan's loop state (the folded projection the panel decides from) and its stream version. */
   loop_state: {
     request: z.object({ plan: Slug }),
-    reply: z.object({ plan: Slug, version: z.int().min(0), state: z.record(z.string(), z.unknown()).nullable() }),
+    reply: z.object({ plan: Slug, version: z.int().min(0), state: LoopState.nullable() }),
   },
   /** Events of a plan: the current run (default), one run, every run, or from a position on. */
   events: {

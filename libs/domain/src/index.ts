@@ -5,7 +5,7 @@ export { nextPhase, phaseIncludes } from './phases/phases.js';
 export { compareFindings, rankFindings } from './synthesis/ranking.js';
 export { synthesizeLetter, type CriticReport, type SynthesisInput } from './synthesis/synthesize.js';
 export { findDisagreements, isKnownConflict, DEFAULT_KNOWN_CONFLICTS, CONFLICT_ASK_TYPES, type KnownConflict } from './synthesis/disagreements.js';
-export { decideRoundClosure, type RoundClosure } from './round/round-closure.js';
+export { decideRoundClosure, openRound, type RoundClosure } from './round/round-closure.js';
 export { withTimelines } from './escalation/timelines.js';
 export { roundReports } from './round/round-reports.js';
 export { isFirstAnswer } from './round/answers.js';
@@ -38,7 +38,18 @@ export {
 } from './loop/state.js';
 export { admitDecision, DECISION_TYPES, type Admission } from './loop/admission.js';
 export { decideScopeLock, scopeLockEvents, scopeConflictMessage, sameHolders, type Gating, type ScopeLockOutcome, SCOPE_LOCK_MODES, MAX_NAMED_OVERLAP, type ScopeLockMode, type OpenRun, type ScopeCandidate, type ScopeDecision } from './scope/scope-lock.js';
-export { decideNext, needsLetter, capFor, repeatedInfrastructureFailure, type PanelContext, type RepeatedFailure } from './loop/decide.js';
+export { decideNext, needsLetter, type PanelContext } from './loop/decide.js';
+export {
+  decideEscalation,
+  escalationEvent,
+  budgetTrigger,
+  detectionIsLive,
+  capFor,
+  repeatedInfrastructureFailure,
+  type Escalation,
+  type EscalationContext,
+  type RepeatedFailure,
+} from './escalation/decide-escalation.js';
 export { retryBackoffMs, type RetryBackoff } from './loop/retry.js';
 export { baselineWork, roundWork, fixWork, fixRequestData, type BaselineWork, type RoundWork } from './loop/work.js';
 export { decisionEvent, stampDecision, type DecisionMeta } from './loop/envelope.js';
@@ -49,10 +60,6 @@ export { LoopConfig, DEFAULT_LOOP_CONFIG, type LoopConfigInput } from './heurist
 export {
   evolveMemory,
   initialLoopMemory,
-  persistentIssues,
-  implementerWalls,
-  oscillations,
-  flatTrend,
   type LoopMemory,
   type MemoryStep,
   type Tracker,
@@ -66,6 +73,14 @@ export {
   type RunSummaryRow,
   type Histogram,
 } from './heuristics/memory.js';
+// The stuck-loop heuristics, one file each (each with its given/when/then spec).
+export { persistentIssues, persistentIssue } from './heuristics/persistent-issue.js';
+export { implementerWalls, implementerWall } from './heuristics/implementer-wall.js';
+export { oscillations, oscillation } from './heuristics/oscillation.js';
+export { repeatedDisagreements, criticDisagreement, type RepeatedDisagreements } from './heuristics/critic-disagreement.js';
+export { flatTrend, flatTrendFiring } from './heuristics/flat-trend.js';
+export { stall, countStall, type StallCount } from './heuristics/stall.js';
+export type { Firing } from './heuristics/firing.js';
 export { topScoreAverage, slope, keyMomentOf, isInfraFailure } from './heuristics/trend.js';
 export { loopDetectedEvent } from './heuristics/detection.js';
 export { findingTimelines, patchOfFile, type TimelineDraft } from './heuristics/timelines.js';

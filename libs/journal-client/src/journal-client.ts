@@ -8,11 +8,11 @@ import {
   type JournaledEvent,
   type Letter,
   Letter as LetterSchema,
+  type LoopState,
   ValidationError,
   parseEvent,
   toIssues,
 } from '@rloop/contracts';
-import type { LoopState } from '@rloop/domain';
 
 /** An event read back from the journal with its positions. */
 export interface JournalEntry {
@@ -42,8 +42,8 @@ export class JournalClient {
   /** The plan's folded loop state (null before its first event) and the stream version it reflects. */
   async loopState(plan: string): Promise<{ readonly version: number; readonly state: LoopState | null }> {
     const reply = await this.ask('loop_state', { plan });
-    // The journal folds with the same domain code, so the shape is LoopState by construction.
-    return { version: reply.version, state: reply.state as LoopState | null };
+    // Parsed against the versioned LoopState contract with the rest of the reply (see ask).
+    return { version: reply.version, state: reply.state };
   }
 
   /**
@@ -53,7 +53,8 @@ export class JournalClient {
    * that is old by now: then the journal is always asked.
    */
   async loopStateAt(announcement: EventOf<'JournalCommitted'>, options: { readonly fresh?: boolean } = {}): Promise<{ readonly version: number; readonly state: LoopState | null }> {
-    const carried = announcement.data.loop_state as unknown as LoopState | undefined;
+    // Parsed with the announcement (JournalCommitted's loop_state is the versioned LoopState contract).
+    const carried = announcement.data.loop_state;
     if (options.fresh !== true && carried !== undefined && carried.version >= announcement.data.stream_version) return { version: carried.version, state: carried };
     return this.loopState(announcement.plan);
   }

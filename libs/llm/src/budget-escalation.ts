@@ -1,5 +1,5 @@
 import type { EventOf } from '@rloop/contracts';
-import { type DecisionMeta, type LoopState, buildStuckReport, decisionEvent, deterministicId, renderStuckReportMarkdown } from '@rloop/domain';
+import { type DecisionMeta, type LoopState, budgetTrigger, escalationEvent } from '@rloop/domain';
 import type { BudgetState } from './budget.js';
 import type { BudgetScope, LlmBudgetExceededError } from './errors.js';
 
@@ -60,20 +60,12 @@ export function describeBudgetReached(reached: BudgetReached): string {
 
 /**
  * The EscalationRaised a budget stop publishes (reason `budget`, a stuck report with the spend in
- * its detail). Its id is derived from the plan, run, round and `source` (who stopped: `critics`
- * or `implementer`), so a replica or a redelivery raising the same stop produces the same event.
- * Pure: time and ids come in through `meta`.
+ * its detail), built by the domain's one escalation path (escalationEvent; the trigger is listed
+ * with the others in libs/domain escalation/decide-escalation.ts). Its id is derived from the
+ * plan, run, round and `source` (who stopped: `critics` or `implementer`), so a replica or a
+ * redelivery raising the same stop produces the same event. Pure: time and ids come in through `meta`.
  */
 export function budgetEscalation(state: LoopState, reached: BudgetReached, meta: DecisionMeta, round: number, source: string): EventOf<'EscalationRaised'> {
   if (state.run_id === null) throw new Error('a budget escalation needs a run');
-  const detail = describeBudgetReached(reached);
-  const report = buildStuckReport({ ...state, round: Math.max(state.round, round) }, { kind: 'budget', detail });
-  return decisionEvent('EscalationRaised', meta, ['escalation', round, 'budget', source], {
-    escalation_id: deterministicId(meta.plan, meta.run_id, 'escalation', round, 'budget', source),
-    reason: 'budget',
-    phase: state.phase,
-    round,
-    report,
-    markdown: renderStuckReportMarkdown(report),
-  });
+  return escalationEvent(state, meta, budgetTrigger(describeBudgetReached(reached)), { round, source });
 }

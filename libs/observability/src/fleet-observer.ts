@@ -8,8 +8,7 @@ import { type Tracing } from './tracing.js';
 export function runOf(event: RloopEvent): string | null {
   if (EVENT_CATALOGUE[event.type].channel === 'critics') return null;
   if (event.type === 'JournalCommitted') {
-    const runId = (event.data.loop_state as { run_id?: unknown } | undefined)?.run_id;
-    return typeof runId === 'string' ? runId : null;
+    return event.data.loop_state?.run_id ?? null;
   }
   return event.correlation_id;
 }
@@ -162,8 +161,8 @@ export class FleetObserver implements BusObserver {
     this.metrics.recordCommitted(event);
     const runId = runOf(event);
     if (tracing === null || runId === null || !event.data.events.some((e) => e.type === 'LetterWritten')) return;
-    const current = (event.data.loop_state as { current?: { round?: number; phase?: string; started_at?: string; letter?: { occurred_at?: string } | null } | null } | undefined)?.current;
-    if (current?.started_at === undefined || current.letter?.occurred_at === undefined || current.round === undefined) return;
-    tracing.recordPast(`round ${current.round}`, tracing.runContext(runId), { 'rloop.plan': event.plan, 'rloop.run_id': runId, 'rloop.round': current.round, 'rloop.phase': current.phase ?? '' }, new Date(current.started_at), new Date(current.letter.occurred_at));
+    const current = event.data.loop_state?.current;
+    if (current === null || current === undefined || current.letter === null) return;
+    tracing.recordPast(`round ${current.round}`, tracing.runContext(runId), { 'rloop.plan': event.plan, 'rloop.run_id': runId, 'rloop.round': current.round, 'rloop.phase': current.phase }, new Date(current.started_at), new Date(current.letter.occurred_at));
   }
 }

@@ -124,10 +124,11 @@ export class FleetMetrics {
       if (outcome !== undefined) this.loopOutcomes.inc({ outcome });
     }
     if (!event.data.events.some((e) => e.type === 'LetterWritten')) return;
-    const current = (event.data.loop_state as { current?: { phase?: unknown; started_at?: unknown; letter?: { occurred_at?: unknown } | null } | null } | undefined)?.current;
-    const started = typeof current?.started_at === 'string' ? Date.parse(current.started_at) : Number.NaN;
-    const lettered = typeof current?.letter?.occurred_at === 'string' ? Date.parse(current.letter.occurred_at) : Number.NaN;
-    if (Number.isFinite(started) && Number.isFinite(lettered) && lettered >= started && typeof current?.phase === 'string') {
+    const current = event.data.loop_state?.current;
+    if (current === null || current === undefined || current.letter === null) return;
+    const started = Date.parse(current.started_at);
+    const lettered = Date.parse(current.letter.occurred_at);
+    if (Number.isFinite(started) && Number.isFinite(lettered) && lettered >= started) {
       this.roundDuration.observe({ phase: current.phase }, (lettered - started) / 1000);
     }
   }

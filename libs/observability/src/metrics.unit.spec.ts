@@ -1,10 +1,61 @@
 import { describe, expect, it } from '@jest/globals';
-import { type EventOf, type RloopEvent } from '@rloop/contracts';
+import { type EventOf, LoopState, type RloopEvent } from '@rloop/contracts';
 import { FleetMetrics } from './index.js';
 
 const ENVELOPE = { schema_version: 1, plan: 'add-billing', correlation_id: '01JRUN0000000000000000000A', causation_id: null, occurred_at: '2026-11-30T10:00:00.000Z', producer: 'spec' } as const;
 
-function committed(types: string[], loopState?: Record<string, unknown>): EventOf<'JournalCommitted'> {
+/** A loop state under review in the critical phase, its round started and lettered at these times (parsed: the contract the journal announces). */
+function reviewing(startedAt: string, letteredAt: string): LoopState {
+  const at = { event_id: 'd_event000000001', occurred_at: startedAt };
+  return LoopState.parse({
+    schema_version: 1,
+    plan: 'add-billing',
+    run_id: '01JRUN0000000000000000000A',
+    status: 'reviewing',
+    spec: null,
+    submission_id: null,
+    verdict: 'run',
+    gated: null,
+    baseline: null,
+    head: null,
+    phase: 'critical',
+    round: 1,
+    cap_bonus: { critical: 0, medium: 0, low: 0, final_sweep: 0 },
+    current: {
+      round: 1,
+      phase: 'critical',
+      phase_round: 1,
+      k: 3,
+      mode: 'loop',
+      commit: 'a'.repeat(40),
+      started_event_id: at.event_id,
+      started_at: startedAt,
+      started_position: 4,
+      deadline_at: letteredAt,
+      critics: [],
+      reports: {},
+      failures: {},
+      letter: { letter_id: 'd_letter00000001', event_id: 'd_event000000002', occurred_at: letteredAt, findings: 0, counts: { critical: 0, medium: 0, low: 0 }, complete: true },
+      fix_requested: false,
+      fix: null,
+    },
+    last_findings: [],
+    escalation: null,
+    resumed: null,
+    detections: [],
+    handled_detections: [],
+    best: null,
+    previous_failures: null,
+    incomplete_rounds: 0,
+    outcome_event_id: null,
+    version: 5,
+    changed: { at: 5, decision: null, before: 4 },
+    last_event_id: null,
+    updated_at: letteredAt,
+  });
+}
+
+function committed(types: string[], loopState?: LoopState): EventOf<'JournalCommitted'> {
   return {
     ...ENVELOPE,
     event_id: 'd_committed0001',
@@ -34,7 +85,7 @@ describe('loop metrics counted from events', () => {
 
   it('counts outcomes and round durations from the committed feed', async () => {
     const metrics = new FleetMetrics('spec', { processMetrics: false });
-    metrics.recordCommitted(committed(['LetterWritten', 'EscalationRaised'], { current: { phase: 'critical', started_at: '2026-11-30T10:00:00.000Z', letter: { occurred_at: '2026-11-30T10:00:42.000Z' } } }));
+    metrics.recordCommitted(committed(['LetterWritten', 'EscalationRaised'], reviewing('2026-11-30T10:00:00.000Z', '2026-11-30T10:00:42.000Z')));
     metrics.recordCommitted(committed(['LoopStopped']));
     await expect(value(metrics, 'rloop_loop_outcomes_total', { outcome: 'escalated' })).resolves.toBe(1);
     await expect(value(metrics, 'rloop_loop_outcomes_total', { outcome: 'stopped' })).resolves.toBe(1);

@@ -3,8 +3,14 @@ import { isSameIssue } from '../identity/fingerprint.js';
 import { deterministicId } from '../identity/ids.js';
 import { phaseIncludes } from '../phases/phases.js';
 import type { LoopConfig } from './config.js';
-import { repeatedDisagreements } from './disagreement.js';
-import { isInfraFailure, keyMomentOf, slope, topScoreAverage } from './trend.js';
+import { criticDisagreement, repeatedDisagreements } from './critic-disagreement.js';
+import type { Firing } from './firing.js';
+import { flatTrendFiring } from './flat-trend.js';
+import { implementerWall } from './implementer-wall.js';
+import { oscillation, oscillations } from './oscillation.js';
+import { persistentIssue } from './persistent-issue.js';
+import { NO_STALL, type StallCount, countStall, stall } from './stall.js';
+import { isInfraFailure, keyMomentOf, topScoreAverage } from './trend.js';
 
 /** A finding as the memory keeps it from one critic's report (small; no prose beyond the title and the ask). */
 export interface FindingRef {
@@ -154,7 +160,8 @@ interface CurrentRound {
   fixed: boolean;
 }
 
-interface TrendPoint {
+/** One complete letter's point of the phase's severity trend (see flat-trend.ts). */
+export interface TrendPoint {
   readonly round: number;
   readonly top: number;
   readonly count: number;
@@ -175,7 +182,7 @@ export interface LoopMemory {
   readonly run: RunSummaryRow | null;
   readonly trend: { readonly phase: Phase; readonly points: readonly TrendPoint[] };
   readonly previous_max: number | null;
-  readonly stall: { readonly count: number; readonly rounds: readonly number[]; readonly outcomes: readonly string[] };
+  readonly stall: StallCount;
   /** "Finding X went away and Y came" per round, for cycles across findings. */
   readonly edges: readonly { readonly round: number; readonly from: string; readonly to: string }[];
   /** `critic finding_type` already counted as a loop for the learnings. */
@@ -211,7 +218,7 @@ export function initialLoopMemory(plan: string): LoopMemory {
     run: null,
     trend: { phase: 'critical', points: [] },
     previous_max: null,
-    stall: { count: 0, rounds: [], outcomes: [] },
+    stall: NO_STALL,
     edges: [],
     learned: [],
     fired: [],
@@ -272,14 +279,6 @@ function refOf(f: Finding): FindingRef {
 
 function comparable(t: Mutable<Tracker>): Parameters<typeof isSameIssue>[0] {
   return { fingerprint: t.key, file: t.file, finding_type: t.finding_type, line_range: t.line_range, raised_by: t.critic_id, location_hash: t.location_hash ?? undefined };
-}
-
-function overlaps(a: { start: number; end: number }, b: { start: number; end: number }, slack = 0): boolean {
-  return a.start <= b.end + slack && b.start <= a.end + slack;
-}
-
-function where(t: { file: string; line_range: { start: number } }): string {
-  return `${t.file}:${t.line_range.start}`;
 }
 
 function addSegment(t: Mutable<Tracker>, round: number, state: PresenceState, max: number): void {
@@ -390,61 +389,6 @@ function restartStreak(t: Mutable<Tracker>, round: number): void {
   t.streak_start = round;
   t.streak_attempts = 0;
   t.signatures = [];
-}
-
-// ── Heuristics ───────────────────────────────────────────────────────────────────────────────
-
-interface Firing {
-  readonly heuristic: Heuristic;
-  readonly trackers: readonly Mutable<Tracker>[];
-  readonly message: string;
-  readonly evidence: Record<string, unknown>;
-}
-
-function trackerEvidence(t: Mutable<Tracker>): Record<string, unknown> {
-  return { fingerprint: t.key, critic_id: t.critic_id, finding_type: t.finding_type, file: t.file, line_range: t.line_range, title: t.title };
-}
-
-/** Why this is persistent and not (yet) a wall: every fix in the stretch tried something new. */
-function tryingNewApproaches(t: Mutable<Tracker>): boolean {
-  return t.streak_attempts > 0 && t.streak_attempts >= t.streak - 1;
-}
-
-/** Persistent issue: in the letter `rounds` rounds in a row without the implementer trying something new each time. */
-export function persistentIssues(trackers: readonly Tracker[], config: LoopConfig): Tracker[] {
-  return trackers.filter((t) => t.last_state === 'p' && t.streak >= config.persistent_issue.rounds && !tryingNewApproaches(t as Mutable<Tracker>));
-}
-
-/** Implementer wall: `attempts` distinct fix attempts (different changed lines) while the issue persists. */
-export function implementerWalls(trackers: readonly Tracker[], config: LoopConfig): Tracker[] {
-  return trackers.filter((t) => t.last_state === 'p' && t.streak_attempts >= config.implementer_wall.attempts);
-}
-
-/** Oscillation: of the findings that came back this round (present, or cut by top-K) after being gone, those back `reappearances` times. */
-export function oscillations(cameBack: readonly Tracker[], config: LoopConfig): Tracker[] {
-  return cameBack.filter((t) => t.reappearances >= config.oscillation.reappearances);
-}
-
-/** Flat trend (review-loop seed): the top-N average fell by less than `min_slope` a round over the window, while the findings kept changing. */
-export function flatTrend(points: readonly TrendPoint[], config: LoopConfig): { readonly slope: number } | null {
-  const window = points.slice(-config.flat_trend.rounds);
-  const first = window[0];
-  const last = window.at(-1);
-  if (window.length < config.flat_trend.rounds || first === undefined || last === undefined || last.count === 0) return null;
-  const s = slope(window.map((p) => ({ x: p.round, y: p.top })));
-  if (-s >= config.flat_trend.min_slope || last.count < first.count) return null;
-  // A stable set of stuck findings is the per-issue heuristics' business; the trend guards against churn.
-  const before = new Set(first.keys);
-  if (last.keys.every((k) => before.has(k))) return null;
-  return { slope: Math.round(s * 1000) / 1000 };
-}
-
-function side(t: { critic_id: string; finding_type: string; key: string; file: string; line_range: { start: number; end: number }; title: string; expected: string }) {
-  return { critic_id: t.critic_id, finding_type: t.finding_type, fingerprint: t.key.slice(0, 12), file: t.file, line_range: { ...t.line_range }, title: t.title, expected_behaviour: t.expected || t.title };
-}
-
-function refSide(r: FindingRef) {
-  return { critic_id: r.raised_by, finding_type: r.finding_type, fingerprint: r.fingerprint, file: r.file, line_range: { ...r.line_range }, title: r.title, expected_behaviour: r.expected || r.title };
 }
 
 // ── The fold ─────────────────────────────────────────────────────────────────────────────────
@@ -560,6 +504,11 @@ function onReport(c: Context, round: number, criticId: string, outcome: string, 
   current.critics[criticId] = outcome;
   if (outcome === 'reported') current.reports[criticId] = findings.map(refOf);
   setHistory(c, { critics: { ...current.critics } });
+}
+
+/** The draft's own trackers a firing names (the heuristics read them; the fold changes them). */
+function trackersOf(d: Draft, firing: Firing): Mutable<Tracker>[] {
+  return d.trackers.filter((t) => firing.trackers.includes(t));
 }
 
 function observeLetter(c: Context, letter: Letter): void {
@@ -709,89 +658,34 @@ function observeLetter(c: Context, letter: Letter): void {
   }
   if (current.mode !== 'loop' || d.verdict !== 'run') return;
 
+  // The heuristics of a letter, in the order they are reported; each one's file says when it fires.
   const firings: Firing[] = [];
-  const window = config.fuzzy_line_window;
-  const disagreementCycles = cycles.filter(([a, b]) => a.critic_id !== b.critic_id && a.file === b.file && overlaps(a.line_range, b.line_range, window));
   // The letter's disagreements (the synthesizer's) escalate when the letter before had them too.
   const repeated = repeatedDisagreements(letter, current.letter_map, d.disagreements ?? []);
   d.disagreements = [...repeated.keys];
   const conflicts = repeated.pairs.map(([a, b]) => [refOf(a), refOf(b)] as const);
-  if (conflicts.length > 0 || disagreementCycles.length > 0) {
-    const sides = [...conflicts.flatMap(([a, b]) => [refSide(a), refSide(b)]), ...disagreementCycles.flatMap(([a, b]) => [side(a), side(b)])].slice(0, 10);
-    const involved = [
-      ...conflicts.flatMap(([a, b]) => [byRef.get(`${a.raised_by}\u0000${a.fingerprint}`), byRef.get(`${b.raised_by}\u0000${b.fingerprint}`)]),
-      ...disagreementCycles.flatMap(([a, b]) => [a.key, b.key]),
-    ];
-    const trackers = d.trackers.filter((t) => involved.includes(t.key));
-    const first = sides[0];
-    const second = sides[1];
-    const describe =
-      first !== undefined && second !== undefined
-        ? `${first.critic_id} (${first.finding_type}) and ${second.critic_id} (${second.finding_type}) ask for conflicting changes on ${first.file}:${first.line_range.start}-${first.line_range.end}`
-        : 'two critics ask for conflicting changes on one region';
-    firings.push({
-      heuristic: 'critic_disagreement',
-      trackers,
-      message: `${describe}${conflicts.length > 0 ? ` — in the letter before and again in round ${round}'s` : ''}${disagreementCycles.length > 0 ? ' — fixing one brought the other back' : ''}; rloop does not settle this by priority rules: a person decides.`,
-      evidence: { sides, rule: conflicts.length > 0 ? 'known_conflict' : 'cycle', round },
-    });
+  const disagreement = criticDisagreement({ repeated: conflicts, cycles, trackers: d.trackers, keyOf: (r) => byRef.get(`${r.raised_by}\u0000${r.fingerprint}`), round }, config);
+  if (disagreement !== null) firings.push(disagreement);
+  const wall = implementerWall(d.trackers, config);
+  if (wall !== null) {
+    firings.push(wall);
+    for (const t of trackersOf(d, wall)) restartStreak(t, round + 1);
   }
-  const walls = implementerWalls(d.trackers, config) as Mutable<Tracker>[];
-  if (walls.length > 0) {
-    firings.push({
-      heuristic: 'implementer_wall',
-      trackers: walls,
-      message: walls
-        .map((t) => `the implementer tried ${t.streak_attempts} different approaches on "${t.title}" (${where(t)}) and it persists — the plan may need a rethink`)
-        .join('; '),
-      evidence: { threshold: config.implementer_wall.attempts, findings: walls.map((t) => ({ ...trackerEvidence(t), attempts: t.attempts.slice(-t.streak_attempts) })) },
-    });
-    for (const t of walls) restartStreak(t, round + 1);
+  const oscillating = oscillation({ reappeared, cycles, round }, config);
+  if (oscillating !== null) {
+    firings.push(oscillating);
+    // Comebacks are counted again from here (cycles are reported once: their edge is gone).
+    const back = oscillations(reappeared, config);
+    for (const t of trackersOf(d, oscillating)) if (back.includes(t)) t.reappearances = 0;
   }
-  const inCycle = new Set(disagreementCycles.flatMap(([a, b]) => [a.key, b.key]));
-  const oscillating = (oscillations(reappeared, config) as Mutable<Tracker>[]).filter((t) => !inCycle.has(t.key));
-  const plainCycles = cycles.filter(([a, b]) => !inCycle.has(a.key) && !inCycle.has(b.key));
-  if (oscillating.length > 0 || plainCycles.length > 0) {
-    const cycleTrackers = plainCycles.flatMap(([a, b]) => [a, b]);
-    const parts = oscillating.map((t) => {
-      const absent = [...t.segments].reverse().find((s) => s[2] === 'a');
-      return `"${t.title}" (${where(t)}) was gone in round ${absent?.[0] ?? '?'} but came back in round ${round} — the fix did not hold`;
-    });
-    for (const [a, b] of plainCycles) parts.push(`fixing "${b.title}" brought back "${a.title}", and fixing "${a.title}" had brought back "${b.title}"`);
-    firings.push({
-      heuristic: 'oscillation',
-      trackers: [...new Map([...oscillating, ...cycleTrackers].map((t) => [t.key, t])).values()],
-      message: parts.join('; '),
-      evidence: {
-        threshold: config.oscillation.reappearances,
-        findings: oscillating.map((t) => ({ ...trackerEvidence(t), segments: t.segments.slice(-10) })),
-        cycles: plainCycles.map(([a, b]) => [a.key.slice(0, 12), b.key.slice(0, 12)]),
-      },
-    });
-    for (const t of oscillating) t.reappearances = 0;
+  const persistent = persistentIssue(d.trackers, config, wall?.trackers ?? []);
+  if (persistent !== null) {
+    firings.push(persistent);
+    for (const t of trackersOf(d, persistent)) restartStreak(t, round + 1);
   }
-  const persistent = (persistentIssues(d.trackers, config) as Mutable<Tracker>[]).filter((t) => !walls.includes(t));
-  if (persistent.length > 0) {
-    firings.push({
-      heuristic: 'persistent_issue',
-      trackers: persistent,
-      message: persistent.map((t) => `"${t.title}" (${where(t)}, ${t.critic_id}) was raised in ${t.streak} consecutive rounds and no fix removed it`).join('; '),
-      evidence: {
-        threshold: config.persistent_issue.rounds,
-        findings: persistent.map((t) => ({ ...trackerEvidence(t), consecutive_rounds: t.streak, since_round: t.streak_start, distinct_attempts: t.streak_attempts })),
-      },
-    });
-    for (const t of persistent) restartStreak(t, round + 1);
-  }
-  const flat = letter.complete ? flatTrend(d.trend.points, config) : null;
+  const flat = flatTrendFiring({ points: d.trend.points, phase: current.phase, round, complete: letter.complete }, config);
   if (flat !== null) {
-    const points = d.trend.points.slice(-config.flat_trend.rounds);
-    firings.push({
-      heuristic: 'flat_trend',
-      trackers: [],
-      message: `the top-${config.flat_trend.top} severity average did not fall (${points.map((p) => p.top).join(' → ')} over rounds ${points[0]?.round ?? '?'}-${round}, slope ${flat.slope} > -${config.flat_trend.min_slope}) while the findings kept changing — the ${current.phase} phase is stuck`,
-      evidence: { slope: flat.slope, min_slope: config.flat_trend.min_slope, points: points.map((p) => ({ round: p.round, top_score_avg: p.top, findings: p.count })) },
-    });
+    firings.push(flat);
     d.trend = { phase: d.trend.phase, points: [] };
   }
   fire(c, round, firings);
@@ -841,22 +735,11 @@ function observeFix(c: Context, event: Extract<JournaledEvent, { type: 'FixAppli
   }
 
   // Stall (FSM seed): the code did not move.
-  if (data.commit === null) {
-    d.stall = { count: d.stall.count + 1, rounds: [...d.stall.rounds, data.round].slice(-20), outcomes: [...d.stall.outcomes, data.outcome].slice(-20) };
-  } else {
-    d.stall = { count: 0, rounds: [], outcomes: [] };
-  }
-  if (current.mode === 'loop' && d.stall.count >= c.config.stall.rounds) {
-    const rounds = d.stall.rounds.slice(-d.stall.count);
-    fire(c, data.round, [
-      {
-        heuristic: 'stall',
-        trackers: [],
-        message: `the implementer changed nothing in ${d.stall.count} rounds in a row (rounds ${rounds.join(', ')}: ${d.stall.outcomes.slice(-d.stall.count).join(', ')})${data.reason ? `; last: ${data.reason.slice(0, 500)}` : ''}`,
-        evidence: { threshold: c.config.stall.rounds, rounds, outcomes: d.stall.outcomes.slice(-d.stall.count), strategy: data.strategy },
-      },
-    ]);
-    d.stall = { count: 0, rounds: [], outcomes: [] };
+  d.stall = countStall(d.stall, data);
+  const stalled = current.mode === 'loop' ? stall(d.stall, data, c.config) : null;
+  if (stalled !== null) {
+    fire(c, data.round, [stalled]);
+    d.stall = NO_STALL;
   }
 }
 
@@ -937,7 +820,7 @@ export function evolveMemory(memory: LoopMemory, event: JournaledEvent, position
       break;
     case 'LoopResumed':
       if (d.run !== null) setRun(c, { status: 'running', resumes: d.run.resumes + 1 });
-      d.stall = { count: 0, rounds: [], outcomes: [] };
+      d.stall = NO_STALL;
       break;
     case 'PhaseAdvanced':
       if (d.run !== null && event.data.reason === 'phase_clear' && d.run.phases_cleared[event.data.from] === undefined) {
@@ -959,6 +842,8 @@ export function evolveMemory(memory: LoopMemory, event: JournaledEvent, position
     case 'PlanRejected':
       end(c, 'rejected');
       break;
+    // Queueing and where the branch is left change nothing the heuristics track.
+    case 'LoopQueued':
     case 'BaselineRecorded':
     case 'FixRequested':
     case 'TestsWritten':

@@ -1,35 +1,24 @@
-import { type DataOf, type FindingTimeline, INFRASTRUCTURE_FAILURE_REASONS, type JournaledEvent, type Letter, type Phase } from '@rloop/contracts';
+import type { DataOf, FindingTimeline, JournaledEvent, Letter, Phase } from '@rloop/contracts';
 import type { CriticCatalogue } from '../config/catalogue.js';
-import { type StuckTrigger, buildStuckReport, infrastructureAction, renderStuckReportMarkdown } from '../escalation/report.js';
-import { deterministicId } from '../identity/ids.js';
+import { type Escalation, type EscalationContext, decideEscalation, escalationEvent } from '../escalation/decide-escalation.js';
 import { type CriticAvailability, selectPanel } from '../panel/select-panel.js';
 import { nextPhase } from '../phases/phases.js';
 import { type DecisionMeta, decisionEvent } from './envelope.js';
 import { fixRequestData } from './work.js';
-import { type CriticFailure, type DisagreementSide, type LoopState, type RoundRecord, isWorseThanBest } from './state.js';
+import { type LoopState, type RoundRecord, isWorseThanBest } from './state.js';
 
-export interface PanelContext {
+export interface PanelContext extends EscalationContext {
   readonly catalogue: CriticCatalogue;
   readonly availability: (criticId: string) => CriticAvailability;
   readonly producer: string;
   /** Wall-clock time, used only for envelopes. */
   readonly now: string;
-  /**
-   * A stuck-loop finding that should escalate now, if any. Without it, the state's own pending
-   * detections of the current round (put there by the journal's projections) are used.
-   */
-  readonly detection?: { readonly heuristic: NonNullable<StuckTrigger['heuristic']>; readonly detail: string; readonly event_id: string; readonly disagreement?: readonly DisagreementSide[] } | null;
   /** Best-round retention (re-review the best commit after a worse round); default on. */
   readonly retention?: boolean;
   /** Richer finding timelines for escalation reports (from the journal's projections), when available. */
   readonly timelines?: readonly FindingTimeline[] | null;
   /** The current round's full letter, when needsLetter(state) asks for it (a fix request carries it). */
   readonly letter?: Letter | null;
-}
-
-/** The soft cap of a phase including rounds granted on resume. */
-export function capFor(state: LoopState, catalogue: CriticCatalogue, phase: Phase): number {
-  return catalogue.soft_caps[phase] + state.cap_bonus[phase];
 }
 
 function addMs(iso: string, ms: number): string {
@@ -84,20 +73,8 @@ function startRound(state: LoopState, ctx: PanelContext, plan: RoundPlan): Journ
   return [started, ...missing];
 }
 
-function escalate(state: LoopState, ctx: PanelContext, causation_id: string, trigger: StuckTrigger): JournaledEvent[] {
-  const round = Math.max(1, state.round);
-  const report = buildStuckReport(state, trigger, ctx.timelines ?? null);
-  const escalationId = deterministicId(state.plan, state.run_id ?? '', 'escalation', round, trigger.kind, trigger.heuristic ?? '');
-  return [
-    decisionEvent('EscalationRaised', meta(state, ctx, causation_id), ['escalation', round, trigger.kind, trigger.heuristic ?? ''], {
-      escalation_id: escalationId,
-      reason: trigger.kind,
-      phase: state.phase,
-      round,
-      report,
-      markdown: renderStuckReportMarkdown(report),
-    }),
-  ];
+function escalate(state: LoopState, ctx: PanelContext, escalation: Escalation): JournaledEvent[] {
+  return [escalationEvent(state, meta(state, ctx, escalation.causation_id), escalation.trigger, { timelines: ctx.timelines ?? null })];
 }
 
 function panelComposition(ctx: PanelContext, state: LoopState) {
@@ -105,56 +82,12 @@ function panelComposition(ctx: PanelContext, state: LoopState) {
   return { critics: selection.critics.map((c) => c.critic_id), not_configured: selection.not_configured };
 }
 
-/** A core critic that failed for the same infrastructure reason in the current round and the one before it. */
-export interface RepeatedFailure {
-  readonly critic_id: string;
-  readonly failure: CriticFailure;
-  readonly rounds: readonly [number, number];
-}
-
-/**
- * The first core critic (in id order) that failed for the same infrastructure reason (not
- * runnable, unauthorised, unavailable) in this round and the previous one: running the round
- * again cannot help until someone fixes what it needs.
- */
-export function repeatedInfrastructureFailure(state: Pick<LoopState, 'previous_failures'>, current: RoundRecord): RepeatedFailure | null {
-  const previous = state.previous_failures;
-  if (previous === null || previous.round !== current.round - 1) return null;
-  for (const criticId of Object.keys(current.failures).sort()) {
-    const failure = current.failures[criticId];
-    if (failure === undefined || !failure.core || !INFRASTRUCTURE_FAILURE_REASONS.includes(failure.reason)) continue;
-    if (previous.failures[criticId]?.reason === failure.reason) return { critic_id: criticId, failure, rounds: [previous.round, current.round] };
-  }
-  return null;
-}
-
-const REASON_WORDS: Readonly<Record<CriticFailure['reason'], string>> = {
-  not_runnable: 'could not run',
-  unauthorised: 'was refused its credentials',
-  unavailable: 'was unavailable',
-  crashed: 'crashed',
-  timed_out: 'timed out',
-  invalid_output: 'gave invalid output',
-  rate_limited: 'was rate-limited',
-  no_files_analysed: 'analysed none of its files',
-};
-
 /** What to do once the round's letter is in. */
 function decideOnLetter(state: LoopState, ctx: PanelContext, current: RoundRecord): JournaledEvent[] {
   const letter = current.letter;
   if (letter === null) return [];
   const m = meta(state, ctx, letter.event_id);
   const cause = { event_id: letter.event_id, occurred_at: letter.occurred_at };
-  const repeated = current.mode === 'loop' ? repeatedInfrastructureFailure(state, current) : null;
-  if (repeated !== null) {
-    // Infrastructure that failed twice in a row fails again: escalate now, saying what failed and what to fix.
-    const { critic_id: criticId, failure, rounds } = repeated;
-    return escalate(state, ctx, letter.event_id, {
-      kind: 'critic_failures',
-      detail: `core critic ${criticId} ${REASON_WORDS[failure.reason]} (${failure.reason}) in rounds ${rounds[0]} and ${rounds[1]}: ${failure.message}`,
-      action: infrastructureAction(criticId, failure.reason),
-    });
-  }
   if (current.mode === 'single_pass') {
     if (state.verdict === null || state.verdict === 'run') return [];
     return [
@@ -167,7 +100,6 @@ function decideOnLetter(state: LoopState, ctx: PanelContext, current: RoundRecor
       }),
     ];
   }
-  const cap = capFor(state, ctx.catalogue, current.phase);
   if (letter.findings === 0 && letter.complete) {
     const next = nextPhase(current.phase);
     if (next === null) {
@@ -185,10 +117,8 @@ function decideOnLetter(state: LoopState, ctx: PanelContext, current: RoundRecor
     return [advanced, ...startRound({ ...state, phase: next }, ctx, { phase: next, phase_round: 1, cause })];
   }
   if (letter.findings === 0) {
-    // Nothing to fix, but a core critic did not report: the round cannot count as clean. Retry it.
-    if (current.phase_round > cap) {
-      return escalate(state, ctx, letter.event_id, { kind: 'critic_failures', detail: `a core critic failed in ${current.phase_round} rounds of the ${current.phase} phase` });
-    }
+    // Nothing to fix, but a core critic did not report: the round cannot count as clean. Retry it
+    // (past the soft cap, decideEscalation escalated instead).
     return startRound(state, ctx, { phase: current.phase, phase_round: current.phase_round + 1, cause });
   }
   if (current.phase === 'final_sweep' && letter.counts.critical > 0) {
@@ -199,12 +129,6 @@ function decideOnLetter(state: LoopState, ctx: PanelContext, current: RoundRecor
       reason: 'final_sweep_found_critical',
     });
     return [advanced, ...startRound({ ...state, phase: 'critical' }, ctx, { phase: 'critical', phase_round: 1, cause })];
-  }
-  if (current.phase_round > cap) {
-    return escalate(state, ctx, letter.event_id, {
-      kind: 'soft_cap',
-      detail: `the ${current.phase} phase still has ${letter.findings} finding(s) after ${cap} round(s) of fixes (soft cap ${cap})`,
-    });
   }
   const best = state.best;
   if (ctx.retention !== false && letter.complete && best !== null && best.phase === current.phase && best.round < current.round && best.commit !== current.commit && isWorseThanBest(letter.counts, letter.findings, best)) {
@@ -227,36 +151,6 @@ function decideOnLetter(state: LoopState, ctx: PanelContext, current: RoundRecor
   return request === null ? [] : [decisionEvent('FixRequested', m, ['fix', current.round], request)];
 }
 
-/**
- * A detection of the current round escalates the loop, naming the heuristic. A clean complete
- * letter still ends its phase (nothing is left to be stuck on), and a letter past the soft cap
- * escalates as soft_cap with the heuristic named beside it.
- */
-function onDetection(state: LoopState, ctx: PanelContext): JournaledEvent[] | null {
-  const pending = state.detections.filter((d) => d.round === state.round);
-  const first = ctx.detection ?? pending[0] ?? null;
-  if (first === null || state.round === 0 || !(state.status === 'reviewing' || state.status === 'fixing' || state.status === 'ready')) return null;
-  const current = state.current;
-  const letter = current?.letter ?? null;
-  if (state.status === 'reviewing' && letter !== null && letter.findings === 0 && letter.complete) return null;
-  const others = pending.filter((d) => d.event_id !== first.event_id);
-  const detail = [first.detail, ...others.map((d) => `also ${d.heuristic.replaceAll('_', ' ')}: ${d.detail}`)].join(' — ').slice(0, 3500);
-  const disagreement = first.disagreement ?? others.find((d) => d.disagreement !== undefined)?.disagreement;
-  const extra = disagreement === undefined ? {} : { disagreement };
-  if (state.status === 'reviewing' && current !== null && letter !== null && letter.findings > 0) {
-    const cap = capFor(state, ctx.catalogue, current.phase);
-    if (current.phase_round > cap) {
-      return escalate(state, ctx, letter.event_id, {
-        kind: 'soft_cap',
-        heuristic: first.heuristic,
-        detail: `the ${current.phase} phase still has ${letter.findings} finding(s) after ${cap} round(s) of fixes (soft cap ${cap}); ${first.heuristic.replaceAll('_', ' ')}: ${detail}`.slice(0, 4000),
-        ...extra,
-      });
-    }
-  }
-  return escalate(state, ctx, first.event_id, { kind: 'heuristic', heuristic: first.heuristic, detail, ...extra });
-}
-
 /** Whether deciding on this state needs the full letter of the current round (see PanelContext.letter). */
 export function needsLetter(state: LoopState): string | null {
   const letter = state.current?.letter;
@@ -271,8 +165,9 @@ export function needsLetter(state: LoopState): string | null {
 export function decideNext(state: LoopState, ctx: PanelContext): JournaledEvent[] {
   if (state.run_id === null) return [];
   const current = state.current;
-  const escalated = onDetection(state, ctx);
-  if (escalated !== null) return escalated;
+  // Every escalation trigger (heuristics, critic failures, the soft cap) is decided in one place.
+  const escalation = decideEscalation(state, ctx);
+  if (escalation !== null) return escalate(state, ctx, escalation);
   switch (state.status) {
     case 'ready': {
       if (state.resumed !== null) {

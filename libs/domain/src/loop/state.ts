@@ -1,160 +1,31 @@
-import { type CriticFailureReason, type DataOf, type DispatchedCritic, type GateVerdict, type Heuristic, type JournaledEvent, type Letter, type Phase, type PlanSpec, type SeverityCounts, StuckReport } from '@rloop/contracts';
+import {
+  type BestRound,
+  type CriticFailure,
+  type FindingSummary,
+  type JournaledEvent,
+  LOOP_STATE_VERSION,
+  LOOP_STATUSES,
+  type Letter,
+  type LoopState,
+  type LoopStatus,
+  type PendingDetection,
+  type RoundLetter,
+  type RoundRecord,
+  type SeverityCounts,
+  type StateChange,
+  StuckReport,
+} from '@rloop/contracts';
 import { isFirstAnswer } from '../round/answers.js';
 
 /** One side of a critic disagreement (as the stuck report shows it). */
 export type DisagreementSide = NonNullable<StuckReport['disagreement']>[number];
 
-/**
- * A heuristic that fired in the current round and has not been escalated yet. The journal's
- * projection puts it into the state in the same transaction as the event that fired it, so the
- * panel never decides on that event without seeing it.
- */
-export interface PendingDetection {
-  readonly event_id: string;
-  readonly heuristic: Heuristic;
-  readonly round: number;
-  readonly detail: string;
-  readonly fingerprints: readonly string[];
-  readonly disagreement?: readonly DisagreementSide[];
-}
-
-/** The best round of the current phase so far (fewest critical, then fewest findings): where a worse round is reverted to. */
-export interface BestRound {
-  readonly phase: Phase;
-  readonly round: number;
-  readonly commit: string;
-  readonly critical: number;
-  readonly findings: number;
-}
-
-/**
- * Where a plan's current run stands. Terminal: converged, bypassed, rejected, stopped. An
- * escalated loop waits for a person (`rloop resume` / `rloop stop`); a queued one for the runs
- * whose files it overlaps (scope locking, see libs/domain/src/scope).
- */
-export const LOOP_STATUSES = [
-  'submitted',
-  'queued',
-  'awaiting_baseline',
-  'ready',
-  'reviewing',
-  'fixing',
-  'escalated',
-  'converged',
-  'bypassed',
-  'rejected',
-  'stopped',
-] as const;
-export type LoopStatus = (typeof LOOP_STATUSES)[number];
+// The state's shape is a contract (libs/contracts loop-state.ts): it travels in JournalCommitted
+// and `journal.loop_state` replies with its version, and receivers parse it. This file folds it.
+export type { LoopStatus, LoopState, PendingDetection, BestRound, FindingSummary, RoundLetter, CriticFailure, StateChange, RoundRecord };
+export { LOOP_STATUSES };
 
 export const TERMINAL_STATUSES: ReadonlySet<LoopStatus> = new Set(['converged', 'bypassed', 'rejected', 'stopped']);
-
-/** A finding as the loop state keeps it (enough for an escalation report, small enough to fold). */
-export interface FindingSummary {
-  readonly id: string;
-  readonly fingerprint: string;
-  readonly title: string;
-  readonly severity: Letter['findings'][number]['severity'];
-  readonly category: Letter['findings'][number]['category'];
-  readonly file: string;
-  readonly line_range: { readonly start: number; readonly end: number };
-  readonly raised_by: string;
-}
-
-export interface RoundLetter {
-  readonly letter_id: string;
-  readonly event_id: string;
-  readonly occurred_at: string;
-  readonly findings: number;
-  readonly counts: SeverityCounts;
-  readonly complete: boolean;
-}
-
-/** A critic's failure in a round, as the state keeps it. */
-export interface CriticFailure {
-  readonly reason: CriticFailureReason;
-  readonly message: string;
-  readonly core: boolean;
-}
-
-/**
- * Where the run's state last changed (events that change nothing — a late report, a duplicate —
- * leave it): the position, the decision that changed it (null for a fact), and where it changed
- * before that decision's events began. A decision made on version V is still valid while
- * nothing but its own earlier events changed the state after V (see admitDecision).
- */
-export interface StateChange {
-  readonly at: number;
-  readonly decision: string | null;
-  readonly before: number;
-}
-
-/** The round in progress (the state keeps only this one; history lives in projections). */
-export interface RoundRecord {
-  readonly round: number;
-  readonly phase: Phase;
-  readonly phase_round: number;
-  readonly k: number | null;
-  readonly mode: 'loop' | 'single_pass';
-  readonly commit: string;
-  readonly started_event_id: string;
-  readonly started_at: string;
-  /** Stream position of the RoundStarted event: the round's reports follow it. */
-  readonly started_position: number;
-  readonly deadline_at: string;
-  readonly critics: readonly Pick<DispatchedCritic, 'critic_id' | 'core'>[];
-  /** Outcome per critic that has answered. */
-  readonly reports: Readonly<Record<string, 'reported' | 'failed'>>;
-  /** Why each critic that failed did (its reason and its own message, cut short). */
-  readonly failures: Readonly<Record<string, CriticFailure>>;
-  readonly letter: RoundLetter | null;
-  readonly fix_requested: boolean;
-  readonly fix: { readonly outcome: string; readonly commit: string | null; readonly event_id: string; readonly occurred_at: string } | null;
-}
-
-export interface LoopState {
-  readonly plan: string;
-  /** The event id of the run's PlanSubmitted; every event of the run carries it as correlation_id. */
-  readonly run_id: string | null;
-  readonly status: LoopStatus;
-  readonly spec: PlanSpec | null;
-  readonly submission_id: string | null;
-  readonly verdict: GateVerdict | null;
-  readonly gated: { readonly commit: string; readonly repo_path: string; readonly files: readonly string[]; readonly event_id: string; readonly occurred_at: string } | null;
-  /** While queued (scope locking): the gating it will run with and the runs it waits for, from its latest LoopQueued. */
-  readonly queued: { readonly event_id: string; readonly gating: Omit<DataOf<'LoopQueued'>, 'waiting_for'>; readonly waiting_for: DataOf<'LoopQueued'>['waiting_for'] } | null;
-  readonly baseline: { readonly commit: string; readonly branch: string; readonly failing: readonly string[]; readonly event_id: string; readonly occurred_at: string } | null;
-  /** The commit the next round reviews: the baseline, then each committed fix. */
-  readonly head: string | null;
-  readonly phase: Phase;
-  /** The last round number started in this run (0 before round 1). */
-  readonly round: number;
-  /** Extra rounds people granted per phase when resuming. */
-  readonly cap_bonus: Readonly<Record<Phase, number>>;
-  readonly current: RoundRecord | null;
-  /** The latest letter's findings (capped), for stuck-issue reports. */
-  readonly last_findings: readonly FindingSummary[];
-  readonly escalation: { readonly escalation_id: string; readonly reason: string; readonly round: number } | null;
-  /** Set by LoopResumed until the next round starts: the panel acts on it once. */
-  readonly resumed: { readonly event_id: string; readonly occurred_at: string } | null;
-  /** Heuristics that fired in the current round, not yet escalated. */
-  readonly detections: readonly PendingDetection[];
-  /** Detection ids already escalated or overruled by a person (a late LoopDetected copy changes nothing). */
-  readonly handled_detections: readonly string[];
-  /** Best-round retention (FSM seed): the best complete round of the current phase. */
-  readonly best: BestRound | null;
-  /** The critics that failed in the round before the current one (infrastructure failures that repeat escalate at once). */
-  readonly previous_failures: { readonly round: number; readonly failures: Readonly<Record<string, CriticFailure>> } | null;
-  /** Consecutive rounds whose letter was incomplete (a core critic failed), up to the current one: retried rounds back off by it. */
-  readonly incomplete_rounds: number;
-  readonly outcome_event_id: string | null;
-  /** Stream position of the last event folded in (the run's journal stream). */
-  readonly version: number;
-  /** Where the state last changed: what decisions are checked against. */
-  readonly changed: StateChange;
-  readonly last_event_id: string | null;
-  readonly updated_at: string | null;
-}
 
 /** At most this many findings are kept in the state for reports. */
 const MAX_KEPT_FINDINGS = 50;
@@ -165,6 +36,7 @@ const DisagreementSides = StuckReport.shape.disagreement.unwrap();
 
 export function initialLoopState(plan: string): LoopState {
   return {
+    schema_version: LOOP_STATE_VERSION,
     plan,
     run_id: null,
     status: 'submitted',
@@ -226,7 +98,10 @@ export function isWorseThanBest(counts: SeverityCounts, findings: number, best: 
  * Records a detection of the current round for the panel (see PendingDetection). Ignored once the
  * loop waits for a person or has ended, for other rounds, and for detections already handled.
  */
-export function noteDetection(state: LoopState, detection: Omit<PendingDetection, 'detail'> & { readonly message: string }): LoopState {
+export function noteDetection(
+  state: LoopState,
+  detection: Omit<PendingDetection, 'detail' | 'fingerprints' | 'disagreement'> & { readonly message: string; readonly fingerprints: readonly string[]; readonly disagreement?: readonly DisagreementSide[] },
+): LoopState {
   const open = state.status === 'reviewing' || state.status === 'fixing' || state.status === 'ready';
   if (!open || detection.round !== state.round) return state;
   if (state.handled_detections.includes(detection.event_id) || state.detections.some((d) => d.event_id === detection.event_id)) return state;
@@ -236,7 +111,7 @@ export function noteDetection(state: LoopState, detection: Omit<PendingDetection
     round: detection.round,
     detail: detection.message.slice(0, 4000),
     fingerprints: [...detection.fingerprints],
-    ...(detection.disagreement === undefined ? {} : { disagreement: detection.disagreement }),
+    ...(detection.disagreement === undefined ? {} : { disagreement: [...detection.disagreement] }),
   };
   return { ...state, detections: [...state.detections, pending].slice(0, MAX_PENDING_DETECTIONS) };
 }
@@ -247,7 +122,7 @@ export function disagreementOf(evidence: Readonly<Record<string, unknown>>): Dis
   return parsed.success ? parsed.data : undefined;
 }
 
-function handled(state: LoopState): readonly string[] {
+function handled(state: LoopState): string[] {
   return [...state.handled_detections, ...state.detections.map((d) => d.event_id)].slice(-MAX_HANDLED_DETECTIONS);
 }
 

@@ -1,6 +1,16 @@
 import type { EventOf } from '@rloop/contracts';
 import { type DecisionMeta, decisionEvent } from '../loop/envelope.js';
-import type { RoundRecord } from '../loop/state.js';
+import type { LoopState, RoundRecord } from '../loop/state.js';
+
+/**
+ * The round under review that still needs its letter, or null: no run, no round, its letter
+ * written, or the loop moved on (only a `reviewing` loop closes rounds). Pure.
+ */
+export function openRound(state: LoopState | null): RoundRecord | null {
+  const current = state?.current ?? null;
+  if (state === null || state.run_id === null || current === null || current.letter !== null || state.status !== 'reviewing') return null;
+  return current;
+}
 
 /** What happens to an open round now: wait for its critics, time the silent ones out, or write its letter. */
 export type RoundClosure =

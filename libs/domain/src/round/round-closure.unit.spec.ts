@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { RoundRecord } from '../loop/state.js';
-import { decideRoundClosure } from './round-closure.js';
+import type { JournaledEvent } from '@rloop/contracts';
+import { RUN_ID, SHA_A, event, given, letterFor, planSpec } from '../testing/builders.test-helpers.js';
+import { decideRoundClosure, openRound } from './round-closure.js';
 
 const meta = { plan: 'p', run_id: 'run-1', causation_id: 'started-1', producer: 'synthesizer@1', now: '2026-01-01T00:00:10.000Z' };
 
@@ -55,5 +57,60 @@ describe('decideRoundClosure', () => {
 
   it('given the deadline is exactly now, then the round no longer waits', () => {
     expect(decideRoundClosure(round({}), Date.parse('2026-01-01T00:01:00.000Z'), meta).kind).toBe('timed_out');
+  });
+});
+
+// When is a round complete: every dispatched critic answered, or the deadline passed.
+
+const LINTER = 'toolchain/compiler-linter';
+const SAST = 'security/sast-scanner';
+const foldMeta = { plan: 'add-billing', run_id: RUN_ID, causation_id: 'started', producer: 'synthesizer@spec', now: '2026-11-30T12:00:00.000Z' };
+const DEADLINE = Date.parse('2026-11-30T12:00:00.000Z');
+
+const started = (): JournaledEvent[] => [
+  event('PlanSubmitted', { plan: planSpec(), submission_id: 'sub-1' }, { event_id: RUN_ID }),
+  event('LoopGated', { verdict: 'run', rules: [], commit: SHA_A, files: ['src/index.ts'], repo_path: '/repo', test_cmd: 'npm test' }),
+  event('BaselineRecorded', { commit: SHA_A, branch: 'rloop/add-billing', tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 }, exit_code: 0, failing: [], duration_ms: 10 }),
+  event('RoundStarted', {
+    round: 1,
+    phase: 'critical',
+    phase_round: 1,
+    k: 3,
+    mode: 'loop',
+    commit: SHA_A,
+    base_commit: SHA_A,
+    repo_path: '/repo',
+    files: ['src/index.ts'],
+    critics: [LINTER, SAST].map((critic_id) => ({ critic_id, evidence: 'toolchain', core: true, reason: 'core', timeout_ms: 1000 })),
+    not_configured: [],
+    deadline_at: new Date(DEADLINE).toISOString(),
+  }),
+];
+const reported = (critic_id: string) => event('FindingsReported', { round: 1, critic_id, commit: SHA_A, findings: [], truncated: false, duration_ms: 5 });
+const failed = (critic_id: string) => event('CriticFailed', { round: 1, critic_id, core: true, reason: 'crashed', message: 'boom' });
+
+describe('openRound and decideRoundClosure on the folded loop state', () => {
+  it('given every dispatched critic answered (a report or a failure), when checked, then the round is complete', () => {
+    const current = openRound(given(...started(), reported(LINTER), failed(SAST)));
+    expect(current).toMatchObject({ round: 1 });
+    expect(current === null ? null : decideRoundClosure(current, DEADLINE - 5000, foldMeta)).toEqual({ kind: 'complete' });
+  });
+
+  it('given a critic still due before the deadline, when checked, then wait until the deadline for it', () => {
+    const current = openRound(given(...started(), reported(LINTER)));
+    expect(current === null ? null : decideRoundClosure(current, DEADLINE - 5000, foldMeta)).toEqual({ kind: 'waiting', waitMs: 5000, missing: [{ critic_id: SAST, core: true }] });
+  });
+
+  it('given a critic silent at the deadline, when checked, then it times out', () => {
+    const current = openRound(given(...started(), reported(LINTER)));
+    const closure = current === null ? null : decideRoundClosure(current, DEADLINE, foldMeta);
+    expect(closure).toMatchObject({ kind: 'timed_out', failures: [{ type: 'CriticFailed', data: { round: 1, critic_id: SAST, core: true, reason: 'timed_out' } }] });
+  });
+
+  it('given the letter is written, or no run, when checked, then there is no open round', () => {
+    const lettered = given(...started(), reported(LINTER), reported(SAST), event('LetterWritten', { letter: letterFor(1, 'critical', []) }));
+    expect(openRound(lettered)).toBeNull();
+    expect(openRound(given())).toBeNull();
+    expect(openRound(null)).toBeNull();
   });
 });

@@ -18,23 +18,17 @@ export interface LoopUpdate {
 
 /** The update an announcement carries (its loop state as committed; nulls when it carried none). */
 export function loopUpdateOf(event: EventOf<'JournalCommitted'>): LoopUpdate {
-  const state = (event.data.loop_state ?? {}) as {
-    status?: unknown;
-    phase?: unknown;
-    round?: unknown;
-    updated_at?: unknown;
-    current?: { letter?: { findings?: unknown; counts?: LoopUpdate['counts'] } | null } | null;
-  };
-  const letter = state.current?.letter ?? null;
+  const state = event.data.loop_state;
+  const letter = state?.current?.letter ?? null;
   return {
     plan: event.plan,
-    status: typeof state.status === 'string' ? state.status : null,
-    phase: typeof state.phase === 'string' ? state.phase : null,
-    round: typeof state.round === 'number' ? state.round : null,
-    findings_open: typeof letter?.findings === 'number' ? letter.findings : null,
+    status: state?.status ?? null,
+    phase: state?.phase ?? null,
+    round: state?.round ?? null,
+    findings_open: letter?.findings ?? null,
     counts: letter?.counts ?? null,
     types: event.data.events.map((e) => e.type),
-    updated_at: typeof state.updated_at === 'string' ? state.updated_at : null,
+    updated_at: state?.updated_at ?? null,
   };
 }
 

@@ -176,7 +176,7 @@ export class IngestController {
         events: a.appended.map((e) => ({ event_id: e.eventId, type: a.types.get(e.eventId) ?? 'LoopDetected', stream_position: e.streamPosition, global_position: e.globalPosition })),
         refused: [...a.refused],
         // The state folded in this very transaction: deciders need not ask for it (absent after a redelivery).
-        ...(a.state === undefined || a.state.version !== version ? {} : { loop_state: a.state as unknown as Record<string, unknown> }),
+        ...(a.state === undefined || a.state.version !== version ? {} : { loop_state: a.state }),
         ...(a.letter === undefined ? {} : { letter: a.letter }),
       },
     };

@@ -1,8 +1,8 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import { EVENT_PUBLISHER, type EventPublisher } from '@rloop/bus';
-import { type JournaledEvent, describeError } from '@rloop/contracts';
-import { DEFAULT_LOOP_CONFIG, type LoopConfig, type LoopDetection, type LoopState, TERMINAL_STATUSES, loopDetectedEvent, stampDecision } from '@rloop/domain';
+import { type JournaledEvent, describeError, parseLoopState } from '@rloop/contracts';
+import { DEFAULT_LOOP_CONFIG, type LoopConfig, type LoopDetection, type LoopState, detectionIsLive, loopDetectedEvent, stampDecision } from '@rloop/domain';
 import { type AppendResult, type EventStoreClient, type EventStoreTransaction, type StoredEvent, type StreamAppend, type SubscriptionHandler, TransactionConflictError, VersionConflictError } from '@rloop/event-store';
 import { EVENT_STORE } from '../tokens.js';
 import { planOfStream } from '../streams.js';
@@ -113,7 +113,7 @@ export class ProjectionCatchUp {
       db.selectFrom('loop_states').select(['plan', 'state', 'stream_id']).where('plan', 'in', plans).execute(),
       db.selectFrom('events').select(['event_id', 'stream_id']).where('event_id', 'in', ids).execute(),
     ]);
-    const runs = new Map<string, CurrentRun>(rows.map((r) => [r.plan, { state: r.state as LoopState, streamId: r.stream_id }]));
+    const runs = new Map<string, CurrentRun>(rows.map((r) => [r.plan, { state: parseLoopState(r.state), streamId: r.stream_id }]));
     const plan = planAppends(events, runs, new Map(stored.map((r) => [r.event_id, r.stream_id])));
     const appends: StreamAppend[] = plan.appends.map((a) => ({ streamId: a.streamId, events: a.events.map((e) => toNewEvent(e.event)), expectedVersion: a.expectedVersion }));
     const projected = appends.length === 0 ? NOTHING_APPENDED : await this.appendInline(tx, appends);
@@ -160,8 +160,8 @@ export class ProjectionCatchUp {
 
   /**
    * Appends the LoopDetected events of the detections the projections made for these plans (the
-   * journal writes them itself, before it announces the commit that fired them), then publishes
-   * them for anyone following the bus. Ids are derived from plan, run, heuristic and round, so a
+   * journal writes them itself, before it announces the commit that fired them, through the same
+   * admission as any decision), then publishes them for anyone following the bus. Ids are derived from plan, run, heuristic and round, so a
    * second journal replica or a redelivered batch appends nothing new. A detection for a run or a
    * round that is over (a replay with other thresholds) is marked stale, never journaled late.
    */
@@ -171,31 +171,32 @@ export class ProjectionCatchUp {
     const pending = await this.db.selectFrom('loop_detections').select(['event_id', 'plan', 'detection']).where('plan', 'in', plans).where('status', '=', 'pending').execute();
     if (pending.length === 0) return none;
     const states = await this.db.selectFrom('loop_states').select(['plan', 'state', 'stream_id']).where('plan', 'in', [...new Set(pending.map((p) => p.plan))]).execute();
-    const byPlan = new Map(states.map((s) => [s.plan, s.state as LoopState]));
-    const streams = new Map(states.map((s) => [s.plan, s.stream_id]));
+    const byPlan = new Map(states.map((s) => [s.plan, parseLoopState(s.state)]));
     const live: LoopDetection[] = [];
     const stale: string[] = [];
     for (const row of pending) {
       const detection = row.detection as LoopDetection;
-      const state = byPlan.get(row.plan);
-      const current = state !== undefined && state.run_id === detection.run_id && state.round === detection.round && !TERMINAL_STATUSES.has(state.status);
-      if (current) live.push(detection);
+      if (detectionIsLive(byPlan.get(row.plan), detection)) live.push(detection);
       else stale.push(row.event_id);
     }
     if (stale.length > 0) await this.db.updateTable('loop_detections').set({ status: 'stale' }).where('event_id', 'in', stale).where('status', '=', 'pending').execute();
     if (live.length === 0) return none;
+    // A decision like any other: stamped with the version of the state it was made on, and
+    // appended through the same admission as the panel's and the synthesizer's (planAppends:
+    // admitted while that state holds, otherwise refused and recorded; the detection stays pending
+    // and is decided again on the next commit of the plan while its round lasts).
+    // The detections of one plan's commit are one decision (all made on the same state).
     const detectedByPlan = new Map<string, ReturnType<typeof loopDetectedEvent>[]>();
     for (const d of live) detectedByPlan.set(d.plan, [...(detectedByPlan.get(d.plan) ?? []), loopDetectedEvent(d, PRODUCER)]);
-    // The journal's own decision, on the state it just folded: appended at exactly that version.
-    const appends = [...detectedByPlan].flatMap(([plan, list]) => {
+    const events = [...detectedByPlan].flatMap(([plan, list]) => {
       const state = byPlan.get(plan);
-      const streamId = streams.get(plan);
-      return state === undefined || streamId === undefined || streamId === null ? [] : [{ streamId, events: stampDecision(list, state.version), expectedVersion: state.version }];
+      return state === undefined ? [] : stampDecision(list, state.version);
     });
-    const events = appends.flatMap((a) => a.events);
-    const appended = await this.store.transaction((tx) => this.appendInline(tx, appends.map((a) => ({ streamId: a.streamId, events: a.events.map(toNewEvent), expectedVersion: a.expectedVersion }))));
+    const journaled = await this.store.transaction((tx) => this.journalInline(tx, events));
+    for (const r of journaled.rejected) this.log.warn(`a LoopDetected of this journal was rejected: ${describeError(r.error)}`);
+    const notAppended = new Set([...journaled.refused.map((r) => r.event_id), ...journaled.rejected.map((r) => events[r.index]?.event_id)]);
     if (this.publisher !== null) {
-      for (const e of events) {
+      for (const e of events.filter((x) => !notAppended.has(x.event_id))) {
         try {
           await this.publisher.publish(e);
         } catch (error) {
@@ -204,7 +205,7 @@ export class ProjectionCatchUp {
         }
       }
     }
-    return appended;
+    return journaled;
   }
 
   /** Rebuilds every projection from zero; returns how many events were replayed. */

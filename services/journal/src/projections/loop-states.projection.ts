@@ -1,5 +1,5 @@
 import { type Insertable, type Transaction, sql } from 'kysely';
-import type { JournaledEvent } from '@rloop/contracts';
+import { type JournaledEvent, parseLoopState } from '@rloop/contracts';
 import {
   DEFAULT_LOOP_CONFIG,
   type LearningDelta,
@@ -101,7 +101,7 @@ export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): Pro
             .execute();
     const memories = new Map(loaded.map((r) => [r.plan, (r.memory as LoopMemory | null) ?? initialLoopMemory(r.plan)]));
     const before = new Map<string, PlanRow>(
-      loaded.map((r) => [r.plan, { state: r.state as LoopState, streamId: r.stream_id, memory: memories.get(r.plan) ?? initialLoopMemory(r.plan), findingsOpen: r.findings_open, spend: Number(r.spend_usd) }]),
+      loaded.map((r) => [r.plan, { state: parseLoopState(r.state), streamId: r.stream_id, memory: memories.get(r.plan) ?? initialLoopMemory(r.plan), findingsOpen: r.findings_open, spend: Number(r.spend_usd) }]),
     );
     const letters: Insertable<JournalTables['letters']>[] = [];
     const escalations: Insertable<JournalTables['escalations']>[] = [];

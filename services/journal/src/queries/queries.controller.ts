@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import { OnRequest, decodeJsonBody } from '@rloop/bus';
-import { JOURNAL_QUERIES, type JournalQuery, type JournalReply, NotFoundError, ValidationError, toIssues } from '@rloop/contracts';
+import { JOURNAL_QUERIES, type JournalQuery, type JournalReply, NotFoundError, ValidationError, parseLoopState, toIssues } from '@rloop/contracts';
 import { type LoopMemory, type LoopState, type RoundHistoryRow, type RunSummaryRow, findingTimelines, patchOfFile } from '@rloop/domain';
 import type { EventStoreClient, StoredEvent } from '@rloop/event-store';
 import { toEnvelope } from '../projections/envelope.js';
@@ -40,7 +40,7 @@ export class QueriesController {
   async loopState(body: Uint8Array): Promise<JournalReply<'loop_state'>> {
     const { plan } = parseQuery('loop_state', body);
     const row = await this.db.selectFrom('loop_states').select(['state', 'version']).where('plan', '=', plan).executeTakeFirst();
-    return { plan, version: row?.version ?? 0, state: (row?.state as Record<string, unknown> | undefined) ?? null };
+    return { plan, version: row?.version ?? 0, state: row === undefined ? null : parseLoopState(row.state) };
   }
 
   /**

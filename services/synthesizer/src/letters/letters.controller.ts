@@ -1,7 +1,7 @@
 import { Controller, Inject } from '@nestjs/common';
 import { CLOCK, type Clock, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, RetryLaterError, SERVICE_IDENTITY, type ServiceIdentity } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
-import { decideRoundClosure, decisionEvent, deterministicId, roundReports, stampDecision, synthesizeLetter } from '@rloop/domain';
+import { decideRoundClosure, decisionEvent, deterministicId, openRound, roundReports, stampDecision, synthesizeLetter } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
 import type { SynthesizerConfig } from '../config.js';
 import { SYNTHESIZER_CONFIG } from '../tokens.js';
@@ -10,8 +10,9 @@ import { SYNTHESIZER_CONFIG } from '../tokens.js';
 const ROUND_EVENTS: ReadonlySet<string> = new Set(['RoundStarted', 'FindingsReported', 'CriticFailed']);
 
 /**
- * Writes each round's letter once the round is complete (decideRoundClosure, libs/domain: every
- * dispatched critic has answered, or at the deadline each silent one has a CriticFailed `timed_out`). Reacts to
+ * Writes each round's letter once the round is complete (libs/domain round/round-closure.ts:
+ * every dispatched critic has answered, or the deadline passed and each silent critic gets a
+ * CriticFailed `timed_out` first — never a "0 findings"). Reacts to
  * the journal's commits only; the deadline timer is the announcement of the round's start,
  * redelivered by JetStream at the deadline (a RetryLaterError), so it survives restarts. What it
  * decides at the deadline comes from the journal's state then — never from the state the
@@ -33,8 +34,8 @@ export class LettersController {
     if (event.plan.startsWith('_') || !(event.data.refused.length > 0 || event.data.events.some((e) => ROUND_EVENTS.has(e.type)))) return;
     // A redelivery is the deadline timer firing (or a message a crashed replica held): its carried state is old by now.
     const { state } = await this.journal.loopStateAt(event, { fresh: delivery.deliveries > 1 });
-    const current = state?.current;
-    if (state === null || state.run_id === null || current === null || current === undefined || current.letter !== null || state.status !== 'reviewing') return;
+    const current = openRound(state);
+    if (state === null || state.run_id === null || current === null) return;
     if (event.data.run_id !== null && event.data.run_id !== state.run_id) return;
     const now = this.clock.now();
     const meta = { plan: state.plan, run_id: state.run_id, causation_id: current.started_event_id, producer: this.identity.producer, now: now.toISOString() };
