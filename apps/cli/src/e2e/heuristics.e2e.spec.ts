@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
@@ -6,6 +6,10 @@ import { type EventOf, type JournaledEvent, parseEvent } from '@rloop/contracts'
 import type { LoopState } from '@rloop/domain';
 import { eventually } from '@rloop/testing';
 import { type TestFleet, rloopCli, samplePlan, scriptedRepo, startTestFleet } from './fleet.test-helpers.js';
+
+// The four loops run side by side and the first test waits for its loop's end (up to 100 s on a
+// loaded machine): a test must not time out before the wait it makes does.
+jest.setTimeout(120_000);
 
 // Loops whose implementer is a script that behaves badly on purpose; each must escalate naming
 // the right heuristic. The only finding is a hard-coded AWS key (the secrets detector, a core
@@ -77,7 +81,7 @@ beforeAll(async () => {
     ['h-stall', 'nothing'],
   ] as const) {
     const runId = await scriptedPlan(slug, script);
-    const outcome = t.outcome(slug, runId, 50_000);
+    const outcome = t.outcome(slug, runId, 100_000);
     // Awaited by the tests; this keeps an early failure from being an unhandled rejection meanwhile.
     outcome.catch(() => undefined);
     runs.set(slug, outcome);
