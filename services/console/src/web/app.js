@@ -329,7 +329,7 @@
     return details;
   }
 
-  function decisionForms(data, redraw, notice) {
+  function decisionForms(data, redraw, notice, drafts) {
     const status = data.status;
     // What the last decision came to stays on the page across the redraw it causes.
     const message = el('span', { class: 'muted', role: 'status', text: notice.text });
@@ -341,6 +341,7 @@
         const answer = await post(path, body);
         notice.text = answer.resumed ? `resumed; the loop is ${answer.status}` : 'stopped';
         message.textContent = notice.text;
+        for (const id of Object.keys(drafts)) delete drafts[id];
         await redraw();
       } catch (error) {
         message.textContent = error.message;
@@ -348,10 +349,20 @@
         button.disabled = false;
       }
     };
-    const note = el('input', { type: 'text', id: 'resume-note', placeholder: 'note for the journal', maxlength: 4000 });
-    const cap = el('input', { type: 'number', id: 'resume-cap', min: 1, max: 100, placeholder: '+rounds', title: 'extra rounds for the phase beyond its soft cap' });
+    // The page redraws on every event of the loop (a branch handed off, a resume elsewhere), so what
+    // the person has typed lives in `drafts`, outside the redraw, and the new inputs start from it.
+    const draftInput = (id, attributes) => {
+      const input = el('input', { id, ...attributes });
+      input.value = drafts[id] ?? '';
+      input.addEventListener('input', () => {
+        drafts[id] = input.value;
+      });
+      return input;
+    };
+    const note = draftInput('resume-note', { type: 'text', placeholder: 'note for the journal', maxlength: 4000 });
+    const cap = draftInput('resume-cap', { type: 'number', min: 1, max: 100, placeholder: '+rounds', title: 'extra rounds for the phase beyond its soft cap' });
     const resume = el('button', { type: 'button', id: 'resume', disabled: !session.can_act || status !== 'escalated', onclick: () => act(resume, `/api/loops/${encodeURIComponent(data.plan)}/resume`, { ...(note.value ? { note: note.value } : {}), ...(cap.value ? { raise_cap: Number(cap.value) } : {}) }) }, 'Resume');
-    const stopNote = el('input', { type: 'text', id: 'stop-note', placeholder: 'why stop', maxlength: 4000 });
+    const stopNote = draftInput('stop-note', { type: 'text', placeholder: 'why stop', maxlength: 4000 });
     const stop = el('button', { type: 'button', id: 'stop', disabled: !session.can_act || TERMINAL.has(status), onclick: () => act(stop, `/api/loops/${encodeURIComponent(data.plan)}/stop`, stopNote.value ? { note: stopNote.value } : {}) }, 'Stop');
     return el(
       'div',
@@ -366,11 +377,13 @@
     replace(main, el('p', { class: 'muted', text: `Loading ${plan}…` }));
     const openRounds = new Set();
     const notice = { text: '' };
+    const drafts = {};
     const mine = generation;
     async function draw() {
       main.querySelectorAll('details.round[open]').forEach((d) => openRounds.add(d.getAttribute('data-round')));
       const data = await get(`/api/loops/${encodeURIComponent(plan)}`);
       if (!current(mine)) return;
+      const focused = document.activeElement && document.activeElement.id;
       const report = data.report;
       const canvas = el('canvas', { id: 'convergence', role: 'img', 'aria-label': 'open findings per round, stacked by severity' });
       const rounds = report.rounds.map(roundEntry);
@@ -379,7 +392,7 @@
         el('h1', {}, `${report.plan} `, statusBadge(data.status)),
         el('p', {}, el('strong', { text: report.title }), ` — ${report.why}.`),
         el('p', { class: 'muted', text: `round ${data.round} · ${data.phase.replace('_', ' ')} phase · ${report.commits.length} commit(s)${report.branch ? ` on ${report.branch}` : ''} · LLM spend $${report.cost_usd.toFixed(2)} · run ${report.run_id}` }),
-        decisionForms(data, draw, notice),
+        decisionForms(data, draw, notice, drafts),
         el('div', { class: 'chart-box' }, canvas),
         el('h2', { text: 'Key moments' }),
         report.key_moments.length === 0 ? el('p', { class: 'muted', text: 'None yet.' }) : el('ul', { id: 'key-moments' }, report.key_moments.map((m) => el('li', { text: `round ${m.round}: ${m.text}` }))),
@@ -393,6 +406,7 @@
       rounds.forEach((d) => {
         if (openRounds.has(d.getAttribute('data-round'))) d.open = true;
       });
+      if (focused) document.getElementById(focused)?.focus();
       drawChart(canvas, data);
     }
     refresh = { wants: (update) => update.plan === plan, run: () => draw().catch(showError) };
