@@ -118,6 +118,25 @@ describe('the console in a real browser, against a running fleet', () => {
     await page.waitForSelector('#escalation-report');
     await page.fill('#resume-note', 'raised the cap from the console');
     await page.fill('#resume-cap', '1');
+    // The page redraws on every event of the loop (the branch handed off after the escalation comes
+    // at any moment); what was typed survives a redraw. An LLM critic's spend journaled for the
+    // loop forces one here.
+    const heading = await page.$('main h1');
+    const { state } = await t.bus.journal.loopState('browser-unfixable');
+    await t.bus.client.publishEvent({
+      event_id: `browser-usage-${Date.now()}`,
+      type: 'UsageRecorded',
+      schema_version: 1,
+      plan: 'browser-unfixable',
+      correlation_id: state?.run_id ?? reply.event_id,
+      causation_id: null,
+      occurred_at: new Date().toISOString(),
+      producer: 'browser-spec',
+      data: { dispatch: 'browser-spec', model: 'claude-test', input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cost_usd: 0.01 },
+    });
+    await heading?.waitForElementState('hidden');
+    await expect(page.inputValue('#resume-note')).resolves.toBe('raised the cap from the console');
+    await expect(page.inputValue('#resume-cap')).resolves.toBe('1');
     await page.screenshot({ path: join(shots, 'loop-escalated.png'), fullPage: true });
     await page.click('#resume');
     await page.locator('.actions [role=status]', { hasText: 'resumed' }).waitFor({ timeout: 30_000 });
