@@ -54,29 +54,16 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     await created.listen();
     logger.log(`${options.name}: ready (${server.consumers.length} consumers bound)`, 'Bootstrap');
     let stopping: Promise<void> | null = null;
+    let releaseSignals = (): void => undefined;
     const stop = (): Promise<void> => {
       stopping ??= (async () => {
-        process.off('SIGTERM', onSignal);
-        process.off('SIGINT', onSignal);
+        releaseSignals();
         await created.close();
         logger.log(`${options.name}: stopped`, 'Bootstrap');
       })();
       return stopping;
     };
-    const onSignal = (signal: NodeJS.Signals): void => {
-      logger.log(`${options.name}: ${signal} received, stopping`, 'Bootstrap');
-      stop().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          logger.error(`${options.name}: stop failed: ${describeError(error)}`, 'Bootstrap');
-          process.exit(1);
-        },
-      );
-    };
-    if (options.handleSignals ?? true) {
-      process.once('SIGTERM', onSignal);
-      process.once('SIGINT', onSignal);
-    }
+    if (options.handleSignals ?? true) releaseSignals = stopOnSignals(options.name, stop, logger);
     return { app: created, server, consumers: server.consumers, stop };
   } catch (error) {
     const code = error instanceof RloopError ? `${error.code}: ` : '';
@@ -89,4 +76,27 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     if (options.exitOnFailure ?? true) process.exit(1);
     throw error;
   }
+}
+
+/**
+ * Runs `stop` on the first SIGTERM or SIGINT, then exits 0 (1 when the stop fails, with why).
+ * Returns what takes the handlers off again (a stop that began some other way).
+ */
+export function stopOnSignals(name: string, stop: () => Promise<void>, logger: LoggerService): () => void {
+  const onSignal = (signal: NodeJS.Signals): void => {
+    logger.log(`${name}: ${signal} received, stopping`, 'Bootstrap');
+    stop().then(
+      () => process.exit(0),
+      (error: unknown) => {
+        logger.error(`${name}: stop failed: ${describeError(error)}`, 'Bootstrap');
+        process.exit(1);
+      },
+    );
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+  return () => {
+    process.off('SIGTERM', onSignal);
+    process.off('SIGINT', onSignal);
+  };
 }

@@ -5,7 +5,7 @@ export { JetStreamClient, type EventPublisher, type PublishReceipt, type Request
 export { OnEvent, OnEventBatch, OnRequest, JETSTREAM_TRANSPORT, type OnEventOptions, type OnEventBatchOptions, type SelectedEvent } from './decorators.js';
 export { EventContext, BatchContext, RequestContext, type DeliveryInfo } from './context.js';
 export { BusModule, EVENT_PUBLISHER, BUS_REQUESTER } from './module.js';
-export { startService, type StartServiceOptions, type RunningService } from './bootstrap.js';
+export { startService, stopOnSignals, type StartServiceOptions, type RunningService } from './bootstrap.js';
 export { RuntimeModule, CLOCK, SERVICE_IDENTITY, SYSTEM_CLOCK, processIdentity, type Clock, type ServiceIdentity } from './runtime.js';
 export { ServiceLogger, LOG_FORMATS, LOG_LEVEL_NAMES, nestLevelsFrom, type LogFormat, type LogLevelName, type LogSink, type ServiceLoggerOptions } from './logger.js';
 export { withLogContext, currentLogContext, logContextOf, type LogContext } from './log-context.js';

@@ -1,7 +1,7 @@
 import { type LoggerService } from '@nestjs/common';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { type NatsConnection } from '@nats-io/transport-node';
-import { type BusStatus, JetStreamClient, type LogFormat, type LogLevelName, type OpsSettings, type RunningService, ServiceLogger, type StartServiceOptions, nestLevelsFrom, startService } from '@rloop/bus';
+import { type BusStatus, JetStreamClient, type LogFormat, type LogLevelName, type OpsSettings, type RunningService, ServiceLogger, type StartServiceOptions, nestLevelsFrom, startService, stopOnSignals } from '@rloop/bus';
 import { describeError, subjectsFor } from '@rloop/contracts';
 import { FleetObserver, type FleetObserverOptions } from './fleet-observer.js';
 import { FleetMetrics } from './metrics.js';
@@ -95,8 +95,10 @@ export async function startObservedService(options: ObservedServiceOptions): Pro
     ...options.checks,
   };
   let stopping: Promise<void> | null = null;
+  let releaseSignals = (): void => undefined;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
+      releaseSignals();
       await running.stop();
       await http?.close();
       // A tracing the caller passed in is theirs to shut down; it is only flushed here.
@@ -106,19 +108,6 @@ export async function startObservedService(options: ObservedServiceOptions): Pro
     })();
     return stopping;
   };
-  if (options.handleSignals ?? true) {
-    const onSignal = (signal: NodeJS.Signals): void => {
-      logger.log(`${options.name}: ${signal} received, stopping`, 'Bootstrap');
-      stop().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          logger.error(`${options.name}: stop failed: ${describeError(error)}`, 'Bootstrap');
-          process.exit(1);
-        },
-      );
-    };
-    process.once('SIGTERM', onSignal);
-    process.once('SIGINT', onSignal);
-  }
+  if (options.handleSignals ?? true) releaseSignals = stopOnSignals(options.name, stop, logger);
   return { ...running, metrics, logger, http, stop };
 }
