@@ -79,55 +79,33 @@ export interface RoundDelivery {
 export async function answerRound(host: RoundHost, ports: RoundPorts, event: RoundStarted, delivery: RoundDelivery): Promise<ReadonlyMap<string, DispatchOutcome>> {
   const { logger } = ports;
   const outcomes = new Map<string, DispatchOutcome>();
-  const definitions = new Map(event.data.critics.flatMap((c) => { const critic = host.critic(c.critic_id); return critic === null ? [] : [[c.critic_id, critic] as const]; }));
-  const hosted = event.data.critics.filter((c) => definitions.has(c.critic_id));
+  const hosted: Hosted[] = event.data.critics.flatMap((dispatched) => {
+    const critic = host.critic(dispatched.critic_id);
+    return critic === null ? [] : [{ dispatched, critic }];
+  });
   if (hosted.length === 0) return outcomes;
   const where = `${event.plan} round ${event.data.round}`;
   if (roundExpired(event, ports.clock.now())) {
     // Its letter is written (or about to be) without these critics: a report now would change nothing.
     logger.log(`${where}: deadline ${event.data.deadline_at} has passed; not reviewing`, 'Dispatch');
-    for (const c of hosted) outcomes.set(c.critic_id, 'expired');
+    for (const h of hosted) outcomes.set(h.dispatched.critic_id, 'expired');
     return outcomes;
   }
   const todo = delivery.deliveries > 1 ? await notYetAnswered(ports, event, hosted, where) : hosted;
-  for (const c of hosted) if (!todo.includes(c)) outcomes.set(c.critic_id, 'already_answered');
+  for (const h of hosted) if (!todo.includes(h)) outcomes.set(h.dispatched.critic_id, 'already_answered');
   if (todo.length === 0) {
     logger.log(`${where}: already answered; nothing to do`, 'Dispatch');
     return outcomes;
   }
-  const criticFor = (await host.prepare?.(event, todo)) ?? null;
+  const criticFor: CriticFor = (await host.prepare?.(event, todo.map((h) => h.dispatched))) ?? (() => null);
   const review = await reviewOf(host, event, delivery.signal).catch((error: unknown) => {
     // Stopped by a shutdown while reading the checkout: answer nothing, so the round goes to another replica.
     throw delivery.signal.aborted ? new TransientError(CRITIC_SDK_ERROR_CODES.stopping, `stopped while reading ${where}`, { cause: error }) : error;
   });
-  logger.log(`${where}: running ${todo.map((c) => c.critic_id).join(', ')} on ${event.data.commit.slice(0, 12)}`, 'Dispatch');
-  const bound = host.maxFileBytes === null ? {} : { maxFileBytes: host.maxFileBytes };
+  logger.log(`${where}: running ${todo.map((h) => h.dispatched.critic_id).join(', ')} on ${event.data.commit.slice(0, 12)}`, 'Dispatch');
   await Promise.all(
-    todo.map(async (dispatched) => {
-      const chosen = criticFor?.(dispatched) ?? definitions.get(dispatched.critic_id) ?? null;
-      let result: CriticRunResult;
-      if (chosen === null) return; // not reached: every critic of `todo` has a definition
-      if ('status' in chosen) result = chosen;
-      else if ('error' in review) result = notRun(dispatched.critic_id, 'not_runnable', `cannot read commit ${event.data.commit} of ${event.data.repo_path} from this host: ${describeError(review.error)}`);
-      else if (review.repo.criticsOff.has(dispatched.critic_id)) result = notRun(dispatched.critic_id, 'not_runnable', "not run: switched off by the repository's .rloop.yaml (config/repo-policy.yaml allows it)");
-      else {
-        result = await runCritic(
-          chosen,
-          {
-            repoDir: review.dir,
-            commit: event.data.commit,
-            files: review.repo.files,
-            repoFiles: review.repoFiles,
-            phase: event.data.phase,
-            signal: delivery.signal,
-            cacheDir: criticCacheDir(host.workRoot, dispatched.critic_id),
-            now: ports.clock.now(),
-          },
-          { timeoutMs: dispatched.timeout_ms, core: dispatched.core, ...bound },
-        );
-        // Stopped by a shutdown, not by the critic: answer nothing, so the round goes to another replica.
-        if (delivery.signal.aborted) throw new TransientError(CRITIC_SDK_ERROR_CODES.stopping, `stopped while ${dispatched.critic_id} reviewed ${where}`);
-      }
+    todo.map(async ({ dispatched, critic }) => {
+      const result = await resultOf(host, ports, event, delivery.signal, review, dispatched, criticFor(dispatched) ?? critic);
       await host.settle?.(event, dispatched, result);
       const redact = host.answer?.redact ?? ((text: string) => text);
       for (const note of result.notes) logger.log(`${where}: ${dispatched.critic_id}: ${redact(note)}`, 'Dispatch');
@@ -148,10 +126,41 @@ export async function answerRound(host: RoundHost, ports: RoundPorts, event: Rou
   return outcomes;
 }
 
+/** A critic of the round hosted here, with its definition. */
+interface Hosted {
+  readonly dispatched: DispatchedCritic;
+  readonly critic: CriticDefinition;
+}
+
+/** What one critic came to: run on the round's checkout, or not run (prepare's result, an unreadable commit, switched off by the repository). */
+async function resultOf(host: RoundHost, ports: RoundPorts, event: RoundStarted, signal: AbortSignal, review: RoundReview, dispatched: DispatchedCritic, chosen: CriticDefinition | CriticRunResult): Promise<CriticRunResult> {
+  if ('status' in chosen) return chosen;
+  if ('error' in review) return notRun(dispatched.critic_id, 'not_runnable', `cannot read commit ${event.data.commit} of ${event.data.repo_path} from this host: ${describeError(review.error)}`);
+  if (review.repo.criticsOff.has(dispatched.critic_id)) return notRun(dispatched.critic_id, 'not_runnable', "not run: switched off by the repository's .rloop.yaml (config/repo-policy.yaml allows it)");
+  const bound = host.maxFileBytes === null ? {} : { maxFileBytes: host.maxFileBytes };
+  const result = await runCritic(
+    chosen,
+    {
+      repoDir: review.dir,
+      commit: event.data.commit,
+      files: review.repo.files,
+      repoFiles: review.repoFiles,
+      phase: event.data.phase,
+      signal,
+      cacheDir: criticCacheDir(host.workRoot, dispatched.critic_id),
+      now: ports.clock.now(),
+    },
+    { timeoutMs: dispatched.timeout_ms, core: dispatched.core, ...bound },
+  );
+  // Stopped by a shutdown, not by the critic: answer nothing, so the round goes to another replica.
+  if (signal.aborted) throw new TransientError(CRITIC_SDK_ERROR_CODES.stopping, `stopped while ${dispatched.critic_id} reviewed ${event.plan} round ${event.data.round}`);
+  return result;
+}
+
 /** The hosted critics the journal holds no answer of (asked on a redelivery: a crash or a lost ack may have come after an answer). */
-async function notYetAnswered(ports: RoundPorts, event: RoundStarted, hosted: readonly DispatchedCritic[], where: string): Promise<DispatchedCritic[]> {
+async function notYetAnswered(ports: RoundPorts, event: RoundStarted, hosted: readonly Hosted[], where: string): Promise<Hosted[]> {
   const known = await Promise.all(
-    hosted.map((c) =>
+    hosted.map(({ dispatched: c }) =>
       ports.journal.hasEvent(reportEventId(event, c.critic_id)).then(
         (answer) => answer.found,
         (error: unknown) => {
