@@ -3,13 +3,17 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { EventPublisher, PublishReceipt } from '@rloop/bus';
-import type { EventOf, RloopEvent } from '@rloop/contracts';
-import { type Runtime, answerRound } from './answer-round.js';
+import { type DispatchedCritic, type EventOf, type RloopEvent, TransientError } from '@rloop/contracts';
+import { type DispatchOutcome, type RoundHost, answerRound } from './answer-round.js';
 import { defineCritic } from './define.js';
-import { reportEventId } from './dispatch.js';
+import { notRun, reportEventId } from './dispatch.js';
 import { resolveCriticServiceOptions } from './options.js';
+import { criticServiceHost } from './service.js';
 
 const SHA = 'a'.repeat(40);
+/** The clock answerRound is given: before the round's deadline unless a spec moves the deadline. */
+const NOW = new Date('2026-01-01T00:00:30.000Z');
+const DEADLINE = '2026-01-01T00:01:00.000Z';
 
 function round(overrides: Partial<EventOf<'RoundStarted'>['data']> = {}): EventOf<'RoundStarted'> {
   return {
@@ -33,7 +37,7 @@ function round(overrides: Partial<EventOf<'RoundStarted'>['data']> = {}): EventO
       files: ['a.ts'],
       critics: [{ critic_id: 'team/counter', evidence: 'pattern', core: true, reason: 'core', timeout_ms: 5_000 }],
       not_configured: [],
-      deadline_at: new Date(Date.now() + 60_000).toISOString(),
+      deadline_at: DEADLINE,
       ...overrides,
     },
   };
@@ -48,6 +52,8 @@ class RecordingPublisher implements EventPublisher {
 }
 
 const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined };
+type Journal = Parameters<typeof answerRound>[1]['journal'];
+const unanswered: Journal = { hasEvent: () => Promise.resolve({ found: false }) };
 
 describe('answerRound', () => {
   let dir: string;
@@ -62,8 +68,15 @@ describe('answerRound', () => {
     },
   });
 
-  function runtime(abort = new AbortController()): Runtime {
-    return { critic, settings: resolveCriticServiceOptions({ natsUrl: 'nats://x', workRoot: dir }), checkout: () => Promise.resolve(dir), producer: 'critic:team/counter@i', logger: quiet, abort, inFlight: 0 };
+  function host(overrides: Partial<RoundHost> = {}, maxFileBytes?: number): RoundHost {
+    const settings = resolveCriticServiceOptions({ natsUrl: 'nats://x', workRoot: dir, ...(maxFileBytes === undefined ? {} : { maxFileBytes }) });
+    return { ...criticServiceHost(critic, settings, 'critic:team/counter@i', () => Promise.resolve(dir)), ...overrides };
+  }
+
+  /** One delivery answered at NOW; the outcome of team/counter (or of every critic, with `all`). */
+  async function answer(h: RoundHost, event: EventOf<'RoundStarted'>, deliveries: number, journal: Journal = unanswered, publisher = new RecordingPublisher(), abort = new AbortController()): Promise<DispatchOutcome | undefined> {
+    const outcomes = await answerRound(h, { publisher, journal, clock: { now: () => NOW }, logger: quiet }, event, { deliveries, signal: abort.signal });
+    return outcomes.get('team/counter');
   }
 
   beforeAll(async () => {
@@ -78,25 +91,23 @@ describe('answerRound', () => {
   it('does not ask the journal on a first delivery, and answers under the report id', async () => {
     const publisher = new RecordingPublisher();
     const asked: string[] = [];
-    const outcome = await answerRound(runtime(), { publisher, journal: { hasEvent: (id) => (asked.push(id), Promise.resolve({ found: false })) } }, round(), 1);
-    expect(outcome).toBe('reported');
+    const journal: Journal = { hasEvent: (id) => (asked.push(id), Promise.resolve({ found: false })) };
+    expect(await answer(host(), round(), 1, journal, publisher)).toBe('reported');
     expect(asked).toEqual([]);
-    expect(publisher.events).toEqual([expect.objectContaining({ type: 'FindingsReported', event_id: reportEventId(round(), 'team/counter') })]);
+    expect(publisher.events).toEqual([expect.objectContaining({ type: 'FindingsReported', event_id: reportEventId(round(), 'team/counter'), occurred_at: NOW.toISOString() })]);
   });
 
   it('on a redelivery of a round it already answered, runs nothing and publishes nothing', async () => {
     const publisher = new RecordingPublisher();
     const before = runs;
-    const outcome = await answerRound(runtime(), { publisher, journal: { hasEvent: () => Promise.resolve({ found: true, plan: 'p' }) } }, round(), 2);
-    expect(outcome).toBe('already_answered');
+    expect(await answer(host(), round(), 2, { hasEvent: () => Promise.resolve({ found: true, plan: 'p' }) }, publisher)).toBe('already_answered');
     expect(runs).toBe(before);
     expect(publisher.events).toEqual([]);
   });
 
   it('reviews again when the journal cannot say (the deterministic id makes the answer count once)', async () => {
     const publisher = new RecordingPublisher();
-    const outcome = await answerRound(runtime(), { publisher, journal: { hasEvent: () => Promise.reject(new Error('no responders')) } }, round(), 3);
-    expect(outcome).toBe('reported');
+    expect(await answer(host(), round(), 3, { hasEvent: () => Promise.reject(new Error('no responders')) }, publisher)).toBe('reported');
     expect(publisher.events).toHaveLength(1);
   });
 
@@ -104,24 +115,56 @@ describe('answerRound', () => {
     const abort = new AbortController();
     abort.abort();
     const publisher = new RecordingPublisher();
-    await expect(answerRound(runtime(abort), { publisher, journal: { hasEvent: () => Promise.resolve({ found: false }) } }, round(), 1)).rejects.toMatchObject({ code: 'CRITIC_SDK.STOPPING', retryable: true });
+    await expect(answer(host(), round(), 1, unanswered, publisher, abort)).rejects.toMatchObject({ code: 'CRITIC_SDK.STOPPING', retryable: true });
     expect(publisher.events).toEqual([]);
   });
 
   it('turns a checkout that fails into CriticFailed not_runnable, keeping the dispatch core flag', async () => {
     const publisher = new RecordingPublisher();
-    const rt = { ...runtime(), checkout: () => Promise.reject(new Error('no such repository')) };
-    const outcome = await answerRound(rt, { publisher, journal: { hasEvent: () => Promise.resolve({ found: false }) } }, round(), 1);
-    expect(outcome).toBe('failed');
+    expect(await answer(host({ checkout: () => Promise.reject(new Error('no such repository')) }), round(), 1, unanswered, publisher)).toBe('failed');
     expect(publisher.events).toEqual([expect.objectContaining({ type: 'CriticFailed', data: expect.objectContaining({ reason: 'not_runnable', core: true, message: expect.stringContaining('no such repository') as unknown }) as unknown })]);
   });
 
-  it('skips a round it is not on and a round past its deadline', async () => {
+  it('lets a checkout that may succeed later fail the delivery (redelivered), answering nothing', async () => {
     const publisher = new RecordingPublisher();
-    const journal = { hasEvent: () => Promise.resolve({ found: false }) };
-    expect(await answerRound(runtime(), { publisher, journal }, round({ critics: [] }), 1)).toBe('not_dispatched');
-    expect(await answerRound(runtime(), { publisher, journal }, round({ deadline_at: '2020-01-01T00:00:00.000Z' }), 1)).toBe('expired');
+    const flaky = host({ checkout: () => Promise.reject(new TransientError('SPEC.FETCH', 'git daemon unreachable')) });
+    await expect(answer(flaky, round(), 1, unanswered, publisher)).rejects.toMatchObject({ code: 'SPEC.FETCH' });
     expect(publisher.events).toEqual([]);
+  });
+
+  it('skips a round it is not on and a round past its deadline by the clock it is given', async () => {
+    const publisher = new RecordingPublisher();
+    expect(await answer(host(), round({ critics: [] }), 1, unanswered, publisher)).toBeUndefined();
+    expect(await answer(host(), round({ deadline_at: NOW.toISOString() }), 1, unanswered, publisher)).toBe('expired');
+    expect(publisher.events).toEqual([]);
+  });
+
+  it('answers each critic a runner hosts once: on a redelivery only those the journal has no answer of run, each after its settle hook', async () => {
+    const other = defineCritic({ id: 'team/other', evidence: 'pattern', triggers: [], run: () => Promise.resolve([]) });
+    const dispatched = (id: string): DispatchedCritic => ({ critic_id: id, evidence: 'pattern', core: false, reason: 'matched', timeout_ms: 5_000 });
+    const event = round({ critics: [dispatched('team/counter'), dispatched('team/other'), dispatched('team/budgeted'), dispatched('team/elsewhere')] });
+    const settled: string[] = [];
+    const publisher = new RecordingPublisher();
+    const runner = host({
+      critic: (id) => (id === 'team/counter' ? critic : id === 'team/other' || id === 'team/budgeted' ? other : null),
+      prepare: (_round, todo) => Promise.resolve((d) => (d.critic_id === 'team/budgeted' ? notRun(d.critic_id, 'not_runnable', `not run: budget (${todo.length} to run)`) : null)),
+      settle: (_round, d) => {
+        settled.push(d.critic_id);
+        expect(publisher.events.some((e) => e.event_id === reportEventId(event, d.critic_id))).toBe(false);
+        return Promise.resolve();
+      },
+    });
+    const journal: Journal = { hasEvent: (id) => Promise.resolve({ found: id === reportEventId(event, 'team/counter') }) };
+    const outcomes = await answerRound(runner, { publisher, journal, clock: { now: () => NOW }, logger: quiet }, event, { deliveries: 2, signal: new AbortController().signal });
+    expect(Object.fromEntries(outcomes)).toEqual({ 'team/counter': 'already_answered', 'team/other': 'reported', 'team/budgeted': 'failed' });
+    expect(settled.sort()).toEqual(['team/budgeted', 'team/other']);
+    expect(publisher.events.map((e) => [e.type, e.event_id]).sort()).toEqual(
+      [
+        ['CriticFailed', reportEventId(event, 'team/budgeted')],
+        ['FindingsReported', reportEventId(event, 'team/other')],
+      ].sort(),
+    );
+    expect(publisher.events.find((e) => e.type === 'CriticFailed')?.data).toMatchObject({ message: 'not run: budget (2 to run)' });
   });
 
   it("reports what a core critic covered, and fails it when it analysed none of the files it supports (the operator's bound applies)", async () => {
@@ -136,11 +179,10 @@ describe('answerRound', () => {
         return Promise.resolve([]);
       },
     });
-    const rt = (maxFileBytes?: number): Runtime => ({ ...runtime(), critic: reading, settings: resolveCriticServiceOptions({ natsUrl: 'nats://x', workRoot: dir, ...(maxFileBytes === undefined ? {} : { maxFileBytes }) }) });
-    const journal = { hasEvent: () => Promise.resolve({ found: false }) };
+    const readingHost = (maxFileBytes?: number): RoundHost => host({ critic: (id) => (id === reading.id ? reading : null) }, maxFileBytes);
     const publisher = new RecordingPublisher();
-    expect(await answerRound(rt(), { publisher, journal }, round({ files: ['a.ts', 'README.md'] }), 1)).toBe('reported');
-    expect(await answerRound(rt(16), { publisher, journal }, round({ files: ['big.ts'] }), 1)).toBe('failed');
+    expect(await answer(readingHost(), round({ files: ['a.ts', 'README.md'] }), 1, unanswered, publisher)).toBe('reported');
+    expect(await answer(readingHost(16), round({ files: ['big.ts'] }), 1, unanswered, publisher)).toBe('failed');
     expect(publisher.events.map((e) => [e.type, e.data])).toEqual([
       ['FindingsReported', expect.objectContaining({ coverage: expect.objectContaining({ considered: 2, analysed: 1, unsupported: 1, max_file_bytes_configured: false }) })],
       [

@@ -2,7 +2,7 @@
 // See docs/adding-a-critic.md.
 export { defineCritic, DEFAULT_CRITIC_TIMEOUT_MS, type CriticSpec, type ServiceCritic } from './define.js';
 export { runCriticService, type RunningCriticService } from './service.js';
-export { type DispatchOutcome } from './answer-round.js';
+export { answerRound, type DispatchOutcome, type RoundHost, type RoundPorts, type RoundDelivery, type CriticFor } from './answer-round.js';
 export {
   criticServiceOptionsFromEnv,
   resolveCriticServiceOptions,

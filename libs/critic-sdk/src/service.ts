@@ -1,8 +1,10 @@
-import { Controller, type DynamicModule, Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { Controller, type DynamicModule, Inject, type LoggerService, Module, type OnApplicationShutdown } from '@nestjs/common';
 import {
   BUS_REQUESTER,
   BusAuthError,
   BusConnectionError,
+  CLOCK,
+  type Clock,
   EVENT_PUBLISHER,
   type EventContext,
   type EventPublisher,
@@ -14,12 +16,13 @@ import {
   startService,
 } from '@rloop/bus';
 import { type EventOf, describeError } from '@rloop/contracts';
+import { RepoPolicy } from '@rloop/critics';
 import { readOnlyCheckout } from '@rloop/git';
 import { JournalClient } from '@rloop/journal-client';
-import { type DispatchOutcome, type Runtime, answerRound } from './answer-round.js';
+import { type DispatchOutcome, type RoundHost, answerRound } from './answer-round.js';
 import type { ServiceCritic } from './define.js';
 import { CRITIC_SDK_ERROR_CODES, CriticServiceStartError } from './errors.js';
-import { type CheckoutProvider, type CriticServiceOptions, criticServiceName, resolveCriticServiceOptions } from './options.js';
+import { type CheckoutProvider, type CriticServiceOptions, type ResolvedCriticServiceOptions, criticServiceName, resolveCriticServiceOptions } from './options.js';
 import { CriticPresence } from './presence.js';
 import { stopOnSignals } from './signals.js';
 
@@ -34,10 +37,38 @@ export interface RunningCriticService {
   stop(): Promise<void>;
 }
 
+/** What the dispatch controller of a critic service works with. */
+interface Runtime {
+  readonly critic: ServiceCritic;
+  readonly host: RoundHost;
+  readonly logger: LoggerService;
+  /** Aborted at shutdown: reviews still running are cancelled and their rounds redelivered. */
+  readonly abort: AbortController;
+  /** Rounds being answered now (reported in heartbeats). */
+  inFlight: number;
+}
 
 const RUNTIME = Symbol.for('rloop.critic-sdk.runtime');
 
 const defaultCheckout: CheckoutProvider = async (round, workRoot) => (await readOnlyCheckout(round.repo_path, round.commit, { workRoot })).dir;
+
+/**
+ * What a reviewed repository may change for a critic service: the fleet's default policy
+ * (config/repo-policy.yaml as shipped), since a critic service does not read the operator's config.
+ */
+const SERVICE_REPO_POLICY = RepoPolicy.parse({});
+
+/** How a critic service answers rounds (answerRound): its one critic, on the checkout its options give. */
+export function criticServiceHost(critic: ServiceCritic, settings: ResolvedCriticServiceOptions, producer: string, checkout: CheckoutProvider = defaultCheckout): RoundHost {
+  return {
+    producer,
+    workRoot: settings.workRoot,
+    maxFileBytes: settings.maxFileBytes,
+    repoPolicy: SERVICE_REPO_POLICY,
+    critic: (criticId) => (criticId === critic.id ? critic : null),
+    checkout,
+  };
+}
 
 /**
  * Takes the RoundStarted dispatches of one critic through a durable consumer its replicas share,
@@ -51,6 +82,7 @@ class DispatchController implements OnApplicationShutdown {
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
     @Inject(BUS_REQUESTER) requester: Requester,
     @Inject(RUNTIME) private readonly runtime: Runtime,
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {
     this.journal = new JournalClient(requester, 5_000);
   }
@@ -62,7 +94,15 @@ class DispatchController implements OnApplicationShutdown {
 
   @OnEvent('RoundStarted', { name: 'dispatch' })
   async onRoundStarted(event: EventOf<'RoundStarted'>, context: EventContext): Promise<DispatchOutcome> {
-    return answerRound(this.runtime, { publisher: this.publisher, journal: this.journal }, event, context.deliveries);
+    const rt = this.runtime;
+    rt.inFlight += 1;
+    try {
+      const ports = { publisher: this.publisher, journal: this.journal, clock: this.clock, logger: rt.logger };
+      const outcomes = await answerRound(rt.host, ports, event, { deliveries: context.deliveries, signal: rt.abort.signal });
+      return outcomes.get(rt.critic.id) ?? 'not_dispatched';
+    } finally {
+      rt.inFlight -= 1;
+    }
   }
 }
 
@@ -86,15 +126,8 @@ export async function runCriticService(critic: ServiceCritic, options: CriticSer
   const settings = resolveCriticServiceOptions(options);
   const name = criticServiceName(critic.id);
   const logger = options.logger ?? new ServiceLogger(name, { format: settings.logFormat });
-  const runtime: Runtime = {
-    critic,
-    settings,
-    checkout: options.checkout ?? defaultCheckout,
-    producer: `critic:${critic.id}@${settings.instanceId}`.slice(0, 200),
-    logger,
-    abort: new AbortController(),
-    inFlight: 0,
-  };
+  const producer = `critic:${critic.id}@${settings.instanceId}`.slice(0, 200);
+  const runtime: Runtime = { critic, host: criticServiceHost(critic, settings, producer, options.checkout), logger, abort: new AbortController(), inFlight: 0 };
   let service: RunningService;
   try {
     service = await startService({
@@ -131,7 +164,7 @@ export async function runCriticService(critic: ServiceCritic, options: CriticSer
       namespace: settings.namespace,
       critics: [critic],
       instanceId: settings.instanceId,
-      producer: runtime.producer,
+      producer,
       heartbeatIntervalMs: settings.heartbeatIntervalMs,
       version: settings.version,
       inFlight: () => runtime.inFlight,

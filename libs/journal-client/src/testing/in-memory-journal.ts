@@ -79,6 +79,12 @@ export class InMemoryJournal implements Requester, EventPublisher {
         const events = stream.map((event, i) => ({ position: i + 1, global_position: String(i + 1), event })).filter((e) => e.position >= from);
         return Promise.resolve({ plan, version: stream.length, events, next_position: null });
       }
+      case 'journal.event': {
+        // Whether an event is journaled (a redelivered handler asks before redoing work), and the event itself.
+        const id = (body as { event_id?: string }).event_id;
+        const stored = [...this.streams.values()].flat().find((e) => e.event_id === id);
+        return Promise.resolve(stored === undefined ? { found: false } : { found: true, plan: stored.plan, event: stored });
+      }
       case 'journal.letter': {
         const written = [...this.streams.values()].flat().find((e) => e.type === 'LetterWritten' && e.data.letter.letter_id === query.letter_id);
         if (written?.type !== 'LetterWritten') return Promise.reject(Object.assign(new Error(`no letter ${query.letter_id ?? ''}`), { code: 'JOURNAL.NOT_FOUND' }));

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger, type LoggerService } from '@nestjs/common';
-import { JetStreamClient, criticHealthKey, encodeCriticHealthEntry, openCriticHealthBucket } from '@rloop/bus';
+import { JetStreamClient, SYSTEM_CLOCK, criticHealthKey, encodeCriticHealthEntry, openCriticHealthBucket } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
 import { CriticCatalogue, DEFAULT_LOOP_CONFIG } from '@rloop/domain';
 import { TEST_NATS_URL, type TestNats, connectTestNats, eventually, uniqueNamespace } from '@rloop/testing';
@@ -64,7 +64,7 @@ describe('PanelRegistry on the real NATS server', () => {
   });
 
   it('holds its start until the catalogue’s critics register (not the whole grace), then dispatches to them', async () => {
-    const registry = new PanelRegistry(client, config({ graceMs: 20_000 }));
+    const registry = new PanelRegistry(client, config({ graceMs: 20_000 }), SYSTEM_CLOCK);
     let started = false;
     const init = registry.onModuleInit().then(() => {
       started = true;
@@ -81,7 +81,7 @@ describe('PanelRegistry on the real NATS server', () => {
 
   it('starts anyway after the grace, and then marks a critic that never registered unavailable', async () => {
     const other = { ...catalogue, critics: { 'team/never': { evidence: 'x', description: '', timeout_ms: 1000, host: 'external' as const } }, core: ['team/never'] };
-    const withNever = new PanelRegistry(client, { ...config({ graceMs: 200 }), catalogue: other });
+    const withNever = new PanelRegistry(client, { ...config({ graceMs: 200 }), catalogue: other }, SYSTEM_CLOCK);
     await withNever.onModuleInit();
 
     expect((await withNever.view(new Date())).availability('team/never')).toEqual({ state: 'unavailable', reason: 'not registered: the team/never critic service is not running (no live heartbeat)' });
@@ -91,7 +91,7 @@ describe('PanelRegistry on the real NATS server', () => {
   it('reads the bucket again before leaving a critic out, so a critic that just registered is not failed on a stale read', async () => {
     const fresh = { ...catalogue, critics: { 'team/late': { evidence: 'x', description: '', timeout_ms: 1000, host: 'external' as const } }, core: ['team/late'] };
     // No background refresh within the test: only the read in view() can see the registration.
-    const registry = new PanelRegistry(client, { ...config({ graceMs: 0, refreshMs: 60_000 }), catalogue: fresh });
+    const registry = new PanelRegistry(client, { ...config({ graceMs: 0, refreshMs: 60_000 }), catalogue: fresh }, SYSTEM_CLOCK);
     await registry.onModuleInit();
     expect(registry.snapshot(new Date()).critics.some((c) => c.critic_id === 'team/late')).toBe(false);
 

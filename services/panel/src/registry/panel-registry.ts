@@ -1,5 +1,7 @@
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import {
+  CLOCK,
+  type Clock,
   type CriticRegistrySnapshot,
   JetStreamClient,
   type KvBucket,
@@ -39,19 +41,22 @@ export class PanelRegistry implements OnModuleInit, OnApplicationShutdown {
   constructor(
     @Inject(JetStreamClient) private readonly client: JetStreamClient,
     @Inject(PANEL_CONFIG) private readonly config: PanelConfig,
+    // Injected (not new Date()): the snapshot's health and age are judged at a time a spec can fix.
+    @Inject(CLOCK) private readonly clock: Clock,
   ) {}
 
   async onModuleInit(): Promise<void> {
     const { heartbeatIntervalMs, refreshMs, graceMs } = this.config.registry;
     this.bucket = await openCriticHealthBucket(await this.client.connect(), this.config.bus.namespace, heartbeatIntervalMs, this.client.options.streams.replicas);
     await this.refresh();
-    const started = Date.now();
-    let missing = criticsAwaited(this.config.catalogue, this.config.anthropicConfigured, this.snapshot(new Date()));
+    const started = this.clock.now().getTime();
+    let missing = criticsAwaited(this.config.catalogue, this.config.anthropicConfigured, this.snapshot(this.clock.now()));
     if (missing.length > 0 && graceMs > 0) this.log.log(`waiting up to ${graceMs} ms for critics to register: ${missing.join(', ')}`);
-    while (missing.length > 0 && Date.now() - started < graceMs) {
-      await new Promise((resolve) => setTimeout(resolve, Math.min(refreshMs, graceMs - (Date.now() - started))));
+    const waited = (): number => this.clock.now().getTime() - started;
+    while (missing.length > 0 && waited() < graceMs) {
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(refreshMs, graceMs - waited()))));
       await this.refresh();
-      missing = criticsAwaited(this.config.catalogue, this.config.anthropicConfigured, this.snapshot(new Date()));
+      missing = criticsAwaited(this.config.catalogue, this.config.anthropicConfigured, this.snapshot(this.clock.now()));
     }
     if (missing.length > 0) this.log.warn(`still not registered after ${graceMs} ms (rounds will mark them unavailable): ${missing.join(', ')}`);
     this.schedule();
@@ -111,7 +116,7 @@ export class PanelRegistry implements OnModuleInit, OnApplicationShutdown {
     }
     this.entries = entries;
     this.invalid = invalid;
-    this.lastRead = Date.now();
+    this.lastRead = this.clock.now().getTime();
   }
 
   private schedule(): void {
