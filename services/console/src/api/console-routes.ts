@@ -1,11 +1,10 @@
 import { readFile } from 'node:fs/promises';
 import { type IncomingMessage, type ServerResponse } from 'node:http';
 import { createRequire } from 'node:module';
-import { hostname } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EVENT_PUBLISHER, type EventPublisher, JetStreamClient, findCriticHealthBucket, readCriticRegistry } from '@rloop/bus';
+import { EVENT_PUBLISHER, type EventPublisher, JetStreamClient, SERVICE_IDENTITY, type ServiceIdentity, findCriticHealthBucket, readCriticRegistry } from '@rloop/bus';
 import { RloopError, ValidationError, describeError } from '@rloop/contracts';
 import { type LoopState, buildLoopReport } from '@rloop/domain';
 import { JournalClient, type LoopControlPorts, resumeLoop, stopLoop } from '@rloop/journal-client';
@@ -95,6 +94,7 @@ export class ConsoleRoutes {
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
     @Inject(JetStreamClient) private readonly client: JetStreamClient,
     @Inject(CommittedFeed) private readonly feed: CommittedFeed,
+    @Inject(SERVICE_IDENTITY) private readonly identity: ServiceIdentity,
   ) {}
 
   /** Answers a request when it is one of the console's; false otherwise (the ops server then says 404). */
@@ -246,7 +246,7 @@ export class ConsoleRoutes {
     const plan = decodeURIComponent(match[1]);
     if (!SLUG.test(plan)) throw new HttpError(400, 'not a plan slug');
     const raw = await readJsonBody(request);
-    const ports: LoopControlPorts = { journal: this.journal, publish: (event) => this.publisher.publish(event), producer: `console@${hostname()}:${process.pid}` };
+    const ports: LoopControlPorts = { journal: this.journal, publish: (event) => this.publisher.publish(event), producer: this.identity.producer };
     if (match[2] === 'resume') {
       const body = ResumeBody.safeParse(raw);
       if (!body.success) throw new HttpError(400, body.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
