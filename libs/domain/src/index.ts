@@ -32,7 +32,6 @@ export {
   type CriticFailure,
   type StateChange,
   noteDetection,
-  markChanged,
   disagreementOf,
   isWorseThanBest,
 } from './loop/state.js';
