@@ -165,7 +165,7 @@ describe('the loop-memory projections', () => {
 
     // The reactor's decision on the committed run (libs/domain detectLoop), appended as the journal appends any decision.
     const entries = stream.map((e) => ({ position: e.streamPosition, event: readBack(e) }));
-    const detections = detectLoop(atLetter, entries, DEFAULT_LOOP_CONFIG);
+    const { detections } = detectLoop(atLetter, entries, DEFAULT_LOOP_CONFIG);
     expect(detections.map((d) => [d.heuristic, d.round])).toEqual([['persistent_issue', 3]]);
     const [detected] = stampDecision(detections.map((d) => loopDetectedEvent(d, 'panel@spec')), atLetter.version);
     if (detected === undefined) throw new Error('nothing detected');
