@@ -32,7 +32,6 @@ export {
   type CriticFailure,
   type StateChange,
   noteDetection,
-  markChanged,
   disagreementOf,
   isWorseThanBest,
 } from './loop/state.js';
@@ -83,6 +82,7 @@ export { stall, countStall, type StallCount } from './heuristics/stall.js';
 export type { Firing } from './heuristics/firing.js';
 export { topScoreAverage, slope, keyMomentOf, isInfraFailure } from './heuristics/trend.js';
 export { loopDetectedEvent } from './heuristics/detection.js';
+export { detectLoop, type RunEntry, type DetectionCheckpoint, type Detected } from './heuristics/detect-loop.js';
 export { findingTimelines, patchOfFile, type TimelineDraft } from './heuristics/timelines.js';
 export { calibrate, type CalibrationReport, type Spread, type ThresholdAdvice, type HeuristicStats } from './heuristics/calibrate.js';
 export {

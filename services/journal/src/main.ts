@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { SYSTEM_CLOCK } from '@rloop/bus';
 import { FleetMetrics, bootstrapService, exitOnStartFailure, loadConfigOrExit } from '@rloop/observability';
 import { observeAppends } from './append-metrics.js';
 import { JournalModule } from './app.module.js';
@@ -31,7 +32,7 @@ const store = await openJournalStore(config, (line) => process.stdout.write(`${l
 if (process.argv[2] === 'rebuild') {
   // `node services/journal/dist/main.js rebuild`: replay every event into the projections, then exit.
   const loopConfig = await loadLoopConfig(config.configDir).catch(fail);
-  const replayed = await new ProjectionCatchUp(store, null, loopConfig).rebuild().catch(fail);
+  const replayed = await new ProjectionCatchUp(store, SYSTEM_CLOCK, loopConfig).rebuild().catch(fail);
   await store.close();
   process.stdout.write(`journal: rebuilt the projections from ${replayed} events\n`);
   process.exit(0);

@@ -1,3 +1,4 @@
+import { SYSTEM_CLOCK } from '@rloop/bus';
 import type { Kysely } from 'kysely';
 import { RloopError } from '@rloop/contracts';
 import { type EventStoreClient, createEventStore } from '@rloop/event-store';
@@ -57,7 +58,7 @@ async function replayIfAsked(store: EventStoreClient, config: JournalConfig, log
   const db = store.db as unknown as Kysely<JournalTables>;
   const asked = await db.selectFrom('projection_replays').select(['reason']).execute();
   if (asked.length === 0) return;
-  const replayed = await new ProjectionCatchUp(store, null, await loadLoopConfig(config.configDir)).rebuild();
+  const replayed = await new ProjectionCatchUp(store, SYSTEM_CLOCK, await loadLoopConfig(config.configDir)).rebuild();
   await db.deleteFrom('projection_replays').where('reason', 'in', asked.map((r) => r.reason)).execute();
   if (replayed > 0) log(`journal: the projections changed shape (${asked.map((r) => r.reason).join(', ')}); replayed ${replayed} events into them`);
 }

@@ -5,7 +5,7 @@ import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { DEFAULT_CONFIG_DIR } from '@rloop/bus';
+import { DEFAULT_CONFIG_DIR, SYSTEM_CLOCK } from '@rloop/bus';
 import { RloopError } from '@rloop/contracts';
 import { type TestDatabase, createTestDatabase, eventually } from '@rloop/testing';
 import { loadJournalConfig } from './config.js';
@@ -120,7 +120,7 @@ describe('the journal’s two PostgreSQL roles', () => {
       const appended = await store.append('roles-plan', [toNewEvent(stopped)], { expectedVersion: 'no_stream' });
       expect(appended.version).toBe(1);
       expect(await store.readStream('roles-plan')).toHaveLength(1);
-      const projections = new ProjectionCatchUp(store, null, await loadLoopConfig(DEFAULT_CONFIG_DIR));
+      const projections = new ProjectionCatchUp(store, SYSTEM_CLOCK, await loadLoopConfig(DEFAULT_CONFIG_DIR));
       // A rebuild replays what lies below the server-wide commit horizon; a transaction of another
       // test on this PostgreSQL can hold it back for a moment, so rebuild until the event is in.
       const replayed = await eventually(async () => {

@@ -48,7 +48,7 @@ export const FLEET_BUS_USE: Readonly<Record<string, ServiceBusUse>> = {
   journal: {
     description: 'the journal: appends every event, answers queries, announces commits',
     consumes: [{ handler: 'journal-ingest', selector: 'channel:events' }],
-    publishes: ['JournalCommitted', 'LoopDetected'],
+    publishes: ['JournalCommitted'],
     answers: ['journal.*'],
     registry: 'none',
     journalClaim: true,
@@ -64,10 +64,14 @@ export const FLEET_BUS_USE: Readonly<Record<string, ServiceBusUse>> = {
     registry: 'none',
   },
   panel: {
-    description: 'the panel: decides rounds, fixes, phases, convergence and escalations',
-    consumes: [{ handler: 'panel-decide', selector: 'JournalCommitted' }],
+    description: 'the panel: decides rounds, fixes, phases, convergence and escalations, and detects stuck loops',
+    consumes: [
+      { handler: 'panel-decide', selector: 'JournalCommitted' },
+      // The loop-detection reactor's own durable consumer (its checkpoint).
+      { handler: 'panel-detect', selector: 'JournalCommitted' },
+    ],
     // CriticFailed: a core critic the panel cannot dispatch (no live host) fails the round it starts.
-    publishes: ['RoundStarted', 'FixRequested', 'PhaseAdvanced', 'LoopConverged', 'LoopBypassed', 'EscalationRaised', 'CriticFailed'],
+    publishes: ['RoundStarted', 'FixRequested', 'PhaseAdvanced', 'LoopConverged', 'LoopBypassed', 'EscalationRaised', 'CriticFailed', 'LoopDetected'],
     answers: [],
     registry: 'read',
   },

@@ -126,14 +126,6 @@ function handled(state: LoopState): string[] {
   return [...state.handled_detections, ...state.detections.map((d) => d.event_id)].slice(-MAX_HANDLED_DETECTIONS);
 }
 
-/**
- * `after` with its change recorded when it differs from `before` (for changes made beside the
- * fold, such as a detection the journal's heuristics put into the state with the event that fired it).
- */
-export function markChanged(before: LoopState, after: LoopState, event: JournaledEvent, position: number): LoopState {
-  return after === before ? after : { ...after, changed: changeAt(before.changed, event, position) };
-}
-
 /** Where the state changed after folding `event` at `position` (see StateChange). */
 function changeAt(previous: StateChange, event: JournaledEvent, position: number): StateChange {
   const decision = event.decision?.id ?? null;

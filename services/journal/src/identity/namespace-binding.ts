@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { Inject, Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
 import { jetstreamManager } from '@nats-io/jetstream';
-import { JetStreamClient, KvBucket } from '@rloop/bus';
+import { CLOCK, type Clock, JetStreamClient, KvBucket, SERVICE_IDENTITY, type ServiceIdentity } from '@rloop/bus';
 import { RloopError, describeError, subjectsFor } from '@rloop/contracts';
 import type { EventStoreClient } from '@rloop/event-store';
 import type { Kysely } from 'kysely';
@@ -42,6 +42,8 @@ export class NamespaceBinding implements OnModuleInit, OnApplicationShutdown {
     @Inject(JetStreamClient) private readonly client: JetStreamClient,
     @Inject(EVENT_STORE) private readonly store: EventStoreClient,
     @Inject(JOURNAL_CONFIG) private readonly config: JournalConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(SERVICE_IDENTITY) private readonly service: ServiceIdentity,
   ) {}
 
   private get db(): Kysely<JournalTables> {
@@ -52,7 +54,7 @@ export class NamespaceBinding implements OnModuleInit, OnApplicationShutdown {
   private async identity(): Promise<{ journalId: string; hasHistory: boolean }> {
     const oldest = () => this.db.selectFrom('journal_identity').select(['journal_id']).orderBy('created_at').orderBy('journal_id').limit(1).executeTakeFirst();
     if ((await oldest()) === undefined) {
-      await this.db.insertInto('journal_identity').values({ journal_id: ulid(), created_at: new Date().toISOString(), namespace: this.config.bus.namespace }).execute();
+      await this.db.insertInto('journal_identity').values({ journal_id: ulid(), created_at: this.clock.now().toISOString(), namespace: this.config.bus.namespace }).execute();
     }
     const row = await oldest();
     if (row === undefined) throw new RloopError('JOURNAL.IDENTITY_MISSING', 'the journal could not record its identity');
@@ -71,14 +73,15 @@ export class NamespaceBinding implements OnModuleInit, OnApplicationShutdown {
     const jsm = await jetstreamManager(connection);
     const busEvents = await jsm.streams.info(subjects.streams.events).then((info) => info.state.messages, () => 0);
     const store = describeStore(this.config.store);
-    const binding = decideBinding({ namespace: subjects.namespace, self: { journalId, store, hasHistory }, claim, busEvents, nowMs: Date.now(), liveWithinMs: LIVE_WITHIN_MS });
+    const binding = decideBinding({ namespace: subjects.namespace, self: { journalId, store, hasHistory }, claim, busEvents, nowMs: this.clock.now().getTime(), liveWithinMs: LIVE_WITHIN_MS });
     for (const line of binding.lines) this.log.log(line);
     if (binding.action === 'refuse') throw new RloopError('JOURNAL.NAMESPACE_TAKEN', binding.lines.join(' '));
-    const now = new Date().toISOString();
+    const now = this.clock.now().toISOString();
     const claimedAt = claim?.journal_id === journalId ? claim.claimed_at : now;
     const write = async (): Promise<void> => {
-      const record: NamespaceClaim = { journal_id: journalId, store, claimed_at: claimedAt, heartbeat_at: new Date().toISOString() };
-      await bucket.put(OWNER_KEY, new TextEncoder().encode(JSON.stringify({ ...record, host: hostname(), pid: process.pid })));
+      const record: NamespaceClaim = { journal_id: journalId, store, claimed_at: claimedAt, heartbeat_at: this.clock.now().toISOString() };
+      // Which process holds the claim, for people reading the bucket (the producer carries its pid).
+      await bucket.put(OWNER_KEY, new TextEncoder().encode(JSON.stringify({ ...record, host: hostname(), producer: this.service.producer })));
     };
     await write();
     await this.db.updateTable('journal_identity').set({ namespace: subjects.namespace }).where('journal_id', '=', journalId).execute();

@@ -22,8 +22,15 @@ interface Announcement {
   /** Set when the state is that of this very run at this version. */
   readonly state: LoopState | undefined;
   readonly letter: Letter | undefined;
-  /** The type of each event of the batch (those not in it are LoopDetected events the journal added). */
+  /** The type of each event of the batch (every appended event is one of them). */
   readonly types: ReadonlyMap<string, string>;
+}
+
+/** The type of an appended event: the journal appends only what its batch holds. */
+function typeOf(a: Announcement, eventId: string): string {
+  const type = a.types.get(eventId);
+  if (type === undefined) throw new RloopError('JOURNAL.UNKNOWN_APPENDED_EVENT', `${a.plan}: event ${eventId} was appended but is not in the batch`);
+  return type;
 }
 
 /** Refusals that ask deciders to decide again (a decision for a run that is over asks nothing). */
@@ -153,8 +160,7 @@ export class IngestController {
 
   /**
    * Tells deciders that a run's events are durable (and projected), and which decisions were
-   * refused. Events not in the batch are the LoopDetected events the projections journaled for it.
-   * An announcement of refusals alone carries the run's state as the journal has it now.
+   * refused. An announcement of refusals alone carries the run's state as the journal has it now.
    */
   private async announce(a: Announcement): Promise<void> {
     const positions = a.appended.map((e) => e.streamPosition);
@@ -173,7 +179,7 @@ export class IngestController {
       data: {
         run_id: a.runId === '' ? null : a.runId,
         stream_version: version,
-        events: a.appended.map((e) => ({ event_id: e.eventId, type: a.types.get(e.eventId) ?? 'LoopDetected', stream_position: e.streamPosition, global_position: e.globalPosition })),
+        events: a.appended.map((e) => ({ event_id: e.eventId, type: typeOf(a, e.eventId), stream_position: e.streamPosition, global_position: e.globalPosition })),
         refused: [...a.refused],
         // The state folded in this very transaction: deciders need not ask for it (absent after a redelivery).
         ...(a.state === undefined || a.state.version !== version ? {} : { loop_state: a.state }),

@@ -1,18 +1,16 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import type { Kysely } from 'kysely';
-import { EVENT_PUBLISHER, type EventPublisher } from '@rloop/bus';
+import { CLOCK, type Clock } from '@rloop/bus';
 import { type JournaledEvent, describeError, parseLoopState } from '@rloop/contracts';
-import { DEFAULT_LOOP_CONFIG, type LoopConfig, type LoopDetection, type LoopState, detectionIsLive, loopDetectedEvent, stampDecision } from '@rloop/domain';
+import { DEFAULT_LOOP_CONFIG, type LoopConfig, type LoopState } from '@rloop/domain';
 import { type AppendResult, type EventStoreClient, type EventStoreTransaction, type StoredEvent, type StreamAppend, type SubscriptionHandler, TransactionConflictError, VersionConflictError } from '@rloop/event-store';
 import { EVENT_STORE } from '../tokens.js';
-import { planOfStream } from '../streams.js';
 import { type AppendPlan, type CurrentRun, type PlannedRefusal, planAppends } from '../ingest/plan-appends.js';
 import { LOOP_CONFIG } from './loop-config.js';
 import { readBack, toEnvelope, toNewEvent } from './envelope.js';
 import { PROJECTIONS_SUBSCRIPTION, type ProjectedEvent, projectionHandler } from './loop-states.projection.js';
 import { type JournalTables, resetProjectionTables } from './schema.js';
 
-const PRODUCER = `journal@${process.pid}`;
 const NOTHING_APPENDED: ProjectedAppend = { results: [], runs: new Map(), states: new Map() };
 /** Times a batch is planned again when another journal appended to one of its runs meanwhile. */
 const RACE_RETRIES = 3;
@@ -31,18 +29,11 @@ export interface JournaledBatch extends ProjectedAppend {
   readonly rejected: AppendPlan['rejected'];
 }
 
-function plansOf(projected: ProjectedAppend): string[] {
-  return [...new Set(projected.results.map((r) => planOfStream(r.streamId)))];
-}
-
-function merge(first: ProjectedAppend, then: ProjectedAppend): ProjectedAppend {
-  return { results: [...first.results, ...then.results], runs: new Map([...first.runs, ...then.runs]), states: new Map([...first.states, ...then.states]) };
-}
-
 /**
  * The journal's projections: applied inline with every append (appendAndProject), and replayed
  * from zero through the store's checkpointed subscription on a rebuild (the same handler, in the
- * global order).
+ * global order). The journal stores and projects; it decides nothing: loop detection is the
+ * panel's reactor (services/panel/src/detection), whose LoopDetected comes in like any decision.
  */
 @Injectable()
 export class ProjectionCatchUp {
@@ -51,7 +42,7 @@ export class ProjectionCatchUp {
 
   constructor(
     @Inject(EVENT_STORE) private readonly store: EventStoreClient,
-    @Optional() @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher | null = null,
+    @Inject(CLOCK) private readonly clock: Clock,
     @Optional() @Inject(LOOP_CONFIG) readonly loopConfig: LoopConfig = DEFAULT_LOOP_CONFIG,
   ) {
     this.handler = projectionHandler(loopConfig);
@@ -78,26 +69,22 @@ export class ProjectionCatchUp {
    * state a decider reads after the announcement can never lag the events it announces, and one
    * commit does both. Per-plan projections only need each plan's own order, which the append
    * gives; the cross-plan ones (learnings, run summaries) add up, so order does not matter to them.
-   * Events the store already had (a redelivery) are not projected again. Then the LoopDetected
-   * events the projection fired are journaled (the same way) before the caller announces.
+   * Events the store already had (a redelivery) are not projected again.
    */
   async appendAndProject(appends: readonly StreamAppend[]): Promise<ProjectedAppend> {
-    const first = await this.store.transaction((tx) => this.appendInline(tx, appends));
-    return merge(first, await this.journalDetections(plansOf(first)));
+    return this.store.transaction((tx) => this.appendInline(tx, appends));
   }
 
   /**
    * Journals a batch from the bus (see planAppends): each event into its run's stream, each
    * decision only if the state it was made on still holds — in one transaction with the
-   * projections and the record of what was refused. Then the LoopDetected events the projections
-   * fired. Another journal appending to one of the batch's runs meanwhile makes the plan stale:
+   * projections and the record of what was refused. Another journal appending to one of the batch's runs meanwhile makes the plan stale:
    * it is planned again on the new state.
    */
   async journal(events: readonly JournaledEvent[]): Promise<JournaledBatch> {
     for (let attempt = 1; ; attempt += 1) {
       try {
-        const first = await this.store.transaction((tx) => this.journalInline(tx, events));
-        return { ...merge(first, await this.journalDetections(plansOf(first))), refused: first.refused, rejected: first.rejected };
+        return await this.store.transaction((tx) => this.journalInline(tx, events));
       } catch (error) {
         if (attempt >= RACE_RETRIES || !(error instanceof VersionConflictError || error instanceof TransactionConflictError)) throw error;
         this.log.warn(`another writer appended to a run of this batch meanwhile (${describeError(error)}); planning it again`);
@@ -129,7 +116,8 @@ export class ProjectionCatchUp {
 
   private async appendInline(tx: EventStoreTransaction, appends: readonly StreamAppend[]): Promise<ProjectedAppend> {
     const results = await tx.appendMany(appends);
-    const recordedAt = new Date().toISOString();
+    // What the inline projection sees as the record time (a replay reads the stored one back).
+    const recordedAt = this.clock.now().toISOString();
     const fresh: ProjectedEvent[] = [];
     results.forEach((result, index) => {
       const input = appends[index]?.events ?? [];
@@ -156,56 +144,6 @@ export class ProjectionCatchUp {
     // A stream holds one run: the one its first event of this append belongs to (a PlanSubmitted is its own run).
     const runs = new Map(appends.map((a) => [a.streamId, String(a.events[0]?.metadata?.correlation_id ?? '')]));
     return { results, runs, states };
-  }
-
-  /**
-   * Appends the LoopDetected events of the detections the projections made for these plans (the
-   * journal writes them itself, before it announces the commit that fired them, through the same
-   * admission as any decision), then publishes them for anyone following the bus. Ids are derived from plan, run, heuristic and round, so a
-   * second journal replica or a redelivered batch appends nothing new. A detection for a run or a
-   * round that is over (a replay with other thresholds) is marked stale, never journaled late.
-   */
-  private async journalDetections(plans: readonly string[]): Promise<ProjectedAppend> {
-    const none = NOTHING_APPENDED;
-    if (plans.length === 0) return none;
-    const pending = await this.db.selectFrom('loop_detections').select(['event_id', 'plan', 'detection']).where('plan', 'in', plans).where('status', '=', 'pending').execute();
-    if (pending.length === 0) return none;
-    const states = await this.db.selectFrom('loop_states').select(['plan', 'state', 'stream_id']).where('plan', 'in', [...new Set(pending.map((p) => p.plan))]).execute();
-    const byPlan = new Map(states.map((s) => [s.plan, parseLoopState(s.state)]));
-    const live: LoopDetection[] = [];
-    const stale: string[] = [];
-    for (const row of pending) {
-      const detection = row.detection as LoopDetection;
-      if (detectionIsLive(byPlan.get(row.plan), detection)) live.push(detection);
-      else stale.push(row.event_id);
-    }
-    if (stale.length > 0) await this.db.updateTable('loop_detections').set({ status: 'stale' }).where('event_id', 'in', stale).where('status', '=', 'pending').execute();
-    if (live.length === 0) return none;
-    // A decision like any other: stamped with the version of the state it was made on, and
-    // appended through the same admission as the panel's and the synthesizer's (planAppends:
-    // admitted while that state holds, otherwise refused and recorded; the detection stays pending
-    // and is decided again on the next commit of the plan while its round lasts).
-    // The detections of one plan's commit are one decision (all made on the same state).
-    const detectedByPlan = new Map<string, ReturnType<typeof loopDetectedEvent>[]>();
-    for (const d of live) detectedByPlan.set(d.plan, [...(detectedByPlan.get(d.plan) ?? []), loopDetectedEvent(d, PRODUCER)]);
-    const events = [...detectedByPlan].flatMap(([plan, list]) => {
-      const state = byPlan.get(plan);
-      return state === undefined ? [] : stampDecision(list, state.version);
-    });
-    const journaled = await this.store.transaction((tx) => this.journalInline(tx, events));
-    for (const r of journaled.rejected) this.log.warn(`a LoopDetected of this journal was rejected: ${describeError(r.error)}`);
-    const notAppended = new Set([...journaled.refused.map((r) => r.event_id), ...journaled.rejected.map((r) => events[r.index]?.event_id)]);
-    if (this.publisher !== null) {
-      for (const e of events.filter((x) => !notAppended.has(x.event_id))) {
-        try {
-          await this.publisher.publish(e);
-        } catch (error) {
-          // The journal holds the event and the loop state already acts on it; only followers of the bus miss the copy.
-          this.log.warn(`publishing ${e.type} ${e.event_id} of ${e.plan} failed: ${describeError(error)}`);
-        }
-      }
-    }
-    return journaled;
   }
 
   /** Rebuilds every projection from zero; returns how many events were replayed. */

@@ -1,17 +1,19 @@
+import { SYSTEM_CLOCK } from '@rloop/bus';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Kysely } from 'kysely';
 import type { Finding, JournaledEvent } from '@rloop/contracts';
-import { DEFAULT_LOOP_CONFIG, type LoopState, fingerprintOf } from '@rloop/domain';
+import { DEFAULT_LOOP_CONFIG, type LoopState, detectLoop, fingerprintOf, loopDetectedEvent, stampDecision } from '@rloop/domain';
 import { type AppendResult, type EventStoreClient, createEventStore } from '@rloop/event-store';
 import { type TestDatabase, createTestDatabase } from '@rloop/testing';
 import { ProjectionCatchUp } from './catch-up.js';
-import { toNewEvent } from './envelope.js';
+import { readBack, toNewEvent } from './envelope.js';
 import { type JournalTables, migrateProjections } from './schema.js';
 import { envelopeFactory } from '../testing/envelopes.test-helpers.js';
 
-// The loop-memory projections on a real PostgreSQL: a heuristic that fires is in the loop state
-// with the event that fired it, its LoopDetected is journaled once before appendAndProject returns (so
-// before the journal announces the commit), and a rebuild gives the same rows.
+// The loop-memory projections on a real PostgreSQL. The journal stores and projects; it decides
+// nothing: a heuristic that fires is the panel's loop-detection reactor's to journal
+// (services/panel/src/detection), and its LoopDetected, once appended, is in the loop state and
+// the journaled detections. A rebuild gives the same rows.
 
 const SHA = 'a'.repeat(40);
 const CRITIC = 'security/secrets-detector';
@@ -108,7 +110,7 @@ function untouchedFix(plan: string, runId: string, round: number): JournaledEven
   ];
 }
 
-/** What the ingest does: append and project in one transaction (which journals detections). */
+/** What the ingest does: append and project in one transaction. */
 async function ingest(plan: string, events: readonly JournaledEvent[]): Promise<AppendResult> {
   const [result] = (await projections.appendAndProject([{ streamId: plan, events: events.map(toNewEvent), expectedVersion: 'any' }])).results;
   if (result === undefined) throw new Error('nothing appended');
@@ -137,7 +139,7 @@ beforeAll(async () => {
   database = await createTestDatabase('rloop_memory');
   store = await createEventStore({ databaseUrl: database.url });
   await migrateProjections(store.db);
-  projections = new ProjectionCatchUp(store, null, DEFAULT_LOOP_CONFIG);
+  projections = new ProjectionCatchUp(store, SYSTEM_CLOCK, DEFAULT_LOOP_CONFIG);
 }, 60_000);
 
 afterAll(async () => {
@@ -146,31 +148,38 @@ afterAll(async () => {
 }, 30_000);
 
 describe('the loop-memory projections', () => {
-  it('given a finding left untouched for three rounds, when the third letter is projected, then the loop state holds the detection and its LoopDetected is journaled once, before appendAndProject returns', async () => {
+  it('given a finding left untouched for three rounds, when the third letter is projected, then the journal appends no LoopDetected of its own; the one the reactor decides is projected once into the state and the journaled detections', async () => {
     const plan = 'mem-untouched';
     const runId = '01JMEMRUN00000000000000001';
     await ingest(plan, start(plan, runId));
     for (const round of [1, 2]) {
       await ingest(plan, review(plan, runId, round));
-      expect((await stateOf(plan)).detections).toEqual([]);
       await ingest(plan, untouchedFix(plan, runId, round));
     }
     const third = review(plan, runId, 3);
-    const letter = await ingest(plan, third);
-    const state = await stateOf(plan);
-    expect(state.detections).toMatchObject([{ heuristic: 'persistent_issue', round: 3, fingerprints: [key.fingerprint] }]);
-    const stream = await store.readStream(plan);
-    const detected = stream.filter((e) => e.type === 'LoopDetected');
-    expect(detected).toHaveLength(1);
-    expect(detected[0]?.eventId).toBe(state.detections[0]?.event_id);
-    expect(detected[0]?.streamPosition).toBeGreaterThan(Math.max(...letter.events.map((e) => e.streamPosition)));
-    expect(state.version).toBe(detected[0]?.streamPosition);
-
-    // A redelivered batch journals nothing new.
     await ingest(plan, third);
+    const stream = await store.readStream(plan);
+    expect(stream.filter((e) => e.type === 'LoopDetected')).toEqual([]);
+    const atLetter = await stateOf(plan);
+    expect(atLetter.detections).toEqual([]);
+
+    // The reactor's decision on the committed run (libs/domain detectLoop), appended as the journal appends any decision.
+    const entries = stream.map((e) => ({ position: e.streamPosition, event: readBack(e) }));
+    const { detections } = detectLoop(atLetter, entries, DEFAULT_LOOP_CONFIG);
+    expect(detections.map((d) => [d.heuristic, d.round])).toEqual([['persistent_issue', 3]]);
+    const [detected] = stampDecision(detections.map((d) => loopDetectedEvent(d, 'panel@spec')), atLetter.version);
+    if (detected === undefined) throw new Error('nothing detected');
+    const appended = await ingest(plan, [detected]);
+    // A redelivered one changes nothing.
+    await ingest(plan, [detected]);
+    const state = await stateOf(plan);
+    expect(state.detections).toMatchObject([{ event_id: detected.event_id, heuristic: 'persistent_issue', round: 3, fingerprints: [key.fingerprint] }]);
+    expect(state.version).toBe(appended.events[0]?.streamPosition);
     expect((await store.readStream(plan)).filter((e) => e.type === 'LoopDetected')).toHaveLength(1);
     const db = store.db as unknown as Kysely<JournalTables>;
-    expect(await db.selectFrom('loop_detections').select(['status']).where('plan', '=', plan).execute()).toEqual([{ status: 'journaled' }]);
+    expect(await db.selectFrom('loop_detections').select(['event_id', 'status', 'stream_position']).where('plan', '=', plan).execute()).toEqual([
+      { event_id: detected.event_id, status: 'journaled', stream_position: appended.events[0]?.streamPosition },
+    ]);
     const history = await db.selectFrom('round_history').select(['round', 'row']).where('plan', '=', plan).orderBy('round').execute();
     expect(history.map((h) => [h.round, (h.row as { detections: string[] }).detections])).toEqual([
       [1, []],

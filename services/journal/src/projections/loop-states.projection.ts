@@ -4,18 +4,14 @@ import {
   DEFAULT_LOOP_CONFIG,
   type LearningDelta,
   type LoopConfig,
-  type LoopDetection,
   type LoopMemory,
   type LoopState,
   type RoundHistoryRow,
   type RunSummaryRow,
-  disagreementOf,
   evolveLoop,
   evolveMemory,
   initialLoopMemory,
   initialLoopState,
-  markChanged,
-  noteDetection,
 } from '@rloop/domain';
 import type { EventStoreTransaction, StoredEvent } from '@rloop/event-store';
 import { planOfStream } from '../streams.js';
@@ -69,12 +65,13 @@ function addLearning(totals: Map<string, LearningTotals>, delta: LearningDelta):
 
 /**
  * The journal's projections as one subscription handler, inside the subscription's transaction
- * (so the checkpoint commits with them). Per plan: the loop state (the panel's decision input, the
- * CLI's status) and the loop memory, which runs the loop-detection heuristics incrementally; a
- * detection is put into the loop state in the same transaction as the event that fired it, so
- * the panel can never decide on that event without it. Also: the letter and escalation indexes,
- * the round history, the run summaries (calibration), the learnings and the detections still to
- * be journaled as LoopDetected. Every update touches a bounded number of rows, whatever the round.
+ * (so the checkpoint commits with them). Per plan, each read model is its evolve from libs/domain:
+ * the loop state (evolveLoop: the panel's decision input, the CLI's status) and the loop memory
+ * (evolveMemory, the same fold the panel's loop-detection reactor decides with; here only its
+ * read models are kept — the detections are the reactor's to journal, and come back as
+ * LoopDetected events, which evolveLoop notes in the state). Also: the letter and escalation
+ * indexes, the round history, the run summaries (calibration), the learnings and the journaled
+ * LoopDetected events. Every update touches a bounded number of rows, whatever the round.
  */
 /** A stored event with its contract reading (parsed on replay; as validated on the way in, inline). */
 export interface ProjectedEvent {
@@ -109,8 +106,7 @@ export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): Pro
     const rounds = new Map<string, RoundHistoryRow & { plan: string }>();
     const runs = new Map<string, RunSummaryRow>();
     const learnings = new Map<string, LearningTotals>();
-    const detections: LoopDetection[] = [];
-    const journaled: { event_id: string; position: number }[] = [];
+    const detected: Insertable<JournalTables['loop_detections']>[] = [];
     for (const { stored, event } of batch) {
       const plan = planOfStream(stored.streamId);
       const current = after.get(plan) ?? before.get(plan) ?? { state: initialLoopState(plan), streamId: null, memory: memories.get(plan) ?? initialLoopMemory(plan), findingsOpen: null, spend: 0 };
@@ -122,16 +118,8 @@ export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): Pro
         if (event.type !== 'PlanSubmitted' || evolveLoop(current.state, event, stored.streamPosition).run_id !== event.event_id) continue;
         streamId = stored.streamId;
       }
-      const folded = evolveLoop(current.state, event, stored.streamPosition);
-      let state = folded;
+      const state = evolveLoop(current.state, event, stored.streamPosition);
       const step = evolveMemory(current.memory, event, stored.streamPosition, config);
-      for (const detection of step.detections) {
-        const disagreement = disagreementOf(detection.evidence);
-        state = noteDetection(state, { ...detection, ...(disagreement === undefined ? {} : { disagreement }) });
-        detections.push(detection);
-      }
-      // A detection put in beside the fold is a change of the state too: decisions made before it are stale.
-      state = markChanged(folded, state, event, stored.streamPosition);
       if (step.round !== null) rounds.set(`${step.round.run_id}\u0000${step.round.round}`, { ...step.round, plan });
       if (step.run !== null) runs.set(step.run.run_id, step.run);
       for (const delta of step.learnings) addLearning(learnings, delta);
@@ -142,22 +130,15 @@ export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): Pro
       } else if (event.type === 'EscalationRaised') {
         escalations.push({ escalation_id: event.data.escalation_id, plan, run_id: event.correlation_id, event_id: event.event_id, stream_position: stored.streamPosition, raised_at: event.occurred_at, stream_id: stored.streamId });
       } else if (event.type === 'LoopDetected') {
-        journaled.push({ event_id: event.event_id, position: stored.streamPosition });
+        const { heuristic, round } = event.data;
+        const detection = { plan, run_id: event.correlation_id, heuristic, round, fingerprints: event.data.fingerprints, critic_ids: event.data.critic_ids, message: event.data.message, evidence: event.data.evidence };
+        detected.push({ event_id: event.event_id, plan, run_id: event.correlation_id, round, heuristic, detection: JSON.stringify(detection), status: 'journaled', stream_position: stored.streamPosition });
       }
     }
     // Every table is written with one statement per batch, whatever the batch holds.
     if (letters.length > 0) await db.insertInto('letters').values(letters).onConflict((oc) => oc.column('letter_id').doNothing()).execute();
     if (escalations.length > 0) await db.insertInto('escalations').values(escalations).onConflict((oc) => oc.column('escalation_id').doNothing()).execute();
-    if (detections.length > 0) {
-      await db
-        .insertInto('loop_detections')
-        .values(detections.map((d) => ({ event_id: d.event_id, plan: d.plan, run_id: d.run_id, round: d.round, heuristic: d.heuristic, detection: JSON.stringify(d), status: 'pending', stream_position: null })))
-        .onConflict((oc) => oc.column('event_id').doNothing())
-        .execute();
-    }
-    for (const j of journaled) {
-      await db.updateTable('loop_detections').set({ status: 'journaled', stream_position: j.position }).where('event_id', '=', j.event_id).execute();
-    }
+    if (detected.length > 0) await db.insertInto('loop_detections').values(detected).onConflict((oc) => oc.column('event_id').doNothing()).execute();
     if (after.size > 0) {
       const states = [...after].map(([plan, row]) => ({
         plan,

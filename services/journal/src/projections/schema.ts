@@ -100,7 +100,10 @@ export interface LoopMemoryTables {
     last_seen_at: string;
     recent_plans: ColumnType<unknown, string, string>;
   };
-  /** Detections the projection made, and whether their LoopDetected is in the journal yet. */
+  /**
+   * The journaled LoopDetected events (status `journaled`). Journals before the loop-detection
+   * reactor also kept the detections their projection made here (`pending`, `stale`).
+   */
   loop_detections: {
     event_id: string;
     plan: string;

@@ -6,6 +6,7 @@ import { JournalClient } from '@rloop/journal-client';
 import type { PanelConfig } from '../config.js';
 import { PANEL_CONFIG } from '../tokens.js';
 import { PanelRegistry } from '../registry/panel-registry.js';
+import { LoopDetector } from '../detection/loop-detector.js';
 import { retryWaitMs } from './availability.js';
 
 /**
@@ -36,6 +37,7 @@ export class DecideController {
     @Inject(JournalClient) private readonly journal: JournalClient,
     @Inject(PANEL_CONFIG) private readonly config: PanelConfig,
     @Inject(PanelRegistry) private readonly registry: PanelRegistry,
+    @Inject(LoopDetector) private readonly detector: LoopDetector,
     @Inject(CLOCK) private readonly clock: Clock,
     @Inject(SERVICE_IDENTITY) private readonly identity: ServiceIdentity,
   ) {}
@@ -61,6 +63,10 @@ export class DecideController {
     if (version < event.data.stream_version) {
       throw new TransientError('PANEL.STATE_BEHIND', `the journal's loop state of ${event.plan} is at ${version}, behind the announced ${event.data.stream_version}`);
     }
+    // Loop detection first (the same decision the panel-detect reactor makes, and the same events): a
+    // letter or a fix whose heuristics fired is decided on once their LoopDetected is committed, whose
+    // announcement is a decision point, so an escalation names the heuristic instead of asking for a fix.
+    if ((await this.detector.detect(state)).length > 0) return;
     const letterId = needsLetter(state);
     const letter = letterId === null ? null : await this.journal.letterAt(event, letterId);
     const now = this.clock.now();
