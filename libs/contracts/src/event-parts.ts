@@ -158,7 +158,15 @@ export const Gating = z.object({
   commit: GitSha,
   /** The plan's globs resolved against that commit. */
   files: z.array(RepoPath),
+  /** Where the gate read the repository: the user's repository (a local plan), or the gate's own clone of `repo_url`. */
   repo_path: z.string().min(1),
+  /**
+   * The repository's URL when the plan gave one (git over https, ssh or git://, or a file URL on a
+   * one-host fleet): every worker fetches what it needs from here into a cache of its own, and the
+   * implementer pushes the plan's branch here. Absent for a plan given by local path (then
+   * `repo_path` is read and written in place, so the fleet must share that disk).
+   */
+  repo_url: z.string().min(1).optional(),
   /** The plan's test command: the implementer runs it for the baseline before round 1. */
   test_cmd: z.string().min(1),
 });

@@ -37,7 +37,7 @@ export {
   isWorseThanBest,
 } from './loop/state.js';
 export { admitDecision, DECISION_TYPES, type Admission } from './loop/admission.js';
-export { decideScopeLock, scopeLockEvents, scopeConflictMessage, sameHolders, type Gating, type ScopeLockOutcome, SCOPE_LOCK_MODES, MAX_NAMED_OVERLAP, type ScopeLockMode, type OpenRun, type ScopeCandidate, type ScopeDecision } from './scope/scope-lock.js';
+export { decideScopeLock, repositoryKey, scopeLockEvents, scopeConflictMessage, sameHolders, type Gating, type ScopeLockOutcome, SCOPE_LOCK_MODES, MAX_NAMED_OVERLAP, type ScopeLockMode, type OpenRun, type ScopeCandidate, type ScopeDecision } from './scope/scope-lock.js';
 export { decideNext, needsLetter, type PanelContext } from './loop/decide.js';
 export {
   decideEscalation,
