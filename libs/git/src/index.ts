@@ -2,4 +2,4 @@
 export { git, gitText, commitExists, MAX_GIT_OUTPUT_BYTES, commitConfigArgs, DEFAULT_IDENTITY, type GitOptions, type GitResult, type CommitIdentity } from './git.js';
 export { GIT_ERROR_CODES, GitCommandError, GitOutputTooLargeError, CommitNotFoundError, UnsafeRepositoryError, PushRejectedError } from './errors.js';
 export { readOnlyCheckout, readOnlyCheckoutDir, removeReadOnlyCheckout, pruneReadOnlyCheckouts, type ReadOnlyCheckout } from './read-only-checkout.js';
-export { RepositoryCache, repositoryIdentity, GIT_CREDENTIALS_VARIABLE, type RepositoryCacheOptions, type LeasedRefUpdate } from './repository-cache.js';
+export { RepositoryCache, repositoryCacheAt, repositoryIdentity, GIT_CREDENTIALS_VARIABLE, type RepositoryCacheOptions, type LeasedRefUpdate } from './repository-cache.js';

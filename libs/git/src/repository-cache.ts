@@ -203,3 +203,22 @@ export class RepositoryCache {
     return readOnlyCheckout(dir, commit, options);
   }
 }
+
+const processCaches = new Map<string, RepositoryCache>();
+
+/**
+ * The process's one cache for a root (one serialization queue per repository however many callers
+ * ask), with the operator's credentials file from RLOOP_GIT_CREDENTIALS when set. Reading
+ * process.env here is deliberate, as in the git runner: every service that fetches gets the same
+ * setting without passing a secret's location through its config; its value is never logged.
+ */
+export function repositoryCacheAt(root: string): RepositoryCache {
+  const key = resolve(root);
+  let cache = processCaches.get(key);
+  if (cache === undefined) {
+    const credentialsFile = process.env[GIT_CREDENTIALS_VARIABLE];
+    cache = new RepositoryCache({ root: key, ...(credentialsFile === undefined || credentialsFile === '' ? {} : { credentialsFile }) });
+    processCaches.set(key, cache);
+  }
+  return cache;
+}

@@ -3,7 +3,6 @@ import { CLOCK, type Clock, EVENT_PUBLISHER, type EventContext, type EventPublis
 import { type CriticFailureReason, type DispatchedCritic, type EventOf, type Finding, TransientError, describeError, parseEvent } from '@rloop/contracts';
 import { type CriticDefinition, type CriticRunResult, type RepoRoundReview, listCheckoutFiles, prepareRepoReview, runCritic } from '@rloop/critics';
 import { type DecisionMeta, type LoopState, decisionEvent, describeCoverage, isFirstAnswer, roundWork } from '@rloop/domain';
-import { readOnlyCheckout } from '@rloop/git';
 import { JournalClient } from '@rloop/journal-client';
 import {
   type BudgetReached,
@@ -21,6 +20,7 @@ import {
 } from '@rloop/llm';
 import type { CriticRunnerConfig } from '../config.js';
 import type { LlmCriticHost } from '../llm/llm-critics.js';
+import { checkoutRound } from '../repository-checkout.js';
 import { CRITIC_RUNNER_CONFIG, HOSTED_CRITICS, LLM_CRITIC_HOST, RECORDED_COVERAGE } from '../tokens.js';
 import { type RecordedCoverageStore, recordedCoverageFor } from './recorded-coverage.js';
 
@@ -124,7 +124,7 @@ export class RoundsController implements OnApplicationShutdown {
       const { entries } = await this.journal.events(event.plan, { scope: 'current_run' });
       this.coverage.set(round.commit, recordedCoverageFor(entries.map((e) => e.event), round.commit));
     }
-    const checkout = await readOnlyCheckout(round.repo_path, round.commit, { workRoot: this.config.workRoot });
+    const checkout = await checkoutRound(state, round, this.config.workRoot);
     // Listed from the checkout itself, once for every critic of the round (never from a repository
     // that holds the fleet's home: it ignores the checkout, and the critics would see no files).
     const repoFiles = await listCheckoutFiles(checkout.dir, this.abort.signal);
