@@ -13,6 +13,7 @@ import type { ImplementerConfig } from '../config.js';
 import { applyFix, builtInStrategies, type ImplementerEnv, recordBaseline, type StrategyResolver } from '../core.js';
 import { OWNER_TAG, OWNER_VARIABLE, reapOrphans } from '../shell/orphans.js';
 import { checkBubblewrap } from '../shell/sandbox.js';
+import { localRepoPath } from '../git/remote.js';
 import { IMPLEMENTER_CONFIG } from '../tokens.js';
 
 
@@ -104,7 +105,7 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     const state = await this.runState(announcement, ctx);
     const work = state === null ? null : baselineWork(state);
     if (work === null) return;
-    const data = await recordBaseline({ slug: work.slug, runId: work.runId, repoPath: work.repoPath, commit: work.commit, testCmd: work.testCmd }, this.env);
+    const data = await recordBaseline({ slug: work.slug, runId: work.runId, repoPath: work.repoPath, ...(work.repoUrl === undefined ? {} : { repoUrl: work.repoUrl }), commit: work.commit, testCmd: work.testCmd }, this.env);
     const meta = { plan: work.slug, run_id: work.runId, causation_id: work.gatedEventId, producer: this.identity.producer, now: this.clock.now().toISOString() };
     await this.publisher.publish(decisionEvent('BaselineRecorded', meta, ['baseline'], data));
   }
@@ -145,7 +146,8 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     const budget: BudgetState = { limits: settings.budgets, spentOnPlanUsd: spend.run_usd ?? spend.plan_usd, spentTodayUsd: spend.day_usd };
     const runTests = createPlanTestRunner({ command: request.test_cmd, timeoutMs: this.config.testTimeoutMs, env: this.commandEnv, limits: this.config.commands.limits });
     const strategy = createAnthropicStrategy({
-      request,
+      // Its records are kept beside the fix's: in this implementer's copy of a plan given by URL.
+      request: { ...request, repo_path: await localRepoPath(request, this.config.home, request.base_commit) },
       testWriter: { client: wiring.testWriter, spec: settings.testWriter, stepBudget: settings.testWriterSteps },
       implementer: { client: wiring.implementer, spec: settings.implementer, stepBudget: settings.implementerSteps },
       budget,
