@@ -103,7 +103,8 @@ export const HEURISTICS = ['persistent_issue', 'oscillation', 'implementer_wall'
 export const Heuristic = z.enum(HEURISTICS);
 export type Heuristic = z.infer<typeof Heuristic>;
 
-export const ESCALATION_REASONS = ['soft_cap', 'heuristic', 'budget', 'critic_failures'] as const;
+/** `implementer_failed`: a requested fix could not be served (its branch held elsewhere, the repository unreachable) within RLOOP_FIX_DEADLINE_MS. */
+export const ESCALATION_REASONS = ['soft_cap', 'heuristic', 'budget', 'critic_failures', 'implementer_failed'] as const;
 export const EscalationReason = z.enum(ESCALATION_REASONS);
 
 /** A finding's story across rounds, for people deciding what to do with a stuck loop. */

@@ -51,6 +51,7 @@ export {
   type RepeatedFailure,
 } from './escalation/decide-escalation.js';
 export { retryBackoffMs, type RetryBackoff } from './loop/retry.js';
+export { decideUnservedFix, DEFAULT_UNSERVED_FIX_POLICY, type UnservedFixPolicy, type UnservedFixDecision, type UnservedFixAttempt } from './loop/unserved-fix.js';
 export { baselineWork, roundWork, fixWork, fixRequestData, type BaselineWork, type RoundWork } from './loop/work.js';
 export { decisionEvent, stampDecision, type DecisionMeta } from './loop/envelope.js';
 export { chooseHandoffRound, reviewedRounds, describeOpen, openByRank, handoffWork, type ReviewedRound, type HandoffChoice, type HandoffWork } from './loop/handoff.js';

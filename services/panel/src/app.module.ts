@@ -1,6 +1,7 @@
 import { type DynamicModule, Module } from '@nestjs/common';
 import type { PanelConfig } from './config.js';
 import { DecideController } from './deciding/decide.controller.js';
+import { FixDeadlineController } from './fix-deadline/fix-deadline.controller.js';
 import { PanelRegistry } from './registry/panel-registry.js';
 import { PANEL_CONFIG } from './tokens.js';
 import { JournalClientModule } from '@rloop/journal-client';
@@ -8,6 +9,6 @@ import { JournalClientModule } from '@rloop/journal-client';
 @Module({})
 export class PanelModule {
   static forRoot(config: PanelConfig): DynamicModule {
-    return { module: PanelModule, imports: [JournalClientModule], controllers: [DecideController], providers: [{ provide: PANEL_CONFIG, useValue: config }, PanelRegistry] };
+    return { module: PanelModule, imports: [JournalClientModule], controllers: [DecideController, FixDeadlineController], providers: [{ provide: PANEL_CONFIG, useValue: config }, PanelRegistry] };
   }
 }

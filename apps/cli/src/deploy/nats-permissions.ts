@@ -65,7 +65,11 @@ export const FLEET_BUS_USE: Readonly<Record<string, ServiceBusUse>> = {
   },
   panel: {
     description: 'the panel: decides rounds, fixes, phases, convergence and escalations',
-    consumes: [{ handler: 'panel-decide', selector: 'JournalCommitted' }],
+    consumes: [
+      { handler: 'panel-decide', selector: 'JournalCommitted' },
+      // The timer of a fix nobody serves (RLOOP_FIX_DEADLINE_MS): it escalates a plan left in "fixing".
+      { handler: 'panel-fix-deadline', selector: 'JournalCommitted' },
+    ],
     // CriticFailed: a core critic the panel cannot dispatch (no live host) fails the round it starts.
     publishes: ['RoundStarted', 'FixRequested', 'PhaseAdvanced', 'LoopConverged', 'LoopBypassed', 'EscalationRaised', 'CriticFailed'],
     answers: [],
