@@ -59,8 +59,8 @@ export function decideUnservedFix(state: LoopState, attempt: UnservedFixAttempt,
     const backoff = Math.min(policy.retry_max_ms, policy.retry_initial_ms * 2 ** Math.min(Math.max(0, attempt.attempts - 1), 30));
     return { kind: 'retry', after_ms: Math.max(1, Math.min(backoff, left)) };
   }
-  const minutes = Math.round(policy.deadline_ms / 60_000);
+  const spoken = policy.deadline_ms >= 120_000 ? `${Math.round(policy.deadline_ms / 60_000)} min` : `${Math.round(policy.deadline_ms / 1000)} s`;
   const why = attempt.failure === null ? 'no implementer answered' : `the last attempt failed: ${attempt.failure.slice(0, 2000)}`;
-  const detail = `round ${current.round}'s fix was not made within ${policy.deadline_ms} ms (${minutes} min) of its letter; ${why}`;
+  const detail = `round ${current.round}'s fix was not made within ${policy.deadline_ms} ms (${spoken}) of its letter; ${why}`;
   return { kind: 'escalate', event: escalationEvent(state, meta, { kind: 'implementer_failed', detail }, { round: current.round, source: 'fix-deadline' }) };
 }

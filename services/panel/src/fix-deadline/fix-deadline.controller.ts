@@ -1,7 +1,7 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
 import { CLOCK, type Clock, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, RetryLaterError, SERVICE_IDENTITY, type ServiceIdentity } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
-import { decideUnservedFix } from '@rloop/domain';
+import { DEFAULT_UNSERVED_FIX_POLICY, decideUnservedFix } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
 import type { PanelConfig } from '../config.js';
 import { PANEL_CONFIG } from '../tokens.js';
@@ -10,10 +10,17 @@ import { PANEL_CONFIG } from '../tokens.js';
 const SLACK_MS = 100;
 
 /**
+ * The guard is the backstop: it looks one longest retry interval after the deadline, so an
+ * implementer that keeps failing (it escalates at the deadline itself, saying why) goes first and
+ * the guard only speaks when no implementer answered at all.
+ */
+export const GUARD_GRACE_MS = DEFAULT_UNSERVED_FIX_POLICY.retry_max_ms;
+
+/**
  * The guard of a fix nobody serves: when no implementer answers a FixRequested at all (none is
  * running, or every one fails before it can say so), the plan would wait in "fixing" forever. The
- * announcement that carried the FixRequested is parked until RLOOP_FIX_DEADLINE_MS after the
- * letter (a RetryLaterError: a durable timer that survives restarts); what it decides then comes
+ * announcement that carried the FixRequested is parked until RLOOP_FIX_DEADLINE_MS (plus a grace)
+ * after the letter (a RetryLaterError: a durable timer that survives restarts); what it decides then comes
  * from the journal's committed state — a fix applied meanwhile, or a run that moved on or ended,
  * gets nothing — and past the deadline it raises the same EscalationRaised (reason
  * implementer_failed) an implementer would, so the two never escalate twice.
@@ -40,7 +47,7 @@ export class FixDeadlineController {
     const now = this.clock.now();
     const meta = { plan: state.plan, run_id: state.run_id, causation_id: requested.event_id, producer: this.identity.producer, now: now.toISOString() };
     // One look at the deadline itself (not the implementer's backoff): the guard only acts when nobody else did.
-    const deadline = this.config.fixDeadlineMs;
+    const deadline = this.config.fixDeadlineMs + GUARD_GRACE_MS;
     const decision = decideUnservedFix(state, { now_ms: now.getTime(), attempts: 1, failure: null }, { deadline_ms: deadline, retry_initial_ms: deadline, retry_max_ms: deadline }, meta);
     if (decision.kind === 'served') return;
     if (decision.kind === 'retry') throw new RetryLaterError(decision.after_ms + SLACK_MS, `round ${state.current?.round ?? '?'} of ${state.plan} waits for its fix`);

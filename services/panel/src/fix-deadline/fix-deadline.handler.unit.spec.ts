@@ -7,7 +7,7 @@ import { CriticCatalogue, decideNext, fingerprintOf } from '@rloop/domain';
 import { InMemoryJournal, JournalClientModule, inMemoryPorts, journaledEvent } from '@rloop/journal-client';
 import type { PanelConfig } from '../config.js';
 import { PANEL_CONFIG } from '../tokens.js';
-import { FixDeadlineController } from './fix-deadline.controller.js';
+import { FixDeadlineController, GUARD_GRACE_MS } from './fix-deadline.controller.js';
 
 // The guard through Nest's DI, with in-memory ports (the journal's folds) and a fixed clock.
 const PLAN = 'add-billing';
@@ -109,7 +109,7 @@ describe('the panel\'s guard of a fix nobody serves (handler through Nest DI)', 
     const controller = await guard(journal, 20);
     const error = thrownBy(await controller.onCommitted(journal.announce(PLAN, 1), delivery()));
     expect(error).toBeInstanceOf(RetryLaterError);
-    expect((error as RetryLaterError).delayMs).toBe(DEADLINE_MS - 10_000 + 100);
+    expect((error as RetryLaterError).delayMs).toBe(DEADLINE_MS + GUARD_GRACE_MS - 10_000 + 100);
     expect(journal.published).toEqual([]);
   });
 
@@ -117,7 +117,7 @@ describe('the panel\'s guard of a fix nobody serves (handler through Nest DI)', 
     const journal = new InMemoryJournal();
     runWaitingForFix(journal);
     const announcement = journal.announce(PLAN, 1);
-    const controller = await guard(journal, 10 + DEADLINE_MS / 1000);
+    const controller = await guard(journal, 10 + (DEADLINE_MS + GUARD_GRACE_MS) / 1000);
     expect(thrownBy(await controller.onCommitted(announcement, delivery(2)))).toBeUndefined();
     expect(journal.published.map((e) => e.type)).toEqual(['EscalationRaised']);
     expect(journal.published[0]?.type === 'EscalationRaised' && journal.published[0].data.reason).toBe('implementer_failed');
@@ -131,7 +131,7 @@ describe('the panel\'s guard of a fix nobody serves (handler through Nest DI)', 
     journal.append(
       journaledEvent('FixApplied', { round: 1, letter_id: letterId, strategy: 'autofix', outcome: 'no_change', reason: 'nothing to do', fixes_applied: [], tests_added: [], tests_result: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 }, base_commit: SHA, commit: null, diff_stats: { files_changed: 0, insertions: 0, deletions: 0 }, duration_ms: 1 }, envelope(30)),
     );
-    const controller = await guard(journal, 10 + DEADLINE_MS / 1000 + 1);
+    const controller = await guard(journal, 10 + (DEADLINE_MS + GUARD_GRACE_MS) / 1000 + 1);
     expect(thrownBy(await controller.onCommitted(announcement, delivery(2)))).toBeUndefined();
     expect(journal.published).toEqual([]);
   });
