@@ -1,5 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
@@ -15,7 +16,7 @@ let first: string;
 let second: string;
 
 const raw = (dir: string, ...args: string[]): string =>
-  execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'core.hooksPath=/dev/null', ...args], { encoding: 'utf8' }).trim();
+  execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'core.hooksPath=/dev/null', ...args], { encoding: 'utf8', stdio: 'pipe' }).trim();
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'rloop-cache-'));
@@ -82,6 +83,36 @@ describe('RepositoryCache', () => {
       ]),
     ).rejects.toBeInstanceOf(PushRejectedError);
     expect(await cache.fetchRef(url, 'refs/heads/rloop/q', 'refs/cache/rloop/q')).toBeNull();
+  });
+});
+
+describe('operator credentials (RLOOP_GIT_CREDENTIALS)', () => {
+  it('are given by git\'s own store helper to a server that asks, and named in no error', async () => {
+    // An HTTP server that asks for credentials and records what it was given (then has no repository).
+    const seen: string[] = [];
+    const server = createServer((request, response) => {
+      const auth = request.headers.authorization;
+      if (auth === undefined) {
+        response.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"' }).end();
+        return;
+      }
+      seen.push(Buffer.from(auth.replace(/^Basic /, ''), 'base64').toString('utf8'));
+      response.writeHead(404).end();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    const credentials = join(root, 'git-credentials');
+    writeFileSync(credentials, `http://ci-bot:s3cret-token@127.0.0.1:${port}\n`, { mode: 0o600 });
+    try {
+      const cache = new RepositoryCache({ root: join(root, 'host-g', 'repos'), credentialsFile: credentials });
+      const error = await cache.fetchCommit(`http://127.0.0.1:${port}/org/app.git`, first).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(Error);
+      expect((error as Error).message).not.toContain(credentials);
+      expect((error as Error).message).not.toContain('s3cret-token');
+      expect(seen).toContain('ci-bot:s3cret-token');
+    } finally {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
   });
 });
 

@@ -87,9 +87,20 @@ export class RepositoryCache {
   /** Transport settings of every fetch and push: allowed protocols only, no redirects, the operator's credentials when given. */
   private transport(): { config: string[]; env: Record<string, string> } {
     const config = ['-c', 'http.followRedirects=false', '-c', 'credential.interactive=false'];
-    // An empty helper first clears any helper the user's global config names; then git's own store reads the operator's file.
-    if (this.credentialsFile !== undefined) config.push('-c', 'credential.helper=', '-c', `credential.helper=store --file='${this.credentialsFile.replace(/'/g, `'\\''`)}'`);
-    return { config, env: { GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS } };
+    const env: Record<string, string> = { GIT_ALLOW_PROTOCOL: ALLOWED_PROTOCOLS };
+    if (this.credentialsFile !== undefined) {
+      // Given through git's environment, not its arguments, so no error message (they quote the
+      // arguments) names the file. An empty helper first clears any helper the user's global config
+      // names; then git's own store reads the operator's file.
+      Object.assign(env, {
+        GIT_CONFIG_COUNT: '2',
+        GIT_CONFIG_KEY_0: 'credential.helper',
+        GIT_CONFIG_VALUE_0: '',
+        GIT_CONFIG_KEY_1: 'credential.helper',
+        GIT_CONFIG_VALUE_1: `store --file='${this.credentialsFile.replace(/'/g, `'\\''`)}'`,
+      });
+    }
+    return { config, env };
   }
 
   /** Runs `work` after every earlier call for the same repository has finished (fetches and pushes of one bare copy never overlap here). */
