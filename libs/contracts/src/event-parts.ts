@@ -103,7 +103,8 @@ export const HEURISTICS = ['persistent_issue', 'oscillation', 'implementer_wall'
 export const Heuristic = z.enum(HEURISTICS);
 export type Heuristic = z.infer<typeof Heuristic>;
 
-export const ESCALATION_REASONS = ['soft_cap', 'heuristic', 'budget', 'critic_failures'] as const;
+/** `implementer_failed`: a requested fix could not be served (its branch held elsewhere, the repository unreachable) within RLOOP_FIX_DEADLINE_MS. */
+export const ESCALATION_REASONS = ['soft_cap', 'heuristic', 'budget', 'critic_failures', 'implementer_failed'] as const;
 export const EscalationReason = z.enum(ESCALATION_REASONS);
 
 /** A finding's story across rounds, for people deciding what to do with a stuck loop. */
@@ -158,7 +159,15 @@ export const Gating = z.object({
   commit: GitSha,
   /** The plan's globs resolved against that commit. */
   files: z.array(RepoPath),
+  /** Where the gate read the repository: the user's repository (a local plan), or the gate's own clone of `repo_url`. */
   repo_path: z.string().min(1),
+  /**
+   * The repository's URL when the plan gave one (git over https, ssh or git://, or a file URL on a
+   * one-host fleet): every worker fetches what it needs from here into a cache of its own, and the
+   * implementer pushes the plan's branch here. Absent for a plan given by local path (then
+   * `repo_path` is read and written in place, so the fleet must share that disk).
+   */
+  repo_url: z.string().min(1).optional(),
   /** The plan's test command: the implementer runs it for the baseline before round 1. */
   test_cmd: z.string().min(1),
 });

@@ -101,6 +101,13 @@ export const RoundStarted = defineEvent(
     base_commit: GitSha,
     /** The repository on the fleet's machine (critics check the pinned commit out of it read-only). */
     repo_path: z.string().min(1),
+    /**
+     * The repository's URL when the plan gave one (git over https, ssh or git://, or a file URL on a
+     * one-host fleet): every worker fetches what it needs from here into a cache of its own, and the
+     * implementer pushes the plan's branch here. Absent for a plan given by local path (then
+     * `repo_path` is read and written in place, so the fleet must share that disk).
+     */
+    repo_url: z.string().min(1).optional(),
     files: z.array(RepoPath),
     critics: z.array(DispatchedCritic),
     not_configured: z.array(LeftOutCritic),
@@ -171,6 +178,13 @@ export const FixRequested = defineEvent(
     base_commit: GitSha,
     branch: z.string().min(1),
     repo_path: z.string().min(1),
+    /**
+     * The repository's URL when the plan gave one (git over https, ssh or git://, or a file URL on a
+     * one-host fleet): every worker fetches what it needs from here into a cache of its own, and the
+     * implementer pushes the plan's branch here. Absent for a plan given by local path (then
+     * `repo_path` is read and written in place, so the fleet must share that disk).
+     */
+    repo_url: z.string().min(1).optional(),
     test_cmd: z.string().min(1),
     implementer: PlanImplementer,
     /** Tests that already failed at the baseline: not regressions. */

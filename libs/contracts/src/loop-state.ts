@@ -104,7 +104,7 @@ export const LoopState = z.object({
   spec: PlanSpec.nullable(),
   submission_id: z.string().nullable(),
   verdict: GateVerdict.nullable(),
-  gated: Ref.extend({ commit: z.string(), repo_path: z.string(), files: z.array(z.string()) }).nullable(),
+  gated: Ref.extend({ commit: z.string(), repo_path: z.string(), repo_url: z.string().optional(), files: z.array(z.string()) }).nullable(),
   /** While queued (scope locking): the gating it will run with and the runs it waits for, from its latest LoopQueued. */
   queued: z.object({ event_id: z.string().min(1), gating: Gating, waiting_for: z.array(ScopeHolder).min(1) }).nullable().default(null),
   baseline: Ref.extend({ commit: z.string(), branch: z.string(), failing: z.array(z.string()) }).nullable(),

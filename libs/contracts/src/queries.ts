@@ -155,7 +155,7 @@ export const JOURNAL_QUERIES = {
           run_id: EventId,
           status: z.string(),
           /** The repository and files of its LoopGated or LoopQueued; null while it is not gated yet. */
-          scope: z.object({ repo_path: z.string(), files: z.array(z.string()) }).nullable(),
+          scope: z.object({ repo_path: z.string(), repo_url: z.string().optional(), files: z.array(z.string()) }).nullable(),
           /**
            * Whether every run submitted before it is in this list or has ended: its PlanSubmitted
            * lies below the journal's read horizon (no older transaction is still running).

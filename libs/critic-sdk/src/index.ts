@@ -13,7 +13,7 @@ export {
 } from './options.js';
 export { CriticPresence, type CriticPresenceOptions, type AnnouncedCritic } from './presence.js';
 export { answerEvent, criticCacheDir, notRun, dispatchFor, roundExpired, reportEventId, reportData, MAX_REPORTED_FINDINGS, type AnswerOptions } from './dispatch.js';
-export { stopOnSignals } from './signals.js';
+export { stopOnSignals } from '@rloop/bus';
 export { CRITIC_SDK_ERROR_CODES, CriticDefinitionError, CriticServiceStartError } from './errors.js';
 // What a critic's run function works with, from the critics library (built-in critics use the same).
 export { draftFinding, type CriticContext, type FindingDraft, type DraftInput } from '@rloop/critics';

@@ -7,7 +7,7 @@ import type { LoggerService } from '@nestjs/common';
 import { JetStreamClient, openCriticHealthBucket, readCriticRegistry } from '@rloop/bus';
 import { type EventOf, type RloopEvent, parseEvent } from '@rloop/contracts';
 import { pruneReadOnlyCheckouts } from '@rloop/git';
-import { TEST_NATS_URL, type TestNats, connectTestNats, eventually, uniqueNamespace } from '@rloop/testing';
+import { TEST_NATS_URL, type TestNats, connectTestNats, eventually, startGitDaemon, uniqueNamespace } from '@rloop/testing';
 import { ulid } from 'ulid';
 import { type RunningCriticService, type ServiceCritic, defineCritic, draftFinding, reportEventId, runCriticService } from './index.js';
 
@@ -194,6 +194,21 @@ describe('runCriticService on the real NATS server', () => {
 
     expect(slow).toMatchObject({ type: 'CriticFailed', data: { reason: 'timed_out', core: false, critic_id: CRITIC_ID } });
     expect(remote).toMatchObject({ type: 'CriticFailed', data: { reason: 'not_runnable', core: true, message: expect.stringContaining('from this host') as unknown } });
+  });
+
+  it('reads a plan given by URL from its own cache, fetched by sha (no disk shared with the gate)', async () => {
+    // The gate's path is on another host; only the repository's URL reaches this one.
+    const daemon = await startGitDaemon(home);
+    try {
+      await publisher.publish(round({ repo_path: join(home, 'gate-host-only'), repo_url: daemon.urlOf('repo') }, 'sdk-url'));
+
+      const [answer] = await eventually(async () => ((await answers('sdk-url')).length > 0 ? answers('sdk-url') : undefined), { description: 'the report from the URL' });
+
+      if (answer?.type !== 'FindingsReported') throw new Error(`expected FindingsReported, got ${JSON.stringify(answer)}`);
+      expect(answer.data.findings).toEqual([expect.objectContaining({ file: 'a.txt', line_range: { start: 2, end: 2 }, finding_type: 'spec/marker' })]);
+    } finally {
+      await daemon.stop();
+    }
   });
 
   it('shares the work between two replicas: every round reviewed and answered once', async () => {

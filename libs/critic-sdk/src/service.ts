@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { Controller, type DynamicModule, Inject, type LoggerService, Module, type OnApplicationShutdown } from '@nestjs/common';
 import {
   BUS_REQUESTER,
@@ -14,17 +15,17 @@ import {
   type RunningService,
   ServiceLogger,
   startService,
+  stopOnSignals,
 } from '@rloop/bus';
 import { type EventOf, describeError } from '@rloop/contracts';
 import { RepoPolicy } from '@rloop/critics';
-import { readOnlyCheckout } from '@rloop/git';
+import { readOnlyCheckout, repositoryCacheAt } from '@rloop/git';
 import { JournalClient } from '@rloop/journal-client';
 import { type DispatchOutcome, type RoundHost, answerRound } from './answer-round.js';
 import type { ServiceCritic } from './define.js';
 import { CRITIC_SDK_ERROR_CODES, CriticServiceStartError } from './errors.js';
 import { type CheckoutProvider, type CriticServiceOptions, type ResolvedCriticServiceOptions, criticServiceName, resolveCriticServiceOptions } from './options.js';
 import { CriticPresence } from './presence.js';
-import { stopOnSignals } from './signals.js';
 
 export interface RunningCriticService {
   readonly criticId: string;
@@ -50,7 +51,15 @@ interface Runtime {
 
 const RUNTIME = Symbol.for('rloop.critic-sdk.runtime');
 
-const defaultCheckout: CheckoutProvider = async (round, workRoot) => (await readOnlyCheckout(round.repo_path, round.commit, { workRoot })).dir;
+/**
+ * A plan given by URL is read from this service's own cache of the repository under its work root
+ * (the pinned commit fetched by sha), so a critic service needs no disk shared with the gate; a
+ * plan given by local path is read in place (a fleet on one host).
+ */
+const defaultCheckout: CheckoutProvider = async (round, workRoot) => {
+  const checkout = round.repo_url === undefined ? await readOnlyCheckout(round.repo_path, round.commit, { workRoot }) : await repositoryCacheAt(join(workRoot, 'repos')).readOnlyCheckout(round.repo_url, round.commit, { workRoot });
+  return checkout.dir;
+};
 
 /**
  * What a reviewed repository may change for a critic service: the fleet's default policy

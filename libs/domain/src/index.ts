@@ -36,7 +36,7 @@ export {
   isWorseThanBest,
 } from './loop/state.js';
 export { admitDecision, DECISION_TYPES, type Admission } from './loop/admission.js';
-export { decideScopeLock, scopeLockEvents, scopeConflictMessage, sameHolders, type Gating, type ScopeLockOutcome, SCOPE_LOCK_MODES, MAX_NAMED_OVERLAP, type ScopeLockMode, type OpenRun, type ScopeCandidate, type ScopeDecision } from './scope/scope-lock.js';
+export { decideScopeLock, repositoryKey, scopeLockEvents, scopeConflictMessage, sameHolders, type Gating, type ScopeLockOutcome, SCOPE_LOCK_MODES, MAX_NAMED_OVERLAP, type ScopeLockMode, type OpenRun, type ScopeCandidate, type ScopeDecision } from './scope/scope-lock.js';
 export { decideNext, needsLetter, type PanelContext } from './loop/decide.js';
 export {
   decideEscalation,
@@ -50,6 +50,7 @@ export {
   type RepeatedFailure,
 } from './escalation/decide-escalation.js';
 export { retryBackoffMs, type RetryBackoff } from './loop/retry.js';
+export { decideUnservedFix, DEFAULT_UNSERVED_FIX_POLICY, type UnservedFixPolicy, type UnservedFixDecision, type UnservedFixAttempt } from './loop/unserved-fix.js';
 export { baselineWork, roundWork, fixWork, fixRequestData, type BaselineWork, type RoundWork } from './loop/work.js';
 export { decisionEvent, stampDecision, type DecisionMeta } from './loop/envelope.js';
 export { chooseHandoffRound, reviewedRounds, describeOpen, openByRank, handoffWork, type ReviewedRound, type HandoffChoice, type HandoffWork } from './loop/handoff.js';

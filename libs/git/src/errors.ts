@@ -6,6 +6,7 @@ export const GIT_ERROR_CODES = {
   commitNotFound: 'GIT.COMMIT_NOT_FOUND',
   unsafeRepository: 'GIT.UNSAFE_REPOSITORY',
   outputTooLarge: 'GIT.OUTPUT_TOO_LARGE',
+  pushRejected: 'GIT.PUSH_REJECTED',
 } as const;
 
 /** A git command exited non-zero. Not retryable: the same command on the same repository fails again. */
@@ -48,5 +49,17 @@ export class GitOutputTooLargeError extends RloopError {
     super(GIT_ERROR_CODES.outputTooLarge, `git ${args.filter((a) => a !== '-c' && !a.includes('=')).join(' ')} printed more than ${limitBytes} bytes; it was stopped`);
     this.args = args;
     this.limitBytes = limitBytes;
+  }
+}
+
+/** A push git refused: a ref of the remote was not where the lease expected it (someone else moved it), or the update was not a fast-forward. Not retryable as it is: read the remote again first. */
+export class PushRejectedError extends RloopError {
+  readonly url: string;
+  readonly refs: readonly string[];
+
+  constructor(url: string, refs: readonly string[], stderr: string, options: { cause?: unknown } = {}) {
+    super(GIT_ERROR_CODES.pushRejected, `the push of ${refs.join(', ')} was refused: the remote moved meanwhile (${stderr.trim().split('\n').slice(-3).join(' / ').slice(0, 1000)})`, options);
+    this.url = url;
+    this.refs = refs;
   }
 }

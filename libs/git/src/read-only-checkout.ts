@@ -52,7 +52,8 @@ export async function readOnlyCheckout(repoPath: string, commit: string, options
   try {
     const env = { GIT_INDEX_FILE: join(scratch, 'index') };
     await git(['read-tree', commit], { cwd: repoPath, env });
-    await git(['checkout-index', '-a', '-f', `--prefix=${tree}/`], { cwd: repoPath, env });
+    // A work tree named explicitly, so a bare repository (a worker's cache) can be checked out too; the files go to the prefix.
+    await git([`--work-tree=${tree}`, 'checkout-index', '-a', '-f', `--prefix=${tree}/`], { cwd: repoPath, env });
     await setWritable(tree, false);
     try {
       await rename(tree, dir);

@@ -13,3 +13,4 @@ export { startFakeGitHub, type FakeGitHub, type FakeGitHubOptions, type FakeGitH
 export { natsOperator, makeTestPki, type NatsOperator, type JwtUserPermissions, type TestPki } from './nats-credentials.js';
 export { writeZip, type ZipInput } from './zip.js';
 export { startFakeNpmRegistry, type BulkAdvisory, type FakeNpmRegistry } from './fake-npm-registry.js';
+export { startGitDaemon, type GitDaemon } from './git-daemon.js';

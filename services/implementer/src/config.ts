@@ -3,7 +3,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CommonEnvironment, type CommonSettings, commonSettings, loadYamlConfig, parseEnvironment } from '@rloop/bus';
 import type { CodingAgent } from '@rloop/contracts';
-import { type AgentsTrust, type CredentialSource, TRUST_CONFIG_FILE, TrustConfig } from '@rloop/domain';
+import { type AgentsTrust, type CredentialSource, DEFAULT_UNSERVED_FIX_POLICY, TRUST_CONFIG_FILE, TrustConfig, type UnservedFixPolicy } from '@rloop/domain';
 import { type BudgetLimits, LlmConfigError, type ModelCatalogue, type ModelSpec, findModelOrThrow, loadModelCatalogue, registerSecret } from '@rloop/llm';
 import { z } from 'zod';
 import { AgentCredentialError } from './errors.js';
@@ -43,6 +43,12 @@ const ImplementerEnvironment = CommonEnvironment.extend({
   RLOOP_IMPLEMENTER_STEPS: z.coerce.number().int().min(1).max(200).default(30),
   /** Most lines a fix may change (red tests excluded) before the verifier refuses it. */
   RLOOP_MAX_DIFF_LINES: z.coerce.number().int().min(1).default(400),
+  /**
+   * How long after its letter a requested fix may stay unserved (its branch held elsewhere, the
+   * repository unreachable) — retried with backoff meanwhile — before the loop escalates with
+   * reason implementer_failed. Default 10 minutes.
+   */
+  RLOOP_FIX_DEADLINE_MS: z.coerce.number().int().min(1000).default(DEFAULT_UNSERVED_FIX_POLICY.deadline_ms),
 });
 
 /** What the `anthropic` strategy needs; null without ANTHROPIC_API_KEY (the gate then rejects such plans). */
@@ -85,6 +91,8 @@ export interface ImplementerConfig extends CommonSettings {
   readonly commands: CommandPolicy;
   /** Whether the autofix strategy loads a repository's own ESLint config (config/trust.yaml `eslint.repository_config`). */
   readonly repositoryEslintConfig: boolean;
+  /** RLOOP_FIX_DEADLINE_MS and the backoff of a fix that cannot be served. */
+  readonly fixDeadline: UnservedFixPolicy;
 }
 
 const MIB = 1024 * 1024;
@@ -177,5 +185,6 @@ export async function loadImplementerConfig(env: NodeJS.ProcessEnv = process.env
     anthropic,
     commands: await commandPolicy(trust, env, common.home, trustFile),
     repositoryEslintConfig: trust.eslint.repository_config,
+    fixDeadline: { ...DEFAULT_UNSERVED_FIX_POLICY, deadline_ms: parsed.RLOOP_FIX_DEADLINE_MS },
   });
 }

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { CRITIC_HEALTH_DEFAULTS, CommonEnvironment, type CommonSettings, commonSettings, loadYamlConfig, parseEnvironment } from '@rloop/bus';
-import { CriticCatalogue, LoopConfig } from '@rloop/domain';
+import { CriticCatalogue, DEFAULT_UNSERVED_FIX_POLICY, LoopConfig } from '@rloop/domain';
 import { z } from 'zod';
 
 const PanelEnvironment = CommonEnvironment.extend({
@@ -10,6 +10,12 @@ const PanelEnvironment = CommonEnvironment.extend({
   RLOOP_CRITIC_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(CRITIC_HEALTH_DEFAULTS.heartbeatIntervalMs),
   /** How long a starting panel waits for the catalogue's critics to register before it decides anything (default: three heartbeats). */
   RLOOP_PANEL_REGISTRY_GRACE_MS: z.coerce.number().int().min(0).max(600_000).optional(),
+  /**
+   * How long after its letter a requested fix may stay unserved (its branch held elsewhere, the
+   * repository unreachable) — retried with backoff meanwhile — before the loop escalates with
+   * reason implementer_failed. Default 10 minutes.
+   */
+  RLOOP_FIX_DEADLINE_MS: z.coerce.number().int().min(1000).default(DEFAULT_UNSERVED_FIX_POLICY.deadline_ms),
 });
 
 /** How the panel reads the critic registry. */
@@ -34,6 +40,8 @@ export interface PanelConfig extends CommonSettings {
   readonly loop: LoopConfig;
   readonly anthropicConfigured: boolean;
   readonly registry: RegistrySettings;
+  /** RLOOP_FIX_DEADLINE_MS: the guard escalates a plan left in "fixing" past it. */
+  readonly fixDeadlineMs: number;
 }
 
 /** Parses the panel's environment, config/critics.yaml and config/loop.yaml once, at start (a bad file fails the start). */
@@ -54,5 +62,5 @@ export async function loadPanelConfig(env: NodeJS.ProcessEnv = process.env): Pro
     // TODO(calibration): twelve heartbeats (a minute by default) outlasts a restart of NATS or a critic service.
     retryWaitMs: heartbeatIntervalMs * 12,
   };
-  return Object.freeze({ ...common, catalogue, loop, anthropicConfigured: parsed.ANTHROPIC_API_KEY !== undefined, registry });
+  return Object.freeze({ ...common, catalogue, loop, anthropicConfigured: parsed.ANTHROPIC_API_KEY !== undefined, registry, fixDeadlineMs: parsed.RLOOP_FIX_DEADLINE_MS });
 }

@@ -69,6 +69,8 @@ export const FLEET_BUS_USE: Readonly<Record<string, ServiceBusUse>> = {
       { handler: 'panel-decide', selector: 'JournalCommitted' },
       // The loop-detection reactor's own durable consumer (its checkpoint).
       { handler: 'panel-detect', selector: 'JournalCommitted' },
+      // The timer of a fix nobody serves (RLOOP_FIX_DEADLINE_MS): it escalates a plan left in "fixing".
+      { handler: 'panel-fix-deadline', selector: 'JournalCommitted' },
     ],
     // CriticFailed: a core critic the panel cannot dispatch (no live host) fails the round it starts.
     publishes: ['RoundStarted', 'FixRequested', 'PhaseAdvanced', 'LoopConverged', 'LoopBypassed', 'EscalationRaised', 'CriticFailed', 'LoopDetected'],

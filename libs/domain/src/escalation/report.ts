@@ -35,6 +35,8 @@ const RECOMMENDATIONS: Readonly<Record<StuckReport['trigger']['kind'], string>> 
   heuristic: 'The loop is stuck in a pattern (see the heuristic). Look at the attempts below, settle the design question by hand, then `rloop resume <slug>` or `rloop stop <slug>`.',
   budget: 'The LLM budget was reached. Raise the budget in config if the spend is justified, then `rloop resume <slug>`; otherwise `rloop stop <slug>`.',
   critic_failures: 'A core critic kept failing, so no round could count as clean. Check the critic (`rloop critics`, its logs), then `rloop resume <slug>`.',
+  implementer_failed:
+    'No implementer could make the requested fix before the deadline (RLOOP_FIX_DEADLINE_MS), retried with backoff: the detail says why (the plan\'s repository unreachable from the implementers\' hosts, its credentials — RLOOP_GIT_CREDENTIALS — refused, the branch held elsewhere). Fix the cause (`rloop journal <slug>`, the implementers\' logs), then `rloop resume <slug>`; or `rloop stop <slug>`.',
 };
 
 /** Said with every escalation of a loop that has a branch: the implementer hands it off at the best round (BranchHandedOff). */

@@ -54,6 +54,7 @@ function startRound(state: LoopState, ctx: PanelContext, plan: RoundPlan): Journ
     commit: plan.retained_best?.best_commit ?? state.head,
     base_commit: state.gated.commit,
     repo_path: state.gated.repo_path,
+    ...(state.gated.repo_url === undefined ? {} : { repo_url: state.gated.repo_url }),
     files: [...state.gated.files],
     critics: selection.critics,
     not_configured: selection.not_configured,

@@ -92,6 +92,8 @@ export interface HandoffWork {
   readonly slug: string;
   readonly runId: string;
   readonly repoPath: string;
+  /** The repository's URL (a plan given by URL): the branch and `refs/rloop/<slug>/last` are moved there. */
+  readonly repoUrl?: string;
   readonly branch: string;
   readonly trigger: { readonly kind: 'escalated' | 'stopped'; readonly event_id: string };
 }
@@ -99,7 +101,7 @@ export interface HandoffWork {
 /** The handoff a committed EscalationRaised or LoopStopped asks for (null when the run has no branch yet, or is not escalated or stopped now). */
 export function handoffWork(state: LoopState): HandoffWork | null {
   if (state.run_id === null || state.gated === null || state.baseline === null) return null;
-  const base = { slug: state.plan, runId: state.run_id, repoPath: state.gated.repo_path, branch: state.baseline.branch };
+  const base = { slug: state.plan, runId: state.run_id, repoPath: state.gated.repo_path, ...(state.gated.repo_url === undefined ? {} : { repoUrl: state.gated.repo_url }), branch: state.baseline.branch };
   if (state.status === 'escalated' && state.escalation !== null) return { ...base, trigger: { kind: 'escalated', event_id: state.escalation.escalation_id } };
   if (state.status === 'stopped' && state.outcome_event_id !== null) return { ...base, trigger: { kind: 'stopped', event_id: state.outcome_event_id } };
   return null;

@@ -177,7 +177,7 @@ function applyToRun(state: LoopState, event: JournaledEvent, position: number, b
         ...base,
         queued: null,
         verdict: event.data.verdict,
-        gated: { commit: event.data.commit, repo_path: event.data.repo_path, files: event.data.files, event_id: event.event_id, occurred_at: event.occurred_at },
+        gated: { commit: event.data.commit, repo_path: event.data.repo_path, ...(event.data.repo_url === undefined ? {} : { repo_url: event.data.repo_url }), files: event.data.files, event_id: event.event_id, occurred_at: event.occurred_at },
         head: event.data.commit,
         phase: event.data.verdict === 'run' ? 'critical' : 'final_sweep',
         status: event.data.verdict === 'run' ? 'awaiting_baseline' : 'ready',

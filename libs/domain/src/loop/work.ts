@@ -9,11 +9,18 @@ import type { LoopState, RoundRecord } from './state.js';
  * anything.
  */
 
+/** `{ repoUrl }` when the run's plan gave its repository by URL, `{}` otherwise. */
+function repoUrlOf(state: LoopState): { repoUrl?: string } {
+  return state.gated?.repo_url === undefined ? {} : { repoUrl: state.gated.repo_url };
+}
+
 /** The baseline the implementer records before round 1, when the run waits for it. */
 export interface BaselineWork {
   readonly slug: string;
   readonly runId: string;
   readonly repoPath: string;
+  /** The repository's URL (a plan given by URL): the implementer works from its own copy of it. */
+  readonly repoUrl?: string;
   readonly commit: string;
   readonly testCmd: string;
   /** The LoopGated the baseline follows. */
@@ -22,7 +29,7 @@ export interface BaselineWork {
 
 export function baselineWork(state: LoopState): BaselineWork | null {
   if (state.status !== 'awaiting_baseline' || state.run_id === null || state.spec === null || state.gated === null || state.verdict !== 'run') return null;
-  return { slug: state.plan, runId: state.run_id, repoPath: state.gated.repo_path, commit: state.gated.commit, testCmd: state.spec.test_cmd, gatedEventId: state.gated.event_id };
+  return { slug: state.plan, runId: state.run_id, repoPath: state.gated.repo_path, ...repoUrlOf(state), commit: state.gated.commit, testCmd: state.spec.test_cmd, gatedEventId: state.gated.event_id };
 }
 
 /** The round the critics review, when `startedEventId` is the run's round in progress (its letter not written yet). */
@@ -30,6 +37,8 @@ export interface RoundWork {
   readonly runId: string;
   readonly round: RoundRecord;
   readonly repoPath: string;
+  /** The repository's URL (a plan given by URL): critics read the pinned commit from their own copy of it. */
+  readonly repoUrl?: string;
   readonly baseCommit: string;
   readonly files: readonly string[];
 }
@@ -37,7 +46,7 @@ export interface RoundWork {
 export function roundWork(state: LoopState, startedEventId: string): RoundWork | null {
   const current = state.current;
   if (state.status !== 'reviewing' || state.run_id === null || state.gated === null || current === null || current.started_event_id !== startedEventId || current.letter !== null) return null;
-  return { runId: state.run_id, round: current, repoPath: state.gated.repo_path, baseCommit: state.gated.commit, files: state.gated.files };
+  return { runId: state.run_id, round: current, repoPath: state.gated.repo_path, ...repoUrlOf(state), baseCommit: state.gated.commit, files: state.gated.files };
 }
 
 /** The fix request of a round, built from the run's state and its letter (the panel's FixRequested carries the same). */
@@ -50,6 +59,7 @@ export function fixRequestData(state: LoopState, current: RoundRecord, letter: L
     base_commit: current.commit,
     branch: state.baseline.branch,
     repo_path: state.gated.repo_path,
+    ...(state.gated.repo_url === undefined ? {} : { repo_url: state.gated.repo_url }),
     test_cmd: state.spec.test_cmd,
     implementer: state.spec.implementer,
     baseline_failing: [...state.baseline.failing],

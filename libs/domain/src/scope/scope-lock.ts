@@ -25,7 +25,7 @@ export interface OpenRun {
   readonly run_id: string;
   readonly status: string;
   /** The repository and files it holds or waits for; null before the gate decided it. */
-  readonly scope: { readonly repo_path: string; readonly files: readonly string[] } | null;
+  readonly scope: { readonly repo_path: string; readonly repo_url?: string | undefined; readonly files: readonly string[] } | null;
   /** Every run admitted before it is known (its PlanSubmitted is below the journal's read horizon). */
   readonly settled: boolean;
 }
@@ -34,6 +34,8 @@ export interface OpenRun {
 export interface ScopeCandidate {
   readonly run_id: string;
   readonly repo_path: string;
+  /** The plan's repository URL, when it gave one: then the URL, not the gate's clone path, says which repository it is. */
+  readonly repo_url?: string | undefined;
   readonly files: readonly string[];
   /** Already queued: it keeps its place whatever the mode says now (it is never rejected after it was told to wait). */
   readonly queued: boolean;
@@ -48,6 +50,26 @@ export type ScopeDecision =
   | { readonly kind: 'reject'; readonly conflicts: readonly ScopeHolder[] }
   /** Not decidable yet: a run admitted before it is not journaled or not gated yet; decide again shortly. */
   | { readonly kind: 'undecided'; readonly reason: string };
+
+/**
+ * Which repository a scope is on, comparable across runs: a URL without user info, its scheme and
+ * host lower-cased, without a trailing slash or `.git` (`git@host:org/app.git` is
+ * `ssh://host/org/app`); a local path as given (the gate resolved it). Two spellings of one URL
+ * are one repository, whatever the clone they were read from.
+ */
+export function repositoryKey(scope: { readonly repo_path: string; readonly repo_url?: string | undefined }): string {
+  const location = scope.repo_url;
+  if (location === undefined) return scope.repo_path;
+  const trim = (path: string): string => path.replace(/\/+$/, '').replace(/\.git$/, '');
+  const url = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(?:[^/@]*@)?([^/]*)(.*)$/.exec(location);
+  if (url !== null) {
+    const scheme = (url[1] ?? '').toLowerCase();
+    return scheme === 'file' ? trim(url[3] ?? '') : `${scheme}://${(url[2] ?? '').toLowerCase()}${trim(url[3] ?? '')}`;
+  }
+  const scp = /^(?:[^@/]+@)?(\[[^\]]+\]|[^:/]+):(?!\/\/)(.*)$/.exec(location);
+  if (scp !== null && !location.startsWith('/')) return `ssh://${(scp[1] ?? '').toLowerCase()}/${trim((scp[2] ?? '').replace(/^\/+/, ''))}`;
+  return trim(location);
+}
 
 function sharedFiles(a: readonly string[], b: readonly string[]): string[] {
   const other = new Set(b);
@@ -71,7 +93,7 @@ export function decideScopeLock(candidate: ScopeCandidate, openRuns: readonly Op
   if (unknown.length > 0) return { kind: 'undecided', reason: `waiting for the gate to decide ${unknown.map((run) => run.plan).join(', ')}, admitted before it` };
   const holders: ScopeHolder[] = [];
   for (const run of earlier) {
-    if (run.scope === null || run.scope.repo_path !== candidate.repo_path) continue;
+    if (run.scope === null || repositoryKey(run.scope) !== repositoryKey(candidate)) continue;
     const shared = sharedFiles(candidate.files, run.scope.files);
     if (shared.length > 0) holders.push({ plan: run.plan, run_id: run.run_id, files: shared.slice(0, MAX_NAMED_OVERLAP) });
   }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { RUN_ID, SHA_A, event, given, planSpec } from '../testing/builders.test-helpers.js';
 import { evolveLoop } from '../loop/state.js';
-import { type Gating, type OpenRun, decideScopeLock, scopeLockEvents } from './scope-lock.js';
+import { type Gating, type OpenRun, decideScopeLock, repositoryKey, scopeLockEvents } from './scope-lock.js';
 
 const REPO = '/repos/billing';
 
@@ -29,6 +29,17 @@ describe('scope locking: may a run start now? (decideScopeLock)', () => {
   it('given the same files on another repository, when decided, then it runs (repositories are compared first)', () => {
     const open = [run('a', ['src/shared.ts'], { scope: { repo_path: '/repos/other', files: ['src/shared.ts'] } }), run('b', ['src/shared.ts'])];
     expect(decideScopeLock(candidate('b', ['src/shared.ts']), open, 'queue')).toEqual({ kind: 'run' });
+  });
+
+  it('given one repository by URL spelled two ways (and read from different clones), when decided, then it is the same repository; another URL is not', () => {
+    const byUrl = (repo_url: string, repo_path: string) => ({ scope: { repo_path, repo_url, files: ['src/shared.ts'] } });
+    const open = [run('a', ['src/shared.ts'], byUrl('https://git@Example.com/org/app.git', '/gate-a/repos/1')), run('b', ['src/shared.ts'], byUrl('https://example.com/org/app/', '/gate-b/repos/2'))];
+    expect(decideScopeLock({ ...candidate('b', ['src/shared.ts']), repo_path: '/gate-b/repos/2', repo_url: 'https://example.com/org/app/' }, open, 'queue')).toEqual({
+      kind: 'queue',
+      waiting_for: [{ plan: 'plan-a', run_id: 'run-a-0000000', files: ['src/shared.ts'] }],
+    });
+    expect(decideScopeLock({ ...candidate('b', ['src/shared.ts']), repo_path: '/gate-a/repos/1', repo_url: 'https://example.com/org/other' }, open, 'queue')).toEqual({ kind: 'run' });
+    expect(repositoryKey({ repo_path: '/x', repo_url: 'git@example.com:org/app.git' })).toBe(repositoryKey({ repo_path: '/y', repo_url: 'ssh://git@EXAMPLE.com/org/app' }));
   });
 
   it('given a later run sharing its files, when the earlier one is decided, then only runs admitted before it count', () => {

@@ -1,12 +1,13 @@
 import type { EventOf } from '@rloop/contracts';
-import { readOnlyCheckout } from '@rloop/git';
+import type { LoopState } from '@rloop/domain';
+import { checkoutRound } from '../repository-checkout.js';
 
 /**
- * The directory holding a round's commit for the critics this runner hosts: a read-only checkout
- * of the pinned commit from the run's repository, cached per commit under the work root. The one
- * place the critic-runner resolves a round's repository (answerRound calls it as the host's
- * `checkout`); a worker without the fleet's disk fetches the commit here first.
+ * The directory holding a round's commit for the critics this runner hosts. The one place the
+ * critic-runner resolves a round's repository (answerRound calls it as the host's `checkout`):
+ * a plan given by URL is read from this runner's own cache, a local plan in place
+ * (see checkoutRound).
  */
-export async function repositoryFor(round: EventOf<'RoundStarted'>['data'], workRoot: string): Promise<string> {
-  return (await readOnlyCheckout(round.repo_path, round.commit, { workRoot })).dir;
+export async function repositoryFor(state: LoopState, round: EventOf<'RoundStarted'>['data'], workRoot: string): Promise<string> {
+  return (await checkoutRound(state, round, workRoot)).dir;
 }

@@ -75,7 +75,7 @@ export function runnerRoundHost(deps: RunnerDeps, event: EventOf<'RoundStarted'>
     maxFileBytes: deps.config.maxFileBytes,
     repoPolicy: deps.config.repoPolicy,
     critic: (criticId) => deps.critics.get(criticId) ?? null,
-    checkout: repositoryFor,
+    checkout: (round, workRoot) => repositoryFor(state, round, workRoot),
     answer: ANSWER_OPTIONS,
     async prepare(round, todo): Promise<CriticFor> {
       const llmRound = todo.some((c) => isLlm(c.critic_id)) ? await prepareLlmRound(deps, round, state, usage) : null;

@@ -48,7 +48,7 @@ export class GatingController {
     }
     const { plan, repository, files } = admitted.admission;
     const decision = decideGate({ title: plan.title, description: plan.description, effort_level: plan.effort_level, files }, this.config.triggers);
-    const gating = { verdict: decision.verdict, rules: decision.rules, commit: repository.commit, files: [...files], repo_path: repository.path, test_cmd: plan.test_cmd };
+    const gating = { verdict: decision.verdict, rules: decision.rules, commit: repository.commit, files: [...files], repo_path: repository.path, ...(repository.url === undefined ? {} : { repo_url: repository.url }), test_cmd: plan.test_cmd };
     // Scope locking: it runs, or waits for (or is refused by) the loops admitted before it that share its files.
     // Decided on the run as the journal has it (its PlanSubmitted): appended only while nothing else changed it.
     const version = state?.version ?? 0;

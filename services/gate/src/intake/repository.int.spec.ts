@@ -104,6 +104,11 @@ describe("inspecting a plan's repository", () => {
     const withFile = policy({ schemes: ['https', 'file'] });
     const cloned = await inspect({ url: `file://${repo}` }, withFile);
     expect(cloned.ok && cloned.snapshot.commit).toBe(head);
+    // The URL travels with the plan: workers on other hosts fetch from it, not from the gate's clone.
+    expect(cloned.ok && cloned.snapshot.url).toBe(`file://${repo}`);
+    // The same repository spelled with a trailing slash is the same clone, refreshed in place.
+    const again = await inspect({ url: `file://${repo}/` }, withFile);
+    expect(again.ok && cloned.ok && again.snapshot.path === cloned.snapshot.path).toBe(true);
     expect(await inspect({ url: `file://${outside}` }, withFile)).toMatchObject({ ok: false, errors: [{ path: 'repo.url', message: expect.stringContaining('is not in a repository root') as unknown }] });
   });
 

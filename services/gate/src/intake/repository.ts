@@ -1,11 +1,11 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
-import { mkdir, realpath, stat } from 'node:fs/promises';
+import { mkdir, realpath, rename, rm, stat } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Issue, PlanRepo } from '@rloop/contracts';
 import { maskSecrets, oneLine } from '@rloop/domain';
-import { GitCommandError, UnsafeRepositoryError, git, gitText } from '@rloop/git';
+import { GitCommandError, UnsafeRepositoryError, git, gitText, repositoryIdentity } from '@rloop/git';
 import { type UrlPolicy, displayUrl, isLocalAddress, localAddressIssue, outsideRootsIssue, parseRepoUrl, urlIssues } from './repo-source.js';
 
 /** What the gate learns about a plan's repository. */
@@ -16,6 +16,8 @@ export interface RepositorySnapshot {
   readonly commit: string;
   /** Every file at that commit, repository-relative. */
   readonly files: readonly string[];
+  /** The plan's URL when it gave one: what workers on other hosts fetch from (absent for a local path). */
+  readonly url?: string;
 }
 
 export type RepositoryResult = { readonly ok: true; readonly snapshot: RepositorySnapshot } | { readonly ok: false; readonly errors: Issue[] };
@@ -99,16 +101,33 @@ async function checkAddresses(url: string, policy: UrlPolicy): Promise<{ address
   return { addresses };
 }
 
-/** Clones (or refreshes) a URL repository into the cache, keyed by the URL. */
+/**
+ * Clones (or refreshes) a URL repository into the cache, keyed by the repository's identity (two
+ * spellings of one URL share a clone). A new clone is made beside its place and renamed into it,
+ * so a gate that dies mid-clone, or two gates on one home, never leave a half clone where the next
+ * plan looks.
+ */
 async function cachedClone(url: string, cacheDir: string, policy: UrlPolicy, pinned: readonly string[]): Promise<string> {
-  const dir = join(cacheDir, createHash('sha256').update(url).digest('hex').slice(0, 16));
+  const dir = join(cacheDir, createHash('sha256').update(repositoryIdentity(url)).digest('hex').slice(0, 16));
   const exists = await stat(join(dir, 'HEAD')).then(() => true, () => false);
   const { config, env } = transport(url, policy, pinned);
   if (exists) {
-    await git([...config, 'fetch', '--quiet', '--prune', 'origin', '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], { cwd: dir, env });
-  } else {
-    await mkdir(cacheDir, { recursive: true });
-    await git([...config, 'clone', '--quiet', '--bare', '--no-recurse-submodules', '--', url, dir], { cwd: cacheDir, env });
+    // The URL as given this time (not the clone's remembered `origin`): the checks above were made on it.
+    await git([...config, 'fetch', '--quiet', '--prune', '--', url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], { cwd: dir, env });
+    return dir;
+  }
+  await mkdir(cacheDir, { recursive: true });
+  const scratch = join(cacheDir, `.tmp-${randomBytes(6).toString('hex')}`);
+  try {
+    await git([...config, 'clone', '--quiet', '--bare', '--no-recurse-submodules', '--', url, scratch], { cwd: cacheDir, env });
+    try {
+      await rename(scratch, dir);
+    } catch (error) {
+      // Another gate finished the same clone first: its copy is as good.
+      if (!(await stat(join(dir, 'HEAD')).then(() => true, () => false))) throw error;
+    }
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
   }
   return dir;
 }
@@ -125,13 +144,14 @@ export async function inspectRepository(repo: PlanRepo, options: InspectOptions)
   const configFile = policy.url.configFile;
   let path: string;
   let shown: string;
+  let url: string | undefined;
   if (repo.path !== undefined) {
     path = isAbsolute(repo.path) ? repo.path : resolve(options.baseDir ?? process.cwd(), repo.path);
     shown = oneLine(repo.path);
     const issue = await localRepository('repo.path', path, policy, configFile);
     if (issue !== null) return { ok: false, errors: [issue] };
   } else {
-    const url = repo.url ?? '';
+    url = repo.url ?? '';
     shown = displayUrl(url);
     const issues = urlIssues(url, policy.url);
     if (issues.length > 0) return { ok: false, errors: issues };
@@ -157,5 +177,5 @@ export async function inspectRepository(repo: PlanRepo, options: InspectOptions)
   }
   const listing = (await git(['ls-tree', '-r', '-z', '--name-only', commit], { cwd: path })).stdout;
   const files = listing.split('\u0000').filter((f) => f.length > 0);
-  return { ok: true, snapshot: { path: resolve(path), commit, files } };
+  return { ok: true, snapshot: { path: resolve(path), commit, files, ...(url === undefined ? {} : { url }) } };
 }

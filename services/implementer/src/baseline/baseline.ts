@@ -3,6 +3,7 @@ import { BaselineRecorded, type DataOf } from '@rloop/contracts';
 import type { ImplementerEnv } from '../deps.js';
 import { RecordInvalidError } from '../errors.js';
 import { baselineRecordRef, readRecord, writeRecord } from '../git/records.js';
+import { planRemote } from '../git/remote.js';
 import { branchFor, ensureWorktree } from '../git/worktree.js';
 import { commandRefusal } from '../shell/allowlist.js';
 import { coverageDirFor, recordV8Coverage } from '../test-run/coverage.js';
@@ -15,6 +16,8 @@ export interface RecordBaselineInput {
   /** The loop run (LoopGated's correlation_id): one baseline per run, however often the event arrives. */
   readonly runId: string;
   readonly repoPath: string;
+  /** The plan's repository URL, when it was given by URL: the baseline runs in this implementer's own copy of it. */
+  readonly repoUrl?: string;
   /** The gated commit. */
   readonly commit: string;
   readonly testCmd: string;
@@ -37,7 +40,9 @@ export function exitCodeOf(run: { readonly exitCode: number | null; readonly tim
  * repository (refs/rloop/<slug>/baselines/<runId>), and a redelivered LoopGated gets the stored
  * answer without touching the worktree (which later rounds may have moved on).
  */
-export async function recordBaseline(input: RecordBaselineInput, deps: ImplementerEnv): Promise<BaselineRecordedData> {
+export async function recordBaseline(given: RecordBaselineInput, deps: ImplementerEnv): Promise<BaselineRecordedData> {
+  const remote = await planRemote(given.repoUrl, deps.workRoot, [given.commit]);
+  const input: RecordBaselineInput = remote === null ? given : { ...given, repoPath: remote.dir };
   const ref = baselineRecordRef(input.slug, input.runId);
   const stored = await readRecord(input.repoPath, ref);
   if (stored !== null) {

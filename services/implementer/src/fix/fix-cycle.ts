@@ -3,8 +3,9 @@ import { type DataOf, FixApplied, type Finding, type FixedFile } from '@rloop/co
 import type { ImplementerEnv } from '../deps.js';
 import { AbortedError, RecordInvalidError, StrategyFailedError } from '../errors.js';
 import { type DiffSummary, diffSummary, isTestFile } from '../git/diff.js';
-import { DEFAULT_IDENTITY, commitConfigArgs, git, gitText } from '@rloop/git';
+import { DEFAULT_IDENTITY, PushRejectedError, commitConfigArgs, git, gitText } from '@rloop/git';
 import { fixRecordRef, readRecord, writeRecord } from '../git/records.js';
+import { RemoteMovedError, planRemote, trackingRef } from '../git/remote.js';
 import { NO_HOOKS, ensureWorktree, resetWorktree } from '../git/worktree.js';
 import type { StrategyResolver } from '../strategies/strategy.js';
 import { commandRefusal } from '../shell/allowlist.js';
@@ -100,9 +101,9 @@ async function trailersOf(repoPath: string, commit: string): Promise<Map<string,
   return trailers;
 }
 
-/** The commit on the plan's branch after `base` that carries this letter's trailer, if any. */
-async function findFixCommit(repoPath: string, branch: string, base: string, letterId: string): Promise<string | null> {
-  const tip = await git(['rev-parse', '-q', '--verify', `refs/heads/${branch}^{commit}`], { cwd: repoPath, okExitCodes: [1] });
+/** The commit on the plan's branch (`branchRef`: the local branch, or what the remote's was when read) after `base` that carries this letter's trailer, if any. */
+async function findFixCommit(repoPath: string, branchRef: string, base: string, letterId: string): Promise<string | null> {
+  const tip = await git(['rev-parse', '-q', '--verify', `${branchRef}^{commit}`], { cwd: repoPath, okExitCodes: [1] });
   if (tip.exitCode !== 0) return null;
   const log = await git(['log', '-z', `--format=%H%n%(trailers:key=${TRAILERS.letter},valueonly)`, `${base}..${tip.stdout.trim()}`], { cwd: repoPath });
   for (const record of log.stdout.split('\0')) {
@@ -180,17 +181,26 @@ async function storedResult(repoPath: string, ref: string): Promise<FixAppliedDa
  * storing is recovered by finding the commit through its trailer. A crash before that leaves a
  * half-done worktree, which the redelivery resets to the base commit before redoing the work.
  */
-export async function applyFix(request: FixRequestedData, deps: FixCycleDeps): Promise<FixAppliedData> {
+export async function applyFix(given: FixRequestedData, deps: FixCycleDeps): Promise<FixAppliedData> {
+  // A plan given by URL is worked on in this implementer's own copy (the base commit fetched by sha), and its branch pushed back with a lease.
+  const remote = await planRemote(given.repo_url, deps.workRoot, [given.base_commit]);
+  const request: FixRequestedData = remote === null ? given : { ...given, repo_path: remote.dir };
   const letter = request.letter;
   const ref = fixRecordRef(letter.plan, letter.letter_id);
   const stored = await storedResult(request.repo_path, ref);
   if (stored !== null) return stored;
-  const found = await findFixCommit(request.repo_path, request.branch, request.base_commit, letter.letter_id);
-  if (found !== null) {
+  const remoteBranch = `refs/heads/${request.branch}`;
+  // What the plan's branch is on its repository now: the lease of our push, and where another implementer's fix of this letter would be.
+  const remoteTip = remote === null ? null : await remote.cache.fetchRef(remote.url, remoteBranch, trackingRef(remoteBranch));
+  const recover = async (): Promise<FixAppliedData | null> => {
+    const found = await findFixCommit(request.repo_path, remote === null ? remoteBranch : trackingRef(remoteBranch), request.base_commit, letter.letter_id);
+    if (found === null) return null;
     const recovered = await committedResult(request, found);
     await writeRecord(request.repo_path, ref, recovered);
     return recovered;
-  }
+  };
+  const recovered = await recover();
+  if (recovered !== null) return recovered;
 
   const clock = deps.clock ?? (() => performance.now());
   const started = clock();
@@ -289,6 +299,22 @@ export async function applyFix(request: FixRequestedData, deps: FixCycleDeps): P
   const commit = await gitText(['rev-parse', 'HEAD'], { cwd: dir });
   // Drop what the test run left behind, so the next round starts from exactly this commit.
   await resetWorktree(dir, request.branch, commit);
+  if (remote !== null) {
+    try {
+      // Only while the branch is where we read it: of two implementers on one letter, one moves it.
+      await remote.cache.push(remote.url, [{ source: commit, ref: remoteBranch, expected: remoteTip }], dir);
+    } catch (error) {
+      if (!(error instanceof PushRejectedError)) throw error;
+      await remote.cache.fetchRef(remote.url, remoteBranch, trackingRef(remoteBranch));
+      // Another implementer committed this letter's fix first: its answer is the answer.
+      const theirs = await recover();
+      if (theirs !== null) {
+        await resetWorktree(dir, request.branch, theirs.commit ?? request.base_commit);
+        return theirs;
+      }
+      throw new RemoteMovedError(`${letter.plan} round ${request.round}: pushing ${request.branch}`, { cause: error });
+    }
+  }
   const result = { ...(await committedResult(request, commit)), ...(coverage === null ? {} : { coverage }) };
   await writeRecord(request.repo_path, ref, result);
   return result;

@@ -9,6 +9,15 @@ export function branchFor(slug: string): string {
   return `rloop/${slug}`;
 }
 
+/**
+ * Removes a directory tree, retrying when it is not empty or busy: a test process of the plan that
+ * is still exiting (or a watcher it started) can add a file while the tree is walked, and a removal
+ * that gave up then would leave a half-deleted worktree behind (ENOTEMPTY).
+ */
+export async function removeTree(dir: string): Promise<void> {
+  await rm(dir, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
+}
+
 /** Where a plan's worktree lives under the work root (e.g. `<RLOOP_HOME>/worktrees/<slug>`). */
 export function worktreeDirFor(workRoot: string, slug: string): string {
   return join(resolve(workRoot), 'worktrees', slug);
@@ -141,7 +150,7 @@ export async function ensureWorktree(spec: WorktreeSpec): Promise<Worktree> {
       return { dir, branch, commit: spec.commit, repoPath: spec.repoPath };
     }
     // Ours by location but unusable (a crash mid-creation, another repository's worktree): start over.
-    await rm(dir, { recursive: true, force: true });
+    await removeTree(dir);
   }
   await git(['worktree', 'prune'], { cwd: spec.repoPath });
   await assertBranchFree(spec.repoPath, branch, dir);
@@ -161,7 +170,7 @@ export interface RemoveWorktreeSpec {
 /** Removes a plan's worktree (and optionally its branch and records) from the work root and the repository. */
 export async function removeWorktree(spec: RemoveWorktreeSpec): Promise<void> {
   const dir = worktreeDirFor(spec.workRoot, spec.slug);
-  await rm(dir, { recursive: true, force: true });
+  await removeTree(dir);
   await git(['worktree', 'prune'], { cwd: spec.repoPath });
   if (spec.deleteBranch === true) {
     const branch = branchFor(spec.slug);

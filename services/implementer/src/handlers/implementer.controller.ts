@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import { Controller, Inject, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { CLOCK, type Clock, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, SERVICE_IDENTITY, type ServiceIdentity } from '@rloop/bus';
-import { type DataOf, type EventOf, TransientError } from '@rloop/contracts';
-import { type DecisionMeta, type LoopState, baselineWork, decisionEvent, fixWork } from '@rloop/domain';
+import { CLOCK, type Clock, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, RetryLaterError, SERVICE_IDENTITY, type ServiceIdentity } from '@rloop/bus';
+import { type DataOf, type EventOf, TransientError, describeError } from '@rloop/contracts';
+import { type DecisionMeta, type LoopState, baselineWork, decideUnservedFix, decisionEvent, fixWork } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
 import { type BudgetState, budgetEscalation, describeBudgetReached, redactSecrets } from '@rloop/llm';
 import { ANTHROPIC_CLIENTS, type AnthropicClients } from '../anthropic/clients.js';
@@ -10,9 +10,10 @@ import { createAnthropicStrategy } from '../anthropic/strategy.js';
 import { createPlanTestRunner } from '../anthropic/test-runner.js';
 import { createWarningLister } from '../anthropic/warnings.js';
 import type { ImplementerConfig } from '../config.js';
-import { applyFix, builtInStrategies, type ImplementerEnv, recordBaseline, type StrategyResolver } from '../core.js';
+import { AbortedError, applyFix, builtInStrategies, type ImplementerEnv, recordBaseline, type StrategyResolver } from '../core.js';
 import { OWNER_TAG, OWNER_VARIABLE, reapOrphans } from '../shell/orphans.js';
 import { checkBubblewrap } from '../shell/sandbox.js';
+import { localRepoPath } from '../git/remote.js';
 import { IMPLEMENTER_CONFIG } from '../tokens.js';
 
 
@@ -104,7 +105,7 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     const state = await this.runState(announcement, ctx);
     const work = state === null ? null : baselineWork(state);
     if (work === null) return;
-    const data = await recordBaseline({ slug: work.slug, runId: work.runId, repoPath: work.repoPath, commit: work.commit, testCmd: work.testCmd }, this.env);
+    const data = await recordBaseline({ slug: work.slug, runId: work.runId, repoPath: work.repoPath, ...(work.repoUrl === undefined ? {} : { repoUrl: work.repoUrl }), commit: work.commit, testCmd: work.testCmd }, this.env);
     const meta = { plan: work.slug, run_id: work.runId, causation_id: work.gatedEventId, producer: this.identity.producer, now: this.clock.now().toISOString() };
     await this.publisher.publish(decisionEvent('BaselineRecorded', meta, ['baseline'], data));
   }
@@ -129,12 +130,40 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     const plan = announcement.plan;
     const meta = (): DecisionMeta => ({ plan, run_id: fix.runId, causation_id: fix.requestEventId, producer: this.identity.producer, now: this.clock.now().toISOString() });
     const wiring = request.implementer.strategy === 'anthropic' ? this.anthropic : null;
-    const data =
-      wiring === null
-        ? await applyFix(request, { ...this.env, strategyFor: this.strategies })
-        : await applyFix(request, { ...this.env, strategyFor: await this.anthropicStrategies(plan, fix, ctx, wiring, meta) });
+    let data: DataOf<'FixApplied'>;
+    try {
+      data =
+        wiring === null
+          ? await applyFix(request, { ...this.env, strategyFor: this.strategies })
+          : await applyFix(request, { ...this.env, strategyFor: await this.anthropicStrategies(plan, fix, ctx, wiring, meta) });
+    } catch (error) {
+      // A shutdown leaves the message for the next implementer; anything else is a fix this one could not serve.
+      if (error instanceof AbortedError || this.abort.signal.aborted) throw error;
+      await this.unservedFix(fix, ctx, error, meta());
+      return;
+    }
     if (data.outcome === 'failed' && data.reason !== undefined) this.log.warn(`${plan} round ${request.round}: the ${data.strategy} fix failed: ${redactSecrets(data.reason)}`);
     await this.publisher.publish(decisionEvent('FixApplied', meta(), ['fix-applied', request.round], { ...data, ...(data.reason === undefined ? {} : { reason: redactSecrets(data.reason) }) }));
+  }
+
+  /**
+   * A fix this implementer could not make (the plan's repository unreachable, its branch moved or
+   * held elsewhere, a git failure): retried with backoff (the message parked, so any implementer
+   * may take it), and past RLOOP_FIX_DEADLINE_MS escalated with reason implementer_failed — never
+   * dead-lettered with the plan left in "fixing". Decided on the run's state as the journal has it now.
+   */
+  private async unservedFix(fix: CommittedFix, ctx: EventContext, error: unknown, meta: DecisionMeta): Promise<void> {
+    const failure = redactSecrets(describeError(error));
+    const { state } = await this.journal.loopState(meta.plan);
+    if (state === null || state.run_id !== fix.runId) return;
+    const decision = decideUnservedFix(state, { now_ms: this.clock.now().getTime(), attempts: ctx.deliveries, failure }, this.config.fixDeadline, meta);
+    if (decision.kind === 'served') return;
+    if (decision.kind === 'retry') {
+      this.log.warn(`${meta.plan} round ${fix.request.round}: the fix could not be made (${failure}); trying again in ${decision.after_ms} ms`);
+      throw new RetryLaterError(decision.after_ms, `${meta.plan} round ${fix.request.round}: ${failure}`);
+    }
+    this.log.error(`${meta.plan} round ${fix.request.round}: no fix within ${this.config.fixDeadline.deadline_ms} ms; escalating (${failure})`);
+    await this.publisher.publish(decision.event);
   }
 
   /** The strategy resolver for one anthropic fix: the strategy bound to this request, its budget and its events. */
@@ -145,7 +174,8 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     const budget: BudgetState = { limits: settings.budgets, spentOnPlanUsd: spend.run_usd ?? spend.plan_usd, spentTodayUsd: spend.day_usd };
     const runTests = createPlanTestRunner({ command: request.test_cmd, timeoutMs: this.config.testTimeoutMs, env: this.commandEnv, limits: this.config.commands.limits });
     const strategy = createAnthropicStrategy({
-      request,
+      // Its records are kept beside the fix's: in this implementer's copy of a plan given by URL.
+      request: { ...request, repo_path: await localRepoPath(request, this.config.home, request.base_commit) },
       testWriter: { client: wiring.testWriter, spec: settings.testWriter, stepBudget: settings.testWriterSteps },
       implementer: { client: wiring.implementer, spec: settings.implementer, stepBudget: settings.implementerSteps },
       budget,

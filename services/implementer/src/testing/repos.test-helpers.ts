@@ -26,7 +26,8 @@ export async function tempDir(prefix: string): Promise<TempDir> {
     path,
     async cleanup() {
       execFileSync('chmod', ['-R', 'u+w', path]);
-      await rm(path, { recursive: true, force: true });
+      // Retried: a test process a strategy started may still be exiting and writing under the home.
+      await rm(path, { recursive: true, force: true, maxRetries: 10, retryDelay: 100 });
     },
   };
 }

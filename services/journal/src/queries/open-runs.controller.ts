@@ -43,7 +43,7 @@ export class OpenRunsController {
       runs: rows.map((row) => {
         const state = row.state as LoopState;
         const scope = state.gated ?? state.queued?.gating ?? null;
-        return { plan: row.plan, run_id: row.run_id, status: row.status, scope: scope === null ? null : { repo_path: scope.repo_path, files: [...scope.files] }, settled: row.settled };
+        return { plan: row.plan, run_id: row.run_id, status: row.status, scope: scope === null ? null : { repo_path: scope.repo_path, ...(scope.repo_url === undefined ? {} : { repo_url: scope.repo_url }), files: [...scope.files] }, settled: row.settled };
       }),
     };
   }

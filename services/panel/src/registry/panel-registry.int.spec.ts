@@ -34,6 +34,7 @@ describe('PanelRegistry on the real NATS server', () => {
       loop: DEFAULT_LOOP_CONFIG,
       anthropicConfigured: false,
       registry: { heartbeatIntervalMs: 1_000, refreshMs: 100, graceMs: 5_000, maxSnapshotAgeMs: 60_000, retryWaitMs: 12_000, ...registry },
+      fixDeadlineMs: 600_000,
     };
   }
 
