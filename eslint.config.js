@@ -7,10 +7,26 @@ import tseslint from 'typescript-eslint';
 // Which projects may import which; contracts depend on zod alone (in shipped code).
 const DEP_CONSTRAINTS = [
   { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [], allowedExternalImports: ['zod', 'zod/*'] },
-  { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contracts'], bannedExternalImports: ['pg', 'kysely', '@nats-io/*', '@nestjs/*', 'node:fs', 'node:child_process', 'fs', 'child_process'] },
+  {
+    sourceTag: 'type:domain',
+    onlyDependOnLibsWithTags: ['type:contracts'],
+    bannedExternalImports: [
+      'pg',
+      'kysely',
+      '@nats-io/*',
+      '@nestjs/*',
+      'node:fs',
+      'node:child_process',
+      'fs',
+      'child_process',
+    ],
+  },
   { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib'] },
   { sourceTag: 'type:testing', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib'] },
-  { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib', 'type:testing'] },
+  {
+    sourceTag: 'type:service',
+    onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib', 'type:testing'],
+  },
   { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib', 'type:testing'] },
   { sourceTag: 'type:bench', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:lib', 'type:testing'] },
   { sourceTag: 'type:deploy', onlyDependOnLibsWithTags: [] },
@@ -25,7 +41,17 @@ function moduleBoundaries(depConstraints) {
 
 export default defineConfig(
   {
-    ignores: ['**/dist/**', '**/node_modules/**', '**/.rloop/**', '**/.nx/**', 'coverage/**', 'bench/.out/**', 'examples/**/fixtures/**', 'bench/critics/corpus/**', 'libs/critics/src/codemods/__fixtures__/**'],
+    ignores: [
+      '**/dist/**',
+      '**/node_modules/**',
+      '**/.rloop/**',
+      '**/.nx/**',
+      'coverage/**',
+      'bench/.out/**',
+      'examples/**/fixtures/**',
+      'bench/critics/corpus/**',
+      'libs/critics/src/codemods/__fixtures__/**',
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
@@ -56,7 +82,9 @@ export default defineConfig(
         DEP_CONSTRAINTS.map((c) => ({
           ...c,
           onlyDependOnLibsWithTags: [...new Set([...c.onlyDependOnLibsWithTags, 'type:testing'])],
-          ...(c.allowedExternalImports ? { allowedExternalImports: [...c.allowedExternalImports, ...TEST_IMPORTS] } : {}),
+          ...(c.allowedExternalImports
+            ? { allowedExternalImports: [...c.allowedExternalImports, ...TEST_IMPORTS] }
+            : {}),
         })),
       ),
     },

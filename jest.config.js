@@ -9,7 +9,13 @@ export default {
   // Browser tests drive Chromium and run on their own: `npm run test:browser` (jest.browser.config.js);
   // the chaos test takes minutes: `npm run test:chaos` runs it (and .ci/run), not `npm test`;
   // the node-kill stall is a measurement: `npm run bench:node-kill`.
-  testPathIgnorePatterns: ['/node_modules/', '\\.browser\\.', '/src/chaos/chaos\\.e2e\\.spec\\.ts$', '/src/e2e/node-kill-stall\\.e2e\\.spec\\.ts$', '/src/e2e/multihost\\.e2e\\.spec\\.ts$'],
+  testPathIgnorePatterns: [
+    '/node_modules/',
+    '\\.browser\\.',
+    '/src/chaos/chaos\\.e2e\\.spec\\.ts$',
+    '/src/e2e/node-kill-stall\\.e2e\\.spec\\.ts$',
+    '/src/e2e/multihost\\.e2e\\.spec\\.ts$',
+  ],
   extensionsToTreatAsEsm: ['.ts'],
   moduleNameMapper: {
     '^@rloop/([a-z-]+)$': '<rootDir>/libs/$1/src/index.ts',

@@ -16,4 +16,8 @@ export declare const SAMPLE_VARIANTS: readonly SampleVariant[];
 export declare function defaultSampleRepoDir(variant: SampleVariant): string;
 
 /** Copies the variant's sources to targetDir and makes it a one-commit git repository on `main`. */
-export declare function createSampleRepo(targetDir: string, variant: SampleVariant, options?: { readonly force?: boolean }): Promise<SampleRepo>;
+export declare function createSampleRepo(
+  targetDir: string,
+  variant: SampleVariant,
+  options?: { readonly force?: boolean },
+): Promise<SampleRepo>;

@@ -35,8 +35,12 @@ const GIT_ENV = {
 function gitIn(dir, args) {
   const env = { ...process.env, ...GIT_ENV, LC_ALL: 'C' };
   // Variables that would point git at another repository (set when this runs inside a git hook).
-  for (const key of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_COMMON_DIR']) delete env[key];
-  return execFileSync('git', ['-C', dir, '-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null', ...args], { env, encoding: 'utf8' }).trim();
+  for (const key of ['GIT_DIR', 'GIT_WORK_TREE', 'GIT_INDEX_FILE', 'GIT_OBJECT_DIRECTORY', 'GIT_COMMON_DIR'])
+    delete env[key];
+  return execFileSync('git', ['-C', dir, '-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null', ...args], {
+    env,
+    encoding: 'utf8',
+  }).trim();
 }
 
 /**
@@ -49,7 +53,8 @@ function gitIn(dir, args) {
  * @param {{ force?: boolean }} [options]
  */
 export async function createSampleRepo(targetDir, variant, options = {}) {
-  if (!SAMPLE_VARIANTS.includes(variant)) throw new Error(`unknown sample variant ${JSON.stringify(variant)}; expected one of ${SAMPLE_VARIANTS.join(', ')}`);
+  if (!SAMPLE_VARIANTS.includes(variant))
+    throw new Error(`unknown sample variant ${JSON.stringify(variant)}; expected one of ${SAMPLE_VARIANTS.join(', ')}`);
   const dir = resolve(targetDir);
   if (existsSync(dir) && (await readdir(dir)).length > 0) {
     if (options.force !== true) throw new Error(`${dir} is not empty; pass { force: true } to replace it`);

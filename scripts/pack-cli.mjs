@@ -32,7 +32,12 @@ function walk(dir, base = dir) {
 
 /** Compiled JavaScript only: no declarations, maps, build info, specs or test helpers. */
 function shipped(file) {
-  return file.endsWith('.js') && !/\.(spec|test-helpers)\.js$/.test(file) && !file.split('/').includes('e2e') && !file.split('/').includes('__fixtures__');
+  return (
+    file.endsWith('.js') &&
+    !/\.(spec|test-helpers)\.js$/.test(file) &&
+    !file.split('/').includes('e2e') &&
+    !file.split('/').includes('__fixtures__')
+  );
 }
 
 function copyDist(from, to) {
@@ -51,7 +56,9 @@ function copyDist(from, to) {
  */
 function importsOf(file) {
   const { importedFiles } = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
-  return new Set(importedFiles.map((f) => f.fileName).filter((spec) => !spec.startsWith('.') && !spec.startsWith('node:')));
+  return new Set(
+    importedFiles.map((f) => f.fileName).filter((spec) => !spec.startsWith('.') && !spec.startsWith('node:')),
+  );
 }
 
 const packageOf = (spec) => (spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]);
@@ -101,7 +108,8 @@ while (queue.length > 0) {
 }
 
 const missing = [...thirdParty].filter((name) => rootPkg.dependencies?.[name] === undefined);
-if (missing.length > 0) throw new Error(`the CLI imports ${missing.join(', ')}, which package.json does not list as dependencies`);
+if (missing.length > 0)
+  throw new Error(`the CLI imports ${missing.join(', ')}, which package.json does not list as dependencies`);
 const dependencies = Object.fromEntries([...thirdParty].sort().map((name) => [name, rootPkg.dependencies[name]]));
 const bundled = [...workspace].sort();
 
@@ -111,7 +119,8 @@ writeFileSync(
     {
       name: 'rloop',
       version: cliPkg.version,
-      description: 'Refinement Loop review: every check (compiler and linter, taint analysis, secrets, duplicates, dependency CVEs and end-of-life, and an LLM review with a key) on your code, for people and for CI.',
+      description:
+        'Refinement Loop review: every check (compiler and linter, taint analysis, secrets, duplicates, dependency CVEs and end-of-life, and an LLM review with a key) on your code, for people and for CI.',
       license: rootPkg.license,
       homepage: 'https://refinement-loop.dev',
       keywords: ['code-review', 'static-analysis', 'sarif', 'ci', 'linter', 'security'],
@@ -119,7 +128,12 @@ writeFileSync(
       engines: rootPkg.engines,
       bin: { rloop: './bin/rloop.js' },
       files: ['bin', 'dist', 'config', 'schemas', 'README.md'],
-      dependencies: { ...dependencies, ...Object.fromEntries(bundled.map((name) => [name, readJson(join(stage, 'node_modules', name, 'package.json')).version])) },
+      dependencies: {
+        ...dependencies,
+        ...Object.fromEntries(
+          bundled.map((name) => [name, readJson(join(stage, 'node_modules', name, 'package.json')).version]),
+        ),
+      },
       bundleDependencies: bundled,
     },
     null,
@@ -127,7 +141,13 @@ writeFileSync(
   )}\n`,
 );
 
-const packed = execFileSync('npm', ['pack', '--json', '--pack-destination', outDir], { cwd: stage, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+const packed = execFileSync('npm', ['pack', '--json', '--pack-destination', outDir], {
+  cwd: stage,
+  encoding: 'utf8',
+  stdio: ['ignore', 'pipe', 'inherit'],
+});
 const [{ filename, size, entryCount }] = JSON.parse(packed);
 process.stdout.write(`${join(outDir, filename)}\n`);
-process.stderr.write(`pack-cli: ${filename}: ${entryCount} files, ${(size / 1024).toFixed(0)} KiB; bundles ${bundled.join(', ')}; depends on ${Object.keys(dependencies).length} packages\n`);
+process.stderr.write(
+  `pack-cli: ${filename}: ${entryCount} files, ${(size / 1024).toFixed(0)} KiB; bundles ${bundled.join(', ')}; depends on ${Object.keys(dependencies).length} packages\n`,
+);

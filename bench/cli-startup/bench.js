@@ -14,7 +14,20 @@ const runsAt = process.argv.indexOf('--runs');
 const RUNS = runsAt < 0 ? 15 : Number(process.argv[runsAt + 1]);
 const bin = join(root, 'apps', 'cli', 'bin', 'rloop.js');
 const commands = join(root, 'apps', 'cli', 'dist', 'commands');
-const eager = ['fleet', 'submit', 'read', 'critics', 'loop-control', 'report', 'console', 'calibrate', 'review', 'report-pr'].map((m) => `await import(${JSON.stringify(join(commands, `${m}.js`))});`).join('');
+const eager = [
+  'fleet',
+  'submit',
+  'read',
+  'critics',
+  'loop-control',
+  'report',
+  'console',
+  'calibrate',
+  'review',
+  'report-pr',
+]
+  .map((m) => `await import(${JSON.stringify(join(commands, `${m}.js`))});`)
+  .join('');
 
 const cases = [
   ['node (baseline)', ['-e', '0']],
@@ -44,5 +57,7 @@ const baseline = median(results.get('node (baseline)'));
 process.stdout.write(`median of ${RUNS} runs each\n`);
 for (const [name] of cases) {
   const ms = median(results.get(name));
-  process.stdout.write(`${name.padEnd(32)} ${ms.toFixed(0).padStart(6)} ms   ${(ms / baseline).toFixed(1).padStart(5)}x node\n`);
+  process.stdout.write(
+    `${name.padEnd(32)} ${ms.toFixed(0).padStart(6)} ms   ${(ms / baseline).toFixed(1).padStart(5)}x node\n`,
+  );
 }

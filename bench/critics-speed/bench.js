@@ -59,7 +59,20 @@ const critic = (id) => () => {
 
 const jscpdOut = join(work, 'jscpd');
 const jscpd = () =>
-  timed(join(root, 'node_modules', '.bin', 'jscpd'), ['--min-tokens', '50', '--min-lines', '5', '--format', 'typescript', '--reporters', 'json', '--output', jscpdOut, '--silent', tree]).ms;
+  timed(join(root, 'node_modules', '.bin', 'jscpd'), [
+    '--min-tokens',
+    '50',
+    '--min-lines',
+    '5',
+    '--format',
+    'typescript',
+    '--reporters',
+    'json',
+    '--output',
+    jscpdOut,
+    '--silent',
+    tree,
+  ]).ms;
 
 const eslintConfig = join(work, 'eslint.config.mjs');
 writeFileSync(
@@ -67,7 +80,10 @@ writeFileSync(
   `import tseslint from ${JSON.stringify(join(root, 'node_modules', 'typescript-eslint', 'dist', 'index.js'))};\n` +
     `export default [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser }, rules: { 'no-eval': 'error', 'no-implied-eval': 'error', 'no-new-func': 'error' } }];\n`,
 );
-const eslint = () => timed(join(root, 'node_modules', '.bin', 'eslint'), ['--config', eslintConfig, '--no-warn-ignored', tree], { cwd: tree }).ms;
+const eslint = () =>
+  timed(join(root, 'node_modules', '.bin', 'eslint'), ['--config', eslintConfig, '--no-warn-ignored', tree], {
+    cwd: tree,
+  }).ms;
 
 const rows = [];
 const compare = (label, ours, theirs, theirName) => {
@@ -93,7 +109,10 @@ const incremental = (label, ids, cacheDir) => {
   };
   const first = review();
   const changed = files.find((f) => f.includes('routes')) ?? files[0];
-  appendFileSync(join(tree, changed), `\nrouter.get('/extra-${label.length}', (req, res) => {\n  res.json({ echo: String(req.query.x).length });\n});\n`);
+  appendFileSync(
+    join(tree, changed),
+    `\nrouter.get('/extra-${label.length}', (req, res) => {\n  res.json({ echo: String(req.query.x).length });\n});\n`,
+  );
   const second = review();
   const ratio = first.review_ms / second.review_ms;
   process.stdout.write(
@@ -104,14 +123,28 @@ const incremental = (label, ids, cacheDir) => {
   );
   for (const run of second.runs) process.stdout.write(`    ${run.id}: ${run.ms} ms (${run.notes.join('; ')})\n`);
 };
-incremental('duplicates + SAST + secrets', ['quality/duplicate-code-detector', 'security/sast-scanner', 'security/secrets-detector'], join(work, 'cache'));
+incremental(
+  'duplicates + SAST + secrets',
+  ['quality/duplicate-code-detector', 'security/sast-scanner', 'security/secrets-detector'],
+  join(work, 'cache'),
+);
 if (process.argv.includes('--full')) {
   incremental(
     'every critic but the npm audit',
-    ['toolchain/compiler-linter', 'quality/duplicate-code-detector', 'security/sast-scanner', 'security/secrets-detector', 'toolchain/dependency-eol', 'specialized/database-reviewer', 'security/input-validation-checker'],
+    [
+      'toolchain/compiler-linter',
+      'quality/duplicate-code-detector',
+      'security/sast-scanner',
+      'security/secrets-detector',
+      'toolchain/dependency-eol',
+      'specialized/database-reviewer',
+      'security/input-validation-checker',
+    ],
     join(work, 'cache-full'),
   );
 }
 const report = JSON.parse(readFileSync(join(jscpdOut, 'jscpd-report.json'), 'utf8'));
-process.stdout.write(`\n(jscpd found ${report.statistics?.total?.clones ?? '?'} clones on the tree; git: ${execFileSync('git', ['--version'], { encoding: 'utf8' }).trim()})\n`);
+process.stdout.write(
+  `\n(jscpd found ${report.statistics?.total?.clones ?? '?'} clones on the tree; git: ${execFileSync('git', ['--version'], { encoding: 'utf8' }).trim()})\n`,
+);
 rmSync(work, { recursive: true, force: true });

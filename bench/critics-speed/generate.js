@@ -12,7 +12,23 @@ function rng(seed) {
   };
 }
 
-const WORDS = ['order', 'invoice', 'customer', 'product', 'account', 'payment', 'shipment', 'report', 'session', 'ticket', 'review', 'coupon', 'warehouse', 'supplier', 'refund'];
+const WORDS = [
+  'order',
+  'invoice',
+  'customer',
+  'product',
+  'account',
+  'payment',
+  'shipment',
+  'report',
+  'session',
+  'ticket',
+  'review',
+  'coupon',
+  'warehouse',
+  'supplier',
+  'refund',
+];
 
 const SHARED_BLOCK = (name) => [
   `export function ${name}(items: { quantity: number; unitPrice: number; sku: string }[], taxRate: number): number {`,
@@ -40,9 +56,11 @@ function expression(random, vars, depth) {
     if (leaf < 0.8) return String(Math.floor(random() * 1000));
     return `'${WORDS[Math.floor(random() * WORDS.length)]}'`;
   }
-  if (roll < 0.65) return `(${expression(random, vars, depth - 1)} ${OPS[Math.floor(random() * OPS.length)]} ${expression(random, vars, depth - 1)})`;
+  if (roll < 0.65)
+    return `(${expression(random, vars, depth - 1)} ${OPS[Math.floor(random() * OPS.length)]} ${expression(random, vars, depth - 1)})`;
   if (roll < 0.8) return `${CALLS[Math.floor(random() * CALLS.length)]}(${expression(random, vars, depth - 1)})`;
-  if (roll < 0.9) return `(${expression(random, vars, depth - 1)} ? ${expression(random, vars, depth - 1)} : ${expression(random, vars, depth - 1)})`;
+  if (roll < 0.9)
+    return `(${expression(random, vars, depth - 1)} ? ${expression(random, vars, depth - 1)} : ${expression(random, vars, depth - 1)})`;
   return `[${expression(random, vars, depth - 1)}, ${expression(random, vars, depth - 1)}].length`;
 }
 
@@ -71,20 +89,34 @@ function statements(random, vars, depth, indent, out, budget) {
       statements(random, [...vars], depth - 1, indent + 1, out, budget);
       out.push(`${pad}} catch (error) {`, `${pad}  log.push(String(error));`, `${pad}}`);
     } else if (roll < 0.93) {
-      out.push(`${pad}while (log.length > ${Math.floor(random() * 10) + 2}) log.${random() < 0.5 ? 'shift' : 'pop'}();`);
+      out.push(
+        `${pad}while (log.length > ${Math.floor(random() * 10) + 2}) log.${random() < 0.5 ? 'shift' : 'pop'}();`,
+      );
     } else if (roll < 0.96) {
       const name = `${WORDS[Math.floor(random() * WORDS.length)]}List${Math.floor(random() * 100)}`;
-      out.push(`${pad}const ${name} = [${expression(random, vars, 1)}, ${expression(random, vars, 1)}].map((x) => ${expression(random, [...vars, 'x'], 1)});`);
+      out.push(
+        `${pad}const ${name} = [${expression(random, vars, 1)}, ${expression(random, vars, 1)}].map((x) => ${expression(random, [...vars, 'x'], 1)});`,
+      );
       vars.push(name);
     } else {
-      out.push(`${pad}switch (${expression(random, vars, 1)}) {`, `${pad}  case ${Math.floor(random() * 9)}:`, `${pad}    log.push(${expression(random, vars, 1)});`, `${pad}    break;`, `${pad}  default:`, `${pad}    log.length = 0;`, `${pad}}`);
+      out.push(
+        `${pad}switch (${expression(random, vars, 1)}) {`,
+        `${pad}  case ${Math.floor(random() * 9)}:`,
+        `${pad}    log.push(${expression(random, vars, 1)});`,
+        `${pad}    break;`,
+        `${pad}  default:`,
+        `${pad}    log.length = 0;`,
+        `${pad}}`,
+      );
     }
   }
 }
 
 function utilFunction(random, name) {
   const params = ['input', 'limit', 'offset', 'weight', 'label'].slice(0, Math.floor(random() * 4) + 1);
-  const body = [`export function ${name}(${params.map((p) => `${p}: number`).join(', ')}, log: unknown[] = []): unknown {`];
+  const body = [
+    `export function ${name}(${params.map((p) => `${p}: number`).join(', ')}, log: unknown[] = []): unknown {`,
+  ];
   statements(random, [...params], 3, 1, body, 18);
   body.push(`  return ${expression(random, params, 2)};`, '}', '');
   return body;
@@ -92,11 +124,30 @@ function utilFunction(random, name) {
 
 function serviceClass(random, entity) {
   const cls = entity[0].toUpperCase() + entity.slice(1);
-  const lines = [`export class ${cls}Service {`, `  constructor(private readonly db: { query(sql: string, values?: unknown[]): Promise<{ rows: unknown[] }> }) {}`, ''];
+  const lines = [
+    `export class ${cls}Service {`,
+    `  constructor(private readonly db: { query(sql: string, values?: unknown[]): Promise<{ rows: unknown[] }> }) {}`,
+    '',
+  ];
   const methods = [
-    () => [`  async find${cls}(id: string) {`, `    const { rows } = await this.db.query('SELECT * FROM ${entity}s WHERE id = $1', [id]);`, `    return rows[0] ?? null;`, `  }`],
-    () => [`  async search${cls}(term: string, limit: number) {`, `    const safeLimit = Math.min(100, Math.max(1, limit));`, `    const { rows } = await this.db.query('SELECT * FROM ${entity}s WHERE name ILIKE $1 LIMIT ' + safeLimit, ['%' + term + '%']);`, `    return rows;`, `  }`],
-    () => [`  async unsafe${cls}(name: string) {`, `    return this.db.query(\`SELECT * FROM ${entity}s WHERE name = '\${name}'\`);`, `  }`],
+    () => [
+      `  async find${cls}(id: string) {`,
+      `    const { rows } = await this.db.query('SELECT * FROM ${entity}s WHERE id = $1', [id]);`,
+      `    return rows[0] ?? null;`,
+      `  }`,
+    ],
+    () => [
+      `  async search${cls}(term: string, limit: number) {`,
+      `    const safeLimit = Math.min(100, Math.max(1, limit));`,
+      `    const { rows } = await this.db.query('SELECT * FROM ${entity}s WHERE name ILIKE $1 LIMIT ' + safeLimit, ['%' + term + '%']);`,
+      `    return rows;`,
+      `  }`,
+    ],
+    () => [
+      `  async unsafe${cls}(name: string) {`,
+      `    return this.db.query(\`SELECT * FROM ${entity}s WHERE name = '\${name}'\`);`,
+      `  }`,
+    ],
   ];
   for (const method of methods) if (random() < 0.7) lines.push(...method(), '');
   const extra = Math.floor(random() * 3) + 1;
@@ -120,7 +171,12 @@ function routesFile(random, entity, index) {
     `const service = new ${cls}Service({ query: async () => ({ rows: [] }) });`,
     `export const router = Router();`,
   ];
-  if (random() < 0.5) lines.push(`const ALLOWED = [${WORDS.slice(0, Math.floor(random() * 5) + 2).map((w) => `'${w}'`).join(', ')}];`);
+  if (random() < 0.5)
+    lines.push(
+      `const ALLOWED = [${WORDS.slice(0, Math.floor(random() * 5) + 2)
+        .map((w) => `'${w}'`)
+        .join(', ')}];`,
+    );
   lines.push('');
   const routes = Math.floor(random() * 3) + 2;
   for (let r = 0; r < routes; r += 1) {
@@ -130,11 +186,21 @@ function routesFile(random, entity, index) {
     lines.push(`  const log: unknown[] = [];`);
     statements(random, ['log'], 3, 1, lines, lines.length + 10 + Math.floor(random() * 10));
     if (kind === 0) lines.push(`  res.json(await service.find${cls}(String(req.params.id)));`);
-    else if (kind === 1) lines.push(`  res.status(${[200, 201, 202][r % 3]}).json(await service.search${cls}(String(req.query.q), Number(req.query.limit)));`);
-    else if (kind === 2) lines.push(`  const sort = String(req.query.sort);`, `  if (!['name', 'created_at'].includes(sort)) return res.status(400).end();`, `  res.json({ sort, log });`);
-    else if (kind === 3) lines.push(`  res.sendFile(path.basename(String(req.query.file)), { root: '/srv/${entity}' });`);
+    else if (kind === 1)
+      lines.push(
+        `  res.status(${[200, 201, 202][r % 3]}).json(await service.search${cls}(String(req.query.q), Number(req.query.limit)));`,
+      );
+    else if (kind === 2)
+      lines.push(
+        `  const sort = String(req.query.sort);`,
+        `  if (!['name', 'created_at'].includes(sort)) return res.status(400).end();`,
+        `  res.json({ sort, log });`,
+      );
+    else if (kind === 3)
+      lines.push(`  res.sendFile(path.basename(String(req.query.file)), { root: '/srv/${entity}' });`);
     else if (kind === 4 && random() < 0.3) lines.push(`  exec('ls ' + req.query.dir, () => res.end());`);
-    else if (kind === 5 && random() < 0.3) lines.push(`  res.json(await service.unsafe${cls}(req.query.name as string));`);
+    else if (kind === 5 && random() < 0.3)
+      lines.push(`  res.json(await service.unsafe${cls}(req.query.name as string));`);
     else lines.push(`  res.json({ ok: log.length, at: ${Math.floor(random() * 1e6)} });`);
     lines.push(`});`, '');
   }

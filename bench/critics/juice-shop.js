@@ -18,10 +18,14 @@ const criticsModule = criticsAt < 0 ? null : args[criticsAt + 1];
 const positional = args.filter((a, i) => !a.startsWith('--') && !(criticsAt >= 0 && i === criticsAt + 1));
 const checkout = positional[0] === undefined ? null : resolve(positional[0]);
 if (checkout === null || !existsSync(join(checkout, 'routes'))) {
-  process.stderr.write('usage: node bench/critics/juice-shop.js <juice-shop checkout at 33518f5a0> [--critics <index.js>] [--json]\n');
+  process.stderr.write(
+    'usage: node bench/critics/juice-shop.js <juice-shop checkout at 33518f5a0> [--critics <index.js>] [--json]\n',
+  );
   process.exit(2);
 }
-const { builtInCritics, runCritic } = await import(criticsModule === null ? '@rloop/critics' : pathToFileURL(resolve(criticsModule)).href);
+const { builtInCritics, runCritic } = await import(
+  criticsModule === null ? '@rloop/critics' : pathToFileURL(resolve(criticsModule)).href
+);
 const NOW = new Date('2026-11-30T00:00:00Z');
 
 /**
@@ -34,19 +38,77 @@ const KNOWN = [
   { file: 'routes/search.ts', line: 23, type: 'sast/sql-injection', challenge: 'unionSqlInjection/dbSchema' },
   { file: 'routes/showProductReviews.ts', line: 36, type: 'sast/code-injection', challenge: 'noSqlCommand ($where)' },
   { file: 'routes/trackOrder.ts', line: 18, type: 'sast/code-injection', challenge: 'noSqlOrders ($where)' },
-  { file: 'routes/userProfile.ts', line: 61, type: 'sast/code-injection', challenge: 'usernameXss / SSTI (eval of the stored username)' },
-  { file: 'routes/userProfile.ts', line: 87, type: 'sast/code-injection', challenge: 'SSTI (pug template built from the stored username)' },
-  { file: 'routes/redirect.ts', line: 19, type: 'sast/open-redirect', challenge: 'redirect (allowlist checked with url.includes)' },
+  {
+    file: 'routes/userProfile.ts',
+    line: 61,
+    type: 'sast/code-injection',
+    challenge: 'usernameXss / SSTI (eval of the stored username)',
+  },
+  {
+    file: 'routes/userProfile.ts',
+    line: 87,
+    type: 'sast/code-injection',
+    challenge: 'SSTI (pug template built from the stored username)',
+  },
+  {
+    file: 'routes/redirect.ts',
+    line: 19,
+    type: 'sast/open-redirect',
+    challenge: 'redirect (allowlist checked with url.includes)',
+  },
   { file: 'routes/profileImageUrlUpload.ts', line: 24, type: 'sast/ssrf', challenge: 'ssrf' },
-  { file: 'routes/dataErasure.ts', line: 107, type: 'sast/path-traversal', challenge: 'lfr (layout in the spread request body)' },
-  { file: 'routes/updateProductReviews.ts', line: 17, type: 'validation/nosql-injection', challenge: 'noSqlReviews (operator in _id)' },
-  { file: 'frontend/src/app/search-result/search-result.component.ts', line: 143, type: 'sast/xss', challenge: 'localXss / xssBonus' },
-  { file: 'frontend/src/app/search-result/search-result.component.ts', line: 110, type: 'sast/xss', challenge: 'restfulXss', why: 'the source is an API response (data the server stored), not modelled' },
-  { file: 'routes/b2bOrder.ts', line: 23, type: 'sast/code-injection', challenge: 'rce (notevil inside a vm context)', why: 'the code string is constant; the input is evaluated by a function placed in the sandbox' },
-  { file: 'routes/fileUpload.ts', line: 34, type: 'sast/path-traversal', challenge: 'fileWrite (zip slip)', why: 'archive entry names are not modelled as input' },
+  {
+    file: 'routes/dataErasure.ts',
+    line: 107,
+    type: 'sast/path-traversal',
+    challenge: 'lfr (layout in the spread request body)',
+  },
+  {
+    file: 'routes/updateProductReviews.ts',
+    line: 17,
+    type: 'validation/nosql-injection',
+    challenge: 'noSqlReviews (operator in _id)',
+  },
+  {
+    file: 'frontend/src/app/search-result/search-result.component.ts',
+    line: 143,
+    type: 'sast/xss',
+    challenge: 'localXss / xssBonus',
+  },
+  {
+    file: 'frontend/src/app/search-result/search-result.component.ts',
+    line: 110,
+    type: 'sast/xss',
+    challenge: 'restfulXss',
+    why: 'the source is an API response (data the server stored), not modelled',
+  },
+  {
+    file: 'routes/b2bOrder.ts',
+    line: 23,
+    type: 'sast/code-injection',
+    challenge: 'rce (notevil inside a vm context)',
+    why: 'the code string is constant; the input is evaluated by a function placed in the sandbox',
+  },
+  {
+    file: 'routes/fileUpload.ts',
+    line: 34,
+    type: 'sast/path-traversal',
+    challenge: 'fileWrite (zip slip)',
+    why: 'archive entry names are not modelled as input',
+  },
   { file: 'lib/insecurity.ts', line: 42, type: 'secret/hardcoded-key', challenge: 'HMAC key literal' },
-  { file: 'lib/insecurity.ts', line: 54, type: 'secret/hardcoded-key', challenge: 'jwt.sign with the private key literal' },
-  { file: 'lib/insecurity.ts', line: 150, type: 'secret/hardcoded-key', challenge: 'createHmac with the private key literal' },
+  {
+    file: 'lib/insecurity.ts',
+    line: 54,
+    type: 'secret/hardcoded-key',
+    challenge: 'jwt.sign with the private key literal',
+  },
+  {
+    file: 'lib/insecurity.ts',
+    line: 150,
+    type: 'secret/hardcoded-key',
+    challenge: 'createHmac with the private key literal',
+  },
   { file: 'server.ts', line: 289, type: 'secret/hardcoded-key', challenge: 'cookie-parser secret literal' },
 ];
 
@@ -59,8 +121,28 @@ const KNOWN = [
  */
 const CODEFIXES = {
   'sast/sql-injection': {
-    vulnerable: ['dbSchemaChallenge_1', 'dbSchemaChallenge_3', 'loginAdminChallenge_1', 'loginBenderChallenge_1', 'loginBenderChallenge_4', 'loginJimChallenge_2', 'loginJimChallenge_4', 'unionSqlInjectionChallenge_1', 'unionSqlInjectionChallenge_3'],
-    safe: ['dbSchemaChallenge_2_correct', 'loginAdminChallenge_2', 'loginAdminChallenge_3', 'loginAdminChallenge_4_correct', 'loginBenderChallenge_2_correct', 'loginBenderChallenge_3', 'loginJimChallenge_1_correct', 'loginJimChallenge_3', 'unionSqlInjectionChallenge_2_correct'],
+    vulnerable: [
+      'dbSchemaChallenge_1',
+      'dbSchemaChallenge_3',
+      'loginAdminChallenge_1',
+      'loginBenderChallenge_1',
+      'loginBenderChallenge_4',
+      'loginJimChallenge_2',
+      'loginJimChallenge_4',
+      'unionSqlInjectionChallenge_1',
+      'unionSqlInjectionChallenge_3',
+    ],
+    safe: [
+      'dbSchemaChallenge_2_correct',
+      'loginAdminChallenge_2',
+      'loginAdminChallenge_3',
+      'loginAdminChallenge_4_correct',
+      'loginBenderChallenge_2_correct',
+      'loginBenderChallenge_3',
+      'loginJimChallenge_1_correct',
+      'loginJimChallenge_3',
+      'unionSqlInjectionChallenge_2_correct',
+    ],
   },
   'validation/nosql-injection': {
     vulnerable: ['noSqlReviewsChallenge_1', 'noSqlReviewsChallenge_2'],
@@ -79,29 +161,61 @@ function walk(dir, root = dir, out = []) {
 }
 
 const files = walk(checkout);
-const critics = builtInCritics({ now: NOW, only: ['security/sast-scanner', 'security/input-validation-checker', 'security/secrets-detector'] });
+const critics = builtInCritics({
+  now: NOW,
+  only: ['security/sast-scanner', 'security/input-validation-checker', 'security/secrets-detector'],
+});
 const findings = [];
 for (const critic of critics) {
-  const run = await runCritic(critic, { repoDir: checkout, commit: '0'.repeat(40), files, phase: 'final_sweep', now: NOW });
+  const run = await runCritic(critic, {
+    repoDir: checkout,
+    commit: '0'.repeat(40),
+    files,
+    phase: 'final_sweep',
+    now: NOW,
+  });
   if (run.status !== 'reported') throw new Error(`${critic.id} did not report: ${run.reason} ${run.message}`);
   findings.push(...run.findings);
 }
-const at = (file, line, type) => findings.find((f) => f.file === file && f.line_range.start <= line && line <= f.line_range.end && f.finding_type === type);
+const at = (file, line, type) =>
+  findings.find(
+    (f) => f.file === file && f.line_range.start <= line && line <= f.line_range.end && f.finding_type === type,
+  );
 
 const known = KNOWN.map((k) => ({ ...k, found: at(k.file, k.line, k.type) !== undefined }));
 const codefixes = Object.entries(CODEFIXES).map(([type, sets]) => {
-  const flagged = (name) => findings.some((f) => f.file === `data/static/codefixes/${name}.ts` && f.finding_type === type);
-  return { type, vulnerable: sets.vulnerable.length, found: sets.vulnerable.filter(flagged).length, safe: sets.safe.length, flaggedSafe: sets.safe.filter(flagged) };
+  const flagged = (name) =>
+    findings.some((f) => f.file === `data/static/codefixes/${name}.ts` && f.finding_type === type);
+  return {
+    type,
+    vulnerable: sets.vulnerable.length,
+    found: sets.vulnerable.filter(flagged).length,
+    safe: sets.safe.length,
+    flaggedSafe: sets.safe.filter(flagged),
+  };
 });
 const explained = new Set(known.filter((k) => k.found).map((k) => `${k.file}:${k.line}:${k.type}`));
 const others = findings
-  .filter((f) => f.finding_type.startsWith('sast/') || f.finding_type.startsWith('secret/hardcoded-key') || f.finding_type === 'validation/nosql-injection')
+  .filter(
+    (f) =>
+      f.finding_type.startsWith('sast/') ||
+      f.finding_type.startsWith('secret/hardcoded-key') ||
+      f.finding_type === 'validation/nosql-injection',
+  )
   .filter((f) => !f.file.startsWith('data/static/codefixes/'))
-  .filter((f) => !known.some((k) => k.file === f.file && f.line_range.start <= k.line && k.line <= f.line_range.end && f.finding_type === k.type))
+  .filter(
+    (f) =>
+      !known.some(
+        (k) =>
+          k.file === f.file && f.line_range.start <= k.line && k.line <= f.line_range.end && f.finding_type === k.type,
+      ),
+  )
   .map((f) => `${f.finding_type} ${f.file}:${f.line_range.start} — ${f.title}`);
 
 if (args.includes('--json')) {
-  process.stdout.write(`${JSON.stringify({ checkout, known, codefixes, others, explained: [...explained] }, null, 2)}\n`);
+  process.stdout.write(
+    `${JSON.stringify({ checkout, known, codefixes, others, explained: [...explained] }, null, 2)}\n`,
+  );
 } else {
   const byType = new Map();
   for (const k of known) {
@@ -110,10 +224,21 @@ if (args.includes('--json')) {
     if (k.found) row.found += 1;
     byType.set(k.type, row);
   }
-  process.stdout.write(`Known vulnerabilities (Juice Shop 33518f5a0): ${known.filter((k) => k.found).length} of ${known.length} found\n`);
-  for (const [type, row] of [...byType].sort()) process.stdout.write(`  ${type.padEnd(28)} ${row.found}/${row.total}\n`);
-  for (const k of known) process.stdout.write(`  ${k.found ? 'found ' : 'MISSED'} ${k.type} ${k.file}:${k.line} (${k.challenge})${!k.found && k.why ? ` — ${k.why}` : ''}\n`);
+  process.stdout.write(
+    `Known vulnerabilities (Juice Shop 33518f5a0): ${known.filter((k) => k.found).length} of ${known.length} found\n`,
+  );
+  for (const [type, row] of [...byType].sort())
+    process.stdout.write(`  ${type.padEnd(28)} ${row.found}/${row.total}\n`);
+  for (const k of known)
+    process.stdout.write(
+      `  ${k.found ? 'found ' : 'MISSED'} ${k.type} ${k.file}:${k.line} (${k.challenge})${!k.found && k.why ? ` — ${k.why}` : ''}\n`,
+    );
   process.stdout.write('\nCoding-challenge snippets (data/static/codefixes):\n');
-  for (const c of codefixes) process.stdout.write(`  ${c.type.padEnd(28)} vulnerable found ${c.found}/${c.vulnerable}, safe flagged ${c.flaggedSafe.length}/${c.safe}${c.flaggedSafe.length > 0 ? ` (${c.flaggedSafe.join(', ')})` : ''}\n`);
-  process.stdout.write(`\nOther findings of these types outside the snippets (${others.length}, for a reader to judge):\n${others.map((o) => `  ${o}`).join('\n')}\n`);
+  for (const c of codefixes)
+    process.stdout.write(
+      `  ${c.type.padEnd(28)} vulnerable found ${c.found}/${c.vulnerable}, safe flagged ${c.flaggedSafe.length}/${c.safe}${c.flaggedSafe.length > 0 ? ` (${c.flaggedSafe.join(', ')})` : ''}\n`,
+    );
+  process.stdout.write(
+    `\nOther findings of these types outside the snippets (${others.length}, for a reader to judge):\n${others.map((o) => `  ${o}`).join('\n')}\n`,
+  );
 }

@@ -22,7 +22,9 @@ const criticsAt = args.indexOf('--critics');
 const criticsModule = criticsAt < 0 ? null : args[criticsAt + 1];
 const positional = args.filter((a, i) => !a.startsWith('--') && !(criticsAt >= 0 && i === criticsAt + 1));
 const corpus = resolve(positional[0] ?? join(here, 'corpus'));
-const { builtInCritics, runCritic } = await import(criticsModule === null ? '@rloop/critics' : pathToFileURL(resolve(criticsModule)).href);
+const { builtInCritics, runCritic } = await import(
+  criticsModule === null ? '@rloop/critics' : pathToFileURL(resolve(criticsModule)).href
+);
 const asJson = args.includes('--json');
 const verbose = args.includes('--verbose');
 const NOW = new Date('2026-11-30T00:00:00Z');
@@ -89,15 +91,24 @@ async function findingsOf(criticId, variantDir, files) {
   const key = `${criticId}|${variantDir}`;
   if (findingsCache.has(key)) return findingsCache.get(key);
   const critic = critics.get(criticId);
-  const run = await runCritic(critic, { repoDir: variantDir, commit: '0'.repeat(40), files, phase: 'final_sweep', now: NOW });
-  if (run.status !== 'reported') throw new Error(`${criticId} did not report on ${variantDir}: ${run.reason} ${run.message}`);
+  const run = await runCritic(critic, {
+    repoDir: variantDir,
+    commit: '0'.repeat(40),
+    files,
+    phase: 'final_sweep',
+    now: NOW,
+  });
+  if (run.status !== 'reported')
+    throw new Error(`${criticId} did not report on ${variantDir}: ${run.reason} ${run.message}`);
   findingsCache.set(key, run.findings);
   return run.findings;
 }
 
 function covers(finding, marker) {
   const inRange = (file, range) => file === marker.file && range.start <= marker.line && marker.line <= range.end;
-  return inRange(finding.file, finding.line_range) || finding.related_locations.some((l) => inRange(l.file, l.line_range));
+  return (
+    inRange(finding.file, finding.line_range) || finding.related_locations.some((l) => inRange(l.file, l.line_range))
+  );
 }
 
 const rows = new Map();
@@ -112,7 +123,16 @@ for (const category of readdirSync(corpus).sort()) {
     const variants = ['vulnerable', 'fixed'].filter((v) => existsSync(join(caseDir, v)));
     let family = null;
     let criticId = null;
-    const row = rows.get(category) ?? { category, cases: 0, markers: 0, found: 0, unexpected: 0, fixed: 0, fpTwins: 0, fpFindings: 0 };
+    const row = rows.get(category) ?? {
+      category,
+      cases: 0,
+      markers: 0,
+      found: 0,
+      unexpected: 0,
+      fixed: 0,
+      fpTwins: 0,
+      fpFindings: 0,
+    };
     rows.set(category, row);
     row.cases += 1;
     for (const variant of variants) {
@@ -121,7 +141,10 @@ for (const category of readdirSync(corpus).sort()) {
       const all = walk(variantDir);
       const globs = variantConfig.files ?? caseConfig.files;
       const files = globs === undefined ? all : all.filter((f) => globs.some((g) => matchGlob(g, f)));
-      const markers = [...markersIn(variantDir, all), ...(caseConfig.markers ?? []).filter((m) => m.variant === variant)];
+      const markers = [
+        ...markersIn(variantDir, all),
+        ...(caseConfig.markers ?? []).filter((m) => m.variant === variant),
+      ];
       const route = routeOf(markers[0]?.type ?? CATEGORY_DEFAULT[category] ?? category);
       if (route === null) throw new Error(`${caseDir}: no critic for marker type ${markers[0]?.type ?? category}`);
       family = family ?? route.family;
@@ -141,13 +164,19 @@ for (const category of readdirSync(corpus).sort()) {
         }
         const extra = findings.filter((f) => !matched.has(f.id) && !markers.some((m) => covers(f, m)));
         row.unexpected += extra.length;
-        for (const f of extra) details.push(`EXTRA  ${category}/${caseName}: ${f.finding_type} at ${f.file}:${f.line_range.start} — ${f.title}`);
+        for (const f of extra)
+          details.push(
+            `EXTRA  ${category}/${caseName}: ${f.finding_type} at ${f.file}:${f.line_range.start} — ${f.title}`,
+          );
       } else {
         row.fixed += 1;
         if (findings.length > 0) {
           row.fpTwins += 1;
           row.fpFindings += findings.length;
-          for (const f of findings) details.push(`FP     ${category}/${caseName}: ${f.finding_type} at ${f.file}:${f.line_range.start} — ${f.title}`);
+          for (const f of findings)
+            details.push(
+              `FP     ${category}/${caseName}: ${f.finding_type} at ${f.file}:${f.line_range.start} — ${f.title}`,
+            );
         }
       }
     }
@@ -157,7 +186,12 @@ for (const category of readdirSync(corpus).sort()) {
 function matchGlob(glob, file) {
   const pattern = glob
     .split('**')
-    .map((part) => part.split('*').map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('[^/]*'))
+    .map((part) =>
+      part
+        .split('*')
+        .map((s) => s.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('[^/]*'),
+    )
     .join('.*');
   return new RegExp(`^${pattern}$`).test(file);
 }
@@ -167,7 +201,16 @@ const list = [...rows.values()];
 const total = (filter, name) => {
   const picked = list.filter(filter);
   return picked.reduce(
-    (acc, r) => ({ ...acc, cases: acc.cases + r.cases, markers: acc.markers + r.markers, found: acc.found + r.found, unexpected: acc.unexpected + r.unexpected, fixed: acc.fixed + r.fixed, fpTwins: acc.fpTwins + r.fpTwins, fpFindings: acc.fpFindings + r.fpFindings }),
+    (acc, r) => ({
+      ...acc,
+      cases: acc.cases + r.cases,
+      markers: acc.markers + r.markers,
+      found: acc.found + r.found,
+      unexpected: acc.unexpected + r.unexpected,
+      fixed: acc.fixed + r.fixed,
+      fpTwins: acc.fpTwins + r.fpTwins,
+      fpFindings: acc.fpFindings + r.fpFindings,
+    }),
     { category: name, cases: 0, markers: 0, found: 0, unexpected: 0, fixed: 0, fpTwins: 0, fpFindings: 0 },
   );
 };
@@ -178,7 +221,17 @@ if (asJson) {
   process.stdout.write(`${JSON.stringify({ corpus, categories: list, security, overall, details }, null, 2)}\n`);
 } else {
   const header = ['category', 'cases', 'markers', 'found', 'recall', 'extra', 'fixed twins', 'FP twins', 'FP rate'];
-  const line = (r) => [r.category, r.cases, r.markers, r.found, pct(r.found, r.markers), r.unexpected, r.fixed, r.fpTwins, pct(r.fpTwins, r.fixed)];
+  const line = (r) => [
+    r.category,
+    r.cases,
+    r.markers,
+    r.found,
+    pct(r.found, r.markers),
+    r.unexpected,
+    r.fixed,
+    r.fpTwins,
+    pct(r.fpTwins, r.fixed),
+  ];
   const table = [header, ...list.map(line), line(security), line(overall)].map((cells) => cells.map(String));
   const widths = header.map((_, i) => Math.max(...table.map((r) => r[i].length)));
   for (const [index, cells] of table.entries()) {
@@ -187,5 +240,7 @@ if (asJson) {
     if (index === 0) process.stdout.write(`${widths.map((w) => '-'.repeat(w)).join('-+-')}\n`);
   }
   if (verbose || details.length > 0) process.stdout.write(`\n${details.join('\n')}\n`);
-  process.stdout.write(`\ntargets: security recall >= 85% (now ${pct(security.found, security.markers)}), FP on fixed twins <= 5% (now ${pct(overall.fpTwins, overall.fixed)})\n`);
+  process.stdout.write(
+    `\ntargets: security recall >= 85% (now ${pct(security.found, security.markers)}), FP on fixed twins <= 5% (now ${pct(overall.fpTwins, overall.fixed)})\n`,
+  );
 }

@@ -20,7 +20,13 @@ const PLANS = Number(process.argv[3] ?? 50);
 const RAW_CLIENTS = 8;
 const IN_FLIGHT = 512;
 
-const quiet = { log: () => undefined, warn: () => undefined, error: (m: unknown) => process.stderr.write(`${String(m)}\n`), debug: () => undefined, verbose: () => undefined };
+const quiet = {
+  log: () => undefined,
+  warn: () => undefined,
+  error: (m: unknown) => process.stderr.write(`${String(m)}\n`),
+  debug: () => undefined,
+  verbose: () => undefined,
+};
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
@@ -45,7 +51,10 @@ async function rawInserts(url: string, count: number): Promise<number> {
     clients.map(async (client) => {
       while (next < count) {
         const i = next++;
-        await client.query('INSERT INTO bench_raw (stream, data) VALUES ($1, $2)', [`plan-${i % PLANS}`, JSON.stringify({ i, critic_id: 'bench/noop', reason: 'crashed' })]);
+        await client.query('INSERT INTO bench_raw (stream, data) VALUES ($1, $2)', [
+          `plan-${i % PLANS}`,
+          JSON.stringify({ i, critic_id: 'bench/noop', reason: 'crashed' }),
+        ]);
       }
     }),
   );
@@ -65,14 +74,24 @@ function event(i: number, runId: string): EventOf<'CriticFailed'> {
     causation_id: null,
     occurred_at: new Date().toISOString(),
     producer: 'bench',
-    data: { round: 1 + Math.floor(i / PLANS), critic_id: 'bench/noop', core: false, reason: 'crashed', message: `event ${i}` },
+    data: {
+      round: 1 + Math.floor(i / PLANS),
+      critic_id: 'bench/noop',
+      core: false,
+      reason: 'crashed',
+      message: `event ${i}`,
+    },
   };
 }
 
 function startJournal(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
   const entry = fileURLToPath(new URL('../../../services/journal/dist/main.js', import.meta.url));
   const profile = process.env['RLOOP_BENCH_PROFILE'];
-  const child = spawn(process.execPath, [...(profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]), entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(
+    process.execPath,
+    [...(profile === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${profile}`]), entry],
+    { env, stdio: ['ignore', 'pipe', 'pipe'] },
+  );
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`journal exited with ${code}`)));
     for (const stream of [child.stdout, child.stderr]) {
@@ -113,7 +132,9 @@ async function headPosition(db: pg.Client): Promise<string> {
 // take CPU from the journal it measures.
 async function waitCommitted(db: pg.Client, after: string): Promise<void> {
   for (;;) {
-    const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM events WHERE global_position > $1', [after]);
+    const { rows } = await db.query<{ n: string }>('SELECT count(*) AS n FROM events WHERE global_position > $1', [
+      after,
+    ]);
     if (Number(rows[0]?.n) >= EVENTS) return;
     await new Promise((r) => setTimeout(r, 20));
   }
@@ -126,14 +147,22 @@ function runIdFor(tag: string): string {
 async function main(): Promise<void> {
   const database = await createTestDatabase('rloop_bench');
   const namespace = uniqueNamespace('b');
-  const env = { ...process.env, NATS_URL: TEST_NATS_URL, RLOOP_NAMESPACE: namespace, DATABASE_URL: database.url, RLOOP_LOG_FORMAT: 'plain' as const };
+  const env = {
+    ...process.env,
+    NATS_URL: TEST_NATS_URL,
+    RLOOP_NAMESPACE: namespace,
+    DATABASE_URL: database.url,
+    RLOOP_LOG_FORMAT: 'plain' as const,
+  };
   let journal = await startJournal(env);
   const client = new JetStreamClient({ service: 'bench', servers: TEST_NATS_URL, namespace }, quiet);
   const db = new pg.Client({ connectionString: database.url });
   try {
     process.stdout.write(`journal throughput: ${EVENTS} events over ${PLANS} plans, PostgreSQL ${database.name}\n`);
     const rawRate = await rawInserts(database.url, EVENTS);
-    process.stdout.write(`  baseline, raw single-row INSERTs with pg (${RAW_CLIENTS} clients):   ${rawRate.toFixed(0)} rows/s\n`);
+    process.stdout.write(
+      `  baseline, raw single-row INSERTs with pg (${RAW_CLIENTS} clients):   ${rawRate.toFixed(0)} rows/s\n`,
+    );
     await client.connect();
     await db.connect();
 
@@ -145,10 +174,17 @@ async function main(): Promise<void> {
     const published = performance.now();
     await waitCommitted(db, liveFrom);
     const liveRate = EVENTS / ((performance.now() - started) / 1000);
-    const { rows } = await db.query<{ ms: string }>("SELECT EXTRACT(EPOCH FROM (recorded_at - (metadata->>'occurred_at')::timestamptz)) * 1000 AS ms FROM events WHERE metadata->>'correlation_id' = $1 ORDER BY 1", [live]);
+    const { rows } = await db.query<{ ms: string }>(
+      "SELECT EXTRACT(EPOCH FROM (recorded_at - (metadata->>'occurred_at')::timestamptz)) * 1000 AS ms FROM events WHERE metadata->>'correlation_id' = $1 ORDER BY 1",
+      [live],
+    );
     const latencies = rows.map((r) => Number(r.ms));
-    process.stdout.write(`  live, publishing while the journal appends (bus → committed): ${liveRate.toFixed(0)} events/s — ${(liveRate / rawRate).toFixed(2)}× raw (publishing alone took ${((published - started) / 1000).toFixed(2)} s)\n`);
-    process.stdout.write(`    append latency publish → commit: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms\n`);
+    process.stdout.write(
+      `  live, publishing while the journal appends (bus → committed): ${liveRate.toFixed(0)} events/s — ${(liveRate / rawRate).toFixed(2)}× raw (publishing alone took ${((published - started) / 1000).toFixed(2)} s)\n`,
+    );
+    process.stdout.write(
+      `    append latency publish → commit: p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${percentile(latencies, 99).toFixed(1)} ms\n`,
+    );
 
     // 2. Backlog: the events wait on the bus while the journal is down; measured from its restart.
     await stopJournal(journal);
@@ -159,7 +195,9 @@ async function main(): Promise<void> {
     const restarted = performance.now();
     await waitCommitted(db, backlogFrom);
     const drainRate = EVENTS / ((performance.now() - restarted) / 1000);
-    process.stdout.write(`  backlog, the journal draining the bus (bus → committed):   ${drainRate.toFixed(0)} events/s — ${(drainRate / rawRate).toFixed(2)}× raw (target ≥ 1.0)\n`);
+    process.stdout.write(
+      `  backlog, the journal draining the bus (bus → committed):   ${drainRate.toFixed(0)} events/s — ${(drainRate / rawRate).toFixed(2)}× raw (target ≥ 1.0)\n`,
+    );
   } finally {
     await stopJournal(journal);
     await db.end();

@@ -68,7 +68,12 @@ const DOMAINS = ['orders', 'invoices', 'customers', 'payments', 'shipping', 'inv
 
 function moduleSource(name: string): string {
   const entity = name.slice(0, -1);
-  const lines = [`// ${name}: in-memory ${entity} records and the rules that apply to them.`, '', `const ${name} = new Map();`, ''];
+  const lines = [
+    `// ${name}: in-memory ${entity} records and the rules that apply to them.`,
+    '',
+    `const ${name} = new Map();`,
+    '',
+  ];
   for (const [i, verb] of ['create', 'update', 'archive', 'restore', 'validate', 'summarise'].entries()) {
     lines.push(
       '/**',
@@ -93,8 +98,9 @@ async function createSampleRepo(): Promise<{ dir: string; base: string }> {
   const dir = await mkdtemp(join(tmpdir(), 'rloop-bench-llm-cache-'));
   const files: Record<string, string> = {
     'package.json': '{ "name": "bench-sample", "type": "module", "private": true }\n',
-    'src/round.js': '// The round counter the benchmark\'s fixes advance.\nexport const ROUND = 0;\n',
-    'test/smoke.test.js': "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { createOrder } from '../src/orders.js';\n\ntest('creates an order', () => {\n  assert.equal(createOrder('o1').version, 1);\n});\n",
+    'src/round.js': "// The round counter the benchmark's fixes advance.\nexport const ROUND = 0;\n",
+    'test/smoke.test.js':
+      "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { createOrder } from '../src/orders.js';\n\ntest('creates an order', () => {\n  assert.equal(createOrder('o1').version, 1);\n});\n",
   };
   for (const name of DOMAINS) files[`src/${name}.js`] = moduleSource(name);
   for (const [path, content] of Object.entries(files)) {
@@ -164,7 +170,11 @@ function scriptedModel(round: () => number): (request: FakeMessagesRequest) => F
         fakeTurn.toolUse('read_file', { path: 'src/round.js' }),
         fakeTurn.toolUse('search', { query: 'ROUND' }),
         fakeTurn.toolUse('read_file', { path: 'src/orders.js' }),
-        fakeTurn.toolUse('edit_file', { path: 'src/round.js', old_string: `export const ROUND = ${n - 1};`, new_string: `export const ROUND = ${n};` }),
+        fakeTurn.toolUse('edit_file', {
+          path: 'src/round.js',
+          old_string: `export const ROUND = ${n - 1};`,
+          new_string: `export const ROUND = ${n};`,
+        }),
         fakeTurn.toolUse('run_tests', { command: TEST_COMMAND }),
         fakeTurn.text(`ROUND is now ${n}; the round test passes.`),
       ];
@@ -184,7 +194,9 @@ function letterFor(round: number, commit: string): Letter {
     k: 3,
     commit,
     created_at: '2026-11-30T10:00:00.000Z',
-    critics: [{ critic_id: 'quality/code-reviewer', core: true, outcome: 'reported', findings_total: 1, findings_kept: 1 }],
+    critics: [
+      { critic_id: 'quality/code-reviewer', core: true, outcome: 'reported', findings_total: 1, findings_kept: 1 },
+    ],
     findings: [
       {
         id: `f-round-${round}`,
@@ -224,17 +236,39 @@ interface Totals {
   readonly costUsd: number;
 }
 
-async function runLoop(mode: Mode, spec: ModelSpec, catalogue: Awaited<ReturnType<typeof loadModelCatalogue>>): Promise<Totals> {
+async function runLoop(
+  mode: Mode,
+  spec: ModelSpec,
+  catalogue: Awaited<ReturnType<typeof loadModelCatalogue>>,
+): Promise<Totals> {
   const caching = mode !== 'uncached';
   const repo = await createSampleRepo();
   let clock = Date.UTC(2026, 10, 30, 10, 0, 0);
   let round = 1;
   const fake = await startFakeAnthropic({ script: scriptedModel(() => round), now: () => clock, timing: TIMING });
-  const client = createAnthropicClient({ apiKey: 'sk-ant-api03-bench-not-a-real-key-000000', baseURL: fake.url, model: MODEL, maxRetries: 0, timeoutMs: 30_000 });
-  const runTests = createCommandTestRunner({ command: TEST_COMMAND, timeoutMs: 60_000, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' } });
+  const client = createAnthropicClient({
+    apiKey: 'sk-ant-api03-bench-not-a-real-key-000000',
+    baseURL: fake.url,
+    model: MODEL,
+    maxRetries: 0,
+    timeoutMs: 30_000,
+  });
+  const runTests = createCommandTestRunner({
+    command: TEST_COMMAND,
+    timeoutMs: 60_000,
+    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
+  });
   const usages: UsageRecord[] = [];
   const files = ['src/round.js', ...DOMAINS.map((d) => `src/${d}.js`)];
-  const hints = () => Promise.resolve({ plan: { title: 'Advance the round counter', description: 'Each round moves ROUND forward and keeps the domain modules intact.' }, baseCommit: repo.base, round });
+  const hints = () =>
+    Promise.resolve({
+      plan: {
+        title: 'Advance the round counter',
+        description: 'Each round moves ROUND forward and keeps the domain modules intact.',
+      },
+      baseCommit: repo.base,
+      round,
+    });
   // One warmup for the host's critics, as the critic-runner's LlmCriticHost has.
   const shared = mode === 'parallel, warmup' ? { cacheWarmup: createCacheWarmup() } : {};
   const critics = [
@@ -242,13 +276,24 @@ async function runLoop(mode: Mode, spec: ModelSpec, catalogue: Awaited<ReturnTyp
     ...['specialized/error-handler-checker', 'specialized/resilience-checker'].map((id) => {
       const critic = promptCriticSpec(id);
       if (critic === null) throw new Error(`no prompt critic ${id}`);
-      return createPromptCritic({ ...critic, model: MODEL, catalogue, client, caching, resolveSubject: hints, ...shared });
+      return createPromptCritic({
+        ...critic,
+        model: MODEL,
+        catalogue,
+        client,
+        caching,
+        resolveSubject: hints,
+        ...shared,
+      });
     }),
   ];
   try {
     let head = commitAll(repo.dir, 'start');
     for (round = 1; round <= ROUNDS; round += 1) {
-      const context: CriticContext = createCriticContext({ repoDir: repo.dir, commit: head, files, phase: 'critical' }, { signal: new AbortController().signal }).context;
+      const context: CriticContext = createCriticContext(
+        { repoDir: repo.dir, commit: head, files, phase: 'critical' },
+        { signal: new AbortController().signal },
+      ).context;
       // The critic-runner runs a round's critics at once.
       usages.push(...(await Promise.all(critics.map((critic) => critic.review(context)))).map((r) => r.usage));
       const letter = letterFor(round, head);
@@ -261,20 +306,38 @@ async function runLoop(mode: Mode, spec: ModelSpec, catalogue: Awaited<ReturnTyp
         spec,
         caching,
       });
-      if (written.redTests.length !== 1) throw new Error(`round ${round}: expected one red test, got ${JSON.stringify(written.testsWritten)}`);
+      if (written.redTests.length !== 1)
+        throw new Error(`round ${round}: expected one red test, got ${JSON.stringify(written.testsWritten)}`);
       usages.push(written.usage);
-      const fix = await implementFix({ letter, failingTests: written.redTests, worktreeDir: repo.dir, stepBudget: 10, allowedCommands: [TEST_COMMAND], commandEnv: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' }, client, spec, caching });
-      if (fix.outcome !== 'finished' || fix.commandsRun[0]?.exitCode !== 0) throw new Error(`round ${round}: the fix did not finish green`);
+      const fix = await implementFix({
+        letter,
+        failingTests: written.redTests,
+        worktreeDir: repo.dir,
+        stepBudget: 10,
+        allowedCommands: [TEST_COMMAND],
+        commandEnv: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
+        client,
+        spec,
+        caching,
+      });
+      if (fix.outcome !== 'finished' || fix.commandsRun[0]?.exitCode !== 0)
+        throw new Error(`round ${round}: the fix did not finish green`);
       usages.push(fix.usage);
       head = commitAll(repo.dir, `round ${round}`);
       clock += ROUND_GAP_MS;
     }
-    if (fake.protocolErrors.length > 0) throw new Error(`the fake API rejected requests: ${fake.protocolErrors.join('; ')}`);
+    if (fake.protocolErrors.length > 0)
+      throw new Error(`the fake API rejected requests: ${fake.protocolErrors.join('; ')}`);
     const calls = fake.messageCalls();
     const byKind: Record<string, number> = {};
     for (const call of calls) {
       const system = systemText(call.body);
-      const kind = system === CRITIC_SYSTEM_PROMPT ? 'critics' : system === TEST_WRITER_SYSTEM_PROMPT ? 'test-writer' : 'implementer';
+      const kind =
+        system === CRITIC_SYSTEM_PROMPT
+          ? 'critics'
+          : system === TEST_WRITER_SYSTEM_PROMPT
+            ? 'test-writer'
+            : 'implementer';
       byKind[kind] = (byKind[kind] ?? 0) + weightedInputTokens(spec, call.usage);
     }
     return {
@@ -302,20 +365,48 @@ async function main(): Promise<void> {
   const cached = await runLoop('parallel, warmup', spec, catalogue);
   const ratio = cached.billedInput / uncached.billedInput;
   const row = (name: string, t: Totals): string =>
-    [name.padEnd(20), String(t.calls).padStart(5), String(t.input).padStart(9), String(t.cacheWrite).padStart(9), String(t.cacheRead).padStart(9), Math.round(t.billedInput).toString().padStart(13), `${((t.billedInput / uncached.billedInput) * 100).toFixed(1)}%`.padStart(8), `$${t.costUsd.toFixed(4)}`.padStart(10)].join(' ');
-  console.log(`llm-cache: ${ROUNDS}-round loop (3 critics in parallel + test writer + implementer per round), model ${MODEL}, prices of ${catalogue.pricesCheckedOn}`);
-  console.log(`fake API: ${TIMING.timeToFirstTokenMs} ms to first token, ${TIMING.outputTokensPerSecond} output tokens/s; a cache entry is readable once its writing response starts`);
-  console.log(['mode'.padEnd(20), 'calls'.padStart(5), 'input'.padStart(9), 'cache_wr'.padStart(9), 'cache_rd'.padStart(9), 'billed_input'.padStart(13), 'ratio'.padStart(8), 'cost'.padStart(10)].join(' '));
+    [
+      name.padEnd(20),
+      String(t.calls).padStart(5),
+      String(t.input).padStart(9),
+      String(t.cacheWrite).padStart(9),
+      String(t.cacheRead).padStart(9),
+      Math.round(t.billedInput).toString().padStart(13),
+      `${((t.billedInput / uncached.billedInput) * 100).toFixed(1)}%`.padStart(8),
+      `$${t.costUsd.toFixed(4)}`.padStart(10),
+    ].join(' ');
+  console.log(
+    `llm-cache: ${ROUNDS}-round loop (3 critics in parallel + test writer + implementer per round), model ${MODEL}, prices of ${catalogue.pricesCheckedOn}`,
+  );
+  console.log(
+    `fake API: ${TIMING.timeToFirstTokenMs} ms to first token, ${TIMING.outputTokensPerSecond} output tokens/s; a cache entry is readable once its writing response starts`,
+  );
+  console.log(
+    [
+      'mode'.padEnd(20),
+      'calls'.padStart(5),
+      'input'.padStart(9),
+      'cache_wr'.padStart(9),
+      'cache_rd'.padStart(9),
+      'billed_input'.padStart(13),
+      'ratio'.padStart(8),
+      'cost'.padStart(10),
+    ].join(' '),
+  );
   console.log(row('uncached', uncached));
   console.log(row('parallel, no warmup', apart));
   console.log(row('parallel, warmup', cached));
-  console.log(`billed input, cached (parallel, warmup) / uncached: ${(ratio * 100).toFixed(1)}% (target ≤ ${TARGET_RATIO * 100}%): ${ratio <= TARGET_RATIO ? 'met' : 'NOT met'}`);
+  console.log(
+    `billed input, cached (parallel, warmup) / uncached: ${(ratio * 100).toFixed(1)}% (target ≤ ${TARGET_RATIO * 100}%): ${ratio <= TARGET_RATIO ? 'met' : 'NOT met'}`,
+  );
   console.log(`cost (input + output), cached / uncached: ${((cached.costUsd / uncached.costUsd) * 100).toFixed(1)}%`);
   for (const kind of Object.keys(uncached.byKind)) {
     const before = uncached.byKind[kind] ?? 0;
     const without = apart.byKind[kind] ?? 0;
     const after = cached.byKind[kind] ?? 0;
-    console.log(`  ${kind.padEnd(12)} billed input ${Math.round(before)} -> ${Math.round(without)} without warmup (${((without / before) * 100).toFixed(1)}%) -> ${Math.round(after)} with (${((after / before) * 100).toFixed(1)}%)`);
+    console.log(
+      `  ${kind.padEnd(12)} billed input ${Math.round(before)} -> ${Math.round(without)} without warmup (${((without / before) * 100).toFixed(1)}%) -> ${Math.round(after)} with (${((after / before) * 100).toFixed(1)}%)`,
+    );
   }
   console.log(`(${((Date.now() - started) / 1000).toFixed(1)} s)`);
   if (ratio > TARGET_RATIO) process.exitCode = 1;

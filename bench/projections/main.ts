@@ -46,7 +46,12 @@ const CRITICS = ['toolchain/compiler-linter', 'security/sast-scanner', 'quality/
 const BASE = 'a'.repeat(40);
 
 // Thresholds out of reach so the loop keeps going (what is measured is the fold, not an escalation).
-const config = LoopConfig.parse({ persistent_issue: { rounds: 100_000 }, implementer_wall: { attempts: 100_000 }, oscillation: { reappearances: 100_000 }, stall: { rounds: 100_000 } });
+const config = LoopConfig.parse({
+  persistent_issue: { rounds: 100_000 },
+  implementer_wall: { attempts: 100_000 },
+  oscillation: { reappearances: 100_000 },
+  stall: { rounds: 100_000 },
+});
 const catalogue = CriticCatalogue.parse({
   k: { critical: 3, medium: 5, low: 7, final_sweep: null },
   soft_caps: { critical: 100_000, medium: 5, low: 3, final_sweep: 3 },
@@ -61,7 +66,12 @@ function sha(n: number): string {
 }
 
 let counter = 0;
-function event<T extends JournaledEvent['type']>(type: T, data: Extract<JournaledEvent, { type: T }>['data'], at: number, id?: string): Extract<JournaledEvent, { type: T }> {
+function event<T extends JournaledEvent['type']>(
+  type: T,
+  data: Extract<JournaledEvent, { type: T }>['data'],
+  at: number,
+  id?: string,
+): Extract<JournaledEvent, { type: T }> {
   counter += 1;
   return parseEventOrThrow(type, {
     event_id: id ?? `01JBENCH${String(counter).padStart(18, '0')}`,
@@ -122,7 +132,13 @@ function letterOf(round: number, findings: Finding[]): Letter {
     commit: sha(round),
     mode: 'loop',
     created_at: '2026-11-30T10:00:00.000Z',
-    critics: CRITICS.map((id) => ({ critic_id: id, core: true, outcome: 'reported', findings_total: findings.filter((f) => f.raised_by === id).length, findings_kept: findings.filter((f) => f.raised_by === id).length })),
+    critics: CRITICS.map((id) => ({
+      critic_id: id,
+      core: true,
+      outcome: 'reported',
+      findings_total: findings.filter((f) => f.raised_by === id).length,
+      findings_kept: findings.filter((f) => f.raised_by === id).length,
+    })),
     findings,
     counts: { critical: findings.length, medium: 0, low: 0 },
     complete: true,
@@ -133,9 +149,41 @@ function letterOf(round: number, findings: Finding[]): Letter {
 
 function prologue(): JournaledEvent[] {
   return [
-    event('PlanSubmitted', { plan: { slug: PLAN, title: 'Bench', description: '', effort_level: 'high', files: ['src/**'], repo: { path: '/repo', ref: 'HEAD' }, test_cmd: 'npm test', implementer: { strategy: 'autofix' } }, submission_id: 'bench' }, 0, runId),
-    event('LoopGated', { verdict: 'run', rules: [], commit: BASE, files: ['src/a.ts'], repo_path: '/repo', test_cmd: 'npm test' }, 1),
-    event('BaselineRecorded', { commit: BASE, branch: `rloop/${PLAN}`, tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 }, exit_code: 0, failing: [], duration_ms: 1 }, 2),
+    event(
+      'PlanSubmitted',
+      {
+        plan: {
+          slug: PLAN,
+          title: 'Bench',
+          description: '',
+          effort_level: 'high',
+          files: ['src/**'],
+          repo: { path: '/repo', ref: 'HEAD' },
+          test_cmd: 'npm test',
+          implementer: { strategy: 'autofix' },
+        },
+        submission_id: 'bench',
+      },
+      0,
+      runId,
+    ),
+    event(
+      'LoopGated',
+      { verdict: 'run', rules: [], commit: BASE, files: ['src/a.ts'], repo_path: '/repo', test_cmd: 'npm test' },
+      1,
+    ),
+    event(
+      'BaselineRecorded',
+      {
+        commit: BASE,
+        branch: `rloop/${PLAN}`,
+        tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
+        exit_code: 0,
+        failing: [],
+        duration_ms: 1,
+      },
+      2,
+    ),
   ];
 }
 
@@ -145,40 +193,88 @@ function roundEvents(round: number): { review: JournaledEvent[]; fix: JournaledE
   const letter = letterOf(round, findings);
   const at = round * 10;
   const review: JournaledEvent[] = [
-    event('RoundStarted', {
-      round,
-      phase: 'critical',
-      phase_round: round,
-      k: 3,
-      mode: 'loop',
-      commit: sha(round),
-      base_commit: BASE,
-      repo_path: '/repo',
-      files: ['src/a.ts'],
-      critics: CRITICS.map((id) => ({ critic_id: id, evidence: 'toolchain', core: true, reason: 'core', timeout_ms: 60_000 })),
-      not_configured: [],
-      deadline_at: '2026-12-01T00:00:00.000Z',
-    }, at),
-    ...CRITICS.map((critic, i) => event('FindingsReported', { round, critic_id: critic, commit: sha(round), findings: findings.filter((f) => f.raised_by === critic), truncated: false, duration_ms: 5 }, at + 1 + i)),
+    event(
+      'RoundStarted',
+      {
+        round,
+        phase: 'critical',
+        phase_round: round,
+        k: 3,
+        mode: 'loop',
+        commit: sha(round),
+        base_commit: BASE,
+        repo_path: '/repo',
+        files: ['src/a.ts'],
+        critics: CRITICS.map((id) => ({
+          critic_id: id,
+          evidence: 'toolchain',
+          core: true,
+          reason: 'core',
+          timeout_ms: 60_000,
+        })),
+        not_configured: [],
+        deadline_at: '2026-12-01T00:00:00.000Z',
+      },
+      at,
+    ),
+    ...CRITICS.map((critic, i) =>
+      event(
+        'FindingsReported',
+        {
+          round,
+          critic_id: critic,
+          commit: sha(round),
+          findings: findings.filter((f) => f.raised_by === critic),
+          truncated: false,
+          duration_ms: 5,
+        },
+        at + 1 + i,
+      ),
+    ),
     event('LetterWritten', { letter }, at + 5),
   ];
   const stuck = findings[0] as Finding;
   const fix: JournaledEvent[] = [
-    event('FixRequested', { round, attempt: round, letter, base_commit: sha(round), branch: `rloop/${PLAN}`, repo_path: '/repo', test_cmd: 'npm test', implementer: { strategy: 'autofix' }, baseline_failing: [] }, at + 6),
-    event('FixApplied', {
-      round,
-      letter_id: letter.letter_id,
-      strategy: 'autofix',
-      outcome: 'committed',
-      fixes_applied: [{ file: stuck.file, fixed_findings: [stuck.id], lines_changed: 2, hunks: [{ start: stuck.line_range.start, end: stuck.line_range.start + (round % 5) }] }],
-      tests_added: [],
-      tests_result: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
-      base_commit: sha(round),
-      commit: sha(round + 1),
-      diff_stats: { files_changed: 1, insertions: 1, deletions: 1 },
-      duration_ms: 1,
-      patch: `diff --git a/${stuck.file} b/${stuck.file}\n@@ -${stuck.line_range.start} +${stuck.line_range.start} @@\n-old ${round}\n+new ${round}`,
-    }, at + 7),
+    event(
+      'FixRequested',
+      {
+        round,
+        attempt: round,
+        letter,
+        base_commit: sha(round),
+        branch: `rloop/${PLAN}`,
+        repo_path: '/repo',
+        test_cmd: 'npm test',
+        implementer: { strategy: 'autofix' },
+        baseline_failing: [],
+      },
+      at + 6,
+    ),
+    event(
+      'FixApplied',
+      {
+        round,
+        letter_id: letter.letter_id,
+        strategy: 'autofix',
+        outcome: 'committed',
+        fixes_applied: [
+          {
+            file: stuck.file,
+            fixed_findings: [stuck.id],
+            lines_changed: 2,
+            hunks: [{ start: stuck.line_range.start, end: stuck.line_range.start + (round % 5) }],
+          },
+        ],
+        tests_added: [],
+        tests_result: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
+        base_commit: sha(round),
+        commit: sha(round + 1),
+        diff_stats: { files_changed: 1, insertions: 1, deletions: 1 },
+        duration_ms: 1,
+        patch: `diff --git a/${stuck.file} b/${stuck.file}\n@@ -${stuck.line_range.start} +${stuck.line_range.start} @@\n-old ${round}\n+new ${round}`,
+      },
+      at + 7,
+    ),
   ];
   return { review, fix, letter };
 }
@@ -201,7 +297,10 @@ function fold(folded: Folded, events: readonly JournaledEvent[]): Folded {
 
 /** The history up to (not including) round `upTo`, folded once (not measured). */
 function history(upTo: number): Folded {
-  let folded: Folded = fold({ state: initialLoopState(PLAN), memory: initialLoopMemory(PLAN), position: 0 }, prologue());
+  let folded: Folded = fold(
+    { state: initialLoopState(PLAN), memory: initialLoopMemory(PLAN), position: 0 },
+    prologue(),
+  );
   for (let r = 1; r < upTo; r += 1) {
     const { review, fix } = roundEvents(r);
     folded = fold(fold(folded, review), fix);
@@ -222,10 +321,15 @@ function pureRound(before: Folded, round: number): number {
   const started = performance.now();
   for (let i = 0; i < PURE_REPEATS; i += 1) {
     // What the journal reads and writes per plan per batch: the state and the memory as JSON.
-    const loaded: Folded = { state: JSON.parse(JSON.stringify(before.state)) as LoopState, memory: JSON.parse(JSON.stringify(before.memory)) as LoopMemory, position: before.position };
+    const loaded: Folded = {
+      state: JSON.parse(JSON.stringify(before.state)) as LoopState,
+      memory: JSON.parse(JSON.stringify(before.memory)) as LoopMemory,
+      position: before.position,
+    };
     const reviewed = fold(loaded, review);
     if (needsLetter(reviewed.state) !== letter.letter_id) throw new Error('the state does not ask for the letter');
-    if (decideNext(reviewed.state, { ...ctx, letter })[0]?.type !== 'FixRequested') throw new Error('expected a fix request');
+    if (decideNext(reviewed.state, { ...ctx, letter })[0]?.type !== 'FixRequested')
+      throw new Error('expected a fix request');
     const fixed = fold(reviewed, fix);
     if (decideNext(fixed.state, ctx)[0]?.type !== 'RoundStarted') throw new Error('expected the next round');
     JSON.stringify(fixed.state);
@@ -244,23 +348,56 @@ function measurePure(at: number): { median: number; stateBytes: number; memoryBy
     const { review, fix } = roundEvents(round);
     folded = fold(fold(folded, review), fix);
   }
-  return { median: median(samples), stateBytes: JSON.stringify(folded.state).length, memoryBytes: JSON.stringify(folded.memory).length };
+  return {
+    median: median(samples),
+    stateBytes: JSON.stringify(folded.state).length,
+    memoryBytes: JSON.stringify(folded.memory).length,
+  };
 }
 
 // ── The store side ───────────────────────────────────────────────────────────────────────────
 
 function toNew(e: JournaledEvent): NewEvent {
-  return { eventId: e.event_id, type: e.type, schemaVersion: e.schema_version, data: e.data, metadata: { occurred_at: e.occurred_at, producer: e.producer, correlation_id: e.correlation_id, causation_id: e.causation_id } };
+  return {
+    eventId: e.event_id,
+    type: e.type,
+    schemaVersion: e.schema_version,
+    data: e.data,
+    metadata: {
+      occurred_at: e.occurred_at,
+      producer: e.producer,
+      correlation_id: e.correlation_id,
+      causation_id: e.causation_id,
+    },
+  };
 }
 
 async function measureStore(store: EventStoreClient, at: number): Promise<number> {
   const stream = `${PLAN}-${at}`;
   const subscription = `bench-${at}`;
   runId = `01JBENCHSTORE${String(at).padStart(13, '0')}`;
-  const handler = async (tx: Parameters<Parameters<EventStoreClient['catchUp']>[1]>[0], batch: readonly { streamId: string; type: string; data: unknown; metadata: Record<string, unknown>; eventId: string; streamPosition: number; schemaVersion: number }[]): Promise<void> => {
-    const rows = await sql<{ state: LoopState; memory: LoopMemory; position: number }>`SELECT state, memory, position FROM bench_projection WHERE plan = ${stream}`.execute(tx.db);
+  const handler = async (
+    tx: Parameters<Parameters<EventStoreClient['catchUp']>[1]>[0],
+    batch: readonly {
+      streamId: string;
+      type: string;
+      data: unknown;
+      metadata: Record<string, unknown>;
+      eventId: string;
+      streamPosition: number;
+      schemaVersion: number;
+    }[],
+  ): Promise<void> => {
+    const rows = await sql<{
+      state: LoopState;
+      memory: LoopMemory;
+      position: number;
+    }>`SELECT state, memory, position FROM bench_projection WHERE plan = ${stream}`.execute(tx.db);
     const row = rows.rows[0];
-    let folded: Folded = row === undefined ? { state: initialLoopState(PLAN), memory: initialLoopMemory(PLAN), position: 0 } : { state: row.state, memory: row.memory, position: row.position };
+    let folded: Folded =
+      row === undefined
+        ? { state: initialLoopState(PLAN), memory: initialLoopMemory(PLAN), position: 0 }
+        : { state: row.state, memory: row.memory, position: row.position };
     let lastRound: string | null = null;
     for (const stored of batch) {
       const e = parseEventOrThrow(stored.type as JournaledEvent['type'], {
@@ -275,11 +412,17 @@ async function measureStore(store: EventStoreClient, at: number): Promise<number
         data: stored.data,
       });
       const step = evolveMemory(folded.memory, e, stored.streamPosition, config);
-      folded = { state: evolveLoop(folded.state, e, stored.streamPosition), memory: step.memory, position: stored.streamPosition };
+      folded = {
+        state: evolveLoop(folded.state, e, stored.streamPosition),
+        memory: step.memory,
+        position: stored.streamPosition,
+      };
       if (step.round !== null) lastRound = JSON.stringify(step.round);
     }
     await sql`INSERT INTO bench_projection (plan, state, memory, position) VALUES (${stream}, ${JSON.stringify(folded.state)}::jsonb, ${JSON.stringify(folded.memory)}::jsonb, ${folded.position})
-      ON CONFLICT (plan) DO UPDATE SET state = EXCLUDED.state, memory = EXCLUDED.memory, position = EXCLUDED.position`.execute(tx.db);
+      ON CONFLICT (plan) DO UPDATE SET state = EXCLUDED.state, memory = EXCLUDED.memory, position = EXCLUDED.position`.execute(
+      tx.db,
+    );
     if (lastRound !== null) {
       await sql`INSERT INTO bench_rounds (plan, round, row) VALUES (${stream}, ${folded.state.round}, ${lastRound}::jsonb)
         ON CONFLICT (plan, round) DO UPDATE SET row = EXCLUDED.row`.execute(tx.db);
@@ -322,13 +465,19 @@ const database = await createTestDatabase('rloop_bench');
 const store = await createEventStore({ databaseUrl: database.url });
 let storeRatio: number;
 try {
-  await sql`CREATE TABLE bench_projection (plan text PRIMARY KEY, state jsonb NOT NULL, memory jsonb NOT NULL, position integer NOT NULL)`.execute(store.db);
-  await sql`CREATE TABLE bench_rounds (plan text NOT NULL, round integer NOT NULL, row jsonb NOT NULL, PRIMARY KEY (plan, round))`.execute(store.db);
+  await sql`CREATE TABLE bench_projection (plan text PRIMARY KEY, state jsonb NOT NULL, memory jsonb NOT NULL, position integer NOT NULL)`.execute(
+    store.db,
+  );
+  await sql`CREATE TABLE bench_rounds (plan text NOT NULL, round integer NOT NULL, row jsonb NOT NULL, PRIMARY KEY (plan, round))`.execute(
+    store.db,
+  );
   await measureStore(store, SMALL + 1);
   const storeSmall = await measureStore(store, SMALL);
   const storeLarge = await measureStore(store, LARGE);
   storeRatio = storeLarge / storeSmall;
-  process.stdout.write(`store append + projection per round: round ${SMALL} ${fmt(storeSmall)}, round ${LARGE} ${fmt(storeLarge)} → ratio ${storeRatio.toFixed(2)}\n`);
+  process.stdout.write(
+    `store append + projection per round: round ${SMALL} ${fmt(storeSmall)}, round ${LARGE} ${fmt(storeLarge)} → ratio ${storeRatio.toFixed(2)}\n`,
+  );
 } finally {
   await store.close();
   await database.drop();

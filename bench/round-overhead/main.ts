@@ -26,14 +26,23 @@ import { TEST_NATS_URL, createTestDatabase, deleteNamespaceStreams, eventually, 
 const ROUNDS = Number(process.argv[2] ?? 220);
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 const SERVICES = ['journal', 'gate', 'panel', 'synthesizer'] as const;
-const quiet = { log: () => undefined, warn: () => undefined, error: (m: unknown) => process.stderr.write(`${String(m)}\n`), debug: () => undefined, verbose: () => undefined };
+const quiet = {
+  log: () => undefined,
+  warn: () => undefined,
+  error: (m: unknown) => process.stderr.write(`${String(m)}\n`),
+  debug: () => undefined,
+  verbose: () => undefined,
+};
 
 function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
 }
 
 function median(values: readonly number[]): number {
-  return percentile([...values].sort((a, b) => a - b), 50);
+  return percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 }
 
 function sha(text: string): string {
@@ -58,7 +67,14 @@ async function benchConfig(home: string): Promise<string> {
   );
   // The bench's plan runs `true` on a repository under its home: the gate admits exactly that.
   const trust = parseYaml(await readFile(join(dir, 'trust.yaml'), 'utf8')) as Record<string, Record<string, unknown>>;
-  await writeFile(join(dir, 'trust.yaml'), toYaml({ ...trust, commands: { ...trust['commands'], allow: ['true'] }, repositories: { ...trust['repositories'], local_roots: ['repo'] } }));
+  await writeFile(
+    join(dir, 'trust.yaml'),
+    toYaml({
+      ...trust,
+      commands: { ...trust['commands'], allow: ['true'] },
+      repositories: { ...trust['repositories'], local_roots: ['repo'] },
+    }),
+  );
   const loop = parseYaml(await readFile(join(dir, 'loop.yaml'), 'utf8')) as Record<string, Record<string, unknown>>;
   const never = 1_000_000;
   await writeFile(
@@ -77,7 +93,10 @@ async function benchConfig(home: string): Promise<string> {
 }
 
 function startService(name: string, env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const child = spawn(process.execPath, [join(ROOT, 'services', name, 'dist', 'main.js')], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [join(ROOT, 'services', name, 'dist', 'main.js')], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   return new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`${name} exited with ${code}`)));
     for (const stream of [child.stdout, child.stderr]) {
@@ -95,7 +114,12 @@ async function jetstreamRoundTrip(client: JetStreamClient, namespace: string, sa
   const subjects = subjectsFor(namespace);
   const jsm = await jetstreamManager(connection);
   const js = jetstream(connection);
-  await jsm.consumers.add(subjects.streams.events, { durable_name: 'bench-echo', filter_subject: subjects.eventFilter('LoopStopped'), ack_policy: AckPolicy.Explicit, deliver_policy: DeliverPolicy.New });
+  await jsm.consumers.add(subjects.streams.events, {
+    durable_name: 'bench-echo',
+    filter_subject: subjects.eventFilter('LoopStopped'),
+    ack_policy: AckPolicy.Explicit,
+    deliver_policy: DeliverPolicy.New,
+  });
   const echo = await (await js.consumers.get(subjects.streams.events, 'bench-echo')).consume();
   const waiting = new Map<string, () => void>();
   void (async () => {
@@ -110,7 +134,17 @@ async function jetstreamRoundTrip(client: JetStreamClient, namespace: string, sa
     const id = `echo${String(i).padStart(10, '0')}`;
     const started = performance.now();
     const arrived = new Promise<void>((resolve) => waiting.set(id, resolve));
-    await client.publish({ event_id: id, type: 'LoopStopped', schema_version: currentVersion('LoopStopped'), plan: 'bench-echo', correlation_id: id, causation_id: null, occurred_at: new Date().toISOString(), producer: 'bench', data: { by: 'bench' } });
+    await client.publish({
+      event_id: id,
+      type: 'LoopStopped',
+      schema_version: currentVersion('LoopStopped'),
+      plan: 'bench-echo',
+      correlation_id: id,
+      causation_id: null,
+      occurred_at: new Date().toISOString(),
+      producer: 'bench',
+      data: { by: 'bench' },
+    });
     await arrived;
     times.push(performance.now() - started);
   }
@@ -124,11 +158,22 @@ async function main(): Promise<void> {
   const namespace = uniqueNamespace('r');
   const repo = join(home, 'repo');
   await mkdir(join(repo, 'src'), { recursive: true });
-  await writeFile(join(repo, 'src', 'a.ts'), Array.from({ length: 100 }, (_, i) => `export const v${i} = ${i};`).join('\n'));
+  await writeFile(
+    join(repo, 'src', 'a.ts'),
+    Array.from({ length: 100 }, (_, i) => `export const v${i} = ${i};`).join('\n'),
+  );
   execFileSync('git', ['init', '-q', '-b', 'main', repo]);
   execFileSync('git', ['-C', repo, '-c', 'user.name=b', '-c', 'user.email=b@b', 'add', '.']);
   execFileSync('git', ['-C', repo, '-c', 'user.name=b', '-c', 'user.email=b@b', 'commit', '-qm', 'bench']);
-  const env = { ...process.env, NATS_URL: TEST_NATS_URL, RLOOP_NAMESPACE: namespace, DATABASE_URL: database.url, RLOOP_HOME: home, RLOOP_CONFIG_DIR: await benchConfig(home), RLOOP_LOG_FORMAT: 'plain' as const };
+  const env = {
+    ...process.env,
+    NATS_URL: TEST_NATS_URL,
+    RLOOP_NAMESPACE: namespace,
+    DATABASE_URL: database.url,
+    RLOOP_HOME: home,
+    RLOOP_CONFIG_DIR: await benchConfig(home),
+    RLOOP_LOG_FORMAT: 'plain' as const,
+  };
   const children: ChildProcess[] = [];
   const client = new JetStreamClient({ service: 'bench', servers: TEST_NATS_URL, namespace }, quiet);
   let critic: { stop(): Promise<void> } | null = null;
@@ -161,7 +206,15 @@ async function main(): Promise<void> {
           ]);
         },
       }),
-      { natsUrl: TEST_NATS_URL, namespace, workRoot: join(home, 'critic'), logger: quiet, handleSignals: false, heartbeatIntervalMs: 1_000, checkout: () => Promise.resolve(repo) },
+      {
+        natsUrl: TEST_NATS_URL,
+        namespace,
+        workRoot: join(home, 'critic'),
+        logger: quiet,
+        handleSignals: false,
+        heartbeatIntervalMs: 1_000,
+        checkout: () => Promise.resolve(repo),
+      },
     );
     for (const name of SERVICES) children.push(await startService(name, env));
 
@@ -170,21 +223,37 @@ async function main(): Promise<void> {
     const connection = await client.connect();
     const js = jetstream(connection);
     const subjects = subjectsFor(namespace);
-    const consumer = await js.consumers.get(subjects.streams.events, { filter_subjects: subjects.channelFilter('events'), deliver_policy: DeliverPolicy.New });
+    const consumer = await js.consumers.get(subjects.streams.events, {
+      filter_subjects: subjects.channelFilter('events'),
+      deliver_policy: DeliverPolicy.New,
+    });
     const implementer = await consumer.consume();
     void (async () => {
       for await (const msg of implementer) {
         const parsed = RloopEvent.safeParse(msg.json());
         if (!parsed.success) continue;
         const event = parsed.data;
-        const meta = { plan: event.plan, correlation_id: event.correlation_id, causation_id: event.event_id, occurred_at: new Date().toISOString(), producer: 'bench-implementer' };
+        const meta = {
+          plan: event.plan,
+          correlation_id: event.correlation_id,
+          causation_id: event.event_id,
+          occurred_at: new Date().toISOString(),
+          producer: 'bench-implementer',
+        };
         if (event.type === 'LoopGated') {
           await client.publish({
             ...meta,
             event_id: deterministicId('bench-baseline', event.correlation_id),
             type: 'BaselineRecorded',
             schema_version: currentVersion('BaselineRecorded'),
-            data: { commit: event.data.commit, branch: `rloop/${event.plan}`, tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 }, exit_code: 0, failing: [], duration_ms: 0 },
+            data: {
+              commit: event.data.commit,
+              branch: `rloop/${event.plan}`,
+              tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
+              exit_code: 0,
+              failing: [],
+              duration_ms: 0,
+            },
           });
         } else if (event.type === 'FixRequested') {
           const fixed: EventOf<'FixApplied'> = {
@@ -197,7 +266,14 @@ async function main(): Promise<void> {
               letter_id: event.data.letter.letter_id,
               strategy: 'bench',
               outcome: 'committed',
-              fixes_applied: [{ file: 'src/a.ts', fixed_findings: event.data.letter.findings.map((f) => f.id), lines_changed: 1, hunks: [] }],
+              fixes_applied: [
+                {
+                  file: 'src/a.ts',
+                  fixed_findings: event.data.letter.findings.map((f) => f.id),
+                  lines_changed: 1,
+                  hunks: [],
+                },
+              ],
               tests_added: [],
               tests_result: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
               base_commit: event.data.base_commit,
@@ -212,10 +288,24 @@ async function main(): Promise<void> {
     })();
 
     const baseline = await jetstreamRoundTrip(client, namespace, 100);
-    process.stdout.write(`round overhead: ${ROUNDS} rounds with an instant critic and implementer (journal, gate, panel, synthesizer as processes)\n`);
+    process.stdout.write(
+      `round overhead: ${ROUNDS} rounds with an instant critic and implementer (journal, gate, panel, synthesizer as processes)\n`,
+    );
     const started = performance.now();
     const reply = SubmitReply.parse(
-      await client.request('plans.submit', { slug: 'bench-rounds', title: 'Bench', description: '', effort_level: 'high', files: ['src/a.ts'], repo: { path: repo, ref: 'main' }, test_cmd: 'true' }, { timeoutMs: 30_000 }),
+      await client.request(
+        'plans.submit',
+        {
+          slug: 'bench-rounds',
+          title: 'Bench',
+          description: '',
+          effort_level: 'high',
+          files: ['src/a.ts'],
+          repo: { path: repo, ref: 'main' },
+          test_cmd: 'true',
+        },
+        { timeoutMs: 30_000 },
+      ),
     );
     if (reply.status !== 'accepted') throw new Error(`the bench plan was rejected: ${JSON.stringify(reply.errors)}`);
     const journal = new JournalClient(client);
@@ -234,15 +324,27 @@ async function main(): Promise<void> {
     const sorted = [...rounds].sort((a, b) => a - b);
     const med = percentile(sorted, 50);
     const echo = median(baseline);
-    process.stdout.write(`  rounds measured: ${rounds.length} (wall ${(wall / 1000).toFixed(1)} s); median of the first 50: ${median(rounds.slice(0, 50)).toFixed(1)} ms, of the last 50: ${median(rounds.slice(-50)).toFixed(1)} ms\n`);
-    process.stdout.write(`  round overhead: median ${med.toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms (target: median ≤ 50 ms)\n`);
-    process.stdout.write(`  as a fraction of a round whose critics take 1 s: ${((med / (med + 1000)) * 100).toFixed(1)} %\n`);
-    process.stdout.write(`  baseline, one JetStream round trip (publish → durable consumer): median ${echo.toFixed(2)} ms; a round costs ${(med / echo).toFixed(1)}× that\n`);
+    process.stdout.write(
+      `  rounds measured: ${rounds.length} (wall ${(wall / 1000).toFixed(1)} s); median of the first 50: ${median(rounds.slice(0, 50)).toFixed(1)} ms, of the last 50: ${median(rounds.slice(-50)).toFixed(1)} ms\n`,
+    );
+    process.stdout.write(
+      `  round overhead: median ${med.toFixed(1)} ms, p99 ${percentile(sorted, 99).toFixed(1)} ms (target: median ≤ 50 ms)\n`,
+    );
+    process.stdout.write(
+      `  as a fraction of a round whose critics take 1 s: ${((med / (med + 1000)) * 100).toFixed(1)} %\n`,
+    );
+    process.stdout.write(
+      `  baseline, one JetStream round trip (publish → durable consumer): median ${echo.toFixed(2)} ms; a round costs ${(med / echo).toFixed(1)}× that\n`,
+    );
     await implementer.close();
   } finally {
     await critic?.stop();
     for (const child of children) child.kill('SIGTERM');
-    await Promise.all(children.map((child) => new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null)))));
+    await Promise.all(
+      children.map(
+        (child) => new Promise((resolve) => (child.exitCode === null ? child.once('exit', resolve) : resolve(null))),
+      ),
+    );
     await deleteNamespaceStreams(await jetstreamManager(await client.connect()), namespace);
     await client.close();
     await database.drop();

@@ -39,7 +39,8 @@ function cpuSeconds(pid: number | undefined): number {
 
 function cpuByService(fleets: readonly TestFleet[]): Map<string, number> {
   const by = new Map<string, number>();
-  for (const member of fleets.flatMap((f) => f.fleet.members)) by.set(member.service, (by.get(member.service) ?? 0) + cpuSeconds(member.child.pid));
+  for (const member of fleets.flatMap((f) => f.fleet.members))
+    by.set(member.service, (by.get(member.service) ?? 0) + cpuSeconds(member.child.pid));
   return by;
 }
 
@@ -51,11 +52,18 @@ interface StreamUse {
 async function streamUse(fleet: TestFleet): Promise<Record<string, StreamUse>> {
   const jsm = await jetstreamManager(fleet.bus.connection);
   const subjects = subjectsFor(fleet.namespace);
-  const names = [...Object.values(subjects.streams), ...[subjects.deliveriesBucket, subjects.criticsBucket, subjects.journalBucket].map((b) => `KV_${b}`)];
+  const names = [
+    ...Object.values(subjects.streams),
+    ...[subjects.deliveriesBucket, subjects.criticsBucket, subjects.journalBucket].map((b) => `KV_${b}`),
+  ];
   const use: Record<string, StreamUse> = {};
   for (const name of names) {
     const info = await jsm.streams.info(name).catch(() => null);
-    if (info !== null) use[name.replace(`${fleet.namespace.toUpperCase()}_`, '')] = { messages: info.state.messages, bytes: info.state.bytes };
+    if (info !== null)
+      use[name.replace(`${fleet.namespace.toUpperCase()}_`, '')] = {
+        messages: info.state.messages,
+        bytes: info.state.bytes,
+      };
   }
   return use;
 }
@@ -89,12 +97,21 @@ let cluster: PrivateNatsCluster | undefined;
 
 afterAll(async () => {
   await cluster?.stop();
-  process.stdout.write(`\n| fleets | plans | rounds | wall s | rounds/min | CPU s/round | CPU by service |\n|---|---|---|---|---|---|---|\n`);
+  process.stdout.write(
+    `\n| fleets | plans | rounds | wall s | rounds/min | CPU s/round | CPU by service |\n|---|---|---|---|---|---|---|\n`,
+  );
   for (const r of rows) {
-    const share = Object.entries(r.cpuShare).sort((a, b) => b[1] - a[1]).map(([s, v]) => `${s} ${Math.round(v * 100)}%`).join(', ');
-    process.stdout.write(`| ${r.fleets} | ${r.plans} | ${r.rounds} | ${r.seconds.toFixed(0)} | ${r.roundsPerMinute.toFixed(1)} | ${r.cpuPerRound.toFixed(2)} | ${share} |\n`);
+    const share = Object.entries(r.cpuShare)
+      .sort((a, b) => b[1] - a[1])
+      .map(([s, v]) => `${s} ${Math.round(v * 100)}%`)
+      .join(', ');
+    process.stdout.write(
+      `| ${r.fleets} | ${r.plans} | ${r.rounds} | ${r.seconds.toFixed(0)} | ${r.roundsPerMinute.toFixed(1)} | ${r.cpuPerRound.toFixed(2)} | ${share} |\n`,
+    );
   }
-  process.stdout.write(`\nper round (bus: stored messages/bytes by stream; journal: events and table bytes):\n${costs.map((c) => JSON.stringify(c)).join('\n')}\n`);
+  process.stdout.write(
+    `\nper round (bus: stored messages/bytes by stream; journal: events and table bytes):\n${costs.map((c) => JSON.stringify(c)).join('\n')}\n`,
+  );
 }, 120_000);
 
 describe('bench:scale', () => {
@@ -105,14 +122,21 @@ describe('bench:scale', () => {
       // Two fleets: every service twice, sharing one home (as two fleets on one host would) — but the
       // journal and the gate, of which a namespace has one (the journal binds it; the gate is light).
       const replicas = { panel: fleets, 'critic-runner': fleets, synthesizer: fleets, implementer: fleets };
-      const first = await startTestFleet({ natsUrl: cluster.url, database, env: { RLOOP_STREAM_REPLICAS: '3' }, replicas });
+      const first = await startTestFleet({
+        natsUrl: cluster.url,
+        database,
+        env: { RLOOP_STREAM_REPLICAS: '3' },
+        replicas,
+      });
       const all = [first];
       try {
         for (const plans of PLANS) {
           const slugs = Array.from({ length: plans }, (_, i) => `scale-f${fleets}-p${plans}-${i}`);
           const busBefore = await streamUse(first);
           const journalBefore = await journalBytes(database.url);
-          const eventsBefore = (await Promise.all(slugs.map(async (slug) => (await first.bus.journal.events(slug)).entries.length))).reduce((a, b) => a + b, 0);
+          const eventsBefore = (
+            await Promise.all(slugs.map(async (slug) => (await first.bus.journal.events(slug)).entries.length))
+          ).reduce((a, b) => a + b, 0);
           const cpuBefore = cpuByService(all);
           const started = Date.now();
           const runs = await Promise.all(
@@ -127,14 +151,41 @@ describe('bench:scale', () => {
           const cpuAfter = cpuByService(all);
           const cpu = new Map([...cpuAfter].map(([service, s]) => [service, s - (cpuBefore.get(service) ?? 0)]));
           const total = [...cpu.values()].reduce((a, b) => a + b, 0);
-          const events = (await Promise.all(slugs.map(async (slug) => (await first.bus.journal.events(slug)).entries.map((e) => e.event)))).flat();
+          const events = (
+            await Promise.all(
+              slugs.map(async (slug) => (await first.bus.journal.events(slug)).entries.map((e) => e.event)),
+            )
+          ).flat();
           const rounds = events.filter((e) => e.type === 'RoundStarted').length;
-          rows.push({ fleets, plans, rounds, seconds, roundsPerMinute: rounds / (seconds / 60), cpuPerRound: total / rounds, cpuShare: Object.fromEntries([...cpu].map(([s, v]) => [s, v / total])) });
+          rows.push({
+            fleets,
+            plans,
+            rounds,
+            seconds,
+            roundsPerMinute: rounds / (seconds / 60),
+            cpuPerRound: total / rounds,
+            cpuShare: Object.fromEntries([...cpu].map(([s, v]) => [s, v / total])),
+          });
           const busAfter = await streamUse(first);
           const perRound = Object.fromEntries(
-            Object.entries(busAfter).map(([name, use]) => [name, { messages: +((use.messages - (busBefore[name]?.messages ?? 0)) / rounds).toFixed(1), bytes: Math.round((use.bytes - (busBefore[name]?.bytes ?? 0)) / rounds) }]),
+            Object.entries(busAfter).map(([name, use]) => [
+              name,
+              {
+                messages: +((use.messages - (busBefore[name]?.messages ?? 0)) / rounds).toFixed(1),
+                bytes: Math.round((use.bytes - (busBefore[name]?.bytes ?? 0)) / rounds),
+              },
+            ]),
           );
-          costs.push({ fleets, plans, rounds, bus: perRound, journal: { events: +((events.length - eventsBefore) / rounds).toFixed(1), table_bytes: Math.round((await journalBytes(database.url) - journalBefore) / rounds) } });
+          costs.push({
+            fleets,
+            plans,
+            rounds,
+            bus: perRound,
+            journal: {
+              events: +((events.length - eventsBefore) / rounds).toFixed(1),
+              table_bytes: Math.round(((await journalBytes(database.url)) - journalBefore) / rounds),
+            },
+          });
           process.stdout.write(`${JSON.stringify({ ...rows.at(-1), ...costs.at(-1) })}\n`);
         }
       } finally {

@@ -58,7 +58,12 @@ function has(command, args = ['--version']) {
 /** One critic as `rloop review` runs it, in a fresh process: its wall time, and the review inside it (module loading excluded). */
 const critic = (tree, id, cacheDir) => {
   const measure = () => {
-    const { ms, result } = run(process.execPath, [join(root, 'bench', 'critics-speed', 'run-critic.js'), tree, cacheDir ?? '-', id]);
+    const { ms, result } = run(process.execPath, [
+      join(root, 'bench', 'critics-speed', 'run-critic.js'),
+      tree,
+      cacheDir ?? '-',
+      id,
+    ]);
     if (result.status !== 0) throw new Error(`${id} failed: ${result.stderr}`);
     return { wall: ms, review: JSON.parse(result.stdout).review_ms };
   };
@@ -97,7 +102,12 @@ const python = write(join(work, 'python'), {
     ]),
   ),
 });
-compare('python', critic(python, 'toolchain/python'), tool(process.execPath, [join(root, 'node_modules', 'pyright', 'index.js'), '--outputjson', '.'], python), 'pyright CLI');
+compare(
+  'python',
+  critic(python, 'toolchain/python'),
+  tool(process.execPath, [join(root, 'node_modules', 'pyright', 'index.js'), '--outputjson', '.'], python),
+  'pyright CLI',
+);
 
 // ── Go ───────────────────────────────────────────────────────────────────────────────────
 if (has('go', ['version'])) {
@@ -110,17 +120,45 @@ if (has('go', ['version'])) {
       ]),
     ),
   });
-  const env = { ...process.env, CGO_ENABLED: '0', GOFLAGS: '-mod=readonly', GOPROXY: 'off', GOCACHE: join(work, 'go-cache'), XDG_CACHE_HOME: join(work, 'go-cache') };
-  const staticcheck = has('staticcheck', ['-version']) ? 'staticcheck' : has('go-staticcheck', ['-version']) ? 'go-staticcheck' : null;
-  const raw = () => run('go', ['vet', '-json', './...'], { cwd: go, env }).ms + (staticcheck === null ? 0 : run(staticcheck, ['-f', 'json', './...'], { cwd: go, env }).ms);
-  compare('go', critic(go, 'toolchain/go', join(work, 'go-critic-cache')), raw, staticcheck === null ? 'go vet ./...' : 'go vet + staticcheck');
+  const env = {
+    ...process.env,
+    CGO_ENABLED: '0',
+    GOFLAGS: '-mod=readonly',
+    GOPROXY: 'off',
+    GOCACHE: join(work, 'go-cache'),
+    XDG_CACHE_HOME: join(work, 'go-cache'),
+  };
+  const staticcheck = has('staticcheck', ['-version'])
+    ? 'staticcheck'
+    : has('go-staticcheck', ['-version'])
+      ? 'go-staticcheck'
+      : null;
+  const raw = () =>
+    run('go', ['vet', '-json', './...'], { cwd: go, env }).ms +
+    (staticcheck === null ? 0 : run(staticcheck, ['-f', 'json', './...'], { cwd: go, env }).ms);
+  compare(
+    'go',
+    critic(go, 'toolchain/go', join(work, 'go-critic-cache')),
+    raw,
+    staticcheck === null ? 'go vet ./...' : 'go vet + staticcheck',
+  );
 } else process.stdout.write('go: not installed here, skipped\n');
 
 // ── Shell ────────────────────────────────────────────────────────────────────────────────
 if (has('shellcheck')) {
-  const scripts = Object.fromEntries(Array.from({ length: 80 }, (_, i) => [`scripts/task_${i}.sh`, `#!/bin/bash\nset -e\ncd /srv/app\nfor f in $FILES; do\n  cp $f /tmp/out_${i}/\ndone\necho "done ${i}"\n`]));
+  const scripts = Object.fromEntries(
+    Array.from({ length: 80 }, (_, i) => [
+      `scripts/task_${i}.sh`,
+      `#!/bin/bash\nset -e\ncd /srv/app\nfor f in $FILES; do\n  cp $f /tmp/out_${i}/\ndone\necho "done ${i}"\n`,
+    ]),
+  );
   const shell = write(join(work, 'shell'), scripts);
-  compare('shell', critic(shell, 'toolchain/shell'), tool('shellcheck', ['-f', 'json1', ...Object.keys(scripts)], shell), 'shellcheck');
+  compare(
+    'shell',
+    critic(shell, 'toolchain/shell'),
+    tool('shellcheck', ['-f', 'json1', ...Object.keys(scripts)], shell),
+    'shellcheck',
+  );
 } else process.stdout.write('shell: shellcheck not installed here, skipped\n');
 
 // ── Rust ─────────────────────────────────────────────────────────────────────────────────
@@ -128,9 +166,19 @@ if (has('cargo', ['clippy', '--version'])) {
   const rust = write(join(work, 'rust'), {
     'Cargo.toml': '[package]\nname = "bench"\nversion = "0.1.0"\nedition = "2021"\n',
     'src/main.rs': `${Array.from({ length: 20 }, (_, i) => `mod m${i};`).join('\n')}\nfn main() {\n${Array.from({ length: 20 }, (_, i) => `    println!("{}", m${i}::value());`).join('\n')}\n}\n`,
-    ...Object.fromEntries(Array.from({ length: 20 }, (_, i) => [`src/m${i}.rs`, `pub fn value() -> i32 {\n    let x = ${i};\n    return x * 2;\n}\n`])),
+    ...Object.fromEntries(
+      Array.from({ length: 20 }, (_, i) => [
+        `src/m${i}.rs`,
+        `pub fn value() -> i32 {\n    let x = ${i};\n    return x * 2;\n}\n`,
+      ]),
+    ),
   });
-  compare('rust', critic(rust, 'toolchain/rust', join(work, 'rust-critic-cache')), tool('cargo', ['clippy', '--message-format=json', '--all-targets', '--offline', '--quiet'], rust), 'cargo clippy');
+  compare(
+    'rust',
+    critic(rust, 'toolchain/rust', join(work, 'rust-critic-cache')),
+    tool('cargo', ['clippy', '--message-format=json', '--all-targets', '--offline', '--quiet'], rust),
+    'cargo clippy',
+  );
 } else process.stdout.write('rust: cargo clippy not installed here, skipped\n');
 
 // ── Complexity ───────────────────────────────────────────────────────────────────────────
@@ -143,9 +191,19 @@ writeFileSync(
   `import tseslint from ${JSON.stringify(join(root, 'node_modules', 'typescript-eslint', 'dist', 'index.js'))};\n` +
     `export default [{ files: ['**/*.ts'], languageOptions: { parser: tseslint.parser }, rules: { complexity: ['error', 10] } }];\n`,
 );
-compare('complexity', critic(tsTree, 'quality/complexity'), () => run(join(root, 'node_modules', '.bin', 'eslint'), ['--config', eslintConfig, '--no-warn-ignored', tsTree], { cwd: tsTree }).ms, 'ESLint complexity rule');
+compare(
+  'complexity',
+  critic(tsTree, 'quality/complexity'),
+  () =>
+    run(join(root, 'node_modules', '.bin', 'eslint'), ['--config', eslintConfig, '--no-warn-ignored', tsTree], {
+      cwd: tsTree,
+    }).ms,
+  'ESLint complexity rule',
+);
 
-process.stdout.write('critic: review in process (as in the critic-runner) / whole process (as `rloop review`) vs the raw tool\n');
+process.stdout.write(
+  'critic: review in process (as in the critic-runner) / whole process (as `rloop review`) vs the raw tool\n',
+);
 for (const row of rows) {
   process.stdout.write(
     `${row.label.padEnd(11)} ours ${(row.review / 1000).toFixed(2)} s / ${(row.wall / 1000).toFixed(2)} s   ${row.theirName} ${(row.theirs / 1000).toFixed(2)} s   ratio ${(row.review / row.theirs).toFixed(2)}x / ${(row.wall / row.theirs).toFixed(2)}x\n`,
@@ -154,7 +212,9 @@ for (const row of rows) {
 
 // ── OSV export ───────────────────────────────────────────────────────────────────────────
 const { writeZip } = await import(join(root, 'libs', 'testing', 'dist', 'index.js'));
-const { AdvisoryDatabase, dependencyAuditCritic, runCritic } = await import(join(root, 'libs', 'critics', 'dist', 'index.js'));
+const { AdvisoryDatabase, dependencyAuditCritic, runCritic } = await import(
+  join(root, 'libs', 'critics', 'dist', 'index.js')
+);
 const exportDir = join(work, 'osv', 'npm');
 mkdirSync(exportDir, { recursive: true });
 const names = Array.from({ length: 5_000 }, (_, i) => `pkg-${i}`);
@@ -169,23 +229,41 @@ const records = Array.from({ length: RECORDS }, (_, i) => {
       modified: '2026-11-20T00:00:00Z',
       summary: malicious ? `Malicious code in ${name} (npm)` : `Prototype pollution in ${name}`,
       details: 'x'.repeat(400),
-      affected: [malicious ? { package: { ecosystem: 'npm', name }, versions: ['1.0.0'] } : { package: { ecosystem: 'npm', name }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.2.0' }] }] }],
+      affected: [
+        malicious
+          ? { package: { ecosystem: 'npm', name }, versions: ['1.0.0'] }
+          : {
+              package: { ecosystem: 'npm', name },
+              ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.2.0' }] }],
+            },
+      ],
       database_specific: { severity: 'HIGH' },
     }),
   };
 });
 writeZip(join(exportDir, 'all.zip'), records);
-const lockPackages = Object.fromEntries(names.slice(0, 1_500).map((name, i) => [`node_modules/${name}`, { version: i % 2 === 0 ? '1.1.0' : '1.3.0' }]));
+const lockPackages = Object.fromEntries(
+  names.slice(0, 1_500).map((name, i) => [`node_modules/${name}`, { version: i % 2 === 0 ? '1.1.0' : '1.3.0' }]),
+);
 const repo = write(join(work, 'audited'), {
   'package.json': `${JSON.stringify({ name: 'audited', dependencies: Object.fromEntries(names.slice(0, 1_500).map((n) => [n, '*'])) }, null, 2)}\n`,
-  'package-lock.json': JSON.stringify({ lockfileVersion: 3, packages: { '': { dependencies: Object.fromEntries(names.slice(0, 1_500).map((n) => [n, '*'])) }, ...lockPackages } }),
+  'package-lock.json': JSON.stringify({
+    lockfileVersion: 3,
+    packages: { '': { dependencies: Object.fromEntries(names.slice(0, 1_500).map((n) => [n, '*'])) }, ...lockPackages },
+  }),
 });
 const coldStarted = performance.now();
 const database = AdvisoryDatabase.load(join(work, 'osv'));
 const coldMs = performance.now() - coldStarted;
 const audit = async () => {
   const started = performance.now();
-  const result = await runCritic(dependencyAuditCritic({ advisories: join(work, 'osv') }), { repoDir: repo, commit: '0'.repeat(40), files: ['package-lock.json'], phase: 'final_sweep', now: new Date('2026-11-30T00:00:00Z') });
+  const result = await runCritic(dependencyAuditCritic({ advisories: join(work, 'osv') }), {
+    repoDir: repo,
+    commit: '0'.repeat(40),
+    files: ['package-lock.json'],
+    phase: 'final_sweep',
+    now: new Date('2026-11-30T00:00:00Z'),
+  });
   if (result.status !== 'reported') throw new Error(JSON.stringify(result));
   return { ms: performance.now() - started, findings: result.findings.length };
 };

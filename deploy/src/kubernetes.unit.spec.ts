@@ -47,26 +47,46 @@ function find<T>(kind: string, name: string): T {
 }
 
 const podOf = (workload: { spec: { template: { spec: IPodSpec } } }): IPodSpec => workload.spec.template.spec;
-const envOf = (container: IContainer): Record<string, IEnvVar> => Object.fromEntries((container.env ?? []).map((e) => [e.name, e]));
-const nats = find<{ spec: { replicas: number; serviceName: string; template: { spec: IPodSpec } } }>('StatefulSet', 'nats');
+const envOf = (container: IContainer): Record<string, IEnvVar> =>
+  Object.fromEntries((container.env ?? []).map((e) => [e.name, e]));
+const nats = find<{ spec: { replicas: number; serviceName: string; template: { spec: IPodSpec } } }>(
+  'StatefulSet',
+  'nats',
+);
 /** nats://nats-0.nats:4222,… — every pod of the StatefulSet through its headless service. */
-const clusterUrl = Array.from({ length: nats.spec.replicas }, (_, i) => `nats://nats-${i}.${nats.spec.serviceName}:4222`).join(',');
+const clusterUrl = Array.from(
+  { length: nats.spec.replicas },
+  (_, i) => `nats://nats-${i}.${nats.spec.serviceName}:4222`,
+).join(',');
 /** The replicas each service runs with: what the chaos test runs (panel, synthesizer, critic-runner 3, implementer 2), one for the rest. */
-const REPLICAS: Readonly<Record<string, number>> = { journal: 1, gate: 1, panel: 3, 'critic-runner': 3, synthesizer: 3, implementer: 2, console: 1 };
+const REPLICAS: Readonly<Record<string, number>> = {
+  journal: 1,
+  gate: 1,
+  panel: 3,
+  'critic-runner': 3,
+  synthesizer: 3,
+  implementer: 2,
+  console: 1,
+};
 
 describe('deploy/k8s', () => {
   it('holds only objects that validate against the Kubernetes API schemas', () => {
     expect(manifests.length).toBeGreaterThan(0);
     for (const manifest of manifests) {
       const Model = MODELS[`${manifest.apiVersion}/${manifest.kind}`];
-      expect({ object: `${manifest.kind} ${manifest.metadata.name}`, known: Model !== undefined }).toEqual({ object: `${manifest.kind} ${manifest.metadata.name}`, known: true });
+      expect({ object: `${manifest.kind} ${manifest.metadata.name}`, known: Model !== undefined }).toEqual({
+        object: `${manifest.kind} ${manifest.metadata.name}`,
+        known: true,
+      });
       if (Model === undefined) continue;
       expect(() => new Model(manifest as never).validate()).not.toThrow();
     }
   });
 
   it('catches a manifest that breaks the schema (the validation is real)', () => {
-    const deployment = structuredClone(find<Manifest & { spec: { template: { spec: IPodSpec } } }>('Deployment', 'panel'));
+    const deployment = structuredClone(
+      find<Manifest & { spec: { template: { spec: IPodSpec } } }>('Deployment', 'panel'),
+    );
     const container = podOf(deployment).containers[0] as { ports: { containerPort: unknown }[] };
     (container.ports[0] as { containerPort: unknown }).containerPort = 'http';
     expect(() => new Deployment(deployment as never).validate()).toThrow(/containerPort must be integer/);
@@ -76,7 +96,13 @@ describe('deploy/k8s', () => {
     const deployments = manifests.filter((m) => m.kind === 'Deployment').map((m) => m.metadata.name);
     expect(deployments.sort()).toEqual([...fleet].sort());
     for (const name of fleet) {
-      const deployment = find<{ spec: { replicas: number; selector: { matchLabels: Record<string, string> }; template: { metadata: { labels: Record<string, string> }; spec: IPodSpec } } }>('Deployment', name);
+      const deployment = find<{
+        spec: {
+          replicas: number;
+          selector: { matchLabels: Record<string, string> };
+          template: { metadata: { labels: Record<string, string> }; spec: IPodSpec };
+        };
+      }>('Deployment', name);
       expect({ name, replicas: deployment.spec.replicas }).toEqual({ name, replicas: REPLICAS[name] });
       expect(deployment.spec.template.metadata.labels).toMatchObject(deployment.spec.selector.matchLabels);
       const [container] = podOf(deployment).containers;
@@ -88,8 +114,14 @@ describe('deploy/k8s', () => {
       expect(port).toBeGreaterThan(0);
       expect(env['RLOOP_HTTP_HOST']?.value).toBe('0.0.0.0');
       expect(container.ports).toEqual([{ name: 'http', containerPort: port }]);
-      expect({ name, readiness: container.readinessProbe?.httpGet }).toEqual({ name, readiness: { path: '/readyz', port: 'http' } });
-      expect({ name, liveness: container.livenessProbe?.httpGet }).toEqual({ name, liveness: { path: '/healthz', port: 'http' } });
+      expect({ name, readiness: container.readinessProbe?.httpGet }).toEqual({
+        name,
+        readiness: { path: '/readyz', port: 'http' },
+      });
+      expect({ name, liveness: container.livenessProbe?.httpGet }).toEqual({
+        name,
+        liveness: { path: '/healthz', port: 'http' },
+      });
       expect(podOf(deployment).securityContext).toMatchObject({ runAsNonRoot: true, runAsUser: 1000 });
     }
     const ops = readFileSync(join(ROOT, 'libs/observability/src/ops-server.ts'), 'utf8');
@@ -109,13 +141,24 @@ describe('deploy/k8s', () => {
       expect(env['NATS_NKEY']?.value).toBe('/run/secrets/nats/seed');
       const seed = podOf(find('Deployment', name)).volumes?.find((v) => v.name === 'nats-seed');
       expect(seed?.secret?.secretName).toBe(`rloop-nats-${name}`);
-      expect(container.volumeMounts).toEqual(expect.arrayContaining([{ name: 'nats-seed', mountPath: '/run/secrets/nats', readOnly: true }]));
+      expect(container.volumeMounts).toEqual(
+        expect.arrayContaining([{ name: 'nats-seed', mountPath: '/run/secrets/nats', readOnly: true }]),
+      );
       const read = variablesRead(name);
       expect({ name, unknown: Object.keys(env).filter((v) => !read.has(v)) }).toEqual({ name, unknown: [] });
       // No credential as a literal: a secret variable comes from a Secret.
       for (const [variable, value] of Object.entries(env)) {
-        if (/PASSWORD|TOKEN|SECRET|_KEY$|DATABASE_/.test(variable)) expect({ name, variable, from: value.valueFrom?.secretKeyRef?.name }).toEqual({ name, variable, from: expect.stringMatching(/^rloop-/) });
-        expect({ name, variable, userInfo: /:\/\/[^/@\s,]*@/.test(value.value ?? '') }).toEqual({ name, variable, userInfo: false });
+        if (/PASSWORD|TOKEN|SECRET|_KEY$|DATABASE_/.test(variable))
+          expect({ name, variable, from: value.valueFrom?.secretKeyRef?.name }).toEqual({
+            name,
+            variable,
+            from: expect.stringMatching(/^rloop-/),
+          });
+        expect({ name, variable, userInfo: /:\/\/[^/@\s,]*@/.test(value.value ?? '') }).toEqual({
+          name,
+          variable,
+          userInfo: false,
+        });
       }
     }
   });
@@ -128,7 +171,10 @@ describe('deploy/k8s', () => {
     expect(migrate.command).toEqual(['node', 'services/journal/dist/main.js', 'migrate']);
     expect(readFileSync(join(ROOT, 'services/journal/src/main.ts'), 'utf8')).toContain("process.argv[2] === 'migrate'");
     const env = envOf(migrate);
-    expect(env['DATABASE_MIGRATION_URL']?.valueFrom?.secretKeyRef).toEqual({ name: 'rloop-postgres', key: 'migration-url' });
+    expect(env['DATABASE_MIGRATION_URL']?.valueFrom?.secretKeyRef).toEqual({
+      name: 'rloop-postgres',
+      key: 'migration-url',
+    });
     const read = variablesRead('journal');
     expect(Object.keys(env).filter((v) => !read.has(v))).toEqual([]);
   });
@@ -138,20 +184,32 @@ describe('deploy/k8s', () => {
     expect(config).toMatch(/jetstream\s*\{\s*store_dir: "\/data"\s*\}/);
     for (let i = 0; i < nats.spec.replicas; i += 1) expect(config).toContain(`"nats-route://nats-${i}.nats:6222"`);
     expect(config).toMatch(/^server_name: \$POD_NAME$/m);
-    const headless = find<{ spec: { clusterIP: string; publishNotReadyAddresses: boolean; ports: { name: string; port: number }[] } }>('Service', 'nats');
+    const headless = find<{
+      spec: { clusterIP: string; publishNotReadyAddresses: boolean; ports: { name: string; port: number }[] };
+    }>('Service', 'nats');
     expect(headless.spec).toMatchObject({ clusterIP: 'None', publishNotReadyAddresses: true });
     expect(headless.spec.ports.map((p) => p.port).sort()).toEqual([4222, 6222, 8222]);
     const [container] = podOf(nats).containers;
     expect(container?.readinessProbe?.httpGet?.path).toBe('/healthz?js-enabled-only=true');
     expect(container?.volumeMounts).toEqual(expect.arrayContaining([{ name: 'data', mountPath: '/data' }]));
-    expect((find<{ spec: { volumeClaimTemplates: { metadata: { name: string } }[] } }>('StatefulSet', 'nats')).spec.volumeClaimTemplates.map((t) => t.metadata.name)).toEqual(['data']);
+    expect(
+      find<{ spec: { volumeClaimTemplates: { metadata: { name: string } }[] } }>(
+        'StatefulSet',
+        'nats',
+      ).spec.volumeClaimTemplates.map((t) => t.metadata.name),
+    ).toEqual(['data']);
   });
 });
 
 describe('deploy/compose.cluster.yml', () => {
-  const base = parseYaml(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as { services: Record<string, { environment?: Record<string, string> }> };
+  const base = parseYaml(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+    services: Record<string, { environment?: Record<string, string> }>;
+  };
   const overlay = parseYaml(readFileSync(join(ROOT, 'deploy', 'compose.cluster.yml'), 'utf8'), { merge: true }) as {
-    services: Record<string, { command?: string[]; image?: string; volumes?: string[]; environment?: Record<string, string> }>;
+    services: Record<
+      string,
+      { command?: string[]; image?: string; volumes?: string[]; environment?: Record<string, string> }
+    >;
     volumes: Record<string, unknown>;
   };
   const nodes = ['nats', 'nats-2', 'nats-3'];
@@ -177,7 +235,10 @@ describe('deploy/compose.cluster.yml', () => {
   it('points every service of the fleet at all three nodes, with three copies of every stream', () => {
     for (const name of fleet) {
       const env = { ...base.services[name]?.environment, ...overlay.services[name]?.environment };
-      expect({ name, NATS_URL: env['NATS_URL'] }).toEqual({ name, NATS_URL: 'nats://nats:4222,nats://nats-2:4222,nats://nats-3:4222' });
+      expect({ name, NATS_URL: env['NATS_URL'] }).toEqual({
+        name,
+        NATS_URL: 'nats://nats:4222,nats://nats-2:4222,nats://nats-3:4222',
+      });
       expect({ name, replicas: env['RLOOP_STREAM_REPLICAS'] }).toEqual({ name, replicas: '3' });
       const read = variablesRead(name);
       expect(Object.keys(overlay.services[name]?.environment ?? {}).filter((v) => !read.has(v))).toEqual([]);

@@ -7,7 +7,9 @@ import { fileURLToPath } from 'node:url';
 export const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 
 /** The services of the fleet: the directories under services/ with a package.json. */
-export const fleet = readdirSync(join(ROOT, 'services')).filter((name) => existsSync(join(ROOT, 'services', name, 'package.json')));
+export const fleet = readdirSync(join(ROOT, 'services')).filter((name) =>
+  existsSync(join(ROOT, 'services', name, 'package.json')),
+);
 
 /** Variables an environment schema declares: `NAME: z…` lines inside `…Environment = …({ … })`. */
 export function declaredVariables(source: string): string[] {

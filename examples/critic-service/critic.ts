@@ -1,6 +1,12 @@
 // A critic as its own service: flags console.log/debug/trace calls left in production code.
 // Build: npx tsc -b examples/critic-service   Run: node examples/critic-service/dist/critic.js
-import { type FindingDraft, criticServiceOptionsFromEnv, defineCritic, draftFinding, runCriticService } from '@rloop/critic-sdk';
+import {
+  type FindingDraft,
+  criticServiceOptionsFromEnv,
+  defineCritic,
+  draftFinding,
+  runCriticService,
+} from '@rloop/critic-sdk';
 
 const CALL = /\bconsole\.(log|debug|trace)\s*\(/;
 const SOURCE = /\.(c|m)?[jt]sx?$/;

@@ -18,10 +18,22 @@ const VULNERABLE = 'export function run(req) {\n  return eval(req.query.code);\n
 let work: string;
 let shims: string;
 
-function sh(script: string, cwd: string, env: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function sh(
+  script: string,
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile('bash', ['-c', script], { cwd, encoding: 'utf8', env: { PATH: `${shims}:${process.env['PATH'] ?? ''}`, HOME: work, NO_COLOR: '1', ...env } }, (error, stdout, stderr) =>
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }),
+    execFile(
+      'bash',
+      ['-c', script],
+      {
+        cwd,
+        encoding: 'utf8',
+        env: { PATH: `${shims}:${process.env['PATH'] ?? ''}`, HOME: work, NO_COLOR: '1', ...env },
+      },
+      (error, stdout, stderr) =>
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr }),
     );
   });
 }
@@ -29,7 +41,11 @@ function sh(script: string, cwd: string, env: Record<string, string> = {}): Prom
 function gitRepo(name: string, files: Record<string, string>): string {
   const dir = join(work, name);
   mkdirSync(dir, { recursive: true });
-  const git = (...args: string[]): string => execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], { cwd: dir, encoding: 'utf8' });
+  const git = (...args: string[]): string =>
+    execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', ...args], {
+      cwd: dir,
+      encoding: 'utf8',
+    });
   git('init', '-q', '-b', 'main');
   for (const [file, text] of Object.entries(files)) {
     mkdirSync(join(dir, file, '..'), { recursive: true });
@@ -54,7 +70,10 @@ beforeAll(() => {
   shims = join(work, 'bin');
   mkdirSync(shims);
   // `npx --yes rloop[@version] …` → this checkout's rloop.
-  writeFileSync(join(shims, 'npx'), `#!/bin/sh\n[ "$1" = "--yes" ] && shift\ncase "$1" in rloop|rloop@*) shift ;; *) echo "npx shim: unexpected $1" >&2; exit 99 ;; esac\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  writeFileSync(
+    join(shims, 'npx'),
+    `#!/bin/sh\n[ "$1" = "--yes" ] && shift\ncase "$1" in rloop|rloop@*) shift ;; *) echo "npx shim: unexpected $1" >&2; exit 99 ;; esac\nexec "${process.execPath}" "${BIN}" "$@"\n`,
+  );
   chmodSync(join(shims, 'npx'), 0o755);
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));
@@ -80,15 +99,24 @@ describe('the GitHub Action (action.yml)', () => {
       expect(step.shell).toBe('bash');
       expect(shellcheck(step.run ?? '')).toBe('');
     }
-    expect(action.runs.steps.map((s) => s.uses).filter(Boolean)).toEqual(['actions/setup-node@v4', 'github/codeql-action/upload-sarif@v3']);
+    expect(action.runs.steps.map((s) => s.uses).filter(Boolean)).toEqual([
+      'actions/setup-node@v4',
+      'github/codeql-action/upload-sarif@v3',
+    ]);
   });
 
   it("its review step annotates, writes SARIF, JSON and a step summary, and hands on the review's exit code", async () => {
     const repo = gitRepo('action', { 'src/ok.js': 'export const ok = 1;\n' });
     writeFileSync(join(repo, 'src', 'app.js'), VULNERABLE);
-    execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qam', 'x', '--allow-empty'], { cwd: repo });
+    execFileSync(
+      'git',
+      ['-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qam', 'x', '--allow-empty'],
+      { cwd: repo },
+    );
     execFileSync('git', ['add', '-A'], { cwd: repo });
-    execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'add app'], { cwd: repo });
+    execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', 'commit', '-qm', 'add app'], {
+      cwd: repo,
+    });
     const step = action.runs.steps.find((s) => s.id === 'review');
     const out = join(work, 'action-out');
     const githubOutput = join(work, 'github-output');
@@ -110,10 +138,15 @@ describe('the GitHub Action (action.yml)', () => {
     expect(result.stdout).toMatch(/^::error file=src\/app\.js,line=2,/m);
     expect(readFileSync(githubOutput, 'utf8')).toBe(`exit-code=1\nsarif-file=${out}/rloop.sarif\n`);
     expect(JSON.parse(readFileSync(join(out, 'rloop.sarif'), 'utf8'))).toMatchObject({ version: '2.1.0' });
-    expect(JSON.parse(readFileSync(join(out, 'rloop.json'), 'utf8'))).toMatchObject({ findings: [{ file: 'src/app.js', finding_type: 'sast/code-injection' }] });
+    expect(JSON.parse(readFileSync(join(out, 'rloop.json'), 'utf8'))).toMatchObject({
+      findings: [{ file: 'src/app.js', finding_type: 'sast/code-injection' }],
+    });
     expect(readFileSync(summary, 'utf8')).toMatch(/^### rloop review\n\n```\nsrc\/app\.js\n[\s\S]*✖ 1 finding/);
     const fail = action.runs.steps.at(-1);
-    expect(await sh(fail?.run ?? '', repo, { CODE: '1' })).toMatchObject({ code: 1, stdout: '::error::rloop review: findings at or above the fail-on tier\n' });
+    expect(await sh(fail?.run ?? '', repo, { CODE: '1' })).toMatchObject({
+      code: 1,
+      stdout: '::error::rloop review: findings at or above the fail-on tier\n',
+    });
   }, 120_000);
 
   it('is shown in a documented workflow that grants what it needs and fetches history for --base', () => {
@@ -121,7 +154,11 @@ describe('the GitHub Action (action.yml)', () => {
       permissions: Record<string, string>;
       jobs: { review: { steps: { uses?: string; with?: Record<string, unknown> }[] } };
     };
-    expect(workflow.permissions).toMatchObject({ 'security-events': 'write', 'pull-requests': 'write', issues: 'write' });
+    expect(workflow.permissions).toMatchObject({
+      'security-events': 'write',
+      'pull-requests': 'write',
+      issues: 'write',
+    });
     expect(workflow.jobs.review.steps[0]).toEqual({ uses: 'actions/checkout@v4', with: { 'fetch-depth': 0 } });
     expect(workflow.jobs.review.steps[1]?.uses).toMatch(/^refinement-loop\/rloop@/);
   });
@@ -129,22 +166,42 @@ describe('the GitHub Action (action.yml)', () => {
 
 describe('the GitLab CI snippet', () => {
   it("writes GitLab's code quality report for the merge request's changed lines", async () => {
-    const job = (parseYaml(readFileSync(join(ROOT, 'integrations', 'gitlab', 'rloop.gitlab-ci.yml'), 'utf8')) as Record<string, { script: string[]; artifacts: { reports: { codequality: string } } }>)['rloop-review'];
+    const job = (
+      parseYaml(readFileSync(join(ROOT, 'integrations', 'gitlab', 'rloop.gitlab-ci.yml'), 'utf8')) as Record<
+        string,
+        { script: string[]; artifacts: { reports: { codequality: string } } }
+      >
+    )['rloop-review'];
     const repo = gitRepo('gitlab', { 'src/ok.js': 'export const ok = 1;\n' });
     execFileSync('git', ['branch', '-q', 'target'], { cwd: repo });
     execFileSync('git', ['remote', 'add', 'origin', repo], { cwd: repo });
     writeFileSync(join(repo, 'src', 'app.js'), VULNERABLE);
-    const script = (job?.script ?? []).map((line) => line.replace('npx --yes rloop review .', 'npx --yes rloop review . --skip toolchain/dependency-audit')).join('\n');
+    const script = (job?.script ?? [])
+      .map((line) =>
+        line.replace('npx --yes rloop review .', 'npx --yes rloop review . --skip toolchain/dependency-audit'),
+      )
+      .join('\n');
     const result = await sh(script, repo, { CI_MERGE_REQUEST_TARGET_BRANCH_NAME: 'target' });
     expect(result.code).toBe(1);
     const report = JSON.parse(readFileSync(join(repo, job?.artifacts.reports.codequality ?? ''), 'utf8')) as unknown[];
-    expect(report).toEqual([expect.objectContaining({ check_name: 'sast/code-injection', severity: 'critical', location: { path: 'src/app.js', lines: { begin: 2, end: 2 } } })]);
+    expect(report).toEqual([
+      expect.objectContaining({
+        check_name: 'sast/code-injection',
+        severity: 'critical',
+        location: { path: 'src/app.js', lines: { begin: 2, end: 2 } },
+      }),
+    ]);
   }, 120_000);
 });
 
 describe('the pre-commit hook (.pre-commit-hooks.yaml)', () => {
   it('reviews the staged changes of the files pre-commit passes, failing at a critical finding', async () => {
-    const [hook] = parseYaml(readFileSync(join(ROOT, '.pre-commit-hooks.yaml'), 'utf8')) as { id: string; entry: string; language: string; pass_filenames: boolean }[];
+    const [hook] = parseYaml(readFileSync(join(ROOT, '.pre-commit-hooks.yaml'), 'utf8')) as {
+      id: string;
+      entry: string;
+      language: string;
+      pass_filenames: boolean;
+    }[];
     expect(hook).toMatchObject({ id: 'rloop-review', language: 'system', pass_filenames: true });
     const repo = gitRepo('pre-commit', { 'src/old.js': VULNERABLE });
     writeFileSync(join(repo, 'src', 'new.js'), 'export const x = 1;\n');

@@ -15,7 +15,9 @@ export interface ProgramOptions {
  */
 export function buildProgram(registrars: readonly CommandRegistrar[], options: ProgramOptions = {}): Command {
   const program = new Command('rloop')
-    .description('Refinement Loop: review code where you work (rloop review), post plans, watch loops converge, read letters and journals.')
+    .description(
+      'Refinement Loop: review code where you work (rloop review), post plans, watch loops converge, read letters and journals.',
+    )
     .option('--nats-url <url>', 'NATS server of the fleet (default: $NATS_URL or nats://127.0.0.1:4222)')
     .option('--namespace <ns>', 'subject namespace of the fleet (default: $RLOOP_NAMESPACE or rloop)')
     .showHelpAfterError('(run with --help for usage)')
@@ -47,7 +49,10 @@ export class CliError extends Error {
  * a usage error has printed its line and exits `usageCode`), a CliError with its code and line,
  * or null for anything else (the caller describes it).
  */
-export function outcomeOf(error: unknown, usageCode: number): { readonly exitCode: number; readonly message: string } | null {
+export function outcomeOf(
+  error: unknown,
+  usageCode: number,
+): { readonly exitCode: number; readonly message: string } | null {
   if (error instanceof CommanderError) return { exitCode: error.exitCode === 0 ? 0 : usageCode, message: '' };
   if (error instanceof CliError) return { exitCode: error.exitCode, message: error.message };
   return null;

@@ -37,7 +37,10 @@ function file(name: string, content: string): string {
 async function publishWith(env: Record<string, string>): Promise<number> {
   const nats = natsConnectionSettings(NatsEnvironment.parse(env), 'spec');
   // A long connect bound: a refusal that were retried would make the spec time out.
-  const client = new JetStreamClient({ service: 'spec', ...nats, namespace: 'authspec', connect: { timeoutMs: 60_000 } }, logger);
+  const client = new JetStreamClient(
+    { service: 'spec', ...nats, namespace: 'authspec', connect: { timeoutMs: 60_000 } },
+    logger,
+  );
   try {
     return (await client.publishEvent(loopStopped('plan-a'))).seq;
   } finally {
@@ -58,10 +61,16 @@ describe('NATS credentials', () => {
   it('user and password, from variables, a password file or the URL; a wrong password is refused at once and never printed', async () => {
     const s = await server('authorization { users = [ { user: "gate", password: "pw-gate-1" } ] }');
     expect(await publishWith({ NATS_URL: s.url, NATS_USER: 'gate', NATS_PASSWORD: 'pw-gate-1' })).toBeGreaterThan(0);
-    expect(await publishWith({ NATS_URL: s.url, NATS_USER: 'gate', NATS_PASSWORD_FILE: file('password', 'pw-gate-1\n') })).toBeGreaterThan(0);
+    expect(
+      await publishWith({ NATS_URL: s.url, NATS_USER: 'gate', NATS_PASSWORD_FILE: file('password', 'pw-gate-1\n') }),
+    ).toBeGreaterThan(0);
     expect(await publishWith({ NATS_URL: s.url.replace('nats://', 'nats://gate:pw-gate-1@') })).toBeGreaterThan(0);
-    await expect(publishWith({ NATS_URL: s.url, NATS_USER: 'gate', NATS_PASSWORD: 'hunter2-wrong' })).rejects.toThrow(BusAuthError);
-    await expect(publishWith({ NATS_URL: s.url.replace('nats://', 'nats://gate:hunter2-wrong@') })).rejects.toThrow(/refused the connection of spec \(user gate\): .*Authorization Violation/);
+    await expect(publishWith({ NATS_URL: s.url, NATS_USER: 'gate', NATS_PASSWORD: 'hunter2-wrong' })).rejects.toThrow(
+      BusAuthError,
+    );
+    await expect(publishWith({ NATS_URL: s.url.replace('nats://', 'nats://gate:hunter2-wrong@') })).rejects.toThrow(
+      /refused the connection of spec \(user gate\): .*Authorization Violation/,
+    );
     expect(logLines.join('\n')).toMatch(/Authorization Violation/);
     expect(logLines.join('\n')).not.toMatch(/hunter2|pw-gate/);
   });
@@ -89,16 +98,43 @@ describe('NATS credentials', () => {
   it('a creds file (user JWT + seed) against an operator-mode server; a user of another operator is refused', async () => {
     const operator = natsOperator();
     const s = await server(operator.config);
-    expect(await publishWith({ NATS_URL: s.url, NATS_CREDS: file('gate.creds', operator.userCreds('gate')) })).toBeGreaterThan(0);
-    await expect(publishWith({ NATS_URL: s.url, NATS_CREDS: file('stranger.creds', natsOperator().userCreds('stranger')) })).rejects.toThrow(BusAuthError);
+    expect(
+      await publishWith({ NATS_URL: s.url, NATS_CREDS: file('gate.creds', operator.userCreds('gate')) }),
+    ).toBeGreaterThan(0);
+    await expect(
+      publishWith({ NATS_URL: s.url, NATS_CREDS: file('stranger.creds', natsOperator().userCreds('stranger')) }),
+    ).rejects.toThrow(BusAuthError);
   });
 
   it('TLS with a CA it generates and a client certificate the server verifies; an unknown CA is refused at once', async () => {
     const pki = makeTestPki(join(dir, 'pki'));
-    const s = await server(`tls { cert_file: "${pki.serverCertFile}", key_file: "${pki.serverKeyFile}", ca_file: "${pki.caFile}", verify: true }`);
-    expect(await publishWith({ NATS_URL: s.url, NATS_CA: pki.caFile, NATS_CERT: pki.clientCertFile, NATS_KEY: pki.clientKeyFile })).toBeGreaterThan(0);
-    expect(await publishWith({ NATS_URL: s.url.replace('nats://', 'tls://'), NATS_CA: pki.caFile, NATS_CERT: pki.clientCertFile, NATS_KEY: pki.clientKeyFile })).toBeGreaterThan(0);
-    await expect(publishWith({ NATS_URL: s.url, NATS_CA: pki.otherCaFile, NATS_CERT: pki.clientCertFile, NATS_KEY: pki.clientKeyFile })).rejects.toThrow(BusAuthError);
+    const s = await server(
+      `tls { cert_file: "${pki.serverCertFile}", key_file: "${pki.serverKeyFile}", ca_file: "${pki.caFile}", verify: true }`,
+    );
+    expect(
+      await publishWith({
+        NATS_URL: s.url,
+        NATS_CA: pki.caFile,
+        NATS_CERT: pki.clientCertFile,
+        NATS_KEY: pki.clientKeyFile,
+      }),
+    ).toBeGreaterThan(0);
+    expect(
+      await publishWith({
+        NATS_URL: s.url.replace('nats://', 'tls://'),
+        NATS_CA: pki.caFile,
+        NATS_CERT: pki.clientCertFile,
+        NATS_KEY: pki.clientKeyFile,
+      }),
+    ).toBeGreaterThan(0);
+    await expect(
+      publishWith({
+        NATS_URL: s.url,
+        NATS_CA: pki.otherCaFile,
+        NATS_CERT: pki.clientCertFile,
+        NATS_KEY: pki.clientKeyFile,
+      }),
+    ).rejects.toThrow(BusAuthError);
     await expect(publishWith({ NATS_URL: s.url, NATS_CA: pki.caFile })).rejects.toThrow(BusAuthError);
   });
 });

@@ -1,5 +1,12 @@
 import { readFileSync } from 'node:fs';
-import { type Authenticator, type ConnectionOptions, credsAuthenticator, nkeyAuthenticator, tokenAuthenticator, usernamePasswordAuthenticator } from '@nats-io/transport-node';
+import {
+  type Authenticator,
+  type ConnectionOptions,
+  credsAuthenticator,
+  nkeyAuthenticator,
+  tokenAuthenticator,
+  usernamePasswordAuthenticator,
+} from '@nats-io/transport-node';
 
 const REDACTED = '[redacted]';
 
@@ -88,7 +95,11 @@ function authenticator(credentials: BusCredentials): Authenticator {
 }
 
 /** The NATS client options for credentials, TLS and the inbox prefix (nothing when none is set). */
-export function securityOptions(security: { readonly credentials: BusCredentials | null; readonly tls: BusTls | null; readonly inboxPrefix: string | null }): Partial<ConnectionOptions> {
+export function securityOptions(security: {
+  readonly credentials: BusCredentials | null;
+  readonly tls: BusTls | null;
+  readonly inboxPrefix: string | null;
+}): Partial<ConnectionOptions> {
   return {
     ...(security.credentials === null ? {} : { authenticator: authenticator(security.credentials) }),
     ...(security.tls === null ? {} : { tls: { ...security.tls } }),

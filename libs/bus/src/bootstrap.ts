@@ -1,4 +1,10 @@
-import { type DynamicModule, type INestMicroservice, type LogLevel, type LoggerService, type Type } from '@nestjs/common';
+import {
+  type DynamicModule,
+  type INestMicroservice,
+  type LogLevel,
+  type LoggerService,
+  type Type,
+} from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { type CustomStrategy } from '@nestjs/microservices';
 import { RloopError, describeError } from '@rloop/contracts';
@@ -44,12 +50,26 @@ export interface RunningService {
  *   await startService({ name: 'panel', module: PanelModule, bus: { servers: config.natsUrl, namespace: config.namespace } });
  */
 export async function startService(options: StartServiceOptions): Promise<RunningService> {
-  const logger = options.logger ?? new ServiceLogger(options.name, { format: options.logFormat ?? 'plain', ...(options.logLevels === undefined ? {} : { levels: options.logLevels }) });
+  const logger =
+    options.logger ??
+    new ServiceLogger(options.name, {
+      format: options.logFormat ?? 'plain',
+      ...(options.logLevels === undefined ? {} : { levels: options.logLevels }),
+    });
   let app: INestMicroservice | undefined;
   try {
     const bus: BusOptions = { ...options.bus, service: options.name };
     const server = new JetStreamServer(bus, logger, options.observer);
-    const created = await NestFactory.createMicroservice<CustomStrategy>({ imports: [BusModule.forRoot(bus, options.observer), RuntimeModule.forRoot(processIdentity(options.name)), options.module] }, { strategy: server, logger, abortOnError: false });
+    const created = await NestFactory.createMicroservice<CustomStrategy>(
+      {
+        imports: [
+          BusModule.forRoot(bus, options.observer),
+          RuntimeModule.forRoot(processIdentity(options.name)),
+          options.module,
+        ],
+      },
+      { strategy: server, logger, abortOnError: false },
+    );
     app = created;
     await created.listen();
     logger.log(`${options.name}: ready (${server.consumers.length} consumers bound)`, 'Bootstrap');
@@ -70,7 +90,10 @@ export async function startService(options: StartServiceOptions): Promise<Runnin
     logger.error(`${options.name}: failed to start: ${code}${describeError(error)}`, 'Bootstrap');
     if (app !== undefined) {
       await app.close().catch((closeError: unknown) => {
-        logger.error(`${options.name}: cleanup after the failed start failed: ${describeError(closeError)}`, 'Bootstrap');
+        logger.error(
+          `${options.name}: cleanup after the failed start failed: ${describeError(closeError)}`,
+          'Bootstrap',
+        );
       });
     }
     if (options.exitOnFailure ?? true) process.exit(1);

@@ -1,12 +1,36 @@
 import { Logger, type LoggerService } from '@nestjs/common';
 import { ClientProxy, type ReadPacket, type WritePacket } from '@nestjs/microservices';
 import { type JetStreamClient as NatsJetStream, jetstream, jetstreamManager } from '@nats-io/jetstream';
-import { type Msg, type MsgHdrs, type NatsConnection, NoRespondersError, PermissionViolationError, RequestError, TimeoutError, headers as natsHeaders } from '@nats-io/transport-node';
-import { type RloopEvent, type Subjects, ValidationError, describeError, isEventType, parseEvent, subjectsFor } from '@rloop/contracts';
+import {
+  type Msg,
+  type MsgHdrs,
+  type NatsConnection,
+  NoRespondersError,
+  PermissionViolationError,
+  RequestError,
+  TimeoutError,
+  headers as natsHeaders,
+} from '@nats-io/transport-node';
+import {
+  type RloopEvent,
+  type Subjects,
+  ValidationError,
+  describeError,
+  isEventType,
+  parseEvent,
+  subjectsFor,
+} from '@rloop/contracts';
 import { maskSecretsDeep } from '@rloop/domain';
 import { decodeUtf8, encodeJson } from './codec.js';
 import { connectWithRetry, watchConnection } from './connection.js';
-import { BUS_ERROR_CODES, BusPermissionError, BusPublishError, BusRequestError, RemoteError, RemoteTransientError } from './errors.js';
+import {
+  BUS_ERROR_CODES,
+  BusPermissionError,
+  BusPublishError,
+  BusRequestError,
+  RemoteError,
+  RemoteTransientError,
+} from './errors.js';
 import { type BusOptions, type ResolvedBusOptions, resolveBusOptions } from './options.js';
 import { type RequestOperation, isRequestOperation, requestSubject, subjectOf } from './routing.js';
 import { type BusStatus, isErrorReply } from './replies.js';
@@ -84,7 +108,8 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
   }
 
   unwrap<T>(): T {
-    if (this.connection === null) throw new BusRequestError(BUS_ERROR_CODES.requestFailed, '(none)', 'JetStreamClient is not connected');
+    if (this.connection === null)
+      throw new BusRequestError(BUS_ERROR_CODES.requestFailed, '(none)', 'JetStreamClient is not connected');
     return this.connection as T;
   }
 
@@ -94,7 +119,10 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
    */
   publish(event: RloopEvent): Promise<PublishReceipt>;
   publish(packet: ReadPacket, callback: (packet: WritePacket) => void): () => void;
-  publish(eventOrPacket: RloopEvent | ReadPacket, callback?: (packet: WritePacket) => void): Promise<PublishReceipt> | (() => void) {
+  publish(
+    eventOrPacket: RloopEvent | ReadPacket,
+    callback?: (packet: WritePacket) => void,
+  ): Promise<PublishReceipt> | (() => void) {
     if (callback === undefined) return this.publishEvent(eventOrPacket);
     return this.sendRequest(eventOrPacket as ReadPacket, callback);
   }
@@ -111,7 +139,11 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
     const { js } = await this.open();
     const subject = subjectOf(this.subjects, parsed.event);
     try {
-      const ack = await js.publish(subject, encodeJson(parsed.event), { msgID: messageIdOf(parsed.event), timeout: this.options.publishTimeoutMs, ...this.traceHeaders(parsed.event) });
+      const ack = await js.publish(subject, encodeJson(parsed.event), {
+        msgID: messageIdOf(parsed.event),
+        timeout: this.options.publishTimeoutMs,
+        ...this.traceHeaders(parsed.event),
+      });
       this.observer.published?.(parsed.event, ack.duplicate);
       return { stream: ack.stream, seq: ack.seq, duplicate: ack.duplicate };
     } catch (error) {
@@ -122,14 +154,21 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
 
   async request(operation: RequestOperation, body: unknown, options: RequestOptions = {}): Promise<unknown> {
     if (!isRequestOperation(operation)) {
-      throw new ValidationError(BUS_ERROR_CODES.invalidOptions, `unknown request operation ${JSON.stringify(operation)}`, [{ path: 'operation', message: 'unknown operation' }]);
+      throw new ValidationError(
+        BUS_ERROR_CODES.invalidOptions,
+        `unknown request operation ${JSON.stringify(operation)}`,
+        [{ path: 'operation', message: 'unknown operation' }],
+      );
     }
     const { connection } = await this.open();
     const subject = requestSubject(this.subjects, operation);
     const timeout = options.timeoutMs ?? this.options.requestTimeoutMs;
     let reply: Msg;
     try {
-      reply = await connection.request(subject, body instanceof Uint8Array ? body : encodeJson(body), { timeout, ...this.traceHeaders(null) });
+      reply = await connection.request(subject, body instanceof Uint8Array ? body : encodeJson(body), {
+        timeout,
+        ...this.traceHeaders(null),
+      });
     } catch (error) {
       if (isPermissionViolation(error)) throw new BusPermissionError(subject, { cause: error });
       throw toRequestError(subject, timeout, error);
@@ -140,7 +179,11 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
       if (text === null) throw new Error('not UTF-8');
       value = JSON.parse(text);
     } catch (error) {
-      throw new ValidationError(BUS_ERROR_CODES.invalidReply, `reply on ${subject} is not JSON: ${describeError(error)}`, [{ path: '(root)', message: describeError(error) }]);
+      throw new ValidationError(
+        BUS_ERROR_CODES.invalidReply,
+        `reply on ${subject} is not JSON: ${describeError(error)}`,
+        [{ path: '(root)', message: describeError(error) }],
+      );
     }
     if (isErrorReply(value)) {
       if (value.transient === true) throw new RemoteTransientError(subject, value.code, value.message);
@@ -162,7 +205,11 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
     const data: unknown = packet.data;
     const type = typeof data === 'object' && data !== null ? (data as { type?: unknown }).type : undefined;
     if (isEventType(packet.pattern) && packet.pattern !== type) {
-      throw new ValidationError(BUS_ERROR_CODES.patternMismatch, `emit(${String(packet.pattern)}) was given a ${String(type)} event`, [{ path: 'type', message: `expected ${String(packet.pattern)}` }]);
+      throw new ValidationError(
+        BUS_ERROR_CODES.patternMismatch,
+        `emit(${String(packet.pattern)}) was given a ${String(type)} event`,
+        [{ path: 'type', message: `expected ${String(packet.pattern)}` }],
+      );
     }
     return (await this.publishEvent(data)) as T;
   }
@@ -195,11 +242,18 @@ export class JetStreamClient extends ClientProxy<Record<never, never>, BusStatus
     const connection = await connectWithRetry(this.options, this.log, 'client');
     this.connection = connection;
     this._status$.next('connected');
-    this.watching = watchConnection(connection, this.log, this.options.service, (s) => this._status$.next(s), this.options.inboxPrefix).catch((error: unknown) => {
+    this.watching = watchConnection(
+      connection,
+      this.log,
+      this.options.service,
+      (s) => this._status$.next(s),
+      this.options.inboxPrefix,
+    ).catch((error: unknown) => {
       this.log.error(`${this.options.service}: connection watcher stopped: ${describeError(error)}`);
     });
     try {
-      if (this.options.provisionStreams) await provisionStreams(await jetstreamManager(connection), this.subjects, this.options.streams);
+      if (this.options.provisionStreams)
+        await provisionStreams(await jetstreamManager(connection), this.subjects, this.options.streams);
     } catch (error) {
       await connection.close();
       throw error;
@@ -219,18 +273,37 @@ export function messageIdOf(event: RloopEvent): string {
 }
 
 function isPermissionViolation(error: unknown): boolean {
-  return error instanceof PermissionViolationError || (error instanceof Error && error.cause instanceof PermissionViolationError);
+  return (
+    error instanceof PermissionViolationError ||
+    (error instanceof Error && error.cause instanceof PermissionViolationError)
+  );
 }
 
 function toRequestError(subject: string, timeoutMs: number, error: unknown): BusRequestError {
   const cause = error instanceof Error ? error.cause : undefined;
-  if (error instanceof NoRespondersError || cause instanceof NoRespondersError || (error instanceof RequestError && error.isNoResponders())) {
-    return new BusRequestError(BUS_ERROR_CODES.noResponders, subject, `no service answers ${subject}`, { cause: error });
+  if (
+    error instanceof NoRespondersError ||
+    cause instanceof NoRespondersError ||
+    (error instanceof RequestError && error.isNoResponders())
+  ) {
+    return new BusRequestError(BUS_ERROR_CODES.noResponders, subject, `no service answers ${subject}`, {
+      cause: error,
+    });
   }
   if (error instanceof TimeoutError || cause instanceof TimeoutError) {
-    return new BusRequestError(BUS_ERROR_CODES.requestTimeout, subject, `no reply on ${subject} within ${timeoutMs} ms`, { cause: error });
+    return new BusRequestError(
+      BUS_ERROR_CODES.requestTimeout,
+      subject,
+      `no reply on ${subject} within ${timeoutMs} ms`,
+      { cause: error },
+    );
   }
-  return new BusRequestError(BUS_ERROR_CODES.requestFailed, subject, `request on ${subject} failed: ${describeError(error)}`, { cause: error });
+  return new BusRequestError(
+    BUS_ERROR_CODES.requestFailed,
+    subject,
+    `request on ${subject} failed: ${describeError(error)}`,
+    { cause: error },
+  );
 }
 
 /** The event with maskSecretsDeep applied to its data; anything that is not an event object is left to validation. */

@@ -6,10 +6,27 @@ import { Controller, Inject, type DynamicModule } from '@nestjs/common';
 import { type JetStreamManager, jetstreamManager } from '@nats-io/jetstream';
 import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { type EventOf, subjectsFor } from '@rloop/contracts';
-import { type PrivateNatsCluster, TEST_NATS_URL, eventually, startPrivateNatsCluster, uniqueNamespace } from '@rloop/testing';
+import {
+  type PrivateNatsCluster,
+  TEST_NATS_URL,
+  eventually,
+  startPrivateNatsCluster,
+  uniqueNamespace,
+} from '@rloop/testing';
 import { CapturedLog, FAST_CONSUMER } from './__fixtures__/harness.js';
 import { loopStopped } from './__fixtures__/events.js';
-import { BusConfigError, DEFAULT_STREAM_LIMITS, EVENT_PUBLISHER, type EventPublisher, KvBucket, OnEvent, type RunningService, openCriticHealthBucket, provisionStreams, startService } from './index.js';
+import {
+  BusConfigError,
+  DEFAULT_STREAM_LIMITS,
+  EVENT_PUBLISHER,
+  type EventPublisher,
+  KvBucket,
+  OnEvent,
+  type RunningService,
+  openCriticHealthBucket,
+  provisionStreams,
+  startService,
+} from './index.js';
 
 const SEEN = Symbol('seen');
 
@@ -25,13 +42,20 @@ class StoppedRecorder {
 }
 
 function recorder(seen: string[]): DynamicModule {
-  return { module: class RecorderModule {}, controllers: [StoppedRecorder], providers: [{ provide: SEEN, useValue: seen }] };
+  return {
+    module: class RecorderModule {},
+    controllers: [StoppedRecorder],
+    providers: [{ provide: SEEN, useValue: seen }],
+  };
 }
 
 /** Every stream and bucket stream of a namespace that exists, with its replica count. */
 async function replicasOf(jsm: JetStreamManager, namespace: string): Promise<Record<string, number>> {
   const subjects = subjectsFor(namespace);
-  const names = [...Object.values(subjects.streams), ...[subjects.deliveriesBucket, subjects.criticsBucket].map((bucket) => `KV_${bucket}`)];
+  const names = [
+    ...Object.values(subjects.streams),
+    ...[subjects.deliveriesBucket, subjects.criticsBucket].map((bucket) => `KV_${bucket}`),
+  ];
   const found: Record<string, number> = {};
   for (const name of names) found[name] = (await jsm.streams.info(name)).config.num_replicas;
   return found;
@@ -44,11 +68,23 @@ describe('the bus on a three-node JetStream cluster', () => {
   const services: RunningService[] = [];
   const log = new CapturedLog();
 
-  async function start(namespace: string, servers: readonly string[], seen: string[], replicas: number | null): Promise<RunningService> {
+  async function start(
+    namespace: string,
+    servers: readonly string[],
+    seen: string[],
+    replicas: number | null,
+  ): Promise<RunningService> {
     const service = await startService({
       name: 'replicated',
       module: recorder(seen),
-      bus: { servers, namespace, consumer: FAST_CONSUMER, shutdownTimeoutMs: 2_000, connect: { timeoutMs: 15_000 }, streams: { replicas } },
+      bus: {
+        servers,
+        namespace,
+        consumer: FAST_CONSUMER,
+        shutdownTimeoutMs: 2_000,
+        connect: { timeoutMs: 15_000 },
+        streams: { replicas },
+      },
       logger: log.logger('replicated'),
       handleSignals: false,
       exitOnFailure: false,
@@ -59,7 +95,11 @@ describe('the bus on a three-node JetStream cluster', () => {
 
   async function publishAndSee(service: RunningService, seen: string[], note: string): Promise<void> {
     const publisher = service.app.get<EventPublisher>(EVENT_PUBLISHER);
-    await eventually(() => publisher.publish(loopStopped('plan-a', note)).then(() => true), { timeoutMs: 30_000, intervalMs: 250, description: `${note} to be published` });
+    await eventually(() => publisher.publish(loopStopped('plan-a', note)).then(() => true), {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      description: `${note} to be published`,
+    });
     await eventually(() => seen.includes(note), { timeoutMs: 30_000, description: `${note} to be handled` });
   }
 
@@ -119,7 +159,10 @@ describe('the bus on a three-node JetStream cluster', () => {
   it('refuses more copies than a single server can hold, saying what the setting needs', async () => {
     const single = await connect({ servers: TEST_NATS_URL });
     try {
-      const refused = provisionStreams(await jetstreamManager(single), subjectsFor(uniqueNamespace('one')), { ...DEFAULT_STREAM_LIMITS, replicas: 3 });
+      const refused = provisionStreams(await jetstreamManager(single), subjectsFor(uniqueNamespace('one')), {
+        ...DEFAULT_STREAM_LIMITS,
+        replicas: 3,
+      });
       await expect(refused).rejects.toBeInstanceOf(BusConfigError);
       await expect(refused).rejects.toThrow(/RLOOP_STREAM_REPLICAS=3 needs a JetStream cluster of at least 3 nodes/);
     } finally {

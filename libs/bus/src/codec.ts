@@ -1,4 +1,12 @@
-import { type Issue, type RloopEvent, type Subjects, type Upcaster, UPCASTERS, ValidationError, parseEvent } from '@rloop/contracts';
+import {
+  type Issue,
+  type RloopEvent,
+  type Subjects,
+  type Upcaster,
+  UPCASTERS,
+  ValidationError,
+  parseEvent,
+} from '@rloop/contracts';
 import { BUS_ERROR_CODES } from './errors.js';
 import { subjectOf } from './routing.js';
 
@@ -27,20 +35,36 @@ export type DecodeResult =
  * Turns a stored message into a validated (upcast) event, or says exactly why it cannot be one:
  * not UTF-8, not JSON, not the contract, or an event that does not belong on this subject.
  */
-export function decodeEventMessage(subjects: Subjects, subject: string, data: Uint8Array, upcasters: readonly Upcaster[] = UPCASTERS): DecodeResult {
+export function decodeEventMessage(
+  subjects: Subjects,
+  subject: string,
+  data: Uint8Array,
+  upcasters: readonly Upcaster[] = UPCASTERS,
+): DecodeResult {
   const text = decodeUtf8(data);
   if (text === null) {
-    return { ok: false, code: BUS_ERROR_CODES.notUtf8, message: 'payload is not valid UTF-8', issues: [{ path: '(root)', message: 'not UTF-8' }] };
+    return {
+      ok: false,
+      code: BUS_ERROR_CODES.notUtf8,
+      message: 'payload is not valid UTF-8',
+      issues: [{ path: '(root)', message: 'not UTF-8' }],
+    };
   }
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    return { ok: false, code: BUS_ERROR_CODES.notJson, message: `payload is not JSON: ${why}`, issues: [{ path: '(root)', message: why }] };
+    return {
+      ok: false,
+      code: BUS_ERROR_CODES.notJson,
+      message: `payload is not JSON: ${why}`,
+      issues: [{ path: '(root)', message: why }],
+    };
   }
   const parsed = parseEvent(raw, upcasters);
-  if (!parsed.ok) return { ok: false, code: parsed.error.code, message: parsed.error.message, issues: parsed.error.issues };
+  if (!parsed.ok)
+    return { ok: false, code: parsed.error.code, message: parsed.error.message, issues: parsed.error.issues };
   const expected = subjectOf(subjects, parsed.event);
   if (expected !== subject) {
     return {
@@ -54,24 +78,36 @@ export function decodeEventMessage(subjects: Subjects, subject: string, data: Ui
 }
 
 /** The payload as a dead letter keeps it: UTF-8 text when it decodes, base64 otherwise. */
-export function payloadForRecord(data: Uint8Array): { readonly payload: string; readonly payload_encoding: 'utf8' | 'base64' } {
+export function payloadForRecord(data: Uint8Array): {
+  readonly payload: string;
+  readonly payload_encoding: 'utf8' | 'base64';
+} {
   const text = decodeUtf8(data);
-  return text === null ? { payload: Buffer.from(data).toString('base64'), payload_encoding: 'base64' } : { payload: text, payload_encoding: 'utf8' };
+  return text === null
+    ? { payload: Buffer.from(data).toString('base64'), payload_encoding: 'base64' }
+    : { payload: text, payload_encoding: 'utf8' };
 }
 
 /** Reads a request body as JSON with a size bound; throws ValidationError with a BUS.* code. */
 export function decodeJsonBody(data: Uint8Array, maxBytes: number): unknown {
   if (data.byteLength > maxBytes) {
-    throw new ValidationError(BUS_ERROR_CODES.bodyTooLarge, `request body is ${data.byteLength} bytes; the limit is ${maxBytes}`, [
-      { path: '(root)', message: `larger than ${maxBytes} bytes` },
-    ]);
+    throw new ValidationError(
+      BUS_ERROR_CODES.bodyTooLarge,
+      `request body is ${data.byteLength} bytes; the limit is ${maxBytes}`,
+      [{ path: '(root)', message: `larger than ${maxBytes} bytes` }],
+    );
   }
   const text = decodeUtf8(data);
-  if (text === null) throw new ValidationError(BUS_ERROR_CODES.notUtf8, 'request body is not valid UTF-8', [{ path: '(root)', message: 'not UTF-8' }]);
+  if (text === null)
+    throw new ValidationError(BUS_ERROR_CODES.notUtf8, 'request body is not valid UTF-8', [
+      { path: '(root)', message: 'not UTF-8' },
+    ]);
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
     const why = error instanceof Error ? error.message : String(error);
-    throw new ValidationError(BUS_ERROR_CODES.notJson, `request body is not JSON: ${why}`, [{ path: '(root)', message: why }]);
+    throw new ValidationError(BUS_ERROR_CODES.notJson, `request body is not JSON: ${why}`, [
+      { path: '(root)', message: why },
+    ]);
   }
 }

@@ -14,19 +14,29 @@ function codeOf(run: () => unknown): string | null {
   }
 }
 
-const bytes = (value: unknown): Uint8Array => new TextEncoder().encode(typeof value === 'string' ? value : JSON.stringify(value));
+const bytes = (value: unknown): Uint8Array =>
+  new TextEncoder().encode(typeof value === 'string' ? value : JSON.stringify(value));
 
 describe('decodeEventMessage', () => {
   it('accepts a valid event on its own subject', () => {
     const event = loopStopped('plan-a');
-    expect(decodeEventMessage(subjects, 'rloop.v1.events.loop_stopped.plan-a', bytes(event))).toEqual({ ok: true, event });
+    expect(decodeEventMessage(subjects, 'rloop.v1.events.loop_stopped.plan-a', bytes(event))).toEqual({
+      ok: true,
+      event,
+    });
   });
 
   it('says why a payload is not an event', () => {
     const subject = 'rloop.v1.events.loop_stopped.plan-a';
-    expect(decodeEventMessage(subjects, subject, new Uint8Array([0xff]))).toMatchObject({ ok: false, code: 'BUS.NOT_UTF8' });
+    expect(decodeEventMessage(subjects, subject, new Uint8Array([0xff]))).toMatchObject({
+      ok: false,
+      code: 'BUS.NOT_UTF8',
+    });
     expect(decodeEventMessage(subjects, subject, bytes('{'))).toMatchObject({ ok: false, code: 'BUS.NOT_JSON' });
-    expect(decodeEventMessage(subjects, subject, bytes({ type: 'Nope' }))).toMatchObject({ ok: false, code: 'CONTRACT.UNKNOWN_TYPE' });
+    expect(decodeEventMessage(subjects, subject, bytes({ type: 'Nope' }))).toMatchObject({
+      ok: false,
+      code: 'CONTRACT.UNKNOWN_TYPE',
+    });
     expect(decodeEventMessage(subjects, subject, bytes({ ...loopStopped('plan-a'), data: {} }))).toMatchObject({
       ok: false,
       code: 'CONTRACT.INVALID',
@@ -35,21 +45,32 @@ describe('decodeEventMessage', () => {
   });
 
   it('refuses an event published on another type or plan subject', () => {
-    expect(decodeEventMessage(subjects, 'rloop.v1.events.loop_gated.plan-a', bytes(loopStopped('plan-a')))).toMatchObject({ ok: false, code: 'BUS.SUBJECT_MISMATCH' });
-    expect(decodeEventMessage(subjects, 'rloop.v1.events.loop_stopped.plan-b', bytes(loopStopped('plan-a')))).toMatchObject({ ok: false, code: 'BUS.SUBJECT_MISMATCH' });
+    expect(
+      decodeEventMessage(subjects, 'rloop.v1.events.loop_gated.plan-a', bytes(loopStopped('plan-a'))),
+    ).toMatchObject({ ok: false, code: 'BUS.SUBJECT_MISMATCH' });
+    expect(
+      decodeEventMessage(subjects, 'rloop.v1.events.loop_stopped.plan-b', bytes(loopStopped('plan-a'))),
+    ).toMatchObject({ ok: false, code: 'BUS.SUBJECT_MISMATCH' });
   });
 
   it('refuses a report whose critic is not the one in its subject (a critic may only answer for itself)', () => {
     const report = findingsReported('plan-a', 'examples/no-console-log');
-    expect(decodeEventMessage(subjects, 'rloop.v1.events.findings_reported.plan-a.examples_no-console-log', bytes(report))).toEqual({ ok: true, event: report });
+    expect(
+      decodeEventMessage(subjects, 'rloop.v1.events.findings_reported.plan-a.examples_no-console-log', bytes(report)),
+    ).toEqual({ ok: true, event: report });
     const forged = { ...report, data: { ...report.data, critic_id: 'security/sast-scanner' } };
-    expect(decodeEventMessage(subjects, 'rloop.v1.events.findings_reported.plan-a.examples_no-console-log', bytes(forged))).toMatchObject({
+    expect(
+      decodeEventMessage(subjects, 'rloop.v1.events.findings_reported.plan-a.examples_no-console-log', bytes(forged)),
+    ).toMatchObject({
       ok: false,
       code: 'BUS.SUBJECT_MISMATCH',
       message: expect.stringContaining('rloop.v1.events.findings_reported.plan-a.security_sast-scanner'),
     });
     // The subject layout before critics were named in it is refused too: nothing vouches for the critic.
-    expect(decodeEventMessage(subjects, 'rloop.v1.events.findings_reported.plan-a', bytes(report))).toMatchObject({ ok: false, code: 'BUS.SUBJECT_MISMATCH' });
+    expect(decodeEventMessage(subjects, 'rloop.v1.events.findings_reported.plan-a', bytes(report))).toMatchObject({
+      ok: false,
+      code: 'BUS.SUBJECT_MISMATCH',
+    });
   });
 });
 
@@ -70,22 +91,35 @@ describe('payloadForRecord and decodeJsonBody', () => {
 describe('routing', () => {
   it('puts plan events under their plan and critic traffic under the critic', () => {
     expect(subjectOf(subjects, loopStopped('plan-a'))).toBe('rloop.v1.events.loop_stopped.plan-a');
-    expect(subjectOf(subjects, criticHeartbeat('security/sast-scanner'))).toBe('rloop.v1.critics.critic_heartbeat.security_sast-scanner');
+    expect(subjectOf(subjects, criticHeartbeat('security/sast-scanner'))).toBe(
+      'rloop.v1.critics.critic_heartbeat.security_sast-scanner',
+    );
     expect(orderingKeyOf('rloop.v1.events.loop_stopped.plan-a')).toBe('plan-a');
   });
 
   it('puts a critic’s answer under its plan and then its critic, and orders it with the plan', () => {
-    expect(subjectOf(subjects, findingsReported('plan-a', 'security/sast-scanner'))).toBe('rloop.v1.events.findings_reported.plan-a.security_sast-scanner');
+    expect(subjectOf(subjects, findingsReported('plan-a', 'security/sast-scanner'))).toBe(
+      'rloop.v1.events.findings_reported.plan-a.security_sast-scanner',
+    );
     expect(orderingKeyOf('rloop.v1.events.findings_reported.plan-a.security_sast-scanner')).toBe('plan-a');
     expect(orderingKeyOf('rloop.v1.critics.critic_heartbeat.security_sast-scanner')).toBe('security_sast-scanner');
     expect(orderingKeyOf('rloop.v1.dead_letters.panel-decide')).toBe('panel-decide');
-    expect(consumerTarget(subjects, 'FindingsReported')).toEqual({ stream: 'RLOOP_EVENTS', filter: 'rloop.v1.events.findings_reported.*.*' });
+    expect(consumerTarget(subjects, 'FindingsReported')).toEqual({
+      stream: 'RLOOP_EVENTS',
+      filter: 'rloop.v1.events.findings_reported.*.*',
+    });
   });
 
   it('maps selectors to one stream and one filter subject', () => {
-    expect(consumerTarget(subjects, 'RoundStarted')).toEqual({ stream: 'RLOOP_EVENTS', filter: 'rloop.v1.events.round_started.*' });
+    expect(consumerTarget(subjects, 'RoundStarted')).toEqual({
+      stream: 'RLOOP_EVENTS',
+      filter: 'rloop.v1.events.round_started.*',
+    });
     expect(consumerTarget(subjects, 'channel:events')).toEqual({ stream: 'RLOOP_EVENTS', filter: 'rloop.v1.events.>' });
-    expect(consumerTarget(subjects, 'JournalCommitted')).toEqual({ stream: 'RLOOP_COMMITS', filter: 'rloop.v1.commits.journal_committed.*' });
+    expect(consumerTarget(subjects, 'JournalCommitted')).toEqual({
+      stream: 'RLOOP_COMMITS',
+      filter: 'rloop.v1.commits.journal_committed.*',
+    });
   });
 
   it('maps request operations to their subjects', () => {

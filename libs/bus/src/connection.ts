@@ -1,5 +1,11 @@
 import { type LoggerService } from '@nestjs/common';
-import { AuthorizationError, type NatsConnection, PermissionViolationError, UserAuthenticationExpiredError, connect } from '@nats-io/transport-node';
+import {
+  AuthorizationError,
+  type NatsConnection,
+  PermissionViolationError,
+  UserAuthenticationExpiredError,
+  connect,
+} from '@nats-io/transport-node';
 import { describeError } from '@rloop/contracts';
 import { describeCredentials, securityOptions } from './auth.js';
 import { backoffDelay } from './disposition.js';
@@ -37,11 +43,20 @@ function errorCode(error: unknown): string {
 
 /** Whether a failed connect says the credentials or the TLS settings are wrong (not worth retrying). */
 export function isAuthFailure(error: unknown): boolean {
-  for (let e: unknown = error, depth = 0; e !== undefined && e !== null && depth < 5; e = (e as { cause?: unknown }).cause, depth += 1) {
+  for (
+    let e: unknown = error, depth = 0;
+    e !== undefined && e !== null && depth < 5;
+    e = (e as { cause?: unknown }).cause, depth += 1
+  ) {
     if (e instanceof AuthorizationError || e instanceof UserAuthenticationExpiredError) return true;
     if (TLS_FAILURE.test(errorCode(e))) return true;
     const message = e instanceof Error ? e.message : '';
-    if (/authorization violation|authentication (timeout|expired)|tls is not available|server does not support 'tls'|certificate/i.test(message)) return true;
+    if (
+      /authorization violation|authentication (timeout|expired)|tls is not available|server does not support 'tls'|certificate/i.test(
+        message,
+      )
+    )
+      return true;
   }
   return false;
 }
@@ -52,7 +67,12 @@ export function isAuthFailure(error: unknown): boolean {
  */
 export function describeNatsError(error: unknown, inboxPrefix: string | null): string {
   const text = describeError(error);
-  if (error instanceof PermissionViolationError && error.operation === 'subscription' && error.subject.startsWith('_INBOX') && inboxPrefix === null) {
+  if (
+    error instanceof PermissionViolationError &&
+    error.operation === 'subscription' &&
+    error.subject.startsWith('_INBOX') &&
+    inboxPrefix === null
+  ) {
     return `${text} — this NATS user may not receive replies on the default inboxes; set NATS_INBOX_PREFIX to the prefix it may subscribe to (e.g. _INBOX.<user>)`;
   }
   return text;
@@ -89,7 +109,8 @@ export async function connectWithRetry(
     } catch (caught) {
       // A server that rejects the client's certificate ends the handshake with an alert, which a
       // reconnecting client reports only as a timeout: one plain attempt says what really happened.
-      const error = options.tls !== null && !isAuthFailure(caught) ? await diagnose(options, role, timeout, caught) : caught;
+      const error =
+        options.tls !== null && !isAuthFailure(caught) ? await diagnose(options, role, timeout, caught) : caught;
       const elapsed = Date.now() - started;
       if (isAuthFailure(error)) {
         const message = `NATS at ${where} refused the connection of ${options.service} (${describeCredentials(options.credentials)}${options.tls === null ? '' : ', TLS'}): ${describeError(error)}`;
@@ -98,20 +119,38 @@ export async function connectWithRetry(
       }
       const delay = backoffDelay(attempt, options.connect.backoff);
       if (signal?.aborted === true || elapsed + delay > options.connect.timeoutMs) {
-        logger.error(`${options.service}: NATS at ${where} unreachable (attempt ${attempt}): ${describeError(error)}; giving up after ${elapsed} ms`, 'Bus');
+        logger.error(
+          `${options.service}: NATS at ${where} unreachable (attempt ${attempt}): ${describeError(error)}; giving up after ${elapsed} ms`,
+          'Bus',
+        );
         throw new BusConnectionError(options.servers, attempt, elapsed, { cause: error });
       }
-      logger.warn(`${options.service}: NATS at ${where} unreachable (attempt ${attempt}): ${describeError(error)}; retrying in ${delay} ms`, 'Bus');
+      logger.warn(
+        `${options.service}: NATS at ${where} unreachable (attempt ${attempt}): ${describeError(error)}; retrying in ${delay} ms`,
+        'Bus',
+      );
       await sleep(delay, signal);
-      if (isAborted(signal)) throw new BusConnectionError(options.servers, attempt, Date.now() - started, { cause: error });
+      if (isAborted(signal))
+        throw new BusConnectionError(options.servers, attempt, Date.now() - started, { cause: error });
     }
   }
 }
 
 /** The error of one attempt without reconnects (or `fallback` when that one connects after all). */
-async function diagnose(options: Parameters<typeof connectWithRetry>[0], role: string, timeout: number, fallback: unknown): Promise<unknown> {
+async function diagnose(
+  options: Parameters<typeof connectWithRetry>[0],
+  role: string,
+  timeout: number,
+  fallback: unknown,
+): Promise<unknown> {
   try {
-    const probe = await connect({ servers: [...options.servers], name: `${options.service}:${role}`, timeout, reconnect: false, ...securityOptions(options) });
+    const probe = await connect({
+      servers: [...options.servers],
+      name: `${options.service}:${role}`,
+      timeout,
+      reconnect: false,
+      ...securityOptions(options),
+    });
     await probe.close();
     return fallback;
   } catch (error) {

@@ -4,7 +4,14 @@ import { type EventOf, IllegalStateError, RloopError, TransientError } from '@rl
 import { eventually } from '@rloop/testing';
 import { criticHeartbeat, loopStopped } from './__fixtures__/events.js';
 import { type Scenario, deferred, openScenario } from './__fixtures__/harness.js';
-import { EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, RetryLaterError, durableName } from './index.js';
+import {
+  EVENT_PUBLISHER,
+  type EventContext,
+  type EventPublisher,
+  OnEvent,
+  RetryLaterError,
+  durableName,
+} from './index.js';
 
 /** What a test wants its handler to do; the controller below forwards every call here. */
 interface Probe {
@@ -20,7 +27,12 @@ class StoppedHandler {
 
   @OnEvent('LoopStopped', { name: 'stopped' })
   async onStopped(event: EventOf<'LoopStopped'>, context: EventContext): Promise<void> {
-    this.probe.calls.push({ note: event.data.note ?? '', plan: event.plan, deliveries: context.deliveries, at: Date.now() });
+    this.probe.calls.push({
+      note: event.data.note ?? '',
+      plan: event.plan,
+      deliveries: context.deliveries,
+      at: Date.now(),
+    });
     await this.probe.behaviour(event, context);
   }
 }
@@ -31,7 +43,12 @@ class HeartbeatHandler {
 
   @OnEvent('CriticHeartbeat', { name: 'heartbeat' })
   onHeartbeat(event: EventOf<'CriticHeartbeat'>, context: EventContext): void {
-    this.probe.calls.push({ note: event.data.critic_id, plan: event.plan, deliveries: context.deliveries, at: Date.now() });
+    this.probe.calls.push({
+      note: event.data.critic_id,
+      plan: event.plan,
+      deliveries: context.deliveries,
+      at: Date.now(),
+    });
   }
 }
 
@@ -73,7 +90,9 @@ async function ackedThrough(s: Scenario, seq: number): Promise<void> {
 describe('JetStreamServer consuming through a Nest microservice', () => {
   it('redelivers after a handler crash and acks the second attempt', async () => {
     const s = await scenario();
-    const probe = newProbe((_event, context) => (context.deliveries === 1 ? Promise.reject(new Error('boom')) : Promise.resolve()));
+    const probe = newProbe((_event, context) =>
+      context.deliveries === 1 ? Promise.reject(new Error('boom')) : Promise.resolve(),
+    );
     const service = await s.start(SERVICE, ProbeModule.with(probe, StoppedHandler));
     const publisher = service.app.get<EventPublisher>(EVENT_PUBLISHER);
     const receipt = await publisher.publish(loopStopped('plan-a', 'crash-once'));
@@ -99,7 +118,10 @@ describe('JetStreamServer consuming through a Nest microservice', () => {
     expect(second).toEqual({ stream: first.stream, seq: first.seq, duplicate: true });
     await ackedThrough(s, sentinel.seq);
     expect(probe.calls.map((c) => c.note)).toEqual(['once', 'sentinel']);
-    expect((await s.nats.messages(s.nats.subjects.streams.events)).map((m) => m.seq)).toEqual([first.seq, sentinel.seq]);
+    expect((await s.nats.messages(s.nats.subjects.streams.events)).map((m) => m.seq)).toEqual([
+      first.seq,
+      sentinel.seq,
+    ]);
   });
 
   it('dead-letters invalid payloads without calling the handler', async () => {
@@ -128,7 +150,11 @@ describe('JetStreamServer consuming through a Nest microservice', () => {
     ]);
     expect(letters[1]?.issues).toContainEqual({ path: 'data.by', message: expect.any(String) as unknown });
     expect(letters[0]?.payload).toBe('{"type": "LoopStopped", ');
-    expect(letters[3]).toMatchObject({ payload: Buffer.from([0xff, 0xfe, 0x00]).toString('base64'), payload_encoding: 'base64', subject });
+    expect(letters[3]).toMatchObject({
+      payload: Buffer.from([0xff, 0xfe, 0x00]).toString('base64'),
+      payload_encoding: 'base64',
+      subject,
+    });
     expect(s.log.matching(/dead-lettered .* invalid_payload/, 'error')).toHaveLength(4);
     const info = await s.nats.consumerInfo(s.nats.subjects.streams.events, CONSUMER);
     expect(info.num_redelivered).toBe(0);
@@ -138,7 +164,11 @@ describe('JetStreamServer consuming through a Nest microservice', () => {
   it('dead-letters a non-retryable rejection at once, and a retryable failure after maxDeliver attempts', async () => {
     const s = await scenario();
     const probe = newProbe((event) =>
-      Promise.reject(event.data.note === 'illegal' ? new IllegalStateError('LOOP.ALREADY_ENDED', 'the loop already ended') : new RloopError('DEP.FLAKY', 'flaky handler', { retryable: true })),
+      Promise.reject(
+        event.data.note === 'illegal'
+          ? new IllegalStateError('LOOP.ALREADY_ENDED', 'the loop already ended')
+          : new RloopError('DEP.FLAKY', 'flaky handler', { retryable: true }),
+      ),
     );
     const service = await s.start(SERVICE, ProbeModule.with(probe, StoppedHandler), { maxDeliver: 3 });
     const publisher = service.app.get<EventPublisher>(EVENT_PUBLISHER);
@@ -161,9 +191,15 @@ describe('JetStreamServer consuming through a Nest microservice', () => {
   it('lets a message wait out a dependency outage (TransientError) past maxDeliver, and dead-letters it only when the outage outlasts maxOutageMs', async () => {
     const s = await scenario();
     const probe = newProbe((event, context) =>
-      (event.data.note === 'outage' && context.deliveries <= 4) || event.data.note === 'forever' ? Promise.reject(new TransientError('DEP.DOWN', 'dependency down')) : Promise.resolve(),
+      (event.data.note === 'outage' && context.deliveries <= 4) || event.data.note === 'forever'
+        ? Promise.reject(new TransientError('DEP.DOWN', 'dependency down'))
+        : Promise.resolve(),
     );
-    const service = await s.start(SERVICE, ProbeModule.with(probe, StoppedHandler), { maxDeliver: 2, backoff: { initialMs: 50, maxMs: 200 }, maxOutageMs: 2_000 });
+    const service = await s.start(SERVICE, ProbeModule.with(probe, StoppedHandler), {
+      maxDeliver: 2,
+      backoff: { initialMs: 50, maxMs: 200 },
+      maxOutageMs: 2_000,
+    });
     const publisher = service.app.get<EventPublisher>(EVENT_PUBLISHER);
 
     await publisher.publish(loopStopped('plan-a', 'outage'));
@@ -176,7 +212,12 @@ describe('JetStreamServer consuming through a Nest microservice', () => {
     await ackedThrough(s, forever.seq);
     // The first outlived its outage (4 transient failures, twice maxDeliver) and was handled once it was over.
     expect(probe.calls.filter((c) => c.note === 'outage').map((c) => c.deliveries)).toEqual([1, 2, 3, 4, 5]);
-    expect(letter).toMatchObject({ reason: 'max_deliver', code: 'DEP.DOWN', stream_sequence: forever.seq, message: expect.stringMatching(/^still failing after \d+ transient failure\(s\) over 2 s/) });
+    expect(letter).toMatchObject({
+      reason: 'max_deliver',
+      code: 'DEP.DOWN',
+      stream_sequence: forever.seq,
+      message: expect.stringMatching(/^still failing after \d+ transient failure\(s\) over 2 s/),
+    });
     expect(probe.calls.filter((c) => c.note === 'forever').length).toBeGreaterThan(2);
     expect(s.log.matching(/waits \(transient failure 1, not an attempt/, 'warn').length).toBeGreaterThanOrEqual(2);
   });
@@ -186,7 +227,10 @@ describe('JetStreamServer consuming through a Nest microservice', () => {
     const probe = newProbe();
     const first = await s.start(SERVICE, ProbeModule.with(probe, StoppedHandler), { maxDeliver: 2 });
     await first.stop();
-    const receipt = await s.nats.publishRaw(s.nats.subjects.event('LoopStopped', 'plan-a'), JSON.stringify(loopStopped('plan-a', 'poison')));
+    const receipt = await s.nats.publishRaw(
+      s.nats.subjects.event('LoopStopped', 'plan-a'),
+      JSON.stringify(loopStopped('plan-a', 'poison')),
+    );
     // Two deliveries that were never settled, as if the process died in the handler each time.
     const consumer = await s.nats.js.consumers.get(s.nats.subjects.streams.events, CONSUMER);
     for (let i = 0; i < 2; i += 1) {
@@ -201,7 +245,12 @@ describe('JetStreamServer consuming through a Nest microservice', () => {
       const found = await s.nats.deadLetters();
       return found.length === 1 ? found : undefined;
     });
-    expect(letter).toMatchObject({ reason: 'max_deliver', code: 'BUS.MAX_DELIVER', deliveries: 3, stream_sequence: receipt.seq });
+    expect(letter).toMatchObject({
+      reason: 'max_deliver',
+      code: 'BUS.MAX_DELIVER',
+      deliveries: 3,
+      stream_sequence: receipt.seq,
+    });
     await ackedThrough(s, receipt.seq);
     expect(probe.calls).toEqual([]);
   });
@@ -251,7 +300,9 @@ describe('JetStreamServer consuming through a Nest microservice', () => {
   it('redelivers after a RetryLaterError delay without counting it as an attempt or holding back the plan', async () => {
     const s = await scenario();
     const probe = newProbe((event, context) =>
-      event.data.note === 'timer' && context.deliveries === 1 ? Promise.reject(new RetryLaterError(600, 'round deadline')) : Promise.resolve(),
+      event.data.note === 'timer' && context.deliveries === 1
+        ? Promise.reject(new RetryLaterError(600, 'round deadline'))
+        : Promise.resolve(),
     );
     await s.start(SERVICE, ProbeModule.with(probe, StoppedHandler), { maxDeliver: 1 });
     const subject = s.nats.subjects.event('LoopStopped', 'plan-a');
@@ -273,7 +324,11 @@ describe('JetStreamServer consuming through a Nest microservice', () => {
 
   it('keeps a plan in order across a retry: later events wait for the failed one', async () => {
     const s = await scenario();
-    const probe = newProbe((event, context) => (event.data.note === 'first' && context.deliveries === 1 ? Promise.reject(new TransientError('DEP.DOWN', 'try again')) : Promise.resolve()));
+    const probe = newProbe((event, context) =>
+      event.data.note === 'first' && context.deliveries === 1
+        ? Promise.reject(new TransientError('DEP.DOWN', 'try again'))
+        : Promise.resolve(),
+    );
     const subject = s.nats.subjects.event('LoopStopped', 'plan-a');
     await s.provision();
     await s.nats.publishRaw(subject, JSON.stringify(loopStopped('plan-a', 'first')));
@@ -312,12 +367,19 @@ describe('JetStreamServer consuming through a Nest microservice', () => {
       await release.promise;
     });
     await s.start(SERVICE, ProbeModule.with(probe, StoppedHandler), { ackWaitMs: 1_000 });
-    const receipt = await s.nats.publishRaw(s.nats.subjects.event('LoopStopped', 'plan-a'), JSON.stringify(loopStopped('plan-a', 'slow')));
+    const receipt = await s.nats.publishRaw(
+      s.nats.subjects.event('LoopStopped', 'plan-a'),
+      JSON.stringify(loopStopped('plan-a', 'slow')),
+    );
     await started.promise;
 
     // Let more than two ack waits pass: without heartbeats the server would have redelivered by now.
     const startedAt = probe.calls[0]?.at ?? 0;
-    await eventually(() => Date.now() - startedAt > 2_500, { timeoutMs: 5_000, intervalMs: 100, description: 'two ack waits' });
+    await eventually(() => Date.now() - startedAt > 2_500, {
+      timeoutMs: 5_000,
+      intervalMs: 100,
+      description: 'two ack waits',
+    });
     expect((await s.nats.consumerInfo(s.nats.subjects.streams.events, CONSUMER)).num_ack_pending).toBe(1);
     release.resolve();
 

@@ -1,12 +1,26 @@
 import { type LoggerService } from '@nestjs/common';
 import { type Consumer, type ConsumerMessages, type JetStreamClient, type JsMsg } from '@nats-io/jetstream';
 import { type MsgHdrs, type NatsConnection } from '@nats-io/transport-node';
-import { type Issue, type RloopEvent, RloopError, type Subjects, ValidationError, describeError } from '@rloop/contracts';
+import {
+  type Issue,
+  type RloopEvent,
+  RloopError,
+  type Subjects,
+  ValidationError,
+  describeError,
+} from '@rloop/contracts';
 import { decodeEventMessage, encodeJson, payloadForRecord } from './codec.js';
 import { sleep } from './connection.js';
 import { BatchContext, type DeliveryInfo, EventContext } from './context.js';
 import type { DeliveryLedger } from './delivery-ledger.js';
-import { type DeadLetterReason, type OutageRun, backoffDelay, buildDeadLetter, deadLetterMsgId, decideFailure } from './disposition.js';
+import {
+  type DeadLetterReason,
+  type OutageRun,
+  backoffDelay,
+  buildDeadLetter,
+  deadLetterMsgId,
+  decideFailure,
+} from './disposition.js';
 import { BUS_ERROR_CODES } from './errors.js';
 import { type LaneEntry, LaneScheduler, type LaneWork } from './lanes.js';
 import { type BusObserver } from './observer.js';
@@ -14,11 +28,18 @@ import { type ConsumerPolicy } from './options.js';
 import { orderingKeyOf } from './routing.js';
 
 /** What a handler call came to: success, or the error it failed with. */
-export type HandlerOutcome = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
+export type HandlerOutcome =
+  { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly error: unknown };
 
 export type RunnerMode =
   | { readonly kind: 'event'; readonly invoke: (event: RloopEvent, context: EventContext) => Promise<HandlerOutcome> }
-  | { readonly kind: 'batch'; readonly max: number; readonly lingerMs: number; readonly partitions: number; readonly invoke: (events: RloopEvent[], context: BatchContext) => Promise<HandlerOutcome> };
+  | {
+      readonly kind: 'batch';
+      readonly max: number;
+      readonly lingerMs: number;
+      readonly partitions: number;
+      readonly invoke: (events: RloopEvent[], context: BatchContext) => Promise<HandlerOutcome>;
+    };
 
 export interface RunnerSettings {
   /** The durable consumer's name (also the dead-letter subject's last token). */
@@ -182,7 +203,10 @@ export class ConsumerRunner {
       msg.nak();
       return;
     }
-    const key = this.settings.mode.kind === 'batch' ? partitionOf(orderingKeyOf(msg.subject), this.settings.mode.partitions) : orderingKeyOf(msg.subject);
+    const key =
+      this.settings.mode.kind === 'batch'
+        ? partitionOf(orderingKeyOf(msg.subject), this.settings.mode.partitions)
+        : orderingKeyOf(msg.subject);
     this.scheduler.add(key, msg.info.streamSequence, msg);
     this.waitingSince ??= Date.now();
     this.pump();
@@ -198,7 +222,10 @@ export class ConsumerRunner {
     const mode = this.settings.mode;
     // A batch starts when it is full or its first message has waited lingerMs: messages of one
     // pull arrive one by one, and a batch should hold those that arrived together.
-    const lingerUntil = mode.kind === 'batch' && this.scheduler.waiting < mode.max && this.waitingSince !== null ? this.waitingSince + mode.lingerMs : now;
+    const lingerUntil =
+      mode.kind === 'batch' && this.scheduler.waiting < mode.max && this.waitingSince !== null
+        ? this.waitingSince + mode.lingerMs
+        : now;
     if (lingerUntil > now) {
       wake = wake === null ? lingerUntil : Math.min(wake, lingerUntil);
     } else {
@@ -207,7 +234,8 @@ export class ConsumerRunner {
         const task = this.run(work).finally(() => this.inflight.delete(task));
         this.inflight.add(task);
       }
-      if (started.length > 0 || this.scheduler.waiting === 0) this.waitingSince = this.scheduler.waiting > 0 ? now : null;
+      if (started.length > 0 || this.scheduler.waiting === 0)
+        this.waitingSince = this.scheduler.waiting > 0 ? now : null;
     }
     if (this.wakeTimer !== null) clearTimeout(this.wakeTimer);
     this.wakeTimer = null;
@@ -230,12 +258,21 @@ export class ConsumerRunner {
   private async run(work: LaneWork<JsMsg>): Promise<void> {
     let settled: Settled;
     try {
-      settled = this.settings.mode.kind === 'batch' ? await this.runBatch(work.entries, this.settings.mode) : await this.runOne(work.entries, this.settings.mode);
+      settled =
+        this.settings.mode.kind === 'batch'
+          ? await this.runBatch(work.entries, this.settings.mode)
+          : await this.runOne(work.entries, this.settings.mode);
     } catch (error) {
       // Settling failed (the dead letter could not be published, NATS is away): the messages go
       // back with a delay; nothing is dropped. A message already settled ignores the nak.
-      const delay = backoffDelay(Math.max(...work.entries.map((e) => e.msg.info.deliveryCount)), this.settings.policy.backoff);
-      this.settings.logger.error(`${this.name}: could not settle ${describeSeqs(work.entries)}: ${describeError(error)}; nak'd, retry in ${delay} ms`, 'Bus');
+      const delay = backoffDelay(
+        Math.max(...work.entries.map((e) => e.msg.info.deliveryCount)),
+        this.settings.policy.backoff,
+      );
+      this.settings.logger.error(
+        `${this.name}: could not settle ${describeSeqs(work.entries)}: ${describeError(error)}; nak'd, retry in ${delay} ms`,
+        'Bus',
+      );
       for (const entry of work.entries) entry.msg.nak(delay);
       settled = { seqs: work.entries.map((e) => e.seq), until: Date.now() + delay + this.settings.policy.ackWaitMs };
     } finally {
@@ -245,7 +282,10 @@ export class ConsumerRunner {
     }
   }
 
-  private async runOne(entries: readonly LaneEntry<JsMsg>[], mode: Extract<RunnerMode, { kind: 'event' }>): Promise<Settled> {
+  private async runOne(
+    entries: readonly LaneEntry<JsMsg>[],
+    mode: Extract<RunnerMode, { kind: 'event' }>,
+  ): Promise<Settled> {
     const [entry] = entries;
     if (entry === undefined) return undefined;
     const checked = await this.admit(entry);
@@ -259,7 +299,10 @@ export class ConsumerRunner {
     return this.onFailure(entries, outcome.error, checked.attempt);
   }
 
-  private async runBatch(entries: readonly LaneEntry<JsMsg>[], mode: Extract<RunnerMode, { kind: 'batch' }>): Promise<Settled> {
+  private async runBatch(
+    entries: readonly LaneEntry<JsMsg>[],
+    mode: Extract<RunnerMode, { kind: 'batch' }>,
+  ): Promise<Settled> {
     const admitted: { entry: LaneEntry<JsMsg>; event: RloopEvent; info: DeliveryInfo; attempt: number }[] = [];
     for (const entry of entries) {
       const checked = await this.admit(entry);
@@ -272,7 +315,8 @@ export class ConsumerRunner {
       admitted.map((a) => a.info),
       () => batchEntries.forEach((e) => e.msg.working()),
       (index, error) => {
-        if (index < 0 || index >= admitted.length) throw new RangeError(`no event ${index} in a batch of ${admitted.length}`);
+        if (index < 0 || index >= admitted.length)
+          throw new RangeError(`no event ${index} in a batch of ${admitted.length}`);
         rejected.set(index, error);
       },
     ]);
@@ -283,7 +327,14 @@ export class ConsumerRunner {
     if (outcome.ok) {
       for (const [index, error] of rejected) {
         const entry = batchEntries[index];
-        if (entry !== undefined) await this.deadLetter([entry], 'handler_rejected', error.code, error.message, error instanceof ValidationError ? error.issues : []);
+        if (entry !== undefined)
+          await this.deadLetter(
+            [entry],
+            'handler_rejected',
+            error.code,
+            error.message,
+            error instanceof ValidationError ? error.issues : [],
+          );
       }
       // The batch's work is committed; its acks are confirmed in the background so the next batch
       // starts at once (an unconfirmed ack only means a redelivery, which handlers absorb).
@@ -294,7 +345,9 @@ export class ConsumerRunner {
   }
 
   /** Validates a delivery and checks its delivery count; dead-letters it and returns null when it may not run. */
-  private async admit(entry: LaneEntry<JsMsg>): Promise<{ event: RloopEvent; info: DeliveryInfo; attempt: number } | null> {
+  private async admit(
+    entry: LaneEntry<JsMsg>,
+  ): Promise<{ event: RloopEvent; info: DeliveryInfo; attempt: number } | null> {
     const msg = entry.msg;
     const decoded = decodeEventMessage(this.settings.subjects, msg.subject, msg.data);
     if (!decoded.ok) {
@@ -307,7 +360,10 @@ export class ConsumerRunner {
     // Deliveries that were not attempts do not count; failed attempts always do, even when the
     // server's count went back (NATS 2.9 restarts it at 1 for a message nak'd while its consumer
     // changed hands): a message is never retried forever.
-    const attempt = Math.max(info.deliveries - (this.parked.get(entry.seq) ?? 0), (this.failed.get(entry.seq) ?? 0) + 1);
+    const attempt = Math.max(
+      info.deliveries - (this.parked.get(entry.seq) ?? 0),
+      (this.failed.get(entry.seq) ?? 0) + 1,
+    );
     if (attempt > this.settings.policy.maxDeliver) {
       // Checked before the handler runs, so a message that kills the process every time still ends here.
       const message = `delivered ${info.deliveries} time(s), ${attempt} attempt(s); the limit is ${this.settings.policy.maxDeliver}`;
@@ -328,7 +384,10 @@ export class ConsumerRunner {
     try {
       record = await this.settings.ledger.read(this.name, this.settings.stream, seq);
     } catch (error) {
-      this.settings.logger.warn(`${this.name}: could not read the delivery record of seq ${seq} (${describeError(error)}); counting from this process's memory`, 'Bus');
+      this.settings.logger.warn(
+        `${this.name}: could not read the delivery record of seq ${seq} (${describeError(error)}); counting from this process's memory`,
+        'Bus',
+      );
       return;
     }
     this.recalled.add(seq);
@@ -343,9 +402,16 @@ export class ConsumerRunner {
     await Promise.all(
       entries.map(async (entry) => {
         try {
-          await this.settings.ledger.write(this.name, this.settings.stream, entry.seq, { parked: this.parked.get(entry.seq) ?? 0, failed: this.failed.get(entry.seq) ?? 0, outage: this.outages.get(entry.seq) ?? null });
+          await this.settings.ledger.write(this.name, this.settings.stream, entry.seq, {
+            parked: this.parked.get(entry.seq) ?? 0,
+            failed: this.failed.get(entry.seq) ?? 0,
+            outage: this.outages.get(entry.seq) ?? null,
+          });
         } catch (error) {
-          this.settings.logger.warn(`${this.name}: could not record the park of seq ${entry.seq} (${describeError(error)}); a restart would count it as an attempt`, 'Bus');
+          this.settings.logger.warn(
+            `${this.name}: could not record the park of seq ${entry.seq} (${describeError(error)}); a restart would count it as an attempt`,
+            'Bus',
+          );
         }
       }),
     );
@@ -360,17 +426,27 @@ export class ConsumerRunner {
     this.recalled.delete(seq);
     if (!known) return;
     this.settings.ledger.forget(this.name, this.settings.stream, seq).catch((error: unknown) => {
-      this.settings.logger.debug?.(`${this.name}: could not drop the delivery record of seq ${seq}: ${describeError(error)}`, 'Bus');
+      this.settings.logger.debug?.(
+        `${this.name}: could not drop the delivery record of seq ${seq}: ${describeError(error)}`,
+        'Bus',
+      );
     });
   }
 
-  private async onFailure(entries: readonly LaneEntry<JsMsg>[], error: unknown, admittedAttempt: number): Promise<Settled> {
+  private async onFailure(
+    entries: readonly LaneEntry<JsMsg>[],
+    error: unknown,
+    admittedAttempt: number,
+  ): Promise<Settled> {
     // What other deliveries of these messages did (an earlier process, another replica) is read
     // before it is added to: a record is never overwritten by a count that started again.
     await Promise.all(entries.filter((e) => !this.knows(e.seq)).map((e) => this.recall(e.seq)));
     const attempt = Math.max(admittedAttempt, ...entries.map((e) => (this.failed.get(e.seq) ?? 0) + 1));
     const runs = entries.map((e) => this.outages.get(e.seq)).filter((r): r is OutageRun => r !== undefined);
-    const outage = runs.length === 0 ? null : { failures: Math.max(...runs.map((r) => r.failures)), sinceMs: Math.min(...runs.map((r) => r.sinceMs)) };
+    const outage =
+      runs.length === 0
+        ? null
+        : { failures: Math.max(...runs.map((r) => r.failures)), sinceMs: Math.min(...runs.map((r) => r.sinceMs)) };
     const now = Date.now();
     const decision = decideFailure(error, attempt, this.settings.policy, outage, now);
     const what = describeSeqs(entries);
@@ -381,14 +457,21 @@ export class ConsumerRunner {
         await this.remember(entries);
         for (const entry of entries) entry.msg.nak(decision.delayMs);
         this.settings.observer?.settled?.(this.name, 'parked', entries.length);
-        this.settings.logger.debug?.(`${this.name}: ${what} parked for ${decision.delayMs} ms: ${decision.reason}`, 'Bus');
+        this.settings.logger.debug?.(
+          `${this.name}: ${what} parked for ${decision.delayMs} ms: ${decision.reason}`,
+          'Bus',
+        );
         return undefined;
       case 'retry': {
-        for (const entry of entries) this.failed.set(entry.seq, Math.max(attempt, (this.failed.get(entry.seq) ?? 0) + 1));
+        for (const entry of entries)
+          this.failed.set(entry.seq, Math.max(attempt, (this.failed.get(entry.seq) ?? 0) + 1));
         await this.remember(entries);
         for (const entry of entries) entry.msg.nak(decision.delayMs);
         this.settings.observer?.settled?.(this.name, 'retried', entries.length);
-        const stack = !(error instanceof RloopError) && error instanceof Error && error.stack !== undefined ? `\n${error.stack}` : '';
+        const stack =
+          !(error instanceof RloopError) && error instanceof Error && error.stack !== undefined
+            ? `\n${error.stack}`
+            : '';
         this.settings.logger.warn(
           `${this.name}: ${what} failed (attempt ${attempt} of ${this.settings.policy.maxDeliver}): ${decision.code}: ${decision.message}; retry in ${decision.delayMs} ms${stack}`,
           'Bus',
@@ -431,7 +514,10 @@ export class ConsumerRunner {
           // A confirmed ack: after it, the server will not redeliver this message.
           await entry.msg.ackAck({ timeout: this.settings.publishTimeoutMs });
         } catch (error) {
-          this.settings.logger.warn(`${this.name}: ack of ${describeSeqs([entry])} not confirmed (${describeError(error)}); it may be redelivered, handlers are idempotent`, 'Bus');
+          this.settings.logger.warn(
+            `${this.name}: ack of ${describeSeqs([entry])} not confirmed (${describeError(error)}); it may be redelivered, handlers are idempotent`,
+            'Bus',
+          );
         }
       }),
     );
@@ -451,11 +537,20 @@ export class ConsumerRunner {
     try {
       await this.settings.connection.flush();
     } catch (error) {
-      this.settings.logger.warn(`${this.name}: acks of ${describeSeqs(entries)} not confirmed (${describeError(error)}); they may be redelivered, handlers are idempotent`, 'Bus');
+      this.settings.logger.warn(
+        `${this.name}: acks of ${describeSeqs(entries)} not confirmed (${describeError(error)}); they may be redelivered, handlers are idempotent`,
+        'Bus',
+      );
     }
   }
 
-  private async deadLetter(entries: readonly LaneEntry<JsMsg>[], reason: DeadLetterReason, code: string, message: string, issues: readonly Issue[]): Promise<void> {
+  private async deadLetter(
+    entries: readonly LaneEntry<JsMsg>[],
+    reason: DeadLetterReason,
+    code: string,
+    message: string,
+    issues: readonly Issue[],
+  ): Promise<void> {
     for (const entry of entries) {
       const msg = entry.msg;
       const info = this.deliveryInfo(msg);

@@ -1,5 +1,14 @@
 import { type NatsConnection } from '@nats-io/transport-node';
-import { CriticHeartbeat, CriticRegistered, type EventOf, type Issue, type Phase, subjectToken, subjectsFor, toIssues } from '@rloop/contracts';
+import {
+  CriticHeartbeat,
+  CriticRegistered,
+  type EventOf,
+  type Issue,
+  type Phase,
+  subjectToken,
+  subjectsFor,
+  toIssues,
+} from '@rloop/contracts';
 import { z } from 'zod';
 import { decodeUtf8, encodeJson } from './codec.js';
 import { KvBucket } from './kv.js';
@@ -11,7 +20,10 @@ import { KvBucket } from './kv.js';
  * critic in any language writes it from the JSON Schemas alone.
  */
 export const CriticHealthEntry = z.object({ registration: CriticRegistered, heartbeat: CriticHeartbeat });
-export type CriticHealthEntry = { readonly registration: EventOf<'CriticRegistered'>; readonly heartbeat: EventOf<'CriticHeartbeat'> };
+export type CriticHealthEntry = {
+  readonly registration: EventOf<'CriticRegistered'>;
+  readonly heartbeat: EventOf<'CriticHeartbeat'>;
+};
 
 export const CRITIC_HEALTH_DEFAULTS = Object.freeze({
   /** TODO(calibration): 5 s is a guess; settle it from how fast people want a dead critic noticed vs. registry traffic. */
@@ -34,7 +46,12 @@ export function criticHealthKey(criticId: string, instanceId: string): string {
  * Opens (or creates) the namespace's critic health bucket; its max age is a few heartbeat intervals.
  * `replicas`: its copies on a cluster (RLOOP_STREAM_REPLICAS; null leaves an existing bucket's).
  */
-export function openCriticHealthBucket(connection: NatsConnection, namespace: string, heartbeatIntervalMs: number = CRITIC_HEALTH_DEFAULTS.heartbeatIntervalMs, replicas: number | null = null): Promise<KvBucket> {
+export function openCriticHealthBucket(
+  connection: NatsConnection,
+  namespace: string,
+  heartbeatIntervalMs: number = CRITIC_HEALTH_DEFAULTS.heartbeatIntervalMs,
+  replicas: number | null = null,
+): Promise<KvBucket> {
   return KvBucket.open(connection, {
     replicas,
     bucket: subjectsFor(namespace).criticsBucket,
@@ -112,7 +129,11 @@ export function instanceHealth(entry: CriticHealthEntry, storedAt: Date, now: Da
  * and timeout come from its most recently seen alive instance (instances of two versions may
  * disagree), else from its most recent one.
  */
-export function summariseRegistry(entries: readonly StoredHealthEntry[], now: Date, invalid: CriticRegistrySnapshot['invalid'] = []): CriticRegistrySnapshot {
+export function summariseRegistry(
+  entries: readonly StoredHealthEntry[],
+  now: Date,
+  invalid: CriticRegistrySnapshot['invalid'] = [],
+): CriticRegistrySnapshot {
   const byCritic = new Map<string, StoredHealthEntry[]>();
   for (const stored of entries) {
     const id = stored.entry.registration.data.critic_id;
@@ -122,7 +143,11 @@ export function summariseRegistry(entries: readonly StoredHealthEntry[], now: Da
   for (const [criticId, stored] of [...byCritic.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     const ranked = stored
       .map((s) => ({ s, health: instanceHealth(s.entry, s.storedAt, now) }))
-      .sort((a, b) => Number(b.health === 'alive') - Number(a.health === 'alive') || b.s.storedAt.getTime() - a.s.storedAt.getTime());
+      .sort(
+        (a, b) =>
+          Number(b.health === 'alive') - Number(a.health === 'alive') ||
+          b.s.storedAt.getTime() - a.s.storedAt.getTime(),
+      );
     const lead = ranked[0];
     if (lead === undefined) continue;
     const registration = lead.s.entry.registration.data;
@@ -159,21 +184,30 @@ export function encodeCriticHealthEntry(entry: CriticHealthEntry): Uint8Array {
 }
 
 /** Decodes a stored value; the issues say why it is not an entry. */
-export function decodeCriticHealthEntry(value: Uint8Array): { readonly ok: true; readonly entry: CriticHealthEntry } | { readonly ok: false; readonly issues: readonly Issue[] } {
+export function decodeCriticHealthEntry(
+  value: Uint8Array,
+):
+  { readonly ok: true; readonly entry: CriticHealthEntry } | { readonly ok: false; readonly issues: readonly Issue[] } {
   const text = decodeUtf8(value);
   if (text === null) return { ok: false, issues: [{ path: '(root)', message: 'not UTF-8' }] };
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    return { ok: false, issues: [{ path: '(root)', message: `not JSON: ${error instanceof Error ? error.message : String(error)}` }] };
+    return {
+      ok: false,
+      issues: [{ path: '(root)', message: `not JSON: ${error instanceof Error ? error.message : String(error)}` }],
+    };
   }
   const parsed = CriticHealthEntry.safeParse(raw);
   return parsed.success ? { ok: true, entry: parsed.data } : { ok: false, issues: toIssues(parsed.error) };
 }
 
 /** Reads the whole registry once. Entries that fail their contract are listed in `invalid`. */
-export async function readCriticRegistry(bucket: KvBucket, now: () => Date = () => new Date()): Promise<CriticRegistrySnapshot> {
+export async function readCriticRegistry(
+  bucket: KvBucket,
+  now: () => Date = () => new Date(),
+): Promise<CriticRegistrySnapshot> {
   const entries: StoredHealthEntry[] = [];
   const invalid: { key: string; issues: readonly Issue[] }[] = [];
   for (const kv of await bucket.entries()) {

@@ -1,19 +1,59 @@
 import { describe, expect, it } from '@jest/globals';
 import type { EventOf } from '@rloop/contracts';
-import { type CriticHealthEntry, criticHealthKey, decodeCriticHealthEntry, effectiveHeartbeatMs, encodeCriticHealthEntry, instanceHealth, summariseRegistry } from './index.js';
+import {
+  type CriticHealthEntry,
+  criticHealthKey,
+  decodeCriticHealthEntry,
+  effectiveHeartbeatMs,
+  encodeCriticHealthEntry,
+  instanceHealth,
+  summariseRegistry,
+} from './index.js';
 
 const T0 = new Date('2026-01-01T00:00:00.000Z');
 
-function entry(criticId: string, instanceId: string, options: { interval?: number; status?: EventOf<'CriticHeartbeat'>['data']['status']; triggers?: string[] } = {}): CriticHealthEntry {
-  const envelope = { schema_version: 1, plan: '_critics', correlation_id: '01JEEEEEEEEEEEEEEEEEEEEEEE', causation_id: null, occurred_at: T0.toISOString(), producer: 'spec' } as const;
+function entry(
+  criticId: string,
+  instanceId: string,
+  options: { interval?: number; status?: EventOf<'CriticHeartbeat'>['data']['status']; triggers?: string[] } = {},
+): CriticHealthEntry {
+  const envelope = {
+    schema_version: 1,
+    plan: '_critics',
+    correlation_id: '01JEEEEEEEEEEEEEEEEEEEEEEE',
+    causation_id: null,
+    occurred_at: T0.toISOString(),
+    producer: 'spec',
+  } as const;
   return {
     registration: {
       ...envelope,
       event_id: '01JEEEEEEEEEEEEEEEEEEEEEEE',
       type: 'CriticRegistered',
-      data: { critic_id: criticId, instance_id: instanceId, evidence: 'pattern', description: instanceId, triggers: options.triggers ?? [], phases: ['critical'], timeout_ms: 1000, heartbeat_interval_ms: options.interval ?? 1000, version: '1' },
+      data: {
+        critic_id: criticId,
+        instance_id: instanceId,
+        evidence: 'pattern',
+        description: instanceId,
+        triggers: options.triggers ?? [],
+        phases: ['critical'],
+        timeout_ms: 1000,
+        heartbeat_interval_ms: options.interval ?? 1000,
+        version: '1',
+      },
     },
-    heartbeat: { ...envelope, event_id: '01JFFFFFFFFFFFFFFFFFFFFFFF', type: 'CriticHeartbeat', data: { critic_id: criticId, instance_id: instanceId, status: options.status ?? 'healthy', in_flight: 1, uptime_ms: 2 } },
+    heartbeat: {
+      ...envelope,
+      event_id: '01JFFFFFFFFFFFFFFFFFFFFFFF',
+      type: 'CriticHeartbeat',
+      data: {
+        critic_id: criticId,
+        instance_id: instanceId,
+        status: options.status ?? 'healthy',
+        in_flight: 1,
+        uptime_ms: 2,
+      },
+    },
   };
 }
 
@@ -57,7 +97,13 @@ describe('critic health', () => {
   it('round-trips an entry and says why a value is not one', () => {
     const decoded = decodeCriticHealthEntry(encodeCriticHealthEntry(entry('team/x', 'i')));
     expect(decoded.ok && decoded.entry.registration.data.critic_id).toBe('team/x');
-    expect(decodeCriticHealthEntry(new TextEncoder().encode('nope'))).toMatchObject({ ok: false, issues: [{ message: expect.stringContaining('not JSON') as unknown }] });
-    expect(decodeCriticHealthEntry(new Uint8Array([0xff]))).toMatchObject({ ok: false, issues: [{ message: 'not UTF-8' }] });
+    expect(decodeCriticHealthEntry(new TextEncoder().encode('nope'))).toMatchObject({
+      ok: false,
+      issues: [{ message: expect.stringContaining('not JSON') as unknown }],
+    });
+    expect(decodeCriticHealthEntry(new Uint8Array([0xff]))).toMatchObject({
+      ok: false,
+      issues: [{ message: 'not UTF-8' }],
+    });
   });
 });

@@ -11,10 +11,16 @@ export const JETSTREAM_TRANSPORT: unique symbol = Symbol.for('rloop.bus.jetstrea
 
 const SPEC_KEY = 'rloopBus';
 
-type TypesOfChannel<C extends Channel> = { [K in EventType]: (typeof EVENT_CATALOGUE)[K]['channel'] extends C ? K : never }[EventType];
+type TypesOfChannel<C extends Channel> = {
+  [K in EventType]: (typeof EVENT_CATALOGUE)[K]['channel'] extends C ? K : never;
+}[EventType];
 
 /** The events a selector delivers: one type, or every type of a channel. */
-export type SelectedEvent<S extends EventSelector> = S extends EventType ? EventOf<S> : S extends `channel:${infer C extends Channel}` ? EventOf<TypesOfChannel<C>> : never;
+export type SelectedEvent<S extends EventSelector> = S extends EventType
+  ? EventOf<S>
+  : S extends `channel:${infer C extends Channel}`
+    ? EventOf<TypesOfChannel<C>>
+    : never;
 
 export interface OnEventOptions extends ConsumerOverrides {
   /**
@@ -43,8 +49,18 @@ const messagePattern = MessagePattern as PatternDecorator;
 
 /** What the server needs to bind a decorated method; carried in Nest's pattern extras. */
 export type HandlerSpec =
-  | { readonly kind: 'event'; readonly selector: EventSelector; readonly handler: string; readonly options: OnEventOptions }
-  | { readonly kind: 'batch'; readonly selector: EventSelector; readonly handler: string; readonly options: OnEventBatchOptions }
+  | {
+      readonly kind: 'event';
+      readonly selector: EventSelector;
+      readonly handler: string;
+      readonly options: OnEventOptions;
+    }
+  | {
+      readonly kind: 'batch';
+      readonly selector: EventSelector;
+      readonly handler: string;
+      readonly options: OnEventBatchOptions;
+    }
   | { readonly kind: 'request'; readonly operation: RequestOperation; readonly handler: string };
 
 /**
@@ -59,7 +75,8 @@ type Method = (this: unknown, ...args: never[]) => unknown;
 
 function wrapErrors(target: object, key: string | symbol, descriptor: PropertyDescriptor): void {
   const original: unknown = descriptor.value;
-  if (typeof original !== 'function') throw new TypeError(`${describeTarget(target, key)}: bus decorators apply to methods only`);
+  if (typeof original !== 'function')
+    throw new TypeError(`${describeTarget(target, key)}: bus decorators apply to methods only`);
   const method = original as Method;
   const wrapped = async function (this: unknown, ...args: never[]): Promise<unknown> {
     try {
@@ -106,13 +123,22 @@ type RequestMethod = (body: Uint8Array, context: RequestContext) => unknown;
  *   async onRoundStarted(event: EventOf<'RoundStarted'>, ctx: EventContext) { … }
  */
 export function OnEvent<S extends EventSelector>(selector: S, options: OnEventOptions = {}) {
-  return <H extends EventMethod<SelectedEvent<S>>>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<H>): TypedPropertyDescriptor<H> => {
-    if (!isEventSelector(selector)) throw new TypeError(`${describeTarget(target, key)}: unknown event selector ${JSON.stringify(selector)}`);
+  return <H extends EventMethod<SelectedEvent<S>>>(
+    target: object,
+    key: string | symbol,
+    descriptor: TypedPropertyDescriptor<H>,
+  ): TypedPropertyDescriptor<H> => {
+    if (!isEventSelector(selector))
+      throw new TypeError(`${describeTarget(target, key)}: unknown event selector ${JSON.stringify(selector)}`);
     const handler = options.name ?? describeTarget(target, key);
     const spec: HandlerSpec = { kind: 'event', selector, handler, options };
     defaultParameters(target, key);
     wrapErrors(target, key, descriptor);
-    eventPattern(`rloop-bus:event:${selector}:${handler}`, JETSTREAM_TRANSPORT, { [SPEC_KEY]: spec })(target, key, descriptor);
+    eventPattern(`rloop-bus:event:${selector}:${handler}`, JETSTREAM_TRANSPORT, { [SPEC_KEY]: spec })(
+      target,
+      key,
+      descriptor,
+    );
     return descriptor;
   };
 }
@@ -122,16 +148,28 @@ export function OnEvent<S extends EventSelector>(selector: S, options: OnEventOp
  * order) and they are all acked after it resolves; a failure applies to the whole batch.
  */
 export function OnEventBatch<S extends EventSelector>(selector: S, options: OnEventBatchOptions) {
-  return <H extends BatchMethod<SelectedEvent<S>>>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<H>): TypedPropertyDescriptor<H> => {
-    if (!isEventSelector(selector)) throw new TypeError(`${describeTarget(target, key)}: unknown event selector ${JSON.stringify(selector)}`);
-    if (!Number.isInteger(options.max) || options.max < 1) throw new TypeError(`${describeTarget(target, key)}: batch max must be a positive integer`);
-    if (options.lingerMs !== undefined && !(options.lingerMs >= 0)) throw new TypeError(`${describeTarget(target, key)}: batch lingerMs must be >= 0`);
-    if (options.partitions !== undefined && (!Number.isInteger(options.partitions) || options.partitions < 1)) throw new TypeError(`${describeTarget(target, key)}: batch partitions must be a positive integer`);
+  return <H extends BatchMethod<SelectedEvent<S>>>(
+    target: object,
+    key: string | symbol,
+    descriptor: TypedPropertyDescriptor<H>,
+  ): TypedPropertyDescriptor<H> => {
+    if (!isEventSelector(selector))
+      throw new TypeError(`${describeTarget(target, key)}: unknown event selector ${JSON.stringify(selector)}`);
+    if (!Number.isInteger(options.max) || options.max < 1)
+      throw new TypeError(`${describeTarget(target, key)}: batch max must be a positive integer`);
+    if (options.lingerMs !== undefined && !(options.lingerMs >= 0))
+      throw new TypeError(`${describeTarget(target, key)}: batch lingerMs must be >= 0`);
+    if (options.partitions !== undefined && (!Number.isInteger(options.partitions) || options.partitions < 1))
+      throw new TypeError(`${describeTarget(target, key)}: batch partitions must be a positive integer`);
     const handler = options.name ?? describeTarget(target, key);
     const spec: HandlerSpec = { kind: 'batch', selector, handler, options };
     defaultParameters(target, key);
     wrapErrors(target, key, descriptor);
-    eventPattern(`rloop-bus:batch:${selector}:${handler}`, JETSTREAM_TRANSPORT, { [SPEC_KEY]: spec })(target, key, descriptor);
+    eventPattern(`rloop-bus:batch:${selector}:${handler}`, JETSTREAM_TRANSPORT, { [SPEC_KEY]: spec })(
+      target,
+      key,
+      descriptor,
+    );
     return descriptor;
   };
 }
@@ -143,15 +181,24 @@ export function OnEventBatch<S extends EventSelector>(selector: S, options: OnEv
  * `{status:'error', code, message, retryable}`.
  */
 export function OnRequest(operation: RequestOperation) {
-  return <H extends RequestMethod>(target: object, key: string | symbol, descriptor: TypedPropertyDescriptor<H>): TypedPropertyDescriptor<H> => {
-    if (!isRequestOperation(operation)) throw new TypeError(`${describeTarget(target, key)}: unknown request operation ${JSON.stringify(operation)}`);
+  return <H extends RequestMethod>(
+    target: object,
+    key: string | symbol,
+    descriptor: TypedPropertyDescriptor<H>,
+  ): TypedPropertyDescriptor<H> => {
+    if (!isRequestOperation(operation))
+      throw new TypeError(`${describeTarget(target, key)}: unknown request operation ${JSON.stringify(operation)}`);
     const handler = describeTarget(target, key);
     const spec: HandlerSpec = { kind: 'request', operation, handler };
     defaultParameters(target, key);
     wrapErrors(target, key, descriptor);
     // The handler is part of the pattern so a second handler for the same operation is reported
     // at start instead of silently replacing the first (Nest keeps one message handler per pattern).
-    messagePattern(`rloop-bus:request:${operation}:${handler}`, JETSTREAM_TRANSPORT, { [SPEC_KEY]: spec })(target, key, descriptor);
+    messagePattern(`rloop-bus:request:${operation}:${handler}`, JETSTREAM_TRANSPORT, { [SPEC_KEY]: spec })(
+      target,
+      key,
+      descriptor,
+    );
     return descriptor;
   };
 }

@@ -60,10 +60,18 @@ describe('delivery accounting across restarts', () => {
     const s = await openScenario();
     scenarios.push(s);
     // A timer that fires seven times before its work is due (maxDeliver is 3 attempts).
-    const probe: Probe = { calls: [], behaviour: (call) => (call < 8 ? Promise.reject(new RetryLaterError(100, 'not yet')) : Promise.resolve()) };
+    const probe: Probe = {
+      calls: [],
+      behaviour: (call) => (call < 8 ? Promise.reject(new RetryLaterError(100, 'not yet')) : Promise.resolve()),
+    };
     const first = await s.start(SERVICE, ProbeModule.with(probe), { maxDeliver: 3 });
-    const { seq } = await s.nats.publishRaw(s.nats.subjects.event('LoopStopped', 'plan-a'), JSON.stringify(loopStopped('plan-a', 'timer')));
-    await eventually(() => (probe.calls.length >= 4 ? true : undefined), { description: 'four parks by the first process' });
+    const { seq } = await s.nats.publishRaw(
+      s.nats.subjects.event('LoopStopped', 'plan-a'),
+      JSON.stringify(loopStopped('plan-a', 'timer')),
+    );
+    await eventually(() => (probe.calls.length >= 4 ? true : undefined), {
+      description: 'four parks by the first process',
+    });
     await first.stop();
     await s.start(SERVICE, ProbeModule.with(probe), { maxDeliver: 3 });
     await eventually(() => (probe.calls.length >= 8 ? true : undefined), { description: 'the eighth delivery' });
@@ -76,10 +84,18 @@ describe('delivery accounting across restarts', () => {
     const s = await openScenario();
     scenarios.push(s);
     // Parked twice, then it fails for real on every delivery.
-    const probe: Probe = { calls: [], behaviour: (call) => Promise.reject(call <= 2 ? new RetryLaterError(100, 'not yet') : new Error('boom')) };
+    const probe: Probe = {
+      calls: [],
+      behaviour: (call) => Promise.reject(call <= 2 ? new RetryLaterError(100, 'not yet') : new Error('boom')),
+    };
     const first = await s.start(SERVICE, ProbeModule.with(probe), { maxDeliver: 3 });
-    const { seq } = await s.nats.publishRaw(s.nats.subjects.event('LoopStopped', 'plan-a'), JSON.stringify(loopStopped('plan-a', 'poison')));
-    await eventually(() => (probe.calls.length >= 3 ? true : undefined), { description: 'two parks and a first attempt' });
+    const { seq } = await s.nats.publishRaw(
+      s.nats.subjects.event('LoopStopped', 'plan-a'),
+      JSON.stringify(loopStopped('plan-a', 'poison')),
+    );
+    await eventually(() => (probe.calls.length >= 3 ? true : undefined), {
+      description: 'two parks and a first attempt',
+    });
     await first.stop();
     await s.start(SERVICE, ProbeModule.with(probe), { maxDeliver: 3 });
     const [letter] = await eventually(async () => {
@@ -92,14 +108,23 @@ describe('delivery accounting across restarts', () => {
     expect(probe.calls).toHaveLength(5);
   });
 
-  it('keeps an outage\'s bound across a restart: the wait does not start again', async () => {
+  it("keeps an outage's bound across a restart: the wait does not start again", async () => {
     const s = await openScenario();
     scenarios.push(s);
     const maxOutageMs = 3_000;
-    const probe: Probe = { calls: [], behaviour: () => Promise.reject(new TransientError('TEST.DOWN', 'the database is down')) };
+    const probe: Probe = {
+      calls: [],
+      behaviour: () => Promise.reject(new TransientError('TEST.DOWN', 'the database is down')),
+    };
     const first = await s.start(SERVICE, ProbeModule.with(probe), { maxDeliver: 2, maxOutageMs });
-    await s.nats.publishRaw(s.nats.subjects.event('LoopStopped', 'plan-a'), JSON.stringify(loopStopped('plan-a', 'outage')));
-    await eventually(() => ((probe.calls.at(-1)?.at ?? 0) - (probe.calls[0]?.at ?? Infinity) >= 2_000 ? true : undefined), { description: 'two seconds of outage' });
+    await s.nats.publishRaw(
+      s.nats.subjects.event('LoopStopped', 'plan-a'),
+      JSON.stringify(loopStopped('plan-a', 'outage')),
+    );
+    await eventually(
+      () => ((probe.calls.at(-1)?.at ?? 0) - (probe.calls[0]?.at ?? Infinity) >= 2_000 ? true : undefined),
+      { description: 'two seconds of outage' },
+    );
     await first.stop();
     const restartedAt = Date.now();
     await s.start(SERVICE, ProbeModule.with(probe), { maxDeliver: 2, maxOutageMs });

@@ -54,9 +54,18 @@ export class KvDeliveryLedger implements DeliveryLedger {
   constructor(private readonly bucket: KvBucket) {}
 
   /** `replicas`: the bucket's copies on a cluster (RLOOP_STREAM_REPLICAS; null leaves an existing bucket's). */
-  static async open(connection: NatsConnection, subjects: Subjects, replicas: number | null = null): Promise<KvDeliveryLedger> {
+  static async open(
+    connection: NatsConnection,
+    subjects: Subjects,
+    replicas: number | null = null,
+  ): Promise<KvDeliveryLedger> {
     return new KvDeliveryLedger(
-      await KvBucket.open(connection, { bucket: subjects.deliveriesBucket, maxAgeMs: DELIVERY_RECORD_MAX_AGE_MS, description: 'deliveries of each message that were not attempts (parks, outages)', replicas }),
+      await KvBucket.open(connection, {
+        bucket: subjects.deliveriesBucket,
+        maxAgeMs: DELIVERY_RECORD_MAX_AGE_MS,
+        description: 'deliveries of each message that were not attempts (parks, outages)',
+        replicas,
+      }),
     );
   }
 
@@ -66,11 +75,22 @@ export class KvDeliveryLedger implements DeliveryLedger {
     const parsed = StoredRecord.safeParse(parseJson(decodeUtf8(entry.value)));
     // A record that does not parse counts nothing: the message's deliveries count as attempts, as without a ledger.
     if (!parsed.success) return null;
-    return { parked: parsed.data.parked, failed: parsed.data.failed, outage: parsed.data.outage === null ? null : { failures: parsed.data.outage.failures, sinceMs: parsed.data.outage.since_ms } };
+    return {
+      parked: parsed.data.parked,
+      failed: parsed.data.failed,
+      outage:
+        parsed.data.outage === null
+          ? null
+          : { failures: parsed.data.outage.failures, sinceMs: parsed.data.outage.since_ms },
+    };
   }
 
   async write(consumer: string, stream: string, seq: number, record: DeliveryRecord): Promise<void> {
-    const stored = { parked: record.parked, failed: record.failed, outage: record.outage === null ? null : { failures: record.outage.failures, since_ms: record.outage.sinceMs } };
+    const stored = {
+      parked: record.parked,
+      failed: record.failed,
+      outage: record.outage === null ? null : { failures: record.outage.failures, since_ms: record.outage.sinceMs },
+    };
     await this.bucket.put(keyOf(consumer, stream, seq), encodeJson(stored));
   }
 
@@ -99,11 +119,20 @@ export class MemoryDeliveryLedger implements DeliveryLedger {
 }
 
 /** The namespace's ledger, or one in memory (with a warning saying what a restart then forgets) when the bucket cannot be opened. */
-export async function openDeliveryLedger(connection: NatsConnection, subjects: Subjects, logger: LoggerService, service: string, replicas: number | null = null): Promise<DeliveryLedger> {
+export async function openDeliveryLedger(
+  connection: NatsConnection,
+  subjects: Subjects,
+  logger: LoggerService,
+  service: string,
+  replicas: number | null = null,
+): Promise<DeliveryLedger> {
   try {
     return await KvDeliveryLedger.open(connection, subjects, replicas);
   } catch (error) {
-    logger.warn(`${service}: cannot open the delivery ledger ${subjects.deliveriesBucket} (${describeError(error)}); parked messages are counted in memory, so a restart counts their parks as attempts`, 'Bus');
+    logger.warn(
+      `${service}: cannot open the delivery ledger ${subjects.deliveriesBucket} (${describeError(error)}); parked messages are counted in memory, so a restart counts their parks as attempts`,
+      'Bus',
+    );
     return new MemoryDeliveryLedger();
   }
 }

@@ -19,11 +19,22 @@ export type FailureDisposition =
   /** TransientError within the outage bound: nak with backoff; not an attempt. */
   | { readonly action: 'wait'; readonly delayMs: number; readonly code: string; readonly message: string }
   /** Rejected for good, or out of attempts: dead letter, then term. */
-  | { readonly action: 'dead_letter'; readonly reason: DeadLetterReason; readonly code: string; readonly message: string; readonly issues: readonly Issue[] };
+  | {
+      readonly action: 'dead_letter';
+      readonly reason: DeadLetterReason;
+      readonly code: string;
+      readonly message: string;
+      readonly issues: readonly Issue[];
+    };
 
 /** Code and message of anything a handler may throw (Nest's filters can turn errors into plain objects). */
-export function describeFailure(error: unknown): { readonly code: string; readonly message: string; readonly issues: readonly Issue[] } {
-  if (error instanceof RloopError) return { code: error.code, message: error.message, issues: error instanceof ValidationError ? error.issues : [] };
+export function describeFailure(error: unknown): {
+  readonly code: string;
+  readonly message: string;
+  readonly issues: readonly Issue[];
+} {
+  if (error instanceof RloopError)
+    return { code: error.code, message: error.message, issues: error instanceof ValidationError ? error.issues : [] };
   return { code: BUS_ERROR_CODES.handlerCrashed, message: describeError(error), issues: [] };
 }
 
@@ -49,17 +60,30 @@ export function decideFailure(
 ): FailureDisposition {
   if (error instanceof RetryLaterError) return { action: 'park', delayMs: error.delayMs, reason: error.reason };
   const { code, message, issues } = describeFailure(error);
-  if (error instanceof RloopError && !error.retryable) return { action: 'dead_letter', reason: 'handler_rejected', code, message, issues };
+  if (error instanceof RloopError && !error.retryable)
+    return { action: 'dead_letter', reason: 'handler_rejected', code, message, issues };
   if (error instanceof TransientError) {
     const failures = (outage?.failures ?? 0) + 1;
     const lastedMs = nowMs - (outage?.sinceMs ?? nowMs);
     if (lastedMs >= policy.maxOutageMs) {
-      return { action: 'dead_letter', reason: 'max_deliver', code, message: `still failing after ${failures} transient failure(s) over ${Math.round(lastedMs / 1000)} s; last error: ${message}`, issues };
+      return {
+        action: 'dead_letter',
+        reason: 'max_deliver',
+        code,
+        message: `still failing after ${failures} transient failure(s) over ${Math.round(lastedMs / 1000)} s; last error: ${message}`,
+        issues,
+      };
     }
     return { action: 'wait', delayMs: backoffDelay(failures, policy.backoff), code, message };
   }
   if (attempt >= policy.maxDeliver) {
-    return { action: 'dead_letter', reason: 'max_deliver', code, message: `gave up after ${attempt} attempt(s); last error: ${message}`, issues };
+    return {
+      action: 'dead_letter',
+      reason: 'max_deliver',
+      code,
+      message: `gave up after ${attempt} attempt(s); last error: ${message}`,
+      issues,
+    };
   }
   return { action: 'retry', delayMs: backoffDelay(attempt, policy.backoff), code, message };
 }

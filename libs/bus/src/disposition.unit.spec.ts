@@ -8,8 +8,18 @@ const DEP_DOWN = new TransientError('DEP.DOWN', 'down');
 
 describe('decideFailure', () => {
   it('retries a crash (any non-RloopError) and a retryable RloopError with exponential backoff', () => {
-    expect(decideFailure(new Error('boom'), 1, policy)).toEqual({ action: 'retry', delayMs: 100, code: 'BUS.HANDLER_CRASHED', message: 'boom' });
-    expect(decideFailure(new RloopError('X.FLAKY', 'flaky', { retryable: true }), 2, policy)).toEqual({ action: 'retry', delayMs: 200, code: 'X.FLAKY', message: 'flaky' });
+    expect(decideFailure(new Error('boom'), 1, policy)).toEqual({
+      action: 'retry',
+      delayMs: 100,
+      code: 'BUS.HANDLER_CRASHED',
+      message: 'boom',
+    });
+    expect(decideFailure(new RloopError('X.FLAKY', 'flaky', { retryable: true }), 2, policy)).toEqual({
+      action: 'retry',
+      delayMs: 200,
+      code: 'X.FLAKY',
+      message: 'flaky',
+    });
     expect(decideFailure('a string', 1, policy)).toMatchObject({ action: 'retry', code: 'BUS.HANDLER_CRASHED' });
   });
 
@@ -24,8 +34,18 @@ describe('decideFailure', () => {
   });
 
   it('lets a TransientError (a dependency down) wait with backoff past maxDeliver, until its run of failures lasts maxOutageMs', () => {
-    expect(decideFailure(DEP_DOWN, 1, policy, null, 1_000)).toEqual({ action: 'wait', delayMs: 100, code: 'DEP.DOWN', message: 'down' });
-    expect(decideFailure(DEP_DOWN, 3, policy, { failures: 7, sinceMs: 1_000 }, 59_999)).toEqual({ action: 'wait', delayMs: 250, code: 'DEP.DOWN', message: 'down' });
+    expect(decideFailure(DEP_DOWN, 1, policy, null, 1_000)).toEqual({
+      action: 'wait',
+      delayMs: 100,
+      code: 'DEP.DOWN',
+      message: 'down',
+    });
+    expect(decideFailure(DEP_DOWN, 3, policy, { failures: 7, sinceMs: 1_000 }, 59_999)).toEqual({
+      action: 'wait',
+      delayMs: 250,
+      code: 'DEP.DOWN',
+      message: 'down',
+    });
     expect(decideFailure(DEP_DOWN, 3, policy, { failures: 7, sinceMs: 1_000 }, 61_000)).toEqual({
       action: 'dead_letter',
       reason: 'max_deliver',
@@ -36,18 +56,31 @@ describe('decideFailure', () => {
   });
 
   it('dead-letters a non-retryable RloopError at once, keeping validation issues', () => {
-    expect(decideFailure(new IllegalStateError('LOOP.ENDED', 'ended'), 1, policy)).toMatchObject({ action: 'dead_letter', reason: 'handler_rejected', code: 'LOOP.ENDED' });
-    expect(decideFailure(new ValidationError('X.BAD', 'bad', [{ path: 'a', message: 'm' }]), 1, policy)).toMatchObject({ reason: 'handler_rejected', issues: [{ path: 'a', message: 'm' }] });
+    expect(decideFailure(new IllegalStateError('LOOP.ENDED', 'ended'), 1, policy)).toMatchObject({
+      action: 'dead_letter',
+      reason: 'handler_rejected',
+      code: 'LOOP.ENDED',
+    });
+    expect(decideFailure(new ValidationError('X.BAD', 'bad', [{ path: 'a', message: 'm' }]), 1, policy)).toMatchObject({
+      reason: 'handler_rejected',
+      issues: [{ path: 'a', message: 'm' }],
+    });
   });
 
   it('parks a RetryLaterError with exactly its delay, whatever the attempt', () => {
-    expect(decideFailure(new RetryLaterError(1234, 'deadline'), 99, policy)).toEqual({ action: 'park', delayMs: 1234, reason: 'deadline' });
+    expect(decideFailure(new RetryLaterError(1234, 'deadline'), 99, policy)).toEqual({
+      action: 'park',
+      delayMs: 1234,
+      reason: 'deadline',
+    });
   });
 });
 
 describe('backoffDelay', () => {
   it('doubles from the initial delay and stops at the cap', () => {
-    expect([1, 2, 3, 4, 40].map((n) => backoffDelay(n, { initialMs: 50, maxMs: 300 }))).toEqual([50, 100, 200, 300, 300]);
+    expect([1, 2, 3, 4, 40].map((n) => backoffDelay(n, { initialMs: 50, maxMs: 300 }))).toEqual([
+      50, 100, 200, 300, 300,
+    ]);
   });
 });
 
@@ -68,7 +101,11 @@ describe('buildDeadLetter', () => {
       failedAt: new Date('2026-01-02T03:04:05Z'),
     });
 
-    expect(record).toMatchObject({ stream_sequence: 7, failed_at: '2026-01-02T03:04:05.000Z', headers: { 'Nats-Msg-Id': ['abc'] } });
+    expect(record).toMatchObject({
+      stream_sequence: 7,
+      failed_at: '2026-01-02T03:04:05.000Z',
+      headers: { 'Nats-Msg-Id': ['abc'] },
+    });
     expect(deadLetterMsgId('journal-append', 'RLOOP_EVENTS', 7)).toBe('dl-journal-append-RLOOP_EVENTS-7');
   });
 });

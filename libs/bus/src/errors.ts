@@ -39,7 +39,8 @@ export class RetryLaterError extends RloopError {
 
   constructor(delayMs: number, reason: string) {
     super(BUS_ERROR_CODES.retryLater, `retry in ${Math.round(delayMs)} ms: ${reason}`, { retryable: true });
-    if (!Number.isFinite(delayMs) || delayMs < 0) throw new RangeError(`RetryLaterError delay must be a finite number of ms >= 0, got ${delayMs}`);
+    if (!Number.isFinite(delayMs) || delayMs < 0)
+      throw new RangeError(`RetryLaterError delay must be a finite number of ms >= 0, got ${delayMs}`);
     this.delayMs = Math.round(delayMs);
     this.reason = reason;
   }
@@ -50,7 +51,12 @@ export class BusConnectionError extends TransientError {
   readonly servers: readonly string[];
   readonly attempts: number;
 
-  constructor(servers: readonly string[], attempts: number, elapsedMs: number, options: { readonly cause?: unknown } = {}) {
+  constructor(
+    servers: readonly string[],
+    attempts: number,
+    elapsedMs: number,
+    options: { readonly cause?: unknown } = {},
+  ) {
     super(
       BUS_ERROR_CODES.connectFailed,
       `could not connect to NATS at ${servers.join(', ')} after ${attempts} attempt(s) in ${Math.round(elapsedMs)} ms`,
@@ -83,7 +89,10 @@ export class BusPermissionError extends RloopError {
   readonly subject: string;
 
   constructor(subject: string, options: { readonly cause?: unknown } = {}) {
-    super(BUS_ERROR_CODES.permissionDenied, `NATS refused: this client's user may not publish to ${subject}`, { ...options, retryable: false });
+    super(BUS_ERROR_CODES.permissionDenied, `NATS refused: this client's user may not publish to ${subject}`, {
+      ...options,
+      retryable: false,
+    });
     this.subject = subject;
   }
 }
@@ -102,7 +111,15 @@ export class BusPublishError extends TransientError {
 export class BusRequestError extends TransientError {
   readonly subject: string;
 
-  constructor(code: typeof BUS_ERROR_CODES.requestTimeout | typeof BUS_ERROR_CODES.noResponders | typeof BUS_ERROR_CODES.requestFailed, subject: string, message: string, options: { readonly cause?: unknown } = {}) {
+  constructor(
+    code:
+      | typeof BUS_ERROR_CODES.requestTimeout
+      | typeof BUS_ERROR_CODES.noResponders
+      | typeof BUS_ERROR_CODES.requestFailed,
+    subject: string,
+    message: string,
+    options: { readonly cause?: unknown } = {},
+  ) {
     super(code, message, options);
     this.subject = subject;
   }

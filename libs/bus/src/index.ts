@@ -1,13 +1,44 @@
 // The NestJS transport over NATS JetStream: durable consumers, validation both ways, dead letters,
 // graceful drain, and the service bootstrap. See README.md for the ack/nak/term table.
 export { JetStreamServer } from './server.js';
-export { JetStreamClient, type EventPublisher, type PublishReceipt, type Requester, type RequestOptions } from './client.js';
-export { OnEvent, OnEventBatch, OnRequest, JETSTREAM_TRANSPORT, type OnEventOptions, type OnEventBatchOptions, type SelectedEvent } from './decorators.js';
+export {
+  JetStreamClient,
+  type EventPublisher,
+  type PublishReceipt,
+  type Requester,
+  type RequestOptions,
+} from './client.js';
+export {
+  OnEvent,
+  OnEventBatch,
+  OnRequest,
+  JETSTREAM_TRANSPORT,
+  type OnEventOptions,
+  type OnEventBatchOptions,
+  type SelectedEvent,
+} from './decorators.js';
 export { EventContext, BatchContext, RequestContext, type DeliveryInfo } from './context.js';
 export { BusModule, EVENT_PUBLISHER, BUS_REQUESTER } from './module.js';
 export { startService, stopOnSignals, type StartServiceOptions, type RunningService } from './bootstrap.js';
-export { RuntimeModule, CLOCK, SERVICE_IDENTITY, SYSTEM_CLOCK, processIdentity, type Clock, type ServiceIdentity } from './runtime.js';
-export { ServiceLogger, LOG_FORMATS, LOG_LEVEL_NAMES, nestLevelsFrom, type LogFormat, type LogLevelName, type LogSink, type ServiceLoggerOptions } from './logger.js';
+export {
+  RuntimeModule,
+  CLOCK,
+  SERVICE_IDENTITY,
+  SYSTEM_CLOCK,
+  processIdentity,
+  type Clock,
+  type ServiceIdentity,
+} from './runtime.js';
+export {
+  ServiceLogger,
+  LOG_FORMATS,
+  LOG_LEVEL_NAMES,
+  nestLevelsFrom,
+  type LogFormat,
+  type LogLevelName,
+  type LogSink,
+  type ServiceLoggerOptions,
+} from './logger.js';
 export { withLogContext, currentLogContext, logContextOf, type LogContext } from './log-context.js';
 export { SETTLEMENTS, type BusObserver, type Settlement } from './observer.js';
 export {
@@ -50,7 +81,13 @@ export {
 export { decodeJsonBody, decodeEventMessage, type DecodeResult } from './codec.js';
 export { type BusStatus, type ErrorReply, isErrorReply, toErrorReply } from './replies.js';
 export { provisionStreams, streamSpecs } from './streams.js';
-export { backoffDelay, decideFailure, buildDeadLetter, deadLetterMsgId, type FailureDisposition } from './disposition.js';
+export {
+  backoffDelay,
+  decideFailure,
+  buildDeadLetter,
+  deadLetterMsgId,
+  type FailureDisposition,
+} from './disposition.js';
 export {
   CommonEnvironment,
   NatsEnvironment,
@@ -66,7 +103,13 @@ export {
 } from './service-config.js';
 export { Secret, withoutUserInfo, describeCredentials, type BusCredentials, type BusTls } from './auth.js';
 export { KvBucket, bucketStreamConfig, type KvEntry, type KvBucketOptions } from './kv.js';
-export { KvDeliveryLedger, MemoryDeliveryLedger, DELIVERY_RECORD_MAX_AGE_MS, type DeliveryLedger, type DeliveryRecord } from './delivery-ledger.js';
+export {
+  KvDeliveryLedger,
+  MemoryDeliveryLedger,
+  DELIVERY_RECORD_MAX_AGE_MS,
+  type DeliveryLedger,
+  type DeliveryRecord,
+} from './delivery-ledger.js';
 export { messageIdOf } from './client.js';
 export {
   CriticHealthEntry,

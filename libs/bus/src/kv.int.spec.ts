@@ -2,19 +2,51 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type EventOf, subjectsFor } from '@rloop/contracts';
 import { type TestNats, connectTestNats, eventually, uniqueNamespace } from '@rloop/testing';
 import { ulid } from 'ulid';
-import { KvBucket, criticHealthKey, encodeCriticHealthEntry, openCriticHealthBucket, readCriticRegistry } from './index.js';
+import {
+  KvBucket,
+  criticHealthKey,
+  encodeCriticHealthEntry,
+  openCriticHealthBucket,
+  readCriticRegistry,
+} from './index.js';
 
-function entry(criticId: string, instanceId: string, heartbeatMs: number): { registration: EventOf<'CriticRegistered'>; heartbeat: EventOf<'CriticHeartbeat'> } {
+function entry(
+  criticId: string,
+  instanceId: string,
+  heartbeatMs: number,
+): { registration: EventOf<'CriticRegistered'>; heartbeat: EventOf<'CriticHeartbeat'> } {
   const id = ulid();
-  const envelope = { schema_version: 1, plan: '_critics', correlation_id: id, causation_id: null, occurred_at: new Date().toISOString(), producer: 'kv-spec' } as const;
+  const envelope = {
+    schema_version: 1,
+    plan: '_critics',
+    correlation_id: id,
+    causation_id: null,
+    occurred_at: new Date().toISOString(),
+    producer: 'kv-spec',
+  } as const;
   return {
     registration: {
       ...envelope,
       event_id: id,
       type: 'CriticRegistered',
-      data: { critic_id: criticId, instance_id: instanceId, evidence: 'pattern', description: '', triggers: [], phases: ['critical'], timeout_ms: 1000, heartbeat_interval_ms: heartbeatMs, version: '1' },
+      data: {
+        critic_id: criticId,
+        instance_id: instanceId,
+        evidence: 'pattern',
+        description: '',
+        triggers: [],
+        phases: ['critical'],
+        timeout_ms: 1000,
+        heartbeat_interval_ms: heartbeatMs,
+        version: '1',
+      },
     },
-    heartbeat: { ...envelope, event_id: ulid(), type: 'CriticHeartbeat', data: { critic_id: criticId, instance_id: instanceId, status: 'healthy', in_flight: 0, uptime_ms: 5 } },
+    heartbeat: {
+      ...envelope,
+      event_id: ulid(),
+      type: 'CriticHeartbeat',
+      data: { critic_id: criticId, instance_id: instanceId, status: 'healthy', in_flight: 0, uptime_ms: 5 },
+    },
   };
 }
 
@@ -72,7 +104,10 @@ describe('KvBucket on the real NATS server', () => {
     await kv.put('k', new Uint8Array([1]));
     expect(await kv.entries()).toHaveLength(1);
 
-    await eventually(async () => (await kv.entries()).length === 0, { timeoutMs: 5_000, description: 'the entry to expire' });
+    await eventually(async () => (await kv.entries()).length === 0, {
+      timeoutMs: 5_000,
+      description: 'the entry to expire',
+    });
   });
 
   it('finds an existing bucket for readers, and never creates one', async () => {
@@ -104,6 +139,11 @@ describe('KvBucket on the real NATS server', () => {
     expect(snapshot.critics).toHaveLength(1);
     expect(snapshot.critics[0]).toMatchObject({ critic_id: 'examples/a', health: 'alive', evidence: 'pattern' });
     expect(snapshot.critics[0]?.instances.map((i) => i.instance_id)).toEqual(['i-1', 'i-2']);
-    expect(snapshot.invalid).toEqual([{ key: 'garbage.x', issues: expect.arrayContaining([expect.objectContaining({ path: 'registration' })]) as unknown }]);
+    expect(snapshot.invalid).toEqual([
+      {
+        key: 'garbage.x',
+        issues: expect.arrayContaining([expect.objectContaining({ path: 'registration' })]) as unknown,
+      },
+    ]);
   });
 });

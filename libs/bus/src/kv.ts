@@ -1,4 +1,14 @@
-import { DiscardPolicy, JetStreamApiError, type JetStreamClient, type JetStreamManager, RetentionPolicy, StorageType, type StreamConfig, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import {
+  DiscardPolicy,
+  JetStreamApiError,
+  type JetStreamClient,
+  type JetStreamManager,
+  RetentionPolicy,
+  StorageType,
+  type StreamConfig,
+  jetstream,
+  jetstreamManager,
+} from '@nats-io/jetstream';
 import { nanos, headers as natsHeaders, millis } from '@nats-io/nats-core';
 import { type NatsConnection } from '@nats-io/transport-node';
 import { describeError } from '@rloop/contracts';
@@ -60,10 +70,18 @@ export class KvBucket {
    */
   static async open(connection: NatsConnection, options: KvBucketOptions): Promise<KvBucket> {
     if (!BUCKET_PATTERN.test(options.bucket)) {
-      throw new BusConfigError(BUS_ERROR_CODES.invalidOptions, `invalid KV bucket name ${JSON.stringify(options.bucket)}`, [{ path: 'bucket', message: 'use [a-zA-Z0-9_-]' }]);
+      throw new BusConfigError(
+        BUS_ERROR_CODES.invalidOptions,
+        `invalid KV bucket name ${JSON.stringify(options.bucket)}`,
+        [{ path: 'bucket', message: 'use [a-zA-Z0-9_-]' }],
+      );
     }
     if (!Number.isInteger(options.maxAgeMs) || options.maxAgeMs < 100) {
-      throw new BusConfigError(BUS_ERROR_CODES.invalidOptions, `KV bucket ${options.bucket}: maxAgeMs must be an integer >= 100, got ${options.maxAgeMs}`, [{ path: 'maxAgeMs', message: 'must be >= 100' }]);
+      throw new BusConfigError(
+        BUS_ERROR_CODES.invalidOptions,
+        `KV bucket ${options.bucket}: maxAgeMs must be an integer >= 100, got ${options.maxAgeMs}`,
+        [{ path: 'maxAgeMs', message: 'must be >= 100' }],
+      );
     }
     const jsm = await jetstreamManager(connection);
     const js = jetstream(connection);
@@ -71,14 +89,24 @@ export class KvBucket {
       return await untilLeader(() => KvBucket.openOnce(jsm, js, options));
     } catch (error) {
       if (error instanceof BusConfigError) throw error;
-      throw new BusConfigError(BUS_ERROR_CODES.provisionFailed, `could not open KV bucket ${options.bucket}: ${describeError(error)}${replicasHint(options.replicas ?? undefined, error)}`, [{ path: options.bucket, message: describeError(error) }], { cause: error });
+      throw new BusConfigError(
+        BUS_ERROR_CODES.provisionFailed,
+        `could not open KV bucket ${options.bucket}: ${describeError(error)}${replicasHint(options.replicas ?? undefined, error)}`,
+        [{ path: options.bucket, message: describeError(error) }],
+        { cause: error },
+      );
     }
   }
 
-  private static async openOnce(jsm: JetStreamManager, js: JetStreamClient, options: KvBucketOptions): Promise<KvBucket> {
+  private static async openOnce(
+    jsm: JetStreamManager,
+    js: JetStreamClient,
+    options: KvBucketOptions,
+  ): Promise<KvBucket> {
     const name = `KV_${options.bucket}`;
     const existing = await streamConfigOrNull(jsm, name);
-    if (existing === null) return new KvBucket(options.bucket, await createBucketStream(jsm, options), js, jsm, options);
+    if (existing === null)
+      return new KvBucket(options.bucket, await createBucketStream(jsm, options), js, jsm, options);
     // Only the copies are brought to what this process was told: the rest of an existing bucket is used as it is.
     if (options.replicas !== undefined && options.replicas !== null && existing.num_replicas !== options.replicas) {
       await jsm.streams.update(name, { ...existing, num_replicas: options.replicas });
@@ -168,14 +196,21 @@ export class KvBucket {
       if (stored === null) continue;
       const operation = stored.header.get('KV-Operation');
       if (operation === 'DEL' || operation === 'PURGE') continue;
-      entries.push({ key: subject.slice(prefix.length), value: stored.data, revision: stored.seq, storedAt: stored.time });
+      entries.push({
+        key: subject.slice(prefix.length),
+        value: stored.data,
+        revision: stored.seq,
+        storedAt: stored.time,
+      });
     }
     return entries;
   }
 
   private subject(key: string): string {
     if (!KEY_PATTERN.test(key) || key.startsWith('.') || key.endsWith('.')) {
-      throw new BusConfigError(BUS_ERROR_CODES.invalidOptions, `invalid KV key ${JSON.stringify(key)}`, [{ path: 'key', message: 'use [-/_=.a-zA-Z0-9], not starting or ending with a dot' }]);
+      throw new BusConfigError(BUS_ERROR_CODES.invalidOptions, `invalid KV key ${JSON.stringify(key)}`, [
+        { path: 'key', message: 'use [-/_=.a-zA-Z0-9], not starting or ending with a dot' },
+      ]);
     }
     return `$KV.${this.bucket}.${key}`;
   }

@@ -89,7 +89,12 @@ export class LaneScheduler<M> {
       if (lane.barrier !== null && lane.barrier.until <= now) lane.barrier = null;
       const limit = lane.barrier === null ? Number.POSITIVE_INFINITY : Math.max(...lane.barrier.seqs);
       let count = 0;
-      while (count < lane.pending.length && count < this.limits.batchMax && (lane.pending[count]?.seq ?? Number.POSITIVE_INFINITY) <= limit) count += 1;
+      while (
+        count < lane.pending.length &&
+        count < this.limits.batchMax &&
+        (lane.pending[count]?.seq ?? Number.POSITIVE_INFINITY) <= limit
+      )
+        count += 1;
       if (count === 0) {
         if (lane.pending.length === 0 && lane.barrier === null) this.lanes.delete(lane.key);
         continue;
@@ -132,7 +137,8 @@ export class LaneScheduler<M> {
   nextWake(): number | null {
     let wake: number | null = null;
     for (const lane of this.lanes.values()) {
-      if (lane.barrier !== null && lane.running === null && lane.pending.length > 0) wake = wake === null ? lane.barrier.until : Math.min(wake, lane.barrier.until);
+      if (lane.barrier !== null && lane.running === null && lane.pending.length > 0)
+        wake = wake === null ? lane.barrier.until : Math.min(wake, lane.barrier.until);
     }
     return wake;
   }

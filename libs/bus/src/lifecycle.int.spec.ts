@@ -92,7 +92,9 @@ describe('batches, shutdown and start-up', () => {
     expect(hooks.batches[0]).toHaveLength(10);
     expect((await s.nats.consumerInfo(s.nats.subjects.streams.events, consumer)).ack_floor.stream_seq).toBe(0);
     hold.resolve();
-    await eventually(async () => (await s.nats.consumerInfo(s.nats.subjects.streams.events, consumer)).ack_floor.stream_seq === 25);
+    await eventually(
+      async () => (await s.nats.consumerInfo(s.nats.subjects.streams.events, consumer)).ack_floor.stream_seq === 25,
+    );
     expect(hooks.batches.flat()).toEqual(ids);
     expect(hooks.batches.every((b) => b.length <= 10)).toBe(true);
     expect(hooks.batchSeqs.flat()).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
@@ -111,7 +113,10 @@ describe('batches, shutdown and start-up', () => {
     };
     const service = await s.start('slow', HooksModule.with(hooks, SlowHandler));
     const consumer = durableName('slow', 'slow');
-    const receipt = await s.nats.publishRaw(s.nats.subjects.event('LoopStopped', 'plan-a'), JSON.stringify(loopStopped('plan-a')));
+    const receipt = await s.nats.publishRaw(
+      s.nats.subjects.event('LoopStopped', 'plan-a'),
+      JSON.stringify(loopStopped('plan-a')),
+    );
     await started.promise;
 
     const closing = service.stop();
@@ -119,7 +124,9 @@ describe('batches, shutdown and start-up', () => {
     void closing.then(() => {
       closed = true;
     });
-    await eventually(() => s.log.matching(/slow: stopped pulling; waiting up to 5000 ms for 1 running handler/).length === 1);
+    await eventually(
+      () => s.log.matching(/slow: stopped pulling; waiting up to 5000 ms for 1 running handler/).length === 1,
+    );
     expect(closed).toBe(false);
     release.resolve();
     await closing;
@@ -159,7 +166,12 @@ describe('batches, shutdown and start-up', () => {
     const attempts = (error as BusConnectionError).attempts;
     expect(attempts).toBeGreaterThan(1);
     expect(log.matching(/NATS at nats:\/\/127\.0\.0\.1:4299 unreachable \(attempt \d+\)/)).toHaveLength(attempts);
-    expect(log.matching(/lonely: failed to start: BUS\.CONNECT_FAILED: could not connect to NATS at nats:\/\/127\.0\.0\.1:4299/, 'error')).toHaveLength(1);
+    expect(
+      log.matching(
+        /lonely: failed to start: BUS\.CONNECT_FAILED: could not connect to NATS at nats:\/\/127\.0\.0\.1:4299/,
+        'error',
+      ),
+    ).toHaveLength(1);
   });
 
   it('refuses to start with a handler that is not declared through the bus decorators', async () => {
@@ -175,7 +187,11 @@ describe('batches, shutdown and start-up', () => {
 
     const app = await NestFactory.createMicroservice(
       { controllers: [PlainNest] },
-      { strategy: new JetStreamServer({ service: 'plain', servers: 'nats://127.0.0.1:4222', namespace: s.namespace }), logger: false, abortOnError: false },
+      {
+        strategy: new JetStreamServer({ service: 'plain', servers: 'nats://127.0.0.1:4222', namespace: s.namespace }),
+        logger: false,
+        abortOnError: false,
+      },
     );
     await expect(app.listen()).rejects.toMatchObject({ code: 'BUS.INVALID_HANDLER' });
     await app.close();

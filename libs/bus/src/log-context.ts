@@ -25,9 +25,19 @@ export function currentLogContext(): LogContext {
 }
 
 /** The log context of an event: its plan (not a `_registry` key), run and round when it has one. */
-export function logContextOf(event: { readonly event_id: string; readonly plan: string; readonly correlation_id: string; readonly data: unknown }): LogContext {
+export function logContextOf(event: {
+  readonly event_id: string;
+  readonly plan: string;
+  readonly correlation_id: string;
+  readonly data: unknown;
+}): LogContext {
   const data = event.data as { round?: unknown; letter?: { round?: unknown } } | null;
-  const round = typeof data?.round === 'number' ? data.round : typeof data?.letter?.round === 'number' ? data.letter.round : undefined;
+  const round =
+    typeof data?.round === 'number'
+      ? data.round
+      : typeof data?.letter?.round === 'number'
+        ? data.letter.round
+        : undefined;
   return {
     ...(event.plan.startsWith('_') ? {} : { plan: event.plan }),
     run_id: event.correlation_id,

@@ -19,7 +19,14 @@ const defaultSink: LogSink = (line, level) => {
   (level === 'error' || level === 'fatal' || level === 'warn' ? process.stderr : process.stdout).write(`${line}\n`);
 };
 
-const PINO_LEVEL: Readonly<Record<LogLevel, Exclude<LevelWithSilent, 'silent'>>> = { verbose: 'trace', debug: 'debug', log: 'info', warn: 'warn', error: 'error', fatal: 'fatal' };
+const PINO_LEVEL: Readonly<Record<LogLevel, Exclude<LevelWithSilent, 'silent'>>> = {
+  verbose: 'trace',
+  debug: 'debug',
+  log: 'info',
+  warn: 'warn',
+  error: 'error',
+  fatal: 'fatal',
+};
 const NEST_LEVEL_BY_NUMBER: ReadonlyMap<number, LogLevel> = new Map([
   [10, 'verbose'],
   [20, 'debug'],
@@ -58,13 +65,16 @@ export class ServiceLogger implements LoggerService {
   ) {
     this.levels = new Set(options.levels ?? ['log', 'warn', 'error', 'fatal']);
     const sink = options.sink ?? defaultSink;
-    const pretty = options.format === 'json' ? null : prettyFactory({
-          colorize: false,
-          singleLine: true,
-          translateTime: 'SYS:standard',
-          ignore: 'pid,hostname,level_name,service,context',
-          messageFormat: '{service}{if context} [{context}]{end} {msg}',
-        });
+    const pretty =
+      options.format === 'json'
+        ? null
+        : prettyFactory({
+            colorize: false,
+            singleLine: true,
+            translateTime: 'SYS:standard',
+            ignore: 'pid,hostname,level_name,service,context',
+            messageFormat: '{service}{if context} [{context}]{end} {msg}',
+          });
     const destination = {
       write(line: string): void {
         const record = JSON.parse(line) as { level: number };
@@ -131,7 +141,10 @@ export class ServiceLogger implements LoggerService {
     // Messages carry command output, git errors and URLs: masked with the secrets detector's rules.
     text = maskSecrets(text);
     if (stack !== undefined) stack = maskSecrets(stack);
-    this.pino[PINO_LEVEL[level]]({ ...(context === undefined ? {} : { context }), ...(stack === undefined ? {} : { stack }) }, text);
+    this.pino[PINO_LEVEL[level]](
+      { ...(context === undefined ? {} : { context }), ...(stack === undefined ? {} : { stack }) },
+      text,
+    );
   }
 }
 

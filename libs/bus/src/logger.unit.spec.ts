@@ -2,17 +2,39 @@ import { describe, expect, it } from '@jest/globals';
 import { type LogLevel } from '@nestjs/common';
 import { ServiceLogger, nestLevelsFrom, withLogContext } from './index.js';
 
-function capture(format: 'json' | 'plain', levels?: LogLevel[]): { logger: ServiceLogger; lines: { line: string; level: LogLevel }[] } {
+function capture(
+  format: 'json' | 'plain',
+  levels?: LogLevel[],
+): { logger: ServiceLogger; lines: { line: string; level: LogLevel }[] } {
   const lines: { line: string; level: LogLevel }[] = [];
-  return { logger: new ServiceLogger('panel', { format, ...(levels === undefined ? {} : { levels }), sink: (line, level) => lines.push({ line, level }) }), lines };
+  return {
+    logger: new ServiceLogger('panel', {
+      format,
+      ...(levels === undefined ? {} : { levels }),
+      sink: (line, level) => lines.push({ line, level }),
+    }),
+    lines,
+  };
 }
 
 describe('service logs through pino', () => {
   it('writes JSON lines with the plan, run, round, event and trace of the message being handled', () => {
     const { logger, lines } = capture('json');
-    withLogContext({ plan: 'add-billing', run_id: 'r1', round: 2, event_id: 'e1' }, () => withLogContext({ trace_id: 't1' }, () => logger.warn('slow critic', 'Panel')));
+    withLogContext({ plan: 'add-billing', run_id: 'r1', round: 2, event_id: 'e1' }, () =>
+      withLogContext({ trace_id: 't1' }, () => logger.warn('slow critic', 'Panel')),
+    );
     logger.log('idle');
-    expect(JSON.parse(lines[0]?.line ?? '')).toMatchObject({ level_name: 'warn', service: 'panel', context: 'Panel', msg: 'slow critic', plan: 'add-billing', run_id: 'r1', round: 2, event_id: 'e1', trace_id: 't1' });
+    expect(JSON.parse(lines[0]?.line ?? '')).toMatchObject({
+      level_name: 'warn',
+      service: 'panel',
+      context: 'Panel',
+      msg: 'slow critic',
+      plan: 'add-billing',
+      run_id: 'r1',
+      round: 2,
+      event_id: 'e1',
+      trace_id: 't1',
+    });
     expect(lines[0]?.level).toBe('warn');
     expect(JSON.parse(lines[1]?.line ?? '')).not.toHaveProperty('plan');
   });
@@ -20,7 +42,9 @@ describe('service logs through pino', () => {
   it('writes one line of text in the plain format, with the context fields at its end', () => {
     const { logger, lines } = capture('plain');
     withLogContext({ plan: 'add-billing' }, () => logger.log('panel: ready (3 consumers bound)', 'Bootstrap'));
-    expect(lines[0]?.line).toMatch(/INFO: panel \[Bootstrap\] panel: ready \(3 consumers bound\) \{"plan":"add-billing"\}$/);
+    expect(lines[0]?.line).toMatch(
+      /INFO: panel \[Bootstrap\] panel: ready \(3 consumers bound\) \{"plan":"add-billing"\}$/,
+    );
     expect(lines[0]?.line).not.toContain('\n');
   });
 
@@ -29,7 +53,9 @@ describe('service logs through pino', () => {
     logger.debug('hidden');
     logger.log('hidden too');
     logger.error('shown', 'a stack', 'Ctx');
-    expect(lines.map((l) => JSON.parse(l.line) as { msg: string; stack?: string })).toEqual([expect.objectContaining({ msg: 'shown', stack: 'a stack' })]);
+    expect(lines.map((l) => JSON.parse(l.line) as { msg: string; stack?: string })).toEqual([
+      expect.objectContaining({ msg: 'shown', stack: 'a stack' }),
+    ]);
     expect(nestLevelsFrom('trace')).toEqual(['verbose', 'debug', 'log', 'warn', 'error', 'fatal']);
   });
 

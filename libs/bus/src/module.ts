@@ -1,4 +1,11 @@
-import { type DynamicModule, Inject, Injectable, Module, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import {
+  type DynamicModule,
+  Inject,
+  Injectable,
+  Module,
+  type OnApplicationShutdown,
+  type OnModuleInit,
+} from '@nestjs/common';
 import { JetStreamClient } from './client.js';
 import { type BusObserver } from './observer.js';
 import { type BusOptions } from './options.js';

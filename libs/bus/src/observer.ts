@@ -16,7 +16,12 @@ export interface BusObserver {
   /** A publish the server acknowledged; `duplicate`: it already had the event (nothing new). */
   published?(event: RloopEvent, duplicate: boolean): void;
   /** Runs one handler call (an event, or a batch) with its deliveries; wraps it in a span. */
-  handle?<T>(consumer: string, events: readonly RloopEvent[], deliveries: readonly DeliveryInfo[], run: () => Promise<T>): Promise<T>;
+  handle?<T>(
+    consumer: string,
+    events: readonly RloopEvent[],
+    deliveries: readonly DeliveryInfo[],
+    run: () => Promise<T>,
+  ): Promise<T>;
   /** Runs one request handler call (`plans.submit`, `journal.status`, …) with the request's headers. */
   request?<T>(subject: string, headers: Readonly<Record<string, readonly string[]>>, run: () => Promise<T>): Promise<T>;
   /** Messages settled by a consumer, and how. */

@@ -148,7 +148,8 @@ export const DEFAULT_CONNECT: ConnectOptions = Object.freeze({
 });
 
 function check(issues: Issue[], path: string, value: number, min: number): void {
-  if (!Number.isFinite(value) || value < min) issues.push({ path, message: `must be a number >= ${min}, got ${String(value)}` });
+  if (!Number.isFinite(value) || value < min)
+    issues.push({ path, message: `must be a number >= ${min}, got ${String(value)}` });
 }
 
 function mergeBackoff(base: BackoffOptions, override: Partial<BackoffOptions> | undefined): BackoffOptions {
@@ -156,16 +157,31 @@ function mergeBackoff(base: BackoffOptions, override: Partial<BackoffOptions> | 
 }
 
 /** Merges a handler's overrides into a consumer policy (and checks them). */
-export function mergePolicy(base: ConsumerPolicy, override: ConsumerOverrides | undefined, where: string): ConsumerPolicy {
-  const merged: ConsumerPolicy = Object.freeze({ ...base, ...override, backoff: mergeBackoff(base.backoff, override?.backoff) });
+export function mergePolicy(
+  base: ConsumerPolicy,
+  override: ConsumerOverrides | undefined,
+  where: string,
+): ConsumerPolicy {
+  const merged: ConsumerPolicy = Object.freeze({
+    ...base,
+    ...override,
+    backoff: mergeBackoff(base.backoff, override?.backoff),
+  });
   const issues: Issue[] = [];
   checkPolicy(issues, where, merged);
-  if (issues.length > 0) throw new BusConfigError(BUS_ERROR_CODES.invalidOptions, `invalid consumer options for ${where}: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+  if (issues.length > 0)
+    throw new BusConfigError(
+      BUS_ERROR_CODES.invalidOptions,
+      `invalid consumer options for ${where}: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`,
+      issues,
+    );
   return merged;
 }
 
 /** Per-handler overrides of the consumer policy. */
-export type ConsumerOverrides = Partial<Omit<ConsumerPolicy, 'backoff'>> & { readonly backoff?: Partial<BackoffOptions> };
+export type ConsumerOverrides = Partial<Omit<ConsumerPolicy, 'backoff'>> & {
+  readonly backoff?: Partial<BackoffOptions>;
+};
 
 function checkPolicy(issues: Issue[], prefix: string, p: ConsumerPolicy): void {
   check(issues, `${prefix}.ackWaitMs`, p.ackWaitMs, 1_000);
@@ -185,12 +201,18 @@ export function resolveBusOptions(options: BusOptions): ResolvedBusOptions {
     issues.push({ path: 'service', message: 'must be 1-64 of [A-Za-z0-9_-], starting with a letter or digit' });
   }
   const given = typeof options.servers === 'string' ? [options.servers] : [...options.servers];
-  if (given.length === 0 || given.some((s) => s.length === 0)) issues.push({ path: 'servers', message: 'must name at least one NATS URL' });
+  if (given.length === 0 || given.some((s) => s.length === 0))
+    issues.push({ path: 'servers', message: 'must name at least one NATS URL' });
   // Credentials belong in `credentials`: a URL's user info would be printed wherever the URL is.
-  if (given.some((s) => withoutUserInfo(s) !== s)) issues.push({ path: 'servers', message: 'must not carry user info (user:password@); pass credentials instead' });
+  if (given.some((s) => withoutUserInfo(s) !== s))
+    issues.push({ path: 'servers', message: 'must not carry user info (user:password@); pass credentials instead' });
   const servers = given.map(withoutUserInfo);
   const inboxPrefix = options.inboxPrefix ?? null;
-  if (inboxPrefix !== null && !INBOX_PREFIX.test(inboxPrefix)) issues.push({ path: 'inboxPrefix', message: 'must be dot-separated tokens without wildcards or spaces, e.g. _INBOX.gate' });
+  if (inboxPrefix !== null && !INBOX_PREFIX.test(inboxPrefix))
+    issues.push({
+      path: 'inboxPrefix',
+      message: 'must be dot-separated tokens without wildcards or spaces, e.g. _INBOX.gate',
+    });
   const connect: ConnectOptions = Object.freeze({
     timeoutMs: options.connect?.timeoutMs ?? DEFAULT_CONNECT.timeoutMs,
     backoff: mergeBackoff(DEFAULT_CONNECT.backoff, options.connect?.backoff),
@@ -204,8 +226,14 @@ export function resolveBusOptions(options: BusOptions): ResolvedBusOptions {
     check(issues, `streams.${key}`, streams[key], streams.duplicateWindowMs);
   }
   check(issues, 'streams.criticsMaxMsgsPerSubject', streams.criticsMaxMsgsPerSubject, 1);
-  if (streams.replicas !== null && !(Number.isInteger(streams.replicas) && streams.replicas >= 1 && streams.replicas <= MAX_STREAM_REPLICAS)) {
-    issues.push({ path: 'streams.replicas', message: `must be an integer from 1 to ${MAX_STREAM_REPLICAS}, got ${String(streams.replicas)}` });
+  if (
+    streams.replicas !== null &&
+    !(Number.isInteger(streams.replicas) && streams.replicas >= 1 && streams.replicas <= MAX_STREAM_REPLICAS)
+  ) {
+    issues.push({
+      path: 'streams.replicas',
+      message: `must be an integer from 1 to ${MAX_STREAM_REPLICAS}, got ${String(streams.replicas)}`,
+    });
   }
   const consumer: ConsumerPolicy = Object.freeze({
     ...DEFAULT_CONSUMER_POLICY,
@@ -222,9 +250,14 @@ export function resolveBusOptions(options: BusOptions): ResolvedBusOptions {
   const ackWaitOverrideMs = options.ackWaitOverrideMs ?? null;
   if (ackWaitOverrideMs !== null) check(issues, 'ackWaitOverrideMs', ackWaitOverrideMs, 1_000);
   const namespace = options.namespace ?? DEFAULT_NAMESPACE;
-  if (!/^[a-z][a-z0-9_-]{0,31}$/.test(namespace)) issues.push({ path: 'namespace', message: 'must be 1-32 of [a-z0-9_-], starting with a letter' });
+  if (!/^[a-z][a-z0-9_-]{0,31}$/.test(namespace))
+    issues.push({ path: 'namespace', message: 'must be 1-32 of [a-z0-9_-], starting with a letter' });
   if (issues.length > 0) {
-    throw new BusConfigError(BUS_ERROR_CODES.invalidOptions, `invalid bus options: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+    throw new BusConfigError(
+      BUS_ERROR_CODES.invalidOptions,
+      `invalid bus options: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`,
+      issues,
+    );
   }
   return Object.freeze({
     service: options.service,

@@ -22,7 +22,11 @@ class StoppedRecorder {
 }
 
 function recorder(seen: string[]): DynamicModule {
-  return { module: class RecorderModule {}, controllers: [StoppedRecorder], providers: [{ provide: SEEN, useValue: seen }] };
+  return {
+    module: class RecorderModule {},
+    controllers: [StoppedRecorder],
+    providers: [{ provide: SEEN, useValue: seen }],
+  };
 }
 
 describe('a service across NATS server restarts', () => {
@@ -52,7 +56,11 @@ describe('a service across NATS server restarts', () => {
   /** Publishes until the server takes it (the client is reconnecting at first). */
   async function publishWhenBack(note: string): Promise<void> {
     const publisher = service.app.get<EventPublisher>(EVENT_PUBLISHER);
-    await eventually(() => publisher.publish(loopStopped('plan-a', note)).then(() => true), { timeoutMs: 20_000, intervalMs: 200, description: `${note} to be published` });
+    await eventually(() => publisher.publish(loopStopped('plan-a', note)).then(() => true), {
+      timeoutMs: 20_000,
+      intervalMs: 200,
+      description: `${note} to be published`,
+    });
   }
 
   it('handles events again after the server comes back on its store, and after it comes back empty', async () => {
@@ -62,12 +70,18 @@ describe('a service across NATS server restarts', () => {
     await nats.kill();
     await nats.restart();
     await publishWhenBack('after a restart');
-    await eventually(() => seen.includes('after a restart'), { timeoutMs: 20_000, description: 'the event after a restart' });
+    await eventually(() => seen.includes('after a restart'), {
+      timeoutMs: 20_000,
+      description: 'the event after a restart',
+    });
 
     await nats.kill();
     await nats.restart({ emptyStore: true });
     await publishWhenBack('after a restart without the store');
-    await eventually(() => seen.includes('after a restart without the store'), { timeoutMs: 20_000, description: 'the event after a restart without the store' });
+    await eventually(() => seen.includes('after a restart without the store'), {
+      timeoutMs: 20_000,
+      description: 'the event after a restart without the store',
+    });
     // At least once: an ack the killed server had not yet written to its store is redelivered.
     expect([...new Set(seen)]).toEqual(['before', 'after a restart', 'after a restart without the store']);
   }, 60_000);

@@ -6,7 +6,14 @@ import { ValidationError } from '@rloop/contracts';
 import { firstValueFrom } from 'rxjs';
 import { loopStopped } from './__fixtures__/events.js';
 import { type Scenario, openScenario } from './__fixtures__/harness.js';
-import { DEFAULT_STREAM_LIMITS, EVENT_PUBLISHER, type EventPublisher, JetStreamClient, type PublishReceipt, provisionStreams } from './index.js';
+import {
+  DEFAULT_STREAM_LIMITS,
+  EVENT_PUBLISHER,
+  type EventPublisher,
+  JetStreamClient,
+  type PublishReceipt,
+  provisionStreams,
+} from './index.js';
 
 @Module({})
 class EmptyModule {}
@@ -28,7 +35,9 @@ describe('JetStreamClient publishing', () => {
   });
 
   it('rejects an event that breaks its contract with a ValidationError and sends nothing', async () => {
-    const broken = { ...loopStopped('plan-a'), data: { note: 'no by' } } as unknown as Parameters<EventPublisher['publish']>[0];
+    const broken = { ...loopStopped('plan-a'), data: { note: 'no by' } } as unknown as Parameters<
+      EventPublisher['publish']
+    >[0];
     const before = (await s.nats.jsm.streams.info(s.nats.subjects.streams.events)).state.messages;
 
     const error = await publisher.publish(broken).then(
@@ -37,7 +46,10 @@ describe('JetStreamClient publishing', () => {
     );
 
     expect(error).toBeInstanceOf(ValidationError);
-    expect(error).toMatchObject({ code: 'CONTRACT.INVALID', issues: [{ path: 'data.by', message: expect.any(String) as unknown }] });
+    expect(error).toMatchObject({
+      code: 'CONTRACT.INVALID',
+      issues: [{ path: 'data.by', message: expect.any(String) as unknown }],
+    });
     expect((await s.nats.jsm.streams.info(s.nats.subjects.streams.events)).state.messages).toBe(before);
   });
 
@@ -49,19 +61,27 @@ describe('JetStreamClient publishing', () => {
 
     expect(first).toMatchObject({ stream: s.nats.subjects.streams.events, duplicate: false });
     expect(again).toEqual({ ...first, duplicate: true });
-    const stored = await s.nats.messages(s.nats.subjects.streams.events, s.nats.subjects.event('LoopStopped', 'plan-b'));
+    const stored = await s.nats.messages(
+      s.nats.subjects.streams.events,
+      s.nats.subjects.event('LoopStopped', 'plan-b'),
+    );
     expect(stored.map((m) => [m.seq, m.headers['Nats-Msg-Id']])).toEqual([[first.seq, [event.event_id]]]);
     expect(stored[0]?.json()).toEqual(event);
   });
 
-  it('masks secrets in the data with the secrets detector\'s rules before anything is sent', async () => {
+  it("masks secrets in the data with the secrets detector's rules before anything is sent", async () => {
     const key = ['AKIA', 'Z3MSJV4WUMNRXQ7B'].join('');
     const event = loopStopped('plan-secret', `rotated ${key} after the leak`);
 
     await publisher.publish(event);
 
-    const stored = await s.nats.messages(s.nats.subjects.streams.events, s.nats.subjects.event('LoopStopped', 'plan-secret'));
-    expect(stored.map((m) => m.json())).toEqual([{ ...event, data: { ...event.data, note: 'rotated [REDACTED] after the leak' } }]);
+    const stored = await s.nats.messages(
+      s.nats.subjects.streams.events,
+      s.nats.subjects.event('LoopStopped', 'plan-secret'),
+    );
+    expect(stored.map((m) => m.json())).toEqual([
+      { ...event, data: { ...event.data, note: 'rotated [REDACTED] after the leak' } },
+    ]);
   });
 
   it('works through the Nest idiom emit(type, event)', async () => {
@@ -82,10 +102,21 @@ describe('JetStreamClient publishing', () => {
     const critics = await s.nats.jsm.streams.info(s.nats.subjects.streams.critics);
     const deadLetters = await s.nats.jsm.streams.info(s.nats.subjects.streams.deadLetters);
     const commits = await s.nats.jsm.streams.info(s.nats.subjects.streams.commits);
-    expect(events.config).toMatchObject({ storage: StorageType.File, duplicate_window: nanos(120_000), max_age: nanos(7 * 24 * 3_600_000), subjects: [`${s.namespace}.v1.events.>`] });
+    expect(events.config).toMatchObject({
+      storage: StorageType.File,
+      duplicate_window: nanos(120_000),
+      max_age: nanos(7 * 24 * 3_600_000),
+      subjects: [`${s.namespace}.v1.events.>`],
+    });
     expect(commits.config.max_age).toBe(nanos(24 * 3_600_000));
-    expect(critics.config).toMatchObject({ max_age: nanos(3_600_000), max_msgs_per_subject: DEFAULT_STREAM_LIMITS.criticsMaxMsgsPerSubject });
-    expect(deadLetters.config).toMatchObject({ max_age: nanos(30 * 24 * 3_600_000), subjects: [`${s.namespace}.v1.dead_letters.>`] });
+    expect(critics.config).toMatchObject({
+      max_age: nanos(3_600_000),
+      max_msgs_per_subject: DEFAULT_STREAM_LIMITS.criticsMaxMsgsPerSubject,
+    });
+    expect(deadLetters.config).toMatchObject({
+      max_age: nanos(30 * 24 * 3_600_000),
+      subjects: [`${s.namespace}.v1.dead_letters.>`],
+    });
 
     await provisionStreams(s.nats.jsm, s.nats.subjects, { ...DEFAULT_STREAM_LIMITS, duplicateWindowMs: 60_000 });
 
@@ -98,9 +129,19 @@ describe('JetStreamClient publishing', () => {
     const limits = { ...DEFAULT_STREAM_LIMITS, duplicateWindowMs: 90_000 };
     await provisionStreams(s.nats.jsm, s.nats.subjects, limits);
     const updates: string[] = [];
-    const watched = { ...s.nats.jsm, streams: Object.assign(Object.create(s.nats.jsm.streams) as typeof s.nats.jsm.streams, { update: (name: string) => Promise.reject(new Error(`update ${updates.push(name) > 0 ? name : ''} not allowed`)) }) };
+    const watched = {
+      ...s.nats.jsm,
+      streams: Object.assign(Object.create(s.nats.jsm.streams) as typeof s.nats.jsm.streams, {
+        update: (name: string) => Promise.reject(new Error(`update ${updates.push(name) > 0 ? name : ''} not allowed`)),
+      }),
+    };
     const infos = await provisionStreams(watched, s.nats.subjects, limits);
     expect(updates).toEqual([]);
-    expect(infos.map((i) => i.config.duplicate_window)).toEqual([nanos(90_000), nanos(90_000), nanos(90_000), nanos(90_000)]);
+    expect(infos.map((i) => i.config.duplicate_window)).toEqual([
+      nanos(90_000),
+      nanos(90_000),
+      nanos(90_000),
+      nanos(90_000),
+    ]);
   });
 });

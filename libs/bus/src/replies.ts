@@ -16,7 +16,12 @@ export interface ErrorReply {
 }
 
 export function isErrorReply(value: unknown): value is ErrorReply {
-  return typeof value === 'object' && value !== null && (value as { status?: unknown }).status === 'error' && typeof (value as { code?: unknown }).code === 'string';
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    (value as { status?: unknown }).status === 'error' &&
+    typeof (value as { code?: unknown }).code === 'string'
+  );
 }
 
 /** Turns anything a request handler threw into its error reply. */
@@ -28,7 +33,9 @@ export function toErrorReply(error: unknown): ErrorReply {
       message: error.message,
       retryable: error.retryable,
       ...(error instanceof TransientError ? { transient: true } : {}),
-      ...(error instanceof ValidationError ? { issues: error.issues.map((i) => ({ path: i.path, message: i.message })) } : {}),
+      ...(error instanceof ValidationError
+        ? { issues: error.issues.map((i) => ({ path: i.path, message: i.message })) }
+        : {}),
     };
   }
   return { status: 'error', code: BUS_ERROR_CODES.handlerCrashed, message: describeError(error), retryable: true };

@@ -3,7 +3,17 @@ import { Controller, Module } from '@nestjs/common';
 import { NotFoundError, TransientError } from '@rloop/contracts';
 import { firstValueFrom } from 'rxjs';
 import { type Scenario, openScenario } from './__fixtures__/harness.js';
-import { BUS_REQUESTER, BusRequestError, JetStreamClient, OnRequest, RemoteError, RemoteTransientError, type RequestContext, type Requester, decodeJsonBody } from './index.js';
+import {
+  BUS_REQUESTER,
+  BusRequestError,
+  JetStreamClient,
+  OnRequest,
+  RemoteError,
+  RemoteTransientError,
+  type RequestContext,
+  type Requester,
+  decodeJsonBody,
+} from './index.js';
 
 @Controller()
 class JournalQueries {
@@ -56,11 +66,17 @@ describe('request/reply through @OnRequest', () => {
   });
 
   it('answers with the handler result as JSON', async () => {
-    await expect(requester.request('journal.echo', { slug: 'plan-a' })).resolves.toEqual({ subject: `${s.namespace}.v1.journal.echo`, body: { slug: 'plan-a' } });
+    await expect(requester.request('journal.echo', { slug: 'plan-a' })).resolves.toEqual({
+      subject: `${s.namespace}.v1.journal.echo`,
+      body: { slug: 'plan-a' },
+    });
   });
 
   it('answers through the Nest idiom send(operation, body)', async () => {
-    await expect(firstValueFrom(client.send('journal.echo', [1, 2]))).resolves.toEqual({ subject: `${s.namespace}.v1.journal.echo`, body: [1, 2] });
+    await expect(firstValueFrom(client.send('journal.echo', [1, 2]))).resolves.toEqual({
+      subject: `${s.namespace}.v1.journal.echo`,
+      body: [1, 2],
+    });
   });
 
   it('turns a thrown RloopError into an error reply the caller gets as RemoteError', async () => {
@@ -76,7 +92,11 @@ describe('request/reply through @OnRequest', () => {
 
     expect(down).toBeInstanceOf(RemoteTransientError);
     expect(down).toBeInstanceOf(TransientError);
-    expect(down).toMatchObject({ code: 'JOURNAL.STORE_UNAVAILABLE', message: 'cannot reach PostgreSQL', retryable: true });
+    expect(down).toMatchObject({
+      code: 'JOURNAL.STORE_UNAVAILABLE',
+      message: 'cannot reach PostgreSQL',
+      retryable: true,
+    });
     expect(missing).toBeInstanceOf(RemoteError);
     expect(missing).not.toBeInstanceOf(TransientError);
   });

@@ -1,4 +1,13 @@
-import { CHANNELS, type Channel, EVENT_CATALOGUE, type EventType, type RloopEvent, type Subjects, isEventType, subjectToken } from '@rloop/contracts';
+import {
+  CHANNELS,
+  type Channel,
+  EVENT_CATALOGUE,
+  type EventType,
+  type RloopEvent,
+  type Subjects,
+  isEventType,
+  subjectToken,
+} from '@rloop/contracts';
 
 /** Tokens before an event subject's key: `<ns>.v1.<channel>.<token>`. */
 const KEY_TOKEN = 4;
@@ -23,7 +32,10 @@ export function isEventSelector(value: unknown): value is EventSelector {
 }
 
 /** The stream and the single filter subject (NATS 2.9: one per consumer) for a selector. */
-export function consumerTarget(subjects: Subjects, selector: EventSelector): { readonly stream: string; readonly filter: string } {
+export function consumerTarget(
+  subjects: Subjects,
+  selector: EventSelector,
+): { readonly stream: string; readonly filter: string } {
   if (isChannelSelector(selector)) {
     const channel = selector.slice('channel:'.length) as Channel;
     return { stream: subjects.streams[channel], filter: subjects.channelFilter(channel) };
@@ -47,7 +59,8 @@ export function subjectKeyOf(event: RloopEvent): string {
  * in the subject refuses the message (decodeEventMessage).
  */
 export function subjectOf(subjects: Subjects, event: RloopEvent): string {
-  if (event.type === 'FindingsReported' || event.type === 'CriticFailed') return subjects.event(event.type, event.plan, event.data.critic_id);
+  if (event.type === 'FindingsReported' || event.type === 'CriticFailed')
+    return subjects.event(event.type, event.plan, event.data.critic_id);
   return subjects.event(event.type, subjectKeyOf(event));
 }
 
@@ -58,7 +71,10 @@ export function requestSubject(subjects: Subjects, operation: RequestOperation):
 }
 
 export function isRequestOperation(value: unknown): value is RequestOperation {
-  return typeof value === 'string' && (value === 'plans.submit' || (value.startsWith('journal.') && value.length > 'journal.'.length));
+  return (
+    typeof value === 'string' &&
+    (value === 'plans.submit' || (value.startsWith('journal.') && value.length > 'journal.'.length))
+  );
 }
 
 /**

@@ -96,7 +96,8 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
   }
 
   unwrap<T>(): T {
-    if (this.connection === null) throw new RloopError(BUS_ERROR_CODES.notConnected, 'JetStreamServer is not listening');
+    if (this.connection === null)
+      throw new RloopError(BUS_ERROR_CODES.notConnected, 'JetStreamServer is not listening');
     return this.connection as T;
   }
 
@@ -106,7 +107,9 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
       await provision();
     } catch (error) {
       // The pulls keep retrying; the next reconnect (or a restart) provisions again.
-      this.log.warn(`${this.options.service}: checking streams and consumers after a reconnect failed: ${describeError(error)}`);
+      this.log.warn(
+        `${this.options.service}: checking streams and consumers after a reconnect failed: ${describeError(error)}`,
+      );
     }
   }
 
@@ -120,21 +123,27 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
     for (const [pattern, handler] of this.messageHandlers) {
       const spec = readHandlerSpec(handler.extras);
       if (spec === null) {
-        throw new BusConfigError(BUS_ERROR_CODES.invalidHandler, `handler for pattern ${pattern} is not declared with @OnEvent, @OnEventBatch or @OnRequest`, [
-          { path: pattern, message: 'unknown handler' },
-        ]);
+        throw new BusConfigError(
+          BUS_ERROR_CODES.invalidHandler,
+          `handler for pattern ${pattern} is not declared with @OnEvent, @OnEventBatch or @OnRequest`,
+          [{ path: pattern, message: 'unknown handler' }],
+        );
       }
       if (handler.next !== undefined) {
-        throw new BusConfigError(BUS_ERROR_CODES.invalidHandler, `two handlers are both named ${spec.handler}; give one a distinct { name }`, [
-          { path: spec.handler, message: 'duplicate handler name' },
-        ]);
+        throw new BusConfigError(
+          BUS_ERROR_CODES.invalidHandler,
+          `two handlers are both named ${spec.handler}; give one a distinct { name }`,
+          [{ path: spec.handler, message: 'duplicate handler name' }],
+        );
       }
       bindings.push({ spec, handler: handler as Handler, pattern });
     }
     const operations = bindings.flatMap((b) => (b.spec.kind === 'request' ? [b.spec.operation] : []));
     const duplicate = operations.find((op, i) => operations.indexOf(op) !== i);
     if (duplicate !== undefined) {
-      throw new BusConfigError(BUS_ERROR_CODES.invalidHandler, `more than one @OnRequest handler for ${duplicate}`, [{ path: duplicate, message: 'duplicate operation' }]);
+      throw new BusConfigError(BUS_ERROR_CODES.invalidHandler, `more than one @OnRequest handler for ${duplicate}`, [
+        { path: duplicate, message: 'duplicate operation' },
+      ]);
     }
     return bindings;
   }
@@ -155,28 +164,51 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
       if (this.options.provisionStreams) await provisionStreams(jsm, this.subjects, this.options.streams);
       for (const { stream, config } of durables) await ensureConsumer(jsm, stream, config);
     };
-    this.watching = watchConnection(connection, this.log, this.options.service, (s) => {
-      this.setStatus(s);
-      // A server that came back without its store (run without a volume) has no streams or
-      // consumers: provisioning is idempotent, so every reconnect checks them and the pulls resume.
-      if (s === 'connected') void this.reprovision(provision);
-    }, this.options.inboxPrefix).catch((error: unknown) => {
+    this.watching = watchConnection(
+      connection,
+      this.log,
+      this.options.service,
+      (s) => {
+        this.setStatus(s);
+        // A server that came back without its store (run without a volume) has no streams or
+        // consumers: provisioning is idempotent, so every reconnect checks them and the pulls resume.
+        if (s === 'connected') void this.reprovision(provision);
+      },
+      this.options.inboxPrefix,
+    ).catch((error: unknown) => {
       this.log.error(`${this.options.service}: connection watcher stopped: ${describeError(error)}`);
     });
     await provision();
-    const ledger = bindings.some((b) => b.spec.kind !== 'request') ? await openDeliveryLedger(connection, this.subjects, this.log, this.options.service, this.options.streams.replicas) : null;
+    const ledger = bindings.some((b) => b.spec.kind !== 'request')
+      ? await openDeliveryLedger(
+          connection,
+          this.subjects,
+          this.log,
+          this.options.service,
+          this.options.streams.replicas,
+        )
+      : null;
 
     const consumers: { runner: ConsumerRunner; stream: string }[] = [];
     for (const { spec, handler } of bindings) {
       if (spec.kind === 'request') continue;
       const name = durableName(this.options.service, spec.handler);
       if (consumers.some((c) => c.runner.name === name)) {
-        throw new BusConfigError(BUS_ERROR_CODES.invalidHandler, `two handlers map to the consumer ${name}; give one a distinct { name }`, [{ path: name, message: 'duplicate consumer' }]);
+        throw new BusConfigError(
+          BUS_ERROR_CODES.invalidHandler,
+          `two handlers map to the consumer ${name}; give one a distinct { name }`,
+          [{ path: name, message: 'duplicate consumer' }],
+        );
       }
       const { ackWaitOverrideMs } = this.options;
-      const merged = mergePolicy(this.options.consumer, ackWaitOverrideMs === null ? spec.options : { ...spec.options, ackWaitMs: ackWaitOverrideMs }, spec.handler);
+      const merged = mergePolicy(
+        this.options.consumer,
+        ackWaitOverrideMs === null ? spec.options : { ...spec.options, ackWaitMs: ackWaitOverrideMs },
+        spec.handler,
+      );
       // A batch consumer holds at least two batches, so the next one fills while one runs.
-      const policy = spec.kind === 'batch' ? { ...merged, maxBuffered: Math.max(merged.maxBuffered, spec.options.max * 2) } : merged;
+      const policy =
+        spec.kind === 'batch' ? { ...merged, maxBuffered: Math.max(merged.maxBuffered, spec.options.max * 2) } : merged;
       const { stream, filter } = consumerTarget(this.subjects, spec.selector);
       const config = consumerConfig(name, filter, policy, `${this.options.service}: ${spec.handler}`);
       await ensureConsumer(jsm, stream, config);
@@ -199,9 +231,14 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
                 max: spec.options.max,
                 lingerMs: spec.options.lingerMs ?? 20,
                 partitions: spec.options.partitions ?? 1,
-                invoke: (events: RloopEvent[], context: BatchContext) => this.observed(name, events, context.deliveries, () => invokeHandler(handler, events, context)),
+                invoke: (events: RloopEvent[], context: BatchContext) =>
+                  this.observed(name, events, context.deliveries, () => invokeHandler(handler, events, context)),
               }
-            : { kind: 'event', invoke: (event: RloopEvent, context: EventContext) => this.observed(name, [event], [context.delivery], () => invokeHandler(handler, event, context)) },
+            : {
+                kind: 'event',
+                invoke: (event: RloopEvent, context: EventContext) =>
+                  this.observed(name, [event], [context.delivery], () => invokeHandler(handler, event, context)),
+              },
       });
       consumers.push({ runner, stream });
     }
@@ -238,42 +275,68 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
     const headers = headersToRecord(msg.headers);
     const context = new RequestContext([msg.subject, headers, expectsReply]);
     const call = (): Promise<HandlerOutcome> => invokeHandler(handler, msg.data, context);
-    const outcome = await (this.observer.request === undefined ? call() : this.observer.request(msg.subject, headers, call));
+    const outcome = await (this.observer.request === undefined
+      ? call()
+      : this.observer.request(msg.subject, headers, call));
     let reply: unknown;
     if (outcome.ok) {
       reply = outcome.value ?? null;
     } else {
       reply = toErrorReply(outcome.error);
       if (!(outcome.error instanceof RloopError)) {
-        const stack = outcome.error instanceof Error && outcome.error.stack !== undefined ? `\n${outcome.error.stack}` : '';
-        this.log.error(`${this.options.service}: request handler for ${msg.subject} crashed: ${describeError(outcome.error)}${stack}`);
+        const stack =
+          outcome.error instanceof Error && outcome.error.stack !== undefined ? `\n${outcome.error.stack}` : '';
+        this.log.error(
+          `${this.options.service}: request handler for ${msg.subject} crashed: ${describeError(outcome.error)}${stack}`,
+        );
       }
     }
     if (!expectsReply) {
-      if (!outcome.ok) this.log.warn(`${this.options.service}: a plain publish on ${msg.subject} failed and had no reply subject to hear it: ${describeError(outcome.error)}`);
+      if (!outcome.ok)
+        this.log.warn(
+          `${this.options.service}: a plain publish on ${msg.subject} failed and had no reply subject to hear it: ${describeError(outcome.error)}`,
+        );
       return;
     }
     let bytes: Uint8Array;
     try {
       bytes = encodeJson(reply);
     } catch (error) {
-      this.log.error(`${this.options.service}: reply on ${msg.subject} is not JSON-serialisable: ${describeError(error)}`);
-      bytes = encodeJson({ status: 'error', code: BUS_ERROR_CODES.unserializableReply, message: describeError(error), retryable: false } satisfies ErrorReply);
+      this.log.error(
+        `${this.options.service}: reply on ${msg.subject} is not JSON-serialisable: ${describeError(error)}`,
+      );
+      bytes = encodeJson({
+        status: 'error',
+        code: BUS_ERROR_CODES.unserializableReply,
+        message: describeError(error),
+        retryable: false,
+      } satisfies ErrorReply);
     }
     const maxPayload = this.connection?.info?.max_payload ?? Number.POSITIVE_INFINITY;
     if (bytes.byteLength > maxPayload) {
       // NATS would drop it and the caller would only see a timeout: say what happened instead.
       const message = `the reply on ${msg.subject} is ${bytes.byteLength} bytes, over the server's max_payload of ${maxPayload}; ask for less (a page)`;
       this.log.error(`${this.options.service}: ${message}`);
-      bytes = encodeJson({ status: 'error', code: BUS_ERROR_CODES.replyTooLarge, message, retryable: false } satisfies ErrorReply);
+      bytes = encodeJson({
+        status: 'error',
+        code: BUS_ERROR_CODES.replyTooLarge,
+        message,
+        retryable: false,
+      } satisfies ErrorReply);
     }
     msg.respond(bytes);
   }
 
   /** A handler call inside its log context (one event: its plan, run, round, id) and the observer's wrapper. */
-  private observed(consumer: string, events: readonly RloopEvent[], deliveries: readonly DeliveryInfo[], call: () => Promise<HandlerOutcome>): Promise<HandlerOutcome> {
+  private observed(
+    consumer: string,
+    events: readonly RloopEvent[],
+    deliveries: readonly DeliveryInfo[],
+    call: () => Promise<HandlerOutcome>,
+  ): Promise<HandlerOutcome> {
     const [first] = events;
-    const wrapped = (): Promise<HandlerOutcome> => (this.observer.handle === undefined ? call() : this.observer.handle(consumer, events, deliveries, call));
+    const wrapped = (): Promise<HandlerOutcome> =>
+      this.observer.handle === undefined ? call() : this.observer.handle(consumer, events, deliveries, call);
     return events.length === 1 && first !== undefined ? withLogContext(logContextOf(first), wrapped) : wrapped();
   }
 
@@ -285,14 +348,19 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
     await Promise.all(this.runners.map((r) => r.stopPulling()));
     const timeoutMs = this.options.shutdownTimeoutMs;
     const running = this.runners.reduce((n, r) => n + r.running, 0) + this.requestsInFlight.size;
-    if (running > 0) this.log.log(`${this.options.service}: stopped pulling; waiting up to ${timeoutMs} ms for ${running} running handler(s)`);
+    if (running > 0)
+      this.log.log(
+        `${this.options.service}: stopped pulling; waiting up to ${timeoutMs} ms for ${running} running handler(s)`,
+      );
     const idle = await Promise.all([
       ...this.runners.map((r) => r.whenIdle(timeoutMs)),
       waitFor([...this.requestsInFlight], timeoutMs),
     ]);
     if (idle.some((ok) => !ok)) {
       const still = this.runners.reduce((n, r) => n + r.running, 0) + this.requestsInFlight.size;
-      this.log.warn(`${this.options.service}: ${still} handler(s) still running after ${timeoutMs} ms; closing anyway, their messages will be redelivered`);
+      this.log.warn(
+        `${this.options.service}: ${still} handler(s) still running after ${timeoutMs} ms; closing anyway, their messages will be redelivered`,
+      );
     }
     for (const runner of this.runners) runner.dispose();
     try {
@@ -307,7 +375,11 @@ export class JetStreamServer extends Server<EventsMap, BusStatus> implements Cus
 }
 
 /** Calls a Nest-wrapped handler and reports what it came to (never throws). */
-async function invokeHandler(handler: Handler, payload: unknown, context: BaseRpcContext<unknown>): Promise<HandlerOutcome> {
+async function invokeHandler(
+  handler: Handler,
+  payload: unknown,
+  context: BaseRpcContext<unknown>,
+): Promise<HandlerOutcome> {
   try {
     const result: unknown = await handler(payload, context);
     const value: unknown = isObservable(result) ? await lastValueFrom(result, { defaultValue: undefined }) : result;

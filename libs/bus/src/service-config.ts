@@ -44,7 +44,12 @@ export interface NatsConnectionSettings {
 
 const URL_PARTS = /^(?<scheme>[a-z][a-z0-9+.-]*:\/\/)?(?:(?<userinfo>[^@/]*)@)?(?<rest>.*)$/i;
 
-function readableFile(issues: Issue[], variable: string, path: string | undefined, check?: (text: string) => string | null): void {
+function readableFile(
+  issues: Issue[],
+  variable: string,
+  path: string | undefined,
+  check?: (text: string) => string | null,
+): void {
   if (path === undefined) return;
   try {
     accessSync(path, constants.R_OK);
@@ -53,11 +58,19 @@ function readableFile(issues: Issue[], variable: string, path: string | undefine
       if (problem !== null) issues.push({ path: variable, message: `${path} ${problem}` });
     }
   } catch (error) {
-    issues.push({ path: variable, message: `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` });
+    issues.push({
+      path: variable,
+      message: `cannot read ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    });
   }
 }
 
-function secretFrom(issues: Issue[], value: string | undefined, file: string | undefined, variable: string): Secret | undefined {
+function secretFrom(
+  issues: Issue[],
+  value: string | undefined,
+  file: string | undefined,
+  variable: string,
+): Secret | undefined {
   if (value !== undefined && file !== undefined) {
     issues.push({ path: `${variable}_FILE`, message: `give ${variable} or ${variable}_FILE, not both` });
     return undefined;
@@ -66,7 +79,10 @@ function secretFrom(issues: Issue[], value: string | undefined, file: string | u
   try {
     return new Secret(readFileSync(file, 'utf8').replace(/\r?\n$/, ''));
   } catch (error) {
-    issues.push({ path: `${variable}_FILE`, message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}` });
+    issues.push({
+      path: `${variable}_FILE`,
+      message: `cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    });
     return undefined;
   }
 }
@@ -80,7 +96,9 @@ function secretFrom(issues: Issue[], value: string | undefined, file: string | u
  */
 export function natsConnectionSettings(env: NatsEnvironment, who: string): NatsConnectionSettings {
   const issues: Issue[] = [];
-  const urls = env.NATS_URL.split(',').map((u) => u.trim()).filter((u) => u.length > 0);
+  const urls = env.NATS_URL.split(',')
+    .map((u) => u.trim())
+    .filter((u) => u.length > 0);
   if (urls.length === 0) issues.push({ path: 'NATS_URL', message: 'names no server' });
   let fromUrl: BusCredentials | null = null;
   let tlsScheme = false;
@@ -93,7 +111,11 @@ export function natsConnectionSettings(env: NatsEnvironment, who: string): NatsC
     const found: BusCredentials =
       colon === -1
         ? { kind: 'token', token: new Secret(decodeURIComponent(info)) }
-        : { kind: 'user', user: decodeURIComponent(info.slice(0, colon)), password: new Secret(decodeURIComponent(info.slice(colon + 1))) };
+        : {
+            kind: 'user',
+            user: decodeURIComponent(info.slice(0, colon)),
+            password: new Secret(decodeURIComponent(info.slice(colon + 1))),
+          };
     if (fromUrl !== null && JSON.stringify(describeForCompare(fromUrl)) !== JSON.stringify(describeForCompare(found))) {
       issues.push({ path: 'NATS_URL', message: 'its URLs carry different credentials' });
     }
@@ -101,8 +123,10 @@ export function natsConnectionSettings(env: NatsEnvironment, who: string): NatsC
   }
   const password = secretFrom(issues, env.NATS_PASSWORD, env.NATS_PASSWORD_FILE, 'NATS_PASSWORD');
   const token = secretFrom(issues, env.NATS_TOKEN, env.NATS_TOKEN_FILE, 'NATS_TOKEN');
-  if (env.NATS_USER !== undefined && password === undefined && !issues.some((i) => i.path === 'NATS_PASSWORD_FILE')) issues.push({ path: 'NATS_USER', message: 'needs NATS_PASSWORD or NATS_PASSWORD_FILE' });
-  if (env.NATS_USER === undefined && password !== undefined) issues.push({ path: 'NATS_PASSWORD', message: 'needs NATS_USER' });
+  if (env.NATS_USER !== undefined && password === undefined && !issues.some((i) => i.path === 'NATS_PASSWORD_FILE'))
+    issues.push({ path: 'NATS_USER', message: 'needs NATS_PASSWORD or NATS_PASSWORD_FILE' });
+  if (env.NATS_USER === undefined && password !== undefined)
+    issues.push({ path: 'NATS_PASSWORD', message: 'needs NATS_USER' });
   const kinds: BusCredentials[] = [];
   const named: string[] = [];
   if (fromUrl !== null) {
@@ -110,12 +134,18 @@ export function natsConnectionSettings(env: NatsEnvironment, who: string): NatsC
     named.push('user info in NATS_URL');
   }
   if (env.NATS_CREDS !== undefined) {
-    readableFile(issues, 'NATS_CREDS', env.NATS_CREDS, (text) => (/-----BEGIN NATS USER JWT-----/.test(text) && /-----BEGIN USER NKEY SEED-----/.test(text) ? null : 'is not a credentials file (a user JWT and an nkey seed)'));
+    readableFile(issues, 'NATS_CREDS', env.NATS_CREDS, (text) =>
+      /-----BEGIN NATS USER JWT-----/.test(text) && /-----BEGIN USER NKEY SEED-----/.test(text)
+        ? null
+        : 'is not a credentials file (a user JWT and an nkey seed)',
+    );
     kinds.push({ kind: 'creds', file: env.NATS_CREDS });
     named.push('NATS_CREDS');
   }
   if (env.NATS_NKEY !== undefined) {
-    readableFile(issues, 'NATS_NKEY', env.NATS_NKEY, (text) => (/^SU[A-Z2-7]{50,}$/.test(text.trim()) ? null : 'does not hold a user nkey seed (SU…)'));
+    readableFile(issues, 'NATS_NKEY', env.NATS_NKEY, (text) =>
+      /^SU[A-Z2-7]{50,}$/.test(text.trim()) ? null : 'does not hold a user nkey seed (SU…)',
+    );
     kinds.push({ kind: 'nkey', seedFile: env.NATS_NKEY });
     named.push('NATS_NKEY');
   }
@@ -127,15 +157,31 @@ export function natsConnectionSettings(env: NatsEnvironment, who: string): NatsC
     kinds.push({ kind: 'token', token });
     named.push('NATS_TOKEN');
   }
-  if (kinds.length > 1) issues.push({ path: named[1] ?? 'NATS_URL', message: `give one kind of NATS credentials, not ${named.join(' and ')}` });
+  if (kinds.length > 1)
+    issues.push({
+      path: named[1] ?? 'NATS_URL',
+      message: `give one kind of NATS credentials, not ${named.join(' and ')}`,
+    });
   readableFile(issues, 'NATS_CA', env.NATS_CA);
   readableFile(issues, 'NATS_CERT', env.NATS_CERT);
   readableFile(issues, 'NATS_KEY', env.NATS_KEY);
-  if ((env.NATS_CERT === undefined) !== (env.NATS_KEY === undefined)) issues.push({ path: env.NATS_CERT === undefined ? 'NATS_CERT' : 'NATS_KEY', message: 'a client certificate needs both NATS_CERT and NATS_KEY' });
+  if ((env.NATS_CERT === undefined) !== (env.NATS_KEY === undefined))
+    issues.push({
+      path: env.NATS_CERT === undefined ? 'NATS_CERT' : 'NATS_KEY',
+      message: 'a client certificate needs both NATS_CERT and NATS_KEY',
+    });
   const inboxPrefix = env.NATS_INBOX_PREFIX ?? null;
-  if (inboxPrefix !== null && !/^[^\s.*>]+(\.[^\s.*>]+)*$/.test(inboxPrefix)) issues.push({ path: 'NATS_INBOX_PREFIX', message: 'must be dot-separated tokens without wildcards or spaces, e.g. _INBOX.gate' });
+  if (inboxPrefix !== null && !/^[^\s.*>]+(\.[^\s.*>]+)*$/.test(inboxPrefix))
+    issues.push({
+      path: 'NATS_INBOX_PREFIX',
+      message: 'must be dot-separated tokens without wildcards or spaces, e.g. _INBOX.gate',
+    });
   if (issues.length > 0) {
-    throw new ValidationError('CONFIG.INVALID_ENVIRONMENT', `${who}: bad environment: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+    throw new ValidationError(
+      'CONFIG.INVALID_ENVIRONMENT',
+      `${who}: bad environment: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+      issues,
+    );
   }
   const tlsWanted = tlsScheme || env.NATS_CA !== undefined || env.NATS_CERT !== undefined;
   const tls: BusTls | null = tlsWanted
@@ -145,7 +191,12 @@ export function natsConnectionSettings(env: NatsEnvironment, who: string): NatsC
         ...(env.NATS_KEY === undefined ? {} : { keyFile: env.NATS_KEY }),
       })
     : null;
-  return Object.freeze({ servers: Object.freeze(urls.map(withoutUserInfo)), credentials: kinds[0] ?? null, tls, inboxPrefix });
+  return Object.freeze({
+    servers: Object.freeze(urls.map(withoutUserInfo)),
+    credentials: kinds[0] ?? null,
+    tls,
+    inboxPrefix,
+  });
 }
 
 /** Credentials as plain values, to compare two of them (never printed). */
@@ -164,7 +215,10 @@ function describeForCompare(credentials: BusCredentials): readonly string[] {
 
 /** Environment every service reads. Service config.ts files extend it with their own variables. */
 export const CommonEnvironment = NatsEnvironment.extend({
-  RLOOP_NAMESPACE: z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, 'use 1-32 of [a-z0-9_-], starting with a letter').default(DEFAULT_NAMESPACE),
+  RLOOP_NAMESPACE: z
+    .string()
+    .regex(/^[a-z][a-z0-9_-]{0,31}$/, 'use 1-32 of [a-z0-9_-], starting with a letter')
+    .default(DEFAULT_NAMESPACE),
   RLOOP_LOG_FORMAT: z.enum(LOG_FORMATS).default('plain'),
   /** Where services keep local state: worktrees, caches, the embedded journal. */
   RLOOP_HOME: z.string().min(1).default('.rloop'),
@@ -197,12 +251,20 @@ export type CommonEnvironment = z.infer<typeof CommonEnvironment>;
  * ValidationError whose message names every variable at fault, so the service exits with one
  * clear line. Empty strings count as unset.
  */
-export function parseEnvironment<S extends z.ZodType>(schema: S, env: NodeJS.ProcessEnv, service: string): Readonly<z.infer<S>> {
+export function parseEnvironment<S extends z.ZodType>(
+  schema: S,
+  env: NodeJS.ProcessEnv,
+  service: string,
+): Readonly<z.infer<S>> {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== undefined && value !== ''));
   const parsed = schema.safeParse(cleaned);
   if (!parsed.success) {
     const issues = toIssues(parsed.error);
-    throw new ValidationError('CONFIG.INVALID_ENVIRONMENT', `${service}: bad environment: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+    throw new ValidationError(
+      'CONFIG.INVALID_ENVIRONMENT',
+      `${service}: bad environment: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+      issues,
+    );
   }
   return Object.freeze(parsed.data);
 }
@@ -225,18 +287,30 @@ export async function loadYamlConfig<S extends z.ZodType>(path: string, schema: 
   try {
     text = await readFile(path, 'utf8');
   } catch (error) {
-    throw new ValidationError('CONFIG.UNREADABLE', `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`, [{ path, message: 'unreadable' }]);
+    throw new ValidationError(
+      'CONFIG.UNREADABLE',
+      `cannot read ${path}: ${error instanceof Error ? error.message : String(error)}`,
+      [{ path, message: 'unreadable' }],
+    );
   }
   let raw: unknown;
   try {
     raw = parseYaml(text, { uniqueKeys: true });
   } catch (error) {
-    throw new ValidationError('CONFIG.INVALID_YAML', `${path} is not valid YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`, [{ path, message: 'invalid YAML' }]);
+    throw new ValidationError(
+      'CONFIG.INVALID_YAML',
+      `${path} is not valid YAML: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+      [{ path, message: 'invalid YAML' }],
+    );
   }
   const parsed = schema.safeParse(raw);
   if (!parsed.success) {
     const issues = toIssues(parsed.error);
-    throw new ValidationError('CONFIG.INVALID', `${path}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+    throw new ValidationError(
+      'CONFIG.INVALID',
+      `${path}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+      issues,
+    );
   }
   return parsed.data;
 }
@@ -284,7 +358,10 @@ export function commonSettings(env: CommonEnvironment, service: string): CommonS
     },
     logFormat: env.RLOOP_LOG_FORMAT,
     logLevel: env.RLOOP_LOG_LEVEL,
-    ops: { http: env.RLOOP_HTTP_PORT === 0 ? null : { host: env.RLOOP_HTTP_HOST, port: env.RLOOP_HTTP_PORT }, tracesEndpoint: tracesEndpoint(env) },
+    ops: {
+      http: env.RLOOP_HTTP_PORT === 0 ? null : { host: env.RLOOP_HTTP_HOST, port: env.RLOOP_HTTP_PORT },
+      tracesEndpoint: tracesEndpoint(env),
+    },
     home: resolveDir(env.RLOOP_HOME),
     configDir: env.RLOOP_CONFIG_DIR === undefined ? DEFAULT_CONFIG_DIR : resolveDir(env.RLOOP_CONFIG_DIR),
   };

@@ -4,7 +4,12 @@ import { stopOnSignals } from './bootstrap.js';
 
 function recordingLogger(): LoggerService & { lines: string[] } {
   const lines: string[] = [];
-  return { lines, log: (m: unknown) => lines.push(`log ${String(m)}`), error: (m: unknown) => lines.push(`error ${String(m)}`), warn: (m: unknown) => lines.push(`warn ${String(m)}`) };
+  return {
+    lines,
+    log: (m: unknown) => lines.push(`log ${String(m)}`),
+    error: (m: unknown) => lines.push(`error ${String(m)}`),
+    warn: (m: unknown) => lines.push(`warn ${String(m)}`),
+  };
 }
 
 /** Resolves once process.exit has been called (the stop settles on a later tick). */

@@ -24,7 +24,19 @@ const CLUSTER_NOT_AVAILABLE = 10008;
 /** How long stream and consumer management waits for a cluster to elect a leader (JetStream's elections take seconds). */
 export const LEADER_WAIT_MS = 30_000;
 
-type StreamSpec = Pick<StreamConfig, 'name' | 'subjects' | 'storage' | 'retention' | 'discard' | 'duplicate_window' | 'max_age' | 'max_msgs_per_subject' | 'description'> & Partial<Pick<StreamConfig, 'num_replicas'>>;
+type StreamSpec = Pick<
+  StreamConfig,
+  | 'name'
+  | 'subjects'
+  | 'storage'
+  | 'retention'
+  | 'discard'
+  | 'duplicate_window'
+  | 'max_age'
+  | 'max_msgs_per_subject'
+  | 'description'
+> &
+  Partial<Pick<StreamConfig, 'num_replicas'>>;
 
 /** The four streams of a namespace and their limits. */
 export function streamSpecs(subjects: Subjects, limits: StreamLimits): StreamSpec[] {
@@ -38,8 +50,20 @@ export function streamSpecs(subjects: Subjects, limits: StreamLimits): StreamSpe
     ...(limits.replicas === null ? {} : { num_replicas: limits.replicas }),
   };
   return [
-    { ...base, name: subjects.streams.events, subjects: [subjects.channelFilter('events')], max_age: nanos(limits.eventsMaxAgeMs), description: 'journaled events' },
-    { ...base, name: subjects.streams.commits, subjects: [subjects.channelFilter('commits')], max_age: nanos(limits.commitsMaxAgeMs), description: 'journal commit announcements' },
+    {
+      ...base,
+      name: subjects.streams.events,
+      subjects: [subjects.channelFilter('events')],
+      max_age: nanos(limits.eventsMaxAgeMs),
+      description: 'journaled events',
+    },
+    {
+      ...base,
+      name: subjects.streams.commits,
+      subjects: [subjects.channelFilter('commits')],
+      max_age: nanos(limits.commitsMaxAgeMs),
+      description: 'journal commit announcements',
+    },
     {
       ...base,
       name: subjects.streams.critics,
@@ -48,13 +72,21 @@ export function streamSpecs(subjects: Subjects, limits: StreamLimits): StreamSpe
       max_msgs_per_subject: limits.criticsMaxMsgsPerSubject,
       description: 'critic registry traffic',
     },
-    { ...base, name: subjects.streams.deadLetters, subjects: [subjects.deadLetterFilter], max_age: nanos(limits.deadLettersMaxAgeMs), description: 'messages consumers could not process' },
+    {
+      ...base,
+      name: subjects.streams.deadLetters,
+      subjects: [subjects.deadLetterFilter],
+      max_age: nanos(limits.deadLettersMaxAgeMs),
+      description: 'messages consumers could not process',
+    },
   ];
 }
 
 /** Whether a stream's configuration already has every value the spec sets. */
 export function matchesSpec(config: StreamConfig, spec: StreamSpec): boolean {
-  return (Object.keys(spec) as (keyof StreamSpec)[]).every((key) => JSON.stringify(config[key] ?? null) === JSON.stringify(spec[key] ?? null));
+  return (Object.keys(spec) as (keyof StreamSpec)[]).every(
+    (key) => JSON.stringify(config[key] ?? null) === JSON.stringify(spec[key] ?? null),
+  );
 }
 
 function isApiError(error: unknown, code: number): boolean {
@@ -68,7 +100,8 @@ function isApiError(error: unknown, code: number): boolean {
  */
 export function isBetweenLeaders(error: unknown): boolean {
   for (let e: unknown = error, depth = 0; e instanceof Error && depth < 4; e = e.cause, depth += 1) {
-    if (e instanceof TimeoutError || e instanceof NoRespondersError || isApiError(e, CLUSTER_NOT_AVAILABLE)) return true;
+    if (e instanceof TimeoutError || e instanceof NoRespondersError || isApiError(e, CLUSTER_NOT_AVAILABLE))
+      return true;
   }
   return false;
 }
@@ -97,20 +130,28 @@ async function streamInfoOrNull(jsm: JetStreamManager, name: string): Promise<St
 
 /** What to say when the server refuses a replica count (a single server, or fewer nodes than copies). */
 export function replicasHint(replicas: number | undefined, error: unknown): string {
-  if (replicas === undefined || replicas <= 1 || !/replica|cluster|insufficient resources/i.test(describeError(error))) return '';
+  if (replicas === undefined || replicas <= 1 || !/replica|cluster|insufficient resources/i.test(describeError(error)))
+    return '';
   return ` — RLOOP_STREAM_REPLICAS=${replicas} needs a JetStream cluster of at least ${replicas} nodes; use 1 on a single server`;
 }
 
 /** Creates each stream, or updates it to the wanted limits; safe to run from every replica at once. */
-export async function provisionStreams(jsm: JetStreamManager, subjects: Subjects, limits: StreamLimits): Promise<StreamInfo[]> {
+export async function provisionStreams(
+  jsm: JetStreamManager,
+  subjects: Subjects,
+  limits: StreamLimits,
+): Promise<StreamInfo[]> {
   const infos: StreamInfo[] = [];
   for (const spec of streamSpecs(subjects, limits)) {
     try {
       infos.push(await untilLeader(() => provisionStream(jsm, spec)));
     } catch (error) {
-      throw new BusConfigError(BUS_ERROR_CODES.provisionFailed, `could not create or update stream ${spec.name}: ${describeError(error)}${replicasHint(spec.num_replicas, error)}`, [
-        { path: spec.name, message: describeError(error) },
-      ], { cause: error });
+      throw new BusConfigError(
+        BUS_ERROR_CODES.provisionFailed,
+        `could not create or update stream ${spec.name}: ${describeError(error)}${replicasHint(spec.num_replicas, error)}`,
+        [{ path: spec.name, message: describeError(error) }],
+        { cause: error },
+      );
     }
   }
   return infos;
@@ -136,7 +177,12 @@ async function provisionStream(jsm: JetStreamManager, spec: StreamSpec): Promise
 /** The consumer settings the bus owns for one handler. */
 export type DurableConfig = Partial<ConsumerConfig> & { durable_name: string; filter_subject: string };
 
-export function consumerConfig(durable: string, filter: string, policy: ConsumerPolicy, description: string): DurableConfig {
+export function consumerConfig(
+  durable: string,
+  filter: string,
+  policy: ConsumerPolicy,
+  description: string,
+): DurableConfig {
   return {
     durable_name: durable,
     description,

@@ -13,7 +13,14 @@ import { isCriticBound } from './subjects.js';
 // its contract. Each ```json block is preceded by `<!-- contract: <name> -->`.
 const DOC = readFileSync(fileURLToPath(new URL('../../../docs/contracts.md', import.meta.url)), 'utf8');
 
-const CONTRACTS: Readonly<Record<string, z.ZodType>> = { Finding, Letter, PlanSpec, SubmitReply, DeadLetter, CriticCoverage };
+const CONTRACTS: Readonly<Record<string, z.ZodType>> = {
+  Finding,
+  Letter,
+  PlanSpec,
+  SubmitReply,
+  DeadLetter,
+  CriticCoverage,
+};
 
 interface Example {
   readonly contract: string | undefined;
@@ -51,7 +58,9 @@ describe('docs/contracts.md', () => {
   });
 
   it('shows only examples that pass their contracts', () => {
-    const failures = examples.flatMap((example) => problemsOf(example).map((problem) => `line ${example.line} (${String(example.contract)}): ${problem}`));
+    const failures = examples.flatMap((example) =>
+      problemsOf(example).map((problem) => `line ${example.line} (${String(example.contract)}): ${problem}`),
+    );
     expect(failures).toEqual([]);
   });
 
@@ -59,7 +68,9 @@ describe('docs/contracts.md', () => {
     for (const type of EVENT_TYPES) {
       const { channel, token } = EVENT_CATALOGUE[type];
       const key = isCriticBound(type) ? '<plan>\\.<critic>' : '<(plan|critic)>';
-      expect(DOC).toMatch(new RegExp(`\\| \`${type}\` \\|[^\\n]*\\| \`rloop\\.v1\\.${channel}\\.${token}\\.${key}\` \\|`));
+      expect(DOC).toMatch(
+        new RegExp(`\\| \`${type}\` \\|[^\\n]*\\| \`rloop\\.v1\\.${channel}\\.${token}\\.${key}\` \\|`),
+      );
     }
   });
 

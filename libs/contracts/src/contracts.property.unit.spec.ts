@@ -92,7 +92,10 @@ describe.each(TARGETS)('$name', ({ name, document, schema, isEvent }) => {
           expect(result.error).toBeInstanceOf(ValidationError);
           expect(result.error.code).toMatch(/^CONTRACT\./);
           expect(result.error.retryable).toBe(false);
-          expect({ kind, paths: result.error.issues.map((i) => i.path) }).toEqual({ kind, paths: expect.arrayContaining([expected]) });
+          expect({ kind, paths: result.error.issues.map((i) => i.path) }).toEqual({
+            kind,
+            paths: expect.arrayContaining([expected]),
+          });
         } else {
           const result = schema.safeParse(overTheWire(value));
           expect(result.success).toBe(false);
@@ -124,7 +127,9 @@ describe('the generators themselves', () => {
   });
 
   it('repair only types the committed schemas define', () => {
-    const defined = new Set(Object.values(documents).flatMap((doc) => Object.keys((doc as { $defs?: object }).$defs ?? {})));
+    const defined = new Set(
+      Object.values(documents).flatMap((doc) => Object.keys((doc as { $defs?: object }).$defs ?? {})),
+    );
     expect(Object.keys(REPAIRS).filter((id) => !defined.has(id))).toEqual([]);
   });
 

@@ -31,7 +31,12 @@ export class RloopError extends Error {
 export class ValidationError extends RloopError {
   readonly issues: readonly Issue[];
 
-  constructor(code: string, message: string, issues: readonly Issue[], options: Omit<RloopErrorOptions, 'retryable'> = {}) {
+  constructor(
+    code: string,
+    message: string,
+    issues: readonly Issue[],
+    options: Omit<RloopErrorOptions, 'retryable'> = {},
+  ) {
     super(code, message, { ...options, retryable: false });
     this.issues = issues;
   }

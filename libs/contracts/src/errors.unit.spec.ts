@@ -1,5 +1,13 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConflictError, IllegalStateError, NotFoundError, RloopError, TransientError, ValidationError, describeError } from './errors.js';
+import {
+  ConflictError,
+  IllegalStateError,
+  NotFoundError,
+  RloopError,
+  TransientError,
+  ValidationError,
+  describeError,
+} from './errors.js';
 
 describe('RloopError', () => {
   it('carries a stable code, its class name and a message', () => {

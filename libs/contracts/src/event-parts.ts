@@ -6,14 +6,14 @@ import { Count, CriticId, EventId, GitSha, PositiveInt, RepoPath, Slug } from '.
 
 export const TestsResult = z
   .object({
-  added: Count,
-  passed: Count,
-  failed: Count,
-  total: Count,
-  /** Tests failing now that passed at the baseline. */
-  regressions: Count,
-  /** Compiler/linter warnings in the test run's output. */
-  warnings: Count,
+    added: Count,
+    passed: Count,
+    failed: Count,
+    total: Count,
+    /** Tests failing now that passed at the baseline. */
+    regressions: Count,
+    /** Compiler/linter warnings in the test run's output. */
+    warnings: Count,
   })
   .meta({ id: 'TestsResult' });
 export type TestsResult = z.infer<typeof TestsResult>;
@@ -51,13 +51,26 @@ export const PanelComposition = z.object({
   not_configured: z.array(LeftOutCritic),
 });
 
-export const CRITIC_FAILURE_REASONS = ['crashed', 'timed_out', 'unavailable', 'not_runnable', 'unauthorised', 'invalid_output', 'rate_limited', 'no_files_analysed'] as const;
+export const CRITIC_FAILURE_REASONS = [
+  'crashed',
+  'timed_out',
+  'unavailable',
+  'not_runnable',
+  'unauthorised',
+  'invalid_output',
+  'rate_limited',
+  'no_files_analysed',
+] as const;
 export type CriticFailureReason = (typeof CRITIC_FAILURE_REASONS)[number];
 /**
  * Failures of what a critic needs rather than of its review (its tool cannot run, its credentials
  * are refused, its host is gone): running the round again does not help until someone fixes it.
  */
-export const INFRASTRUCTURE_FAILURE_REASONS: readonly CriticFailureReason[] = ['not_runnable', 'unauthorised', 'unavailable'];
+export const INFRASTRUCTURE_FAILURE_REASONS: readonly CriticFailureReason[] = [
+  'not_runnable',
+  'unauthorised',
+  'unavailable',
+];
 export const CriticFailureReason = z.enum(CRITIC_FAILURE_REASONS);
 
 export const FixedFile = z.object({
@@ -99,7 +112,14 @@ export const RecordedCoverage = z
   .meta({ id: 'RecordedCoverage' });
 export type RecordedCoverage = z.infer<typeof RecordedCoverage>;
 
-export const HEURISTICS = ['persistent_issue', 'oscillation', 'implementer_wall', 'critic_disagreement', 'flat_trend', 'stall'] as const;
+export const HEURISTICS = [
+  'persistent_issue',
+  'oscillation',
+  'implementer_wall',
+  'critic_disagreement',
+  'flat_trend',
+  'stall',
+] as const;
 export const Heuristic = z.enum(HEURISTICS);
 export type Heuristic = z.infer<typeof Heuristic>;
 
@@ -118,7 +138,12 @@ export const FindingTimeline = z.object({
   raised_by: z.array(CriticId),
   rounds: z.array(z.object({ round: PositiveInt, present: z.boolean() })),
   attempts: z.array(
-    z.object({ round: PositiveInt, commit: GitSha.nullable(), lines_changed: Count, diff: z.string().max(20_000).optional() }),
+    z.object({
+      round: PositiveInt,
+      commit: GitSha.nullable(),
+      lines_changed: Count,
+      diff: z.string().max(20_000).optional(),
+    }),
   ),
 });
 export type FindingTimeline = z.infer<typeof FindingTimeline>;
@@ -136,19 +161,21 @@ export const DisagreementSide = z.object({
 });
 export type DisagreementSide = z.infer<typeof DisagreementSide>;
 
-export const StuckReport = z.object({
-  plan: Slug,
-  run_id: EventId,
-  phase: Phase,
-  round: PositiveInt,
-  trigger: z.object({ kind: EscalationReason, heuristic: Heuristic.optional(), detail: z.string().max(4000) }),
-  findings: z.array(FindingTimeline),
-  /** For a critic disagreement: both asks, side by side (never settled by priority rules). */
-  disagreement: z.array(DisagreementSide).max(10).optional(),
-  recommended_action: z.string().max(4000),
-  branch: z.string().optional(),
-  commit: GitSha.optional(),
-}).meta({ id: 'StuckReport' });
+export const StuckReport = z
+  .object({
+    plan: Slug,
+    run_id: EventId,
+    phase: Phase,
+    round: PositiveInt,
+    trigger: z.object({ kind: EscalationReason, heuristic: Heuristic.optional(), detail: z.string().max(4000) }),
+    findings: z.array(FindingTimeline),
+    /** For a critic disagreement: both asks, side by side (never settled by priority rules). */
+    disagreement: z.array(DisagreementSide).max(10).optional(),
+    recommended_action: z.string().max(4000),
+    branch: z.string().optional(),
+    commit: GitSha.optional(),
+  })
+  .meta({ id: 'StuckReport' });
 export type StuckReport = z.infer<typeof StuckReport>;
 
 /** What the gate decided a plan runs with (LoopGated's data; a LoopQueued carries it until the plan runs). */
@@ -174,5 +201,7 @@ export const Gating = z.object({
 export type Gating = z.infer<typeof Gating>;
 
 /** A run that holds (or waits for) files a queued plan overlaps, with the files they share. */
-export const ScopeHolder = z.object({ plan: Slug, run_id: EventId, files: z.array(RepoPath).min(1) }).meta({ id: 'ScopeHolder' });
+export const ScopeHolder = z
+  .object({ plan: Slug, run_id: EventId, files: z.array(RepoPath).min(1) })
+  .meta({ id: 'ScopeHolder' });
 export type ScopeHolder = z.infer<typeof ScopeHolder>;

@@ -32,17 +32,39 @@ export type EnvelopeBase = z.infer<typeof EnvelopeBase>;
 /** The `decision` field of an envelope. */
 export type DecisionStamp = NonNullable<EnvelopeBase['decision']>;
 
-function defineEvent<const T extends string, const V extends number, D extends z.ZodType>(type: T, version: V, data: D) {
+function defineEvent<const T extends string, const V extends number, D extends z.ZodType>(
+  type: T,
+  version: V,
+  data: D,
+) {
   return EnvelopeBase.extend({ type: z.literal(type), schema_version: z.literal(version), data });
 }
 
 export * from './event-parts.js';
 import { LoopState } from './loop-state.js';
-import { Gating, ScopeHolder, TestsResult, DispatchedCritic, LeftOutCritic, PanelComposition, CriticFailureReason, FixedFile, DiffStats, RecordedCoverage, Heuristic, EscalationReason, StuckReport } from './event-parts.js';
+import {
+  Gating,
+  ScopeHolder,
+  TestsResult,
+  DispatchedCritic,
+  LeftOutCritic,
+  PanelComposition,
+  CriticFailureReason,
+  FixedFile,
+  DiffStats,
+  RecordedCoverage,
+  Heuristic,
+  EscalationReason,
+  StuckReport,
+} from './event-parts.js';
 
 // ── Events ──────────────────────────────────────────────────────────────────────────────────
 
-export const PlanSubmitted = defineEvent('PlanSubmitted', 1, z.object({ plan: PlanSpec, submission_id: z.string().min(1).max(128) }));
+export const PlanSubmitted = defineEvent(
+  'PlanSubmitted',
+  1,
+  z.object({ plan: PlanSpec, submission_id: z.string().min(1).max(128) }),
+);
 
 export const PlanRejected = defineEvent(
   'PlanRejected',
@@ -309,7 +331,11 @@ export const LoopResumed = defineEvent(
   }),
 );
 
-export const LoopStopped = defineEvent('LoopStopped', 1, z.object({ note: z.string().max(4000).optional(), by: z.string().max(200) }));
+export const LoopStopped = defineEvent(
+  'LoopStopped',
+  1,
+  z.object({ note: z.string().max(4000).optional(), by: z.string().max(200) }),
+);
 
 /**
  * A fact from the implementer (issue 15 §4): after an escalation or a stop it left the plan's
@@ -403,7 +429,14 @@ export const JournalCommitted = defineEvent(
     /** The run whose stream these positions are in (null for events outside any run). */
     run_id: EventId.nullable().default(null),
     stream_version: PositiveInt,
-    events: z.array(z.object({ event_id: EventId, type: z.string(), stream_position: PositiveInt, global_position: z.string().regex(/^\d+$/) })),
+    events: z.array(
+      z.object({
+        event_id: EventId,
+        type: z.string(),
+        stream_position: PositiveInt,
+        global_position: z.string().regex(/^\d+$/),
+      }),
+    ),
     /**
      * Decisions refused in this commit: deciders decide again on the state announced here (an
      * announcement may carry refusals only).
@@ -462,10 +495,18 @@ const EVENTS_BY_CHANNEL = {
 
 type EventSchema = (typeof EVENTS_BY_CHANNEL)[Channel][number];
 type TypeOfSchema<S extends EventSchema> = z.infer<S>['type'];
-type ChannelOfSchema<S extends EventSchema> = { [C in Channel]: S extends (typeof EVENTS_BY_CHANNEL)[C][number] ? C : never }[Channel];
+type ChannelOfSchema<S extends EventSchema> = {
+  [C in Channel]: S extends (typeof EVENTS_BY_CHANNEL)[C][number] ? C : never;
+}[Channel];
 
 /** Every event: its schema, its subject token and its channel. */
-export type EventCatalogue = { readonly [S in EventSchema as TypeOfSchema<S>]: { readonly schema: S; readonly token: string; readonly channel: ChannelOfSchema<S> } };
+export type EventCatalogue = {
+  readonly [S in EventSchema as TypeOfSchema<S>]: {
+    readonly schema: S;
+    readonly token: string;
+    readonly channel: ChannelOfSchema<S>;
+  };
+};
 
 /** The subject token of an event type: its name in snake case (`PlanSubmitted` → `plan_submitted`). */
 export function eventToken(type: string): string {
@@ -473,19 +514,31 @@ export function eventToken(type: string): string {
 }
 
 export const EVENT_CATALOGUE: EventCatalogue = Object.fromEntries(
-  CHANNELS.flatMap((channel) => EVENTS_BY_CHANNEL[channel].map((schema: EventSchema) => [schema.shape.type.value, { schema, token: eventToken(schema.shape.type.value), channel }])),
+  CHANNELS.flatMap((channel) =>
+    EVENTS_BY_CHANNEL[channel].map((schema: EventSchema) => [
+      schema.shape.type.value,
+      { schema, token: eventToken(schema.shape.type.value), channel },
+    ]),
+  ),
 ) as EventCatalogue;
 
 export type EventType = keyof EventCatalogue;
 export const EVENT_TYPES = Object.keys(EVENT_CATALOGUE) as EventType[];
 
-export const RloopEvent = z.discriminatedUnion('type', [...EVENTS_BY_CHANNEL.events, ...EVENTS_BY_CHANNEL.critics, ...EVENTS_BY_CHANNEL.commits]);
+export const RloopEvent = z.discriminatedUnion('type', [
+  ...EVENTS_BY_CHANNEL.events,
+  ...EVENTS_BY_CHANNEL.critics,
+  ...EVENTS_BY_CHANNEL.commits,
+]);
 export type RloopEvent = z.infer<typeof RloopEvent>;
 export type EventOf<T extends EventType> = Extract<RloopEvent, { type: T }>;
 export type DataOf<T extends EventType> = EventOf<T>['data'];
 
 /** Events written to the journal (everything on the `events` channel). */
-export type JournaledEvent = Extract<RloopEvent, { type: { [K in EventType]: (typeof EVENT_CATALOGUE)[K]['channel'] extends 'events' ? K : never }[EventType] }>;
+export type JournaledEvent = Extract<
+  RloopEvent,
+  { type: { [K in EventType]: (typeof EVENT_CATALOGUE)[K]['channel'] extends 'events' ? K : never }[EventType] }
+>;
 
 export function isEventType(value: unknown): value is EventType {
   return typeof value === 'string' && Object.hasOwn(EVENT_CATALOGUE, value);

@@ -12,7 +12,14 @@ export const Phase = z.enum(PHASES);
 export type Phase = z.infer<typeof Phase>;
 
 /** Categories in ranking order: the synthesizer puts Security first and Consistency last. */
-export const CATEGORIES = ['security', 'correctness', 'maintainability', 'performance', 'readability', 'consistency'] as const;
+export const CATEGORIES = [
+  'security',
+  'correctness',
+  'maintainability',
+  'performance',
+  'readability',
+  'consistency',
+] as const;
 export const Category = z.enum(CATEGORIES);
 export type Category = z.infer<typeof Category>;
 
@@ -55,7 +62,10 @@ export const Finding = z
     id: z.string().min(1).max(128),
     fingerprint: Fingerprint,
     /** Identity that survives line shifts: a hash of the normalised flagged lines (like primaryLocationLineHash). */
-    location_hash: z.string().regex(/^[0-9a-f]{16}$/).optional(),
+    location_hash: z
+      .string()
+      .regex(/^[0-9a-f]{16}$/)
+      .optional(),
     severity: Severity,
     score: z.int().min(1).max(10),
     category: Category,
@@ -94,6 +104,6 @@ export const Finding = z
     error: 'score must lie in the band of its severity (critical 7-10, medium 4-6, low 1-3)',
     path: ['score'],
   })
-  .meta({ id: 'Finding', description: 'One finding of one critic, with the fields of the spec\'s letter format.' });
+  .meta({ id: 'Finding', description: "One finding of one critic, with the fields of the spec's letter format." });
 export type Finding = z.infer<typeof Finding>;
 export type FindingInput = z.input<typeof Finding>;

@@ -27,7 +27,16 @@ export {
   AUTOFIX_KINDS,
   AutofixKind,
 } from './finding.js';
-export { SUPPRESSION_KINDS, SuppressionKind, Suppression, IsoDate, RepoConfigEffect, RULE_LEVELS, RuleLevel, RepoConfig } from './review.js';
+export {
+  SUPPRESSION_KINDS,
+  SuppressionKind,
+  Suppression,
+  IsoDate,
+  RepoConfigEffect,
+  RULE_LEVELS,
+  RuleLevel,
+  RepoConfig,
+} from './review.js';
 export {
   Letter,
   LetterCritic,
@@ -121,8 +130,26 @@ export {
   DEAD_LETTER_REASONS,
   DeadLetter,
 } from './events.js';
-export { DEFAULT_NAMESPACE, SUBJECT_VERSION, CRITIC_BOUND_EVENTS, type CriticBoundEvent, type Subjects, isCriticBound, subjectsFor, streamOf, subjectToken } from './subjects.js';
-export { type Upcaster, UPCASTERS, upcast, parseEvent, parseEventOrThrow, toIssues, type ParseResult } from './parse.js';
+export {
+  DEFAULT_NAMESPACE,
+  SUBJECT_VERSION,
+  CRITIC_BOUND_EVENTS,
+  type CriticBoundEvent,
+  type Subjects,
+  isCriticBound,
+  subjectsFor,
+  streamOf,
+  subjectToken,
+} from './subjects.js';
+export {
+  type Upcaster,
+  UPCASTERS,
+  upcast,
+  parseEvent,
+  parseEventOrThrow,
+  toIssues,
+  type ParseResult,
+} from './parse.js';
 export { jsonSchemaDocuments } from './json-schema.js';
 export {
   LOOP_STATE_VERSION,

@@ -37,9 +37,30 @@ export interface SchemaNode {
 // Anything else makes the generator throw, so a contract change that needs new handling (an
 // exclusiveMinimum, a uniqueItems) fails loudly here instead of producing values nobody checked.
 const KNOWN_KEYWORDS = new Set([
-  '$id', '$schema', '$ref', '$defs', 'type', 'const', 'enum', 'anyOf', 'oneOf', 'properties', 'required',
-  'additionalProperties', 'propertyNames', 'items', 'minItems', 'maxItems', 'minLength', 'maxLength',
-  'pattern', 'format', 'minimum', 'maximum', 'default', 'description',
+  '$id',
+  '$schema',
+  '$ref',
+  '$defs',
+  'type',
+  'const',
+  'enum',
+  'anyOf',
+  'oneOf',
+  'properties',
+  'required',
+  'additionalProperties',
+  'propertyNames',
+  'items',
+  'minItems',
+  'maxItems',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'format',
+  'minimum',
+  'maximum',
+  'default',
+  'description',
 ]);
 
 export type Path = readonly (string | number)[];
@@ -123,7 +144,8 @@ export class SchemaDocument {
       }
       if (!isRecord(value)) return;
       if (typeof value['const'] === 'string') names.add(value['const']);
-      if (Array.isArray(value['enum'])) for (const member of value['enum']) if (typeof member === 'string') names.add(member);
+      if (Array.isArray(value['enum']))
+        for (const member of value['enum']) if (typeof member === 'string') names.add(member);
       Object.values(value).forEach(visit);
     };
     visit(this.root);
@@ -133,7 +155,8 @@ export class SchemaDocument {
 
 function checkKeywords(node: SchemaNode, at: string): void {
   for (const key of Object.keys(node)) {
-    if (!KNOWN_KEYWORDS.has(key)) throw new Error(`${at}: JSON Schema keyword "${key}" is not handled by json-schema.arbitraries.ts`);
+    if (!KNOWN_KEYWORDS.has(key))
+      throw new Error(`${at}: JSON Schema keyword "${key}" is not handled by json-schema.arbitraries.ts`);
   }
   const children: [string, SchemaNode | undefined][] = [
     ...Object.entries(node.$defs ?? {}).map(([k, v]): [string, SchemaNode] => [`$defs/${k}`, v]),
@@ -164,7 +187,11 @@ function pad(value: number, width: number): string {
 /** RFC 3339 date-times as z.iso.datetime({ offset: true }) reads them: `Z` or `±hh:mm`, any fraction. */
 export const dateTimeArbitrary: fc.Arbitrary<string> = fc
   .record({
-    instant: fc.date({ min: new Date('0001-01-02T00:00:00.000Z'), max: new Date('9999-12-30T23:59:59.999Z'), noInvalidDate: true }),
+    instant: fc.date({
+      min: new Date('0001-01-02T00:00:00.000Z'),
+      max: new Date('9999-12-30T23:59:59.999Z'),
+      noInvalidDate: true,
+    }),
     offsetMinutes: fc.option(fc.integer({ min: -(23 * 60 + 59), max: 23 * 60 + 59 }), { nil: null }),
     fractionDigits: fc.integer({ min: 0, max: 9 }),
     extraDigits: fc.stringMatching(/^\d{6}$/),
@@ -173,7 +200,8 @@ export const dateTimeArbitrary: fc.Arbitrary<string> = fc
     const local = new Date(instant.getTime() + (offsetMinutes ?? 0) * 60_000);
     const date = `${pad(local.getUTCFullYear(), 4)}-${pad(local.getUTCMonth() + 1, 2)}-${pad(local.getUTCDate(), 2)}`;
     const time = `${pad(local.getUTCHours(), 2)}:${pad(local.getUTCMinutes(), 2)}:${pad(local.getUTCSeconds(), 2)}`;
-    const fraction = fractionDigits === 0 ? '' : `.${`${pad(local.getUTCMilliseconds(), 3)}${extraDigits}`.slice(0, fractionDigits)}`;
+    const fraction =
+      fractionDigits === 0 ? '' : `.${`${pad(local.getUTCMilliseconds(), 3)}${extraDigits}`.slice(0, fractionDigits)}`;
     if (offsetMinutes === null) return `${date}T${time}${fraction}Z`;
     const magnitude = Math.abs(offsetMinutes);
     return `${date}T${time}${fraction}${offsetMinutes < 0 ? '-' : '+'}${pad(Math.floor(magnitude / 60), 2)}:${pad(magnitude % 60, 2)}`;
@@ -186,7 +214,10 @@ const pathSegment = fc.oneof(
 
 /** Relative paths that stay inside the repository: no leading `/`, no drive letter, no `..` segment. */
 export const repoPathArbitrary: fc.Arbitrary<string> = fc
-  .array(pathSegment.filter((s) => s !== '..'), { minLength: 1, maxLength: 4 })
+  .array(
+    pathSegment.filter((s) => s !== '..'),
+    { minLength: 1, maxLength: 4 },
+  )
   .map((segments) => segments.join('/'))
   .filter((p) => p.length <= 1024);
 
@@ -201,7 +232,8 @@ export const REPAIRS: Readonly<Record<string, Repair>> = {
     generic.map((value) => {
       const finding = asRecord(value, 'Finding');
       const { severity, score } = finding;
-      if (!isSeverity(severity) || typeof score !== 'number') throw new Error('Finding: generic value lacks severity or score');
+      if (!isSeverity(severity) || typeof score !== 'number')
+        throw new Error('Finding: generic value lacks severity or score');
       const band = SCORE_BANDS[severity];
       return { ...finding, score: band.min + ((score - 1) % (band.max - band.min + 1)) };
     }),
@@ -209,7 +241,8 @@ export const REPAIRS: Readonly<Record<string, Repair>> = {
   LineRange: (generic) =>
     generic.map((value) => {
       const { start, end } = asRecord(value, 'LineRange');
-      if (typeof start !== 'number' || typeof end !== 'number') throw new Error('LineRange: generic value lacks start or end');
+      if (typeof start !== 'number' || typeof end !== 'number')
+        throw new Error('LineRange: generic value lacks start or end');
       return { start: Math.min(start, end), end: Math.max(start, end) };
     }),
   // RepoPath.refine: relative and inside the repository; generic strings rarely are, so build them.
@@ -226,7 +259,13 @@ export const REPAIRS: Readonly<Record<string, Repair>> = {
   PlanImplementer: (generic) =>
     fc.tuple(generic, fc.string({ minLength: 1, maxLength: 40 })).map(([value, command]) => {
       const { agent, model, extra_args: extraArgs, ...rest } = asRecord(value, 'PlanImplementer');
-      if (rest['strategy'] === 'agent') return { ...rest, agent: agent ?? 'claude-code', ...(model === undefined ? {} : { model }), ...(extraArgs === undefined ? {} : { extra_args: extraArgs }) };
+      if (rest['strategy'] === 'agent')
+        return {
+          ...rest,
+          agent: agent ?? 'claude-code',
+          ...(model === undefined ? {} : { model }),
+          ...(extraArgs === undefined ? {} : { extra_args: extraArgs }),
+        };
       return rest['strategy'] === 'command' && rest['command'] === undefined ? { ...rest, command } : rest;
     }),
   // CriticCoverage.refine: the counts add up, and no more files are listed than were skipped.
@@ -234,10 +273,19 @@ export const REPAIRS: Readonly<Record<string, Repair>> = {
     generic.map((value) => {
       const coverage = asRecord(value, 'CriticCoverage');
       const { analysed, unsupported, skipped, skipped_total: total } = coverage;
-      if (typeof analysed !== 'number' || typeof unsupported !== 'number' || !Array.isArray(skipped) || typeof total !== 'number') {
+      if (
+        typeof analysed !== 'number' ||
+        typeof unsupported !== 'number' ||
+        !Array.isArray(skipped) ||
+        typeof total !== 'number'
+      ) {
         throw new Error('CriticCoverage: generic value lacks its counts');
       }
-      const counts = { analysed: analysed % 1_000_000, unsupported: unsupported % 1_000_000, skipped_total: skipped.length + (total % 1_000) };
+      const counts = {
+        analysed: analysed % 1_000_000,
+        unsupported: unsupported % 1_000_000,
+        skipped_total: skipped.length + (total % 1_000),
+      };
       return { ...coverage, ...counts, considered: counts.analysed + counts.unsupported + counts.skipped_total };
     }),
   // PlanSpec's title is trimmed before its length check, which JSON Schema cannot say.
@@ -252,11 +300,15 @@ export const REPAIRS: Readonly<Record<string, Repair>> = {
 export const FORMATS: Readonly<Record<string, fc.Arbitrary<string>>> = {
   'date-time': dateTimeArbitrary,
   // Calendar days (z.iso.date): a real day of a four-digit year.
-  date: fc.date({ min: new Date('0001-01-01T00:00:00.000Z'), max: new Date('9999-12-31T00:00:00.000Z'), noInvalidDate: true }).map((d) => `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}`),
+  date: fc
+    .date({ min: new Date('0001-01-01T00:00:00.000Z'), max: new Date('9999-12-31T00:00:00.000Z'), noInvalidDate: true })
+    .map((d) => `${pad(d.getUTCFullYear(), 4)}-${pad(d.getUTCMonth() + 1, 2)}-${pad(d.getUTCDate(), 2)}`),
 };
 
 // Passed through JSON once, so it holds only what the wire can carry (no -0 deep inside).
-const anyJson: fc.Arbitrary<unknown> = fc.jsonValue({ maxDepth: 2, stringUnit: 'grapheme-composite' }).map((v): unknown => JSON.parse(JSON.stringify(v)));
+const anyJson: fc.Arbitrary<unknown> = fc
+  .jsonValue({ maxDepth: 2, stringUnit: 'grapheme-composite' })
+  .map((v): unknown => JSON.parse(JSON.stringify(v)));
 
 function integerArbitrary(minimum = Number.MIN_SAFE_INTEGER, maximum = Number.MAX_SAFE_INTEGER): fc.Arbitrary<number> {
   // Mostly small numbers (what real events hold), sometimes anywhere up to the bounds.
@@ -290,7 +342,10 @@ function stringArbitrary(node: SchemaNode): fc.Arbitrary<string> {
 }
 
 /** An arbitrary of values valid against a schema document (and its zod refinements). */
-export function valueArbitrary(document: SchemaDocument, repairs: Readonly<Record<string, Repair>> = REPAIRS): fc.Arbitrary<unknown> {
+export function valueArbitrary(
+  document: SchemaDocument,
+  repairs: Readonly<Record<string, Repair>> = REPAIRS,
+): fc.Arbitrary<unknown> {
   const defs = new Map<string, fc.Arbitrary<unknown>>();
 
   const defArbitrary = (ref: string): fc.Arbitrary<unknown> => {
@@ -324,7 +379,9 @@ export function valueArbitrary(document: SchemaDocument, repairs: Readonly<Recor
       case 'integer':
         return integerArbitrary(node.minimum, node.maximum);
       case 'number':
-        return fc.double({ min: node.minimum, max: node.maximum, noNaN: true, noDefaultInfinity: true }).map(noNegativeZero);
+        return fc
+          .double({ min: node.minimum, max: node.maximum, noNaN: true, noDefaultInfinity: true })
+          .map(noNegativeZero);
       case 'string':
         return stringArbitrary(node);
       case 'array': {
@@ -352,7 +409,15 @@ export function valueArbitrary(document: SchemaDocument, repairs: Readonly<Recor
 
 // ── Invalid values ───────────────────────────────────────────────────────────────────────────
 
-export const MUTATION_KINDS = ['drop_required', 'wrong_type', 'wrong_const', 'out_of_enum', 'break_pattern', 'out_of_range', 'refinement'] as const;
+export const MUTATION_KINDS = [
+  'drop_required',
+  'wrong_type',
+  'wrong_const',
+  'out_of_enum',
+  'break_pattern',
+  'out_of_range',
+  'refinement',
+] as const;
 export type MutationKind = (typeof MUTATION_KINDS)[number];
 
 const DROP = Symbol('drop the property');
@@ -383,7 +448,12 @@ function lazy(make: () => unknown): fc.Arbitrary<unknown> {
   return fc.constant(null).map(make);
 }
 
-function site(kind: MutationKind, path: Path, replacement: fc.Arbitrary<unknown>, expectedPath: Path = path): MutationSite {
+function site(
+  kind: MutationKind,
+  path: Path,
+  replacement: fc.Arbitrary<unknown>,
+  expectedPath: Path = path,
+): MutationSite {
   return { kind, path, expectedPath, replacement };
 }
 
@@ -400,10 +470,14 @@ export const BREAKERS: Readonly<Record<string, Breaker>> = {
     const { end } = asRecord(value, 'LineRange');
     if (typeof end !== 'number') return [];
     // Turned around without leaving the integer bounds (end may sit at the largest safe integer).
-    const turned = fc.integer({ min: 1, max: 10_000 }).map((k) => (end > k ? { start: end, end: end - k } : { start: end + k, end }));
+    const turned = fc
+      .integer({ min: 1, max: 10_000 })
+      .map((k) => (end > k ? { start: end, end: end - k } : { start: end + k, end }));
     return [site('refinement', path, turned, [...path, 'end'])];
   },
-  RepoPath: (_value, path) => [site('refinement', path, fc.constantFrom('../x', '..', 'a/../../b', '/etc/passwd', 'C:/Windows/x', 'src/..'))],
+  RepoPath: (_value, path) => [
+    site('refinement', path, fc.constantFrom('../x', '..', 'a/../../b', '/etc/passwd', 'C:/Windows/x', 'src/..')),
+  ],
   PlanRepo: (value, path) => {
     const { path: _path, url: _url, ...neither } = asRecord(value, 'PlanRepo');
     return [
@@ -420,7 +494,14 @@ export const BREAKERS: Readonly<Record<string, Breaker>> = {
   CriticCoverage: (value, path) => {
     const { considered } = asRecord(value, 'CriticCoverage');
     if (typeof considered !== 'number') return [];
-    return [site('refinement', [...path, 'considered'], fc.integer({ min: 1, max: 1_000 }).map((k) => considered + k), path)];
+    return [
+      site(
+        'refinement',
+        [...path, 'considered'],
+        fc.integer({ min: 1, max: 1_000 }).map((k) => considered + k),
+        path,
+      ),
+    ];
   },
 };
 
@@ -442,7 +523,16 @@ function valueOfType(type: JsonType): fc.Arbitrary<unknown> {
 }
 
 function patternBreakers(value: string): string[] {
-  return [`${value}.`, `${value} `, `.${value}`, value.slice(0, -1), value.toUpperCase(), `A${value}`, `${value}\n`, ''];
+  return [
+    `${value}.`,
+    `${value} `,
+    `.${value}`,
+    value.slice(0, -1),
+    value.toUpperCase(),
+    `A${value}`,
+    `${value}\n`,
+    '',
+  ];
 }
 
 export interface MutationOptions {
@@ -457,7 +547,8 @@ export function mutationSites(document: SchemaDocument, value: unknown, options:
   const reserved = new Set([...document.namedStrings(), ...(options.reserved ?? [])]);
   const sites: MutationSite[] = [];
 
-  const unnamed = (candidates: fc.Arbitrary<string>): fc.Arbitrary<string> => candidates.filter((s) => !reserved.has(s));
+  const unnamed = (candidates: fc.Arbitrary<string>): fc.Arbitrary<string> =>
+    candidates.filter((s) => !reserved.has(s));
 
   const matchingBranch = (branches: readonly SchemaNode[], v: unknown): SchemaNode | undefined => {
     const type = jsonTypeOf(v);
@@ -477,7 +568,8 @@ export function mutationSites(document: SchemaDocument, value: unknown, options:
     if (path.length > 0 && !typeSiteDone) {
       const allowed = document.allowedTypes(node);
       const disallowed = JSON_TYPES.filter((t) => !allowed.has(t));
-      if (disallowed.length > 0) sites.push(site('wrong_type', path, fc.constantFrom(...disallowed).chain(valueOfType)));
+      if (disallowed.length > 0)
+        sites.push(site('wrong_type', path, fc.constantFrom(...disallowed).chain(valueOfType)));
       if (resolved.type === 'integer') {
         // Near zero: far out, x + 0.5 rounds back to an integer.
         const whole = Math.min(Math.max(0, resolved.minimum ?? 0), (resolved.maximum ?? 1) - 1);
@@ -488,9 +580,21 @@ export function mutationSites(document: SchemaDocument, value: unknown, options:
     if ('const' in resolved) {
       const expected = resolved.const;
       if (typeof expected === 'string') {
-        sites.push(site('wrong_const', path, unnamed(fc.oneof(fc.string(), fc.constant(expected.toLowerCase()), fc.constant(`${expected}V2`)))));
+        sites.push(
+          site(
+            'wrong_const',
+            path,
+            unnamed(fc.oneof(fc.string(), fc.constant(expected.toLowerCase()), fc.constant(`${expected}V2`))),
+          ),
+        );
       } else if (typeof expected === 'number') {
-        sites.push(site('wrong_const', path, fc.integer({ min: -3, max: 1000 }).filter((n) => n !== expected)));
+        sites.push(
+          site(
+            'wrong_const',
+            path,
+            fc.integer({ min: -3, max: 1000 }).filter((n) => n !== expected),
+          ),
+        );
       }
       return;
     }
@@ -498,7 +602,13 @@ export function mutationSites(document: SchemaDocument, value: unknown, options:
       const members = resolved.enum;
       if (typeof v === 'string') {
         const upper = members.filter((m): m is string => typeof m === 'string').map((m) => m.toUpperCase());
-        sites.push(site('out_of_enum', path, unnamed(fc.oneof(fc.string(), fc.constantFrom(...upper, `${v}_other`))).filter((s) => !members.includes(s))));
+        sites.push(
+          site(
+            'out_of_enum',
+            path,
+            unnamed(fc.oneof(fc.string(), fc.constantFrom(...upper, `${v}_other`))).filter((s) => !members.includes(s)),
+          ),
+        );
       }
       return;
     }
@@ -514,23 +624,38 @@ export function mutationSites(document: SchemaDocument, value: unknown, options:
       if (resolved.pattern !== undefined) {
         const pattern = new RegExp(resolved.pattern);
         const broken = patternBreakers(v).filter((s) => !pattern.test(s));
-        if (broken.length === 0) throw new Error(`${document.name}: cannot break pattern ${resolved.pattern} of ${JSON.stringify(v)}`);
+        if (broken.length === 0)
+          throw new Error(`${document.name}: cannot break pattern ${resolved.pattern} of ${JSON.stringify(v)}`);
         sites.push(site('break_pattern', path, fc.constantFrom(...broken)));
       }
-      if (resolved.minLength !== undefined && resolved.minLength > 0) sites.push(site('out_of_range', path, fc.constant('')));
+      if (resolved.minLength !== undefined && resolved.minLength > 0)
+        sites.push(site('out_of_range', path, fc.constant('')));
       if (resolved.maxLength !== undefined) {
         const tooLong = resolved.maxLength + 1;
-        sites.push(site('out_of_range', path, lazy(() => 'x'.repeat(tooLong))));
+        sites.push(
+          site(
+            'out_of_range',
+            path,
+            lazy(() => 'x'.repeat(tooLong)),
+          ),
+        );
       }
     } else if (typeof v === 'number') {
       if (resolved.minimum !== undefined) sites.push(site('out_of_range', path, fc.constant(resolved.minimum - 1)));
       if (resolved.maximum !== undefined) sites.push(site('out_of_range', path, fc.constant(resolved.maximum + 1)));
     } else if (Array.isArray(v)) {
-      if (resolved.minItems !== undefined && resolved.minItems > 0) sites.push(site('out_of_range', path, fc.constant([])));
+      if (resolved.minItems !== undefined && resolved.minItems > 0)
+        sites.push(site('out_of_range', path, fc.constant([])));
       if (resolved.maxItems !== undefined) {
         const filler: unknown = v[0] ?? null;
         const tooMany = resolved.maxItems + 1;
-        sites.push(site('out_of_range', path, lazy(() => Array.from({ length: tooMany }, () => structuredClone(filler)))));
+        sites.push(
+          site(
+            'out_of_range',
+            path,
+            lazy(() => Array.from({ length: tooMany }, () => structuredClone(filler))),
+          ),
+        );
       }
       if (resolved.items !== undefined) {
         const items = resolved.items;
@@ -539,10 +664,13 @@ export function mutationSites(document: SchemaDocument, value: unknown, options:
     } else if (isRecord(v)) {
       for (const key of resolved.required ?? []) {
         // A property with a default is "required" in an output schema, yet zod fills it in when absent.
-        if (resolved.properties?.[key]?.default === undefined && Object.hasOwn(v, key)) sites.push(site('drop_required', [...path, key], fc.constant(DROP)));
+        if (resolved.properties?.[key]?.default === undefined && Object.hasOwn(v, key))
+          sites.push(site('drop_required', [...path, key], fc.constant(DROP)));
       }
       for (const [key, child] of Object.entries(v)) {
-        const schema = resolved.properties?.[key] ?? (typeof resolved.additionalProperties === 'object' ? resolved.additionalProperties : undefined);
+        const schema =
+          resolved.properties?.[key] ??
+          (typeof resolved.additionalProperties === 'object' ? resolved.additionalProperties : undefined);
         if (schema !== undefined) visit(schema, child, [...path, key], false);
       }
     }
@@ -558,7 +686,8 @@ function applyAt(value: unknown, path: Path, replacement: unknown): unknown {
   let parent: unknown = copy;
   for (const key of path.slice(0, -1)) parent = (parent as Record<string | number, unknown>)[key];
   const last = path[path.length - 1];
-  if (last === undefined || typeof parent !== 'object' || parent === null) throw new Error(`cannot mutate at ${path.join('.')}`);
+  if (last === undefined || typeof parent !== 'object' || parent === null)
+    throw new Error(`cannot mutate at ${path.join('.')}`);
   const container = parent as Record<string | number, unknown>;
   if (replacement === DROP) delete container[last];
   else container[last] = replacement;
@@ -566,7 +695,11 @@ function applyAt(value: unknown, path: Path, replacement: unknown): unknown {
 }
 
 /** A random single mutation of `value`: first a kind (so rare kinds get their turn), then a place. */
-export function mutationArbitrary(document: SchemaDocument, value: unknown, options: MutationOptions = {}): fc.Arbitrary<Mutation> {
+export function mutationArbitrary(
+  document: SchemaDocument,
+  value: unknown,
+  options: MutationOptions = {},
+): fc.Arbitrary<Mutation> {
   const sites = mutationSites(document, value, options);
   const kinds = MUTATION_KINDS.filter((kind) => sites.some((s) => s.kind === kind));
   if (kinds.length === 0) throw new Error(`${document.name}: no way to mutate ${JSON.stringify(value)}`);
@@ -574,6 +707,11 @@ export function mutationArbitrary(document: SchemaDocument, value: unknown, opti
     .constantFrom(...kinds)
     .chain((kind) => fc.constantFrom(...sites.filter((s) => s.kind === kind)))
     .chain((s) =>
-      s.replacement.map((replacement): Mutation => ({ kind: s.kind, path: s.path, expectedPath: s.expectedPath, value: applyAt(value, s.path, replacement) })),
+      s.replacement.map((replacement): Mutation => ({
+        kind: s.kind,
+        path: s.path,
+        expectedPath: s.expectedPath,
+        value: applyAt(value, s.path, replacement),
+      })),
     );
 }

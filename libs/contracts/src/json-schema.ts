@@ -22,7 +22,9 @@ export function jsonSchemaDocuments(): Record<string, unknown> {
     'rloop-config.schema.json': z.toJSONSchema(RepoConfig, { target: 'draft-2020-12', io: 'input' }),
   };
   for (const type of EVENT_TYPES) {
-    docs[`events/${EVENT_CATALOGUE[type].token}.schema.json`] = z.toJSONSchema(EVENT_CATALOGUE[type].schema, { target: 'draft-2020-12' });
+    docs[`events/${EVENT_CATALOGUE[type].token}.schema.json`] = z.toJSONSchema(EVENT_CATALOGUE[type].schema, {
+      target: 'draft-2020-12',
+    });
   }
   for (const [name, doc] of Object.entries(docs)) {
     docs[name] = { $id: `https://refinement-loop.dev/schemas/${name}`, ...(doc as object) };

@@ -31,13 +31,18 @@ describe('schemas/', () => {
   });
 
   it('holds nothing the contracts no longer produce', () => {
-    const stale = committed.filter((name) => !Object.hasOwn(expected, name)).map((name) => `schemas/${name} is stale: delete it, then ${FIX}`);
+    const stale = committed
+      .filter((name) => !Object.hasOwn(expected, name))
+      .map((name) => `schemas/${name} is stale: delete it, then ${FIX}`);
     expect(stale).toEqual([]);
   });
 
   it('gives every document an $id under its file name and the 2020-12 dialect', () => {
     for (const [name, doc] of Object.entries(expected)) {
-      expect(doc).toMatchObject({ $id: `https://refinement-loop.dev/schemas/${name}`, $schema: 'https://json-schema.org/draft/2020-12/schema' });
+      expect(doc).toMatchObject({
+        $id: `https://refinement-loop.dev/schemas/${name}`,
+        $schema: 'https://json-schema.org/draft/2020-12/schema',
+      });
     }
   });
 });

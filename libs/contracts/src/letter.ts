@@ -11,14 +11,27 @@ export const CRITIC_OUTCOMES = ['reported', 'failed', 'timed_out'] as const;
  * unreviewed; `generated`, `outside_checkout` (a symbolic link leaving the checkout: its target is
  * never read) and `missing` (not a regular file at this commit) do not.
  */
-export const COVERAGE_SKIP_REASONS = ['not_read', 'unreadable', 'parse_error', 'binary', 'too_large', 'generated', 'outside_checkout', 'missing'] as const;
+export const COVERAGE_SKIP_REASONS = [
+  'not_read',
+  'unreadable',
+  'parse_error',
+  'binary',
+  'too_large',
+  'generated',
+  'outside_checkout',
+  'missing',
+] as const;
 export const CoverageSkipReason = z.enum(COVERAGE_SKIP_REASONS);
 export type CoverageSkipReason = z.infer<typeof CoverageSkipReason>;
 
 /** At most this many skipped files are listed in a coverage report (all are counted). */
 export const MAX_LISTED_SKIPS = 100;
 
-export const SkippedFile = z.object({ file: RepoPath, reason: CoverageSkipReason, detail: z.string().max(300).optional() });
+export const SkippedFile = z.object({
+  file: RepoPath,
+  reason: CoverageSkipReason,
+  detail: z.string().max(300).optional(),
+});
 export type SkippedFile = z.infer<typeof SkippedFile>;
 
 /**
@@ -74,32 +87,34 @@ export const SeverityCounts = z.object({ critical: Count, medium: Count, low: Co
 export type SeverityCounts = z.infer<typeof SeverityCounts>;
 
 /** The round's single ranked JSON letter (spec Decision 6). Markdown is rendered from it on demand. */
-export const Letter = z.object({
-  letter_id: EventId,
-  plan: Slug,
-  run_id: EventId,
-  round: PositiveInt,
-  phase: Phase,
-  /** Top-K per critic for the phase; null means unlimited (the final sweep). */
-  k: PositiveInt.nullable(),
-  commit: GitSha,
-  /** `single_pass` letters are reviews only: nobody fixes them. */
-  mode: z.enum(['loop', 'single_pass']).default('loop'),
-  created_at: Timestamp,
-  critics: z.array(LetterCritic),
-  /** Deduplicated and ranked: severity, then Security > Correctness > … > Consistency, then score. */
-  findings: z.array(Finding),
-  counts: SeverityCounts,
-  /**
-   * True when every core critic reported and no critic left a file under review unanalysed for a
-   * reason that is a gap (see COVERAGE_SKIP_REASONS); an incomplete letter can never end a phase.
-   */
-  complete: z.boolean(),
-  disagreements: z.array(Disagreement).default([]),
-  /** Findings the repository dismissed (inline suppressions, rules switched off, a baseline): visible, not gone. Absent: none. */
-  suppressed: z.array(Suppression).optional(),
-  /** What the repository's .rloop.yaml and .rloopignore changed, when the review read them. */
-  repo_config: RepoConfigEffect.optional(),
-  summary: z.string().min(1).max(10_000),
-}).meta({ id: 'Letter', description: 'The round\'s ranked JSON letter.' });
+export const Letter = z
+  .object({
+    letter_id: EventId,
+    plan: Slug,
+    run_id: EventId,
+    round: PositiveInt,
+    phase: Phase,
+    /** Top-K per critic for the phase; null means unlimited (the final sweep). */
+    k: PositiveInt.nullable(),
+    commit: GitSha,
+    /** `single_pass` letters are reviews only: nobody fixes them. */
+    mode: z.enum(['loop', 'single_pass']).default('loop'),
+    created_at: Timestamp,
+    critics: z.array(LetterCritic),
+    /** Deduplicated and ranked: severity, then Security > Correctness > … > Consistency, then score. */
+    findings: z.array(Finding),
+    counts: SeverityCounts,
+    /**
+     * True when every core critic reported and no critic left a file under review unanalysed for a
+     * reason that is a gap (see COVERAGE_SKIP_REASONS); an incomplete letter can never end a phase.
+     */
+    complete: z.boolean(),
+    disagreements: z.array(Disagreement).default([]),
+    /** Findings the repository dismissed (inline suppressions, rules switched off, a baseline): visible, not gone. Absent: none. */
+    suppressed: z.array(Suppression).optional(),
+    /** What the repository's .rloop.yaml and .rloopignore changed, when the review read them. */
+    repo_config: RepoConfigEffect.optional(),
+    summary: z.string().min(1).max(10_000),
+  })
+  .meta({ id: 'Letter', description: "The round's ranked JSON letter." });
 export type Letter = z.infer<typeof Letter>;

@@ -1,10 +1,17 @@
 import { z } from 'zod';
-import { CriticFailureReason, DisagreementSide, DispatchedCritic, GateVerdict, Gating, Heuristic, ScopeHolder } from './event-parts.js';
+import {
+  CriticFailureReason,
+  DisagreementSide,
+  DispatchedCritic,
+  GateVerdict,
+  Gating,
+  Heuristic,
+  ScopeHolder,
+} from './event-parts.js';
 import { Category, Phase, Severity } from './finding.js';
 import { SeverityCounts } from './letter.js';
 import { PlanSpec } from './plan.js';
 import { ValidationError, toIssues } from './errors.js';
-
 
 // The loop state (the journal's fold of a plan's current run) as it travels: in JournalCommitted
 // announcements and `journal.loop_state` replies. The domain folds it (libs/domain loop/state.ts);
@@ -20,7 +27,19 @@ const Ref = z.object({ event_id: z.string().min(1), occurred_at: z.string().min(
  * escalated loop waits for a person (`rloop resume` / `rloop stop`); a queued one for the runs
  * whose files it overlaps (scope locking, see libs/domain/src/scope).
  */
-export const LOOP_STATUSES = ['submitted', 'queued', 'awaiting_baseline', 'ready', 'reviewing', 'fixing', 'escalated', 'converged', 'bypassed', 'rejected', 'stopped'] as const;
+export const LOOP_STATUSES = [
+  'submitted',
+  'queued',
+  'awaiting_baseline',
+  'ready',
+  'reviewing',
+  'fixing',
+  'escalated',
+  'converged',
+  'bypassed',
+  'rejected',
+  'stopped',
+] as const;
 export const LoopStatus = z.enum(LOOP_STATUSES);
 export type LoopStatus = z.infer<typeof LoopStatus>;
 
@@ -39,7 +58,13 @@ export const PendingDetection = z.object({
 export type PendingDetection = z.infer<typeof PendingDetection>;
 
 /** The best round of the current phase so far (fewest critical, then fewest findings): where a worse round is reverted to. */
-export const BestRound = z.object({ phase: Phase, round: z.int().min(0), commit: z.string(), critical: z.int().min(0), findings: z.int().min(0) });
+export const BestRound = z.object({
+  phase: Phase,
+  round: z.int().min(0),
+  commit: z.string(),
+  critical: z.int().min(0),
+  findings: z.int().min(0),
+});
 export type BestRound = z.infer<typeof BestRound>;
 
 /** A finding as the loop state keeps it (enough for an escalation report, small enough to fold). */
@@ -55,7 +80,12 @@ export const FindingSummary = z.object({
 });
 export type FindingSummary = z.infer<typeof FindingSummary>;
 
-export const RoundLetter = Ref.extend({ letter_id: z.string().min(1), findings: z.int().min(0), counts: SeverityCounts, complete: z.boolean() });
+export const RoundLetter = Ref.extend({
+  letter_id: z.string().min(1),
+  findings: z.int().min(0),
+  counts: SeverityCounts,
+  complete: z.boolean(),
+});
 export type RoundLetter = z.infer<typeof RoundLetter>;
 
 /** A critic's failure in a round, as the state keeps it. */
@@ -104,9 +134,17 @@ export const LoopState = z.object({
   spec: PlanSpec.nullable(),
   submission_id: z.string().nullable(),
   verdict: GateVerdict.nullable(),
-  gated: Ref.extend({ commit: z.string(), repo_path: z.string(), repo_url: z.string().optional(), files: z.array(z.string()) }).nullable(),
+  gated: Ref.extend({
+    commit: z.string(),
+    repo_path: z.string(),
+    repo_url: z.string().optional(),
+    files: z.array(z.string()),
+  }).nullable(),
   /** While queued (scope locking): the gating it will run with and the runs it waits for, from its latest LoopQueued. */
-  queued: z.object({ event_id: z.string().min(1), gating: Gating, waiting_for: z.array(ScopeHolder).min(1) }).nullable().default(null),
+  queued: z
+    .object({ event_id: z.string().min(1), gating: Gating, waiting_for: z.array(ScopeHolder).min(1) })
+    .nullable()
+    .default(null),
   baseline: Ref.extend({ commit: z.string(), branch: z.string(), failing: z.array(z.string()) }).nullable(),
   /** The commit the next round reviews: the baseline, then each committed fix. */
   head: z.string().nullable(),
@@ -114,7 +152,12 @@ export const LoopState = z.object({
   /** The last round number started in this run (0 before round 1). */
   round: z.int().min(0),
   /** Extra rounds people granted per phase when resuming. */
-  cap_bonus: z.object({ critical: z.int().min(0), medium: z.int().min(0), low: z.int().min(0), final_sweep: z.int().min(0) }) satisfies z.ZodType<Record<Phase, number>>,
+  cap_bonus: z.object({
+    critical: z.int().min(0),
+    medium: z.int().min(0),
+    low: z.int().min(0),
+    final_sweep: z.int().min(0),
+  }) satisfies z.ZodType<Record<Phase, number>>,
   current: RoundRecord.nullable(),
   /** The latest letter's findings (capped), for stuck-issue reports. */
   last_findings: z.array(FindingSummary),
@@ -146,8 +189,16 @@ export type LoopState = z.infer<typeof LoopState>;
  * version are version 1. A state that does not match is a ValidationError naming the fields.
  */
 export function parseLoopState(value: unknown): LoopState {
-  const versioned = typeof value === 'object' && value !== null && !('schema_version' in value) ? { ...value, schema_version: 1 } : value;
+  const versioned =
+    typeof value === 'object' && value !== null && !('schema_version' in value)
+      ? { ...value, schema_version: 1 }
+      : value;
   const parsed = LoopState.safeParse(versioned);
-  if (!parsed.success) throw new ValidationError('CONTRACT.INVALID_LOOP_STATE', `invalid loop state: ${parsed.error.issues[0]?.message ?? 'unknown'}`, toIssues(parsed.error));
+  if (!parsed.success)
+    throw new ValidationError(
+      'CONTRACT.INVALID_LOOP_STATE',
+      `invalid loop state: ${parsed.error.issues[0]?.message ?? 'unknown'}`,
+      toIssues(parsed.error),
+    );
   return parsed.data;
 }

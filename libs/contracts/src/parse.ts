@@ -1,5 +1,12 @@
 import { ValidationError, toIssues } from './errors.js';
-import { EVENT_CATALOGUE, type EventOf, type EventType, isEventType, type RloopEvent, currentVersion } from './events.js';
+import {
+  EVENT_CATALOGUE,
+  type EventOf,
+  type EventType,
+  isEventType,
+  type RloopEvent,
+  currentVersion,
+} from './events.js';
 
 /**
  * Turns an older event body into the next version's. Register one per (type, from-version) when a
@@ -37,7 +44,8 @@ export function upcast(raw: unknown, upcasters: readonly Upcaster[] = UPCASTERS)
   return { ...raw, schema_version: version, data };
 }
 
-export type ParseResult<T> = { readonly ok: true; readonly event: T } | { readonly ok: false; readonly error: ValidationError };
+export type ParseResult<T> =
+  { readonly ok: true; readonly event: T } | { readonly ok: false; readonly error: ValidationError };
 
 /**
  * Validates an unknown value as an event (after upcasting). Never throws: a bad message is a
@@ -46,13 +54,20 @@ export type ParseResult<T> = { readonly ok: true; readonly event: T } | { readon
 export function parseEvent(raw: unknown, upcasters: readonly Upcaster[] = UPCASTERS): ParseResult<RloopEvent> {
   const value = upcast(raw, upcasters);
   if (!isRecord(value)) {
-    return { ok: false, error: new ValidationError('CONTRACT.NOT_AN_OBJECT', 'event must be a JSON object', [{ path: '(root)', message: 'expected an object' }]) };
+    return {
+      ok: false,
+      error: new ValidationError('CONTRACT.NOT_AN_OBJECT', 'event must be a JSON object', [
+        { path: '(root)', message: 'expected an object' },
+      ]),
+    };
   }
   const type = value['type'];
   if (!isEventType(type)) {
     return {
       ok: false,
-      error: new ValidationError('CONTRACT.UNKNOWN_TYPE', `unknown event type ${JSON.stringify(type)}`, [{ path: 'type', message: 'unknown event type' }]),
+      error: new ValidationError('CONTRACT.UNKNOWN_TYPE', `unknown event type ${JSON.stringify(type)}`, [
+        { path: 'type', message: 'unknown event type' },
+      ]),
     };
   }
   const result = EVENT_CATALOGUE[type].schema.safeParse(value);
@@ -60,18 +75,28 @@ export function parseEvent(raw: unknown, upcasters: readonly Upcaster[] = UPCAST
     const issues = toIssues(result.error);
     return {
       ok: false,
-      error: new ValidationError('CONTRACT.INVALID', `${type} does not match its contract: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues),
+      error: new ValidationError(
+        'CONTRACT.INVALID',
+        `${type} does not match its contract: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+        issues,
+      ),
     };
   }
   return { ok: true, event: result.data };
 }
 
 /** Like parseEvent, for a known type; throws ValidationError. */
-export function parseEventOrThrow<T extends EventType>(type: T, raw: unknown, upcasters: readonly Upcaster[] = UPCASTERS): EventOf<T> {
+export function parseEventOrThrow<T extends EventType>(
+  type: T,
+  raw: unknown,
+  upcasters: readonly Upcaster[] = UPCASTERS,
+): EventOf<T> {
   const result = parseEvent(raw, upcasters);
   if (!result.ok) throw result.error;
   if (result.event.type !== type) {
-    throw new ValidationError('CONTRACT.WRONG_TYPE', `expected ${type}, got ${result.event.type}`, [{ path: 'type', message: `expected ${type}` }]);
+    throw new ValidationError('CONTRACT.WRONG_TYPE', `expected ${type}, got ${result.event.type}`, [
+      { path: 'type', message: `expected ${type}` },
+    ]);
   }
   return result.event as EventOf<T>;
 }

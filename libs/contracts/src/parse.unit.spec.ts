@@ -51,7 +51,8 @@ describe('event versions', () => {
 
   it('knows its own event types and nothing inherited from Object.prototype', () => {
     expect(isEventType('LoopStopped')).toBe(true);
-    for (const name of ['toString', '__proto__', 'constructor', 'hasOwnProperty', 'loopstopped', '']) expect(isEventType(name)).toBe(false);
+    for (const name of ['toString', '__proto__', 'constructor', 'hasOwnProperty', 'loopstopped', ''])
+      expect(isEventType(name)).toBe(false);
   });
 });
 
@@ -98,7 +99,10 @@ describe('parseEvent', () => {
   });
 
   it('reads an old event through the upcasters it is given', () => {
-    const result = parseEvent(loopStopped({ schema_version: -1, data: { user: 'alice', note: 'old' } }), [STOPPED_FROM_V0, STOPPED_FROM_V_MINUS_1]);
+    const result = parseEvent(loopStopped({ schema_version: -1, data: { user: 'alice', note: 'old' } }), [
+      STOPPED_FROM_V0,
+      STOPPED_FROM_V_MINUS_1,
+    ]);
     expect(result).toEqual({ ok: true, event: loopStopped({ data: { by: 'alice', note: 'old' } }) });
   });
 
@@ -114,7 +118,10 @@ describe('parseEvent', () => {
 
   it('rejects a version newer than this build knows instead of guessing', () => {
     const result = parseEvent(loopStopped({ schema_version: 2 }));
-    expect(result).toMatchObject({ ok: false, error: { code: 'CONTRACT.INVALID', issues: [{ path: 'schema_version' }] } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 'CONTRACT.INVALID', issues: [{ path: 'schema_version' }] },
+    });
   });
 
   it('reports an upcaster that produces an invalid body at the body’s path', () => {
@@ -125,12 +132,18 @@ describe('parseEvent', () => {
 
   it.each([null, 'text', 42, [loopStopped()]])('rejects %j as not an object', (raw) => {
     const result = parseEvent(raw);
-    expect(result).toMatchObject({ ok: false, error: { code: 'CONTRACT.NOT_AN_OBJECT', issues: [{ path: '(root)' }] } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 'CONTRACT.NOT_AN_OBJECT', issues: [{ path: '(root)' }] },
+    });
   });
 
   it.each(['LoopPaused', 'toString', '__proto__', undefined, 7])('rejects the type %j as unknown', (type) => {
     const result = parseEvent(loopStopped({ type }));
-    expect(result).toMatchObject({ ok: false, error: { code: 'CONTRACT.UNKNOWN_TYPE', issues: [{ path: 'type', message: 'unknown event type' }] } });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 'CONTRACT.UNKNOWN_TYPE', issues: [{ path: 'type', message: 'unknown event type' }] },
+    });
   });
 
   it('names every problem of an invalid event in its message and issues', () => {
@@ -157,7 +170,11 @@ describe('parseEventOrThrow', () => {
   it('throws CONTRACT.WRONG_TYPE for a valid event of another type', () => {
     const thrown = thrownBy(() => parseEventOrThrow('LoopResumed', loopStopped()));
     expect(thrown).toBeInstanceOf(ValidationError);
-    expect(thrown).toMatchObject({ name: 'ValidationError', code: 'CONTRACT.WRONG_TYPE', issues: [{ path: 'type', message: 'expected LoopResumed' }] });
+    expect(thrown).toMatchObject({
+      name: 'ValidationError',
+      code: 'CONTRACT.WRONG_TYPE',
+      issues: [{ path: 'type', message: 'expected LoopResumed' }],
+    });
   });
 
   it('throws the ValidationError parseEvent would return', () => {

@@ -32,7 +32,9 @@ export const PlanRepo = z
     url: z.string().min(1).max(PLAN_LIMITS.maxPath).optional(),
     ref: z.string().min(1).max(255).default('HEAD'),
   })
-  .refine((r) => (r.path === undefined) !== (r.url === undefined), { error: 'give exactly one of repo.path and repo.url' })
+  .refine((r) => (r.path === undefined) !== (r.url === undefined), {
+    error: 'give exactly one of repo.path and repo.url',
+  })
   // Named so schemas/ shows the refined type by name (JSON Schema cannot express the refinement).
   .meta({ id: 'PlanRepo' });
 export type PlanRepo = z.infer<typeof PlanRepo>;
@@ -82,17 +84,24 @@ export const PlanImplementer = z
 export type PlanImplementer = z.infer<typeof PlanImplementer>;
 
 /** A plan as users write it (YAML or JSON): a code change with its declared files. */
-export const PlanSpec = z.strictObject({
-  slug: Slug,
-  title: z.string().trim().min(1).max(PLAN_LIMITS.maxTitle),
-  description: z.string().max(PLAN_LIMITS.maxDescription).default(''),
-  effort_level: EffortLevel,
-  files: z.array(z.string().min(1).max(PLAN_LIMITS.maxPath)).min(1).max(PLAN_LIMITS.maxFiles),
-  repo: PlanRepo,
-  test_cmd: z.string().min(1).max(PLAN_LIMITS.maxCommand),
-  implementer: PlanImplementer.default({ strategy: 'autofix' }),
-  submission_id: z.string().min(1).max(128).regex(/^[A-Za-z0-9._:-]+$/).optional(),
-}).meta({ id: 'PlanSpec', description: 'A plan as users write it.' });
+export const PlanSpec = z
+  .strictObject({
+    slug: Slug,
+    title: z.string().trim().min(1).max(PLAN_LIMITS.maxTitle),
+    description: z.string().max(PLAN_LIMITS.maxDescription).default(''),
+    effort_level: EffortLevel,
+    files: z.array(z.string().min(1).max(PLAN_LIMITS.maxPath)).min(1).max(PLAN_LIMITS.maxFiles),
+    repo: PlanRepo,
+    test_cmd: z.string().min(1).max(PLAN_LIMITS.maxCommand),
+    implementer: PlanImplementer.default({ strategy: 'autofix' }),
+    submission_id: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9._:-]+$/)
+      .optional(),
+  })
+  .meta({ id: 'PlanSpec', description: 'A plan as users write it.' });
 export type PlanSpec = z.infer<typeof PlanSpec>;
 export type PlanSpecInput = z.input<typeof PlanSpec>;
 

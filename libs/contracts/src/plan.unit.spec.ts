@@ -50,27 +50,59 @@ describe('PlanSpec', () => {
 
   it('rejects unknown keys at every level, naming where they are', () => {
     expect(problems({ ...MINIMAL, efort_level: 'low' })).toEqual(['(root): Unrecognized key: "efort_level"']);
-    expect(problems({ ...MINIMAL, repo: { path: '/r', branch: 'main' } })).toEqual(['repo: Unrecognized key: "branch"']);
-    expect(problems({ ...MINIMAL, implementer: { strategy: 'autofix', timeout: 5 } })).toEqual(['implementer: Unrecognized key: "timeout"']);
+    expect(problems({ ...MINIMAL, repo: { path: '/r', branch: 'main' } })).toEqual([
+      'repo: Unrecognized key: "branch"',
+    ]);
+    expect(problems({ ...MINIMAL, implementer: { strategy: 'autofix', timeout: 5 } })).toEqual([
+      'implementer: Unrecognized key: "timeout"',
+    ]);
   });
 
   it('needs implementer.command for the command strategy', () => {
-    expect(problems({ ...MINIMAL, implementer: { strategy: 'command' } })).toEqual(['implementer.command: the command strategy needs implementer.command']);
+    expect(problems({ ...MINIMAL, implementer: { strategy: 'command' } })).toEqual([
+      'implementer.command: the command strategy needs implementer.command',
+    ]);
     expect(problems({ ...MINIMAL, implementer: { strategy: 'anthropic' } })).toEqual([]);
   });
 
   it('needs implementer.agent for the agent strategy, and takes its model and extra arguments', () => {
-    expect(problems({ ...MINIMAL, implementer: { strategy: 'agent' } })).toEqual(['implementer.agent: the agent strategy needs implementer.agent: one of claude-code, codex, aider, gemini']);
-    expect(problems({ ...MINIMAL, implementer: { strategy: 'agent', agent: 'cursor' } })).toEqual([expect.stringMatching(/^implementer\.agent: Invalid option/)]);
-    const plan = PlanSpec.parse({ ...MINIMAL, implementer: { strategy: 'agent', agent: 'codex', model: 'gpt-5.1-codex', extra_args: ['--profile', 'ci'] } });
-    expect(plan.implementer).toEqual({ strategy: 'agent', agent: 'codex', model: 'gpt-5.1-codex', extra_args: ['--profile', 'ci'] });
+    expect(problems({ ...MINIMAL, implementer: { strategy: 'agent' } })).toEqual([
+      'implementer.agent: the agent strategy needs implementer.agent: one of claude-code, codex, aider, gemini',
+    ]);
+    expect(problems({ ...MINIMAL, implementer: { strategy: 'agent', agent: 'cursor' } })).toEqual([
+      expect.stringMatching(/^implementer\.agent: Invalid option/),
+    ]);
+    const plan = PlanSpec.parse({
+      ...MINIMAL,
+      implementer: { strategy: 'agent', agent: 'codex', model: 'gpt-5.1-codex', extra_args: ['--profile', 'ci'] },
+    });
+    expect(plan.implementer).toEqual({
+      strategy: 'agent',
+      agent: 'codex',
+      model: 'gpt-5.1-codex',
+      extra_args: ['--profile', 'ci'],
+    });
   });
 
   it('refuses agent fields on another strategy, a model that is not a name, and arguments with control characters', () => {
-    expect(problems({ ...MINIMAL, implementer: { strategy: 'autofix', agent: 'aider' } })).toEqual(['implementer.strategy: implementer.agent, implementer.model and implementer.extra_args are for the agent strategy only']);
-    expect(problems({ ...MINIMAL, implementer: { strategy: 'agent', agent: 'aider', model: '$(rm -rf ~)' } })).toEqual([expect.stringMatching(/^implementer\.model: must be a model name/)]);
-    expect(problems({ ...MINIMAL, implementer: { strategy: 'agent', agent: 'aider', extra_args: ['--yes\n--lint-cmd=sh'] } })).toEqual([expect.stringMatching(/^implementer\.extra_args\.0: must be one line/)]);
-    expect(problems({ ...MINIMAL, implementer: { strategy: 'agent', agent: 'aider', extra_args: Array.from({ length: 21 }, () => '-v') } })).toEqual([expect.stringMatching(/^implementer\.extra_args: /)]);
+    expect(problems({ ...MINIMAL, implementer: { strategy: 'autofix', agent: 'aider' } })).toEqual([
+      'implementer.strategy: implementer.agent, implementer.model and implementer.extra_args are for the agent strategy only',
+    ]);
+    expect(problems({ ...MINIMAL, implementer: { strategy: 'agent', agent: 'aider', model: '$(rm -rf ~)' } })).toEqual([
+      expect.stringMatching(/^implementer\.model: must be a model name/),
+    ]);
+    expect(
+      problems({
+        ...MINIMAL,
+        implementer: { strategy: 'agent', agent: 'aider', extra_args: ['--yes\n--lint-cmd=sh'] },
+      }),
+    ).toEqual([expect.stringMatching(/^implementer\.extra_args\.0: must be one line/)]);
+    expect(
+      problems({
+        ...MINIMAL,
+        implementer: { strategy: 'agent', agent: 'aider', extra_args: Array.from({ length: 21 }, () => '-v') },
+      }),
+    ).toEqual([expect.stringMatching(/^implementer\.extra_args: /)]);
   });
 
   it('needs exactly one of repo.path and repo.url', () => {
@@ -82,7 +114,14 @@ describe('PlanSpec', () => {
   });
 
   it('reports every problem of a bad plan at once', () => {
-    const paths = problems({ slug: 'Add.Billing', title: '', effort_level: 'huge', files: [], repo: { path: '' }, test_cmd: '' }).map((p) => p.split(':')[0]);
+    const paths = problems({
+      slug: 'Add.Billing',
+      title: '',
+      effort_level: 'huge',
+      files: [],
+      repo: { path: '' },
+      test_cmd: '',
+    }).map((p) => p.split(':')[0]);
     expect(paths).toEqual(expect.arrayContaining(['slug', 'title', 'effort_level', 'files', 'repo.path', 'test_cmd']));
   });
 
@@ -98,33 +137,71 @@ describe('PlanSpec', () => {
   });
 
   it('holds plans to their size limits', () => {
-    expect(problems({ ...MINIMAL, files: Array.from({ length: PLAN_LIMITS.maxFiles + 1 }, (_, i) => `f${i}.ts`) })).toEqual([expect.stringMatching(/^files: /)]);
-    expect(problems({ ...MINIMAL, description: 'x'.repeat(PLAN_LIMITS.maxDescription + 1) })).toEqual([expect.stringMatching(/^description: /)]);
-    expect(problems({ ...MINIMAL, title: 'x'.repeat(PLAN_LIMITS.maxTitle + 1) })).toEqual([expect.stringMatching(/^title: /)]);
+    expect(
+      problems({ ...MINIMAL, files: Array.from({ length: PLAN_LIMITS.maxFiles + 1 }, (_, i) => `f${i}.ts`) }),
+    ).toEqual([expect.stringMatching(/^files: /)]);
+    expect(problems({ ...MINIMAL, description: 'x'.repeat(PLAN_LIMITS.maxDescription + 1) })).toEqual([
+      expect.stringMatching(/^description: /),
+    ]);
+    expect(problems({ ...MINIMAL, title: 'x'.repeat(PLAN_LIMITS.maxTitle + 1) })).toEqual([
+      expect.stringMatching(/^title: /),
+    ]);
     expect(problems({ ...MINIMAL, submission_id: 'has space' })).toEqual([expect.stringMatching(/^submission_id: /)]);
   });
 
   describe('with __proto__ and constructor keys from JSON', () => {
     const payloads = [
-      ['the plan', `{"__proto__":{"polluted":true},${JSON.stringify(MINIMAL).slice(1)}`, '(root): Unrecognized key: "__proto__"'],
-      ['repo', JSON.stringify(MINIMAL).replace('"repo":{', '"repo":{"__proto__":{"polluted":true},'), 'repo: Unrecognized key: "__proto__"'],
-      ['implementer', JSON.stringify({ ...MINIMAL, implementer: { strategy: 'autofix' } }).replace('"implementer":{', '"implementer":{"__proto__":{"polluted":true},'), 'implementer: Unrecognized key: "__proto__"'],
-      ['the plan (constructor)', `{"constructor":{"prototype":{"polluted":true}},${JSON.stringify(MINIMAL).slice(1)}`, '(root): Unrecognized key: "constructor"'],
+      [
+        'the plan',
+        `{"__proto__":{"polluted":true},${JSON.stringify(MINIMAL).slice(1)}`,
+        '(root): Unrecognized key: "__proto__"',
+      ],
+      [
+        'repo',
+        JSON.stringify(MINIMAL).replace('"repo":{', '"repo":{"__proto__":{"polluted":true},'),
+        'repo: Unrecognized key: "__proto__"',
+      ],
+      [
+        'implementer',
+        JSON.stringify({ ...MINIMAL, implementer: { strategy: 'autofix' } }).replace(
+          '"implementer":{',
+          '"implementer":{"__proto__":{"polluted":true},',
+        ),
+        'implementer: Unrecognized key: "__proto__"',
+      ],
+      [
+        'the plan (constructor)',
+        `{"constructor":{"prototype":{"polluted":true}},${JSON.stringify(MINIMAL).slice(1)}`,
+        '(root): Unrecognized key: "constructor"',
+      ],
     ] as const;
 
-    it.each(payloads)('rejects them in %s as unknown keys and never touches Object.prototype', (_where, json, problem) => {
-      const input: unknown = JSON.parse(json);
-      expect(problems(input)).toEqual([problem]);
-      expect(Object.hasOwn(Object.prototype, 'polluted')).toBe(false);
-      expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
-    });
+    it.each(payloads)(
+      'rejects them in %s as unknown keys and never touches Object.prototype',
+      (_where, json, problem) => {
+        const input: unknown = JSON.parse(json);
+        expect(problems(input)).toEqual([problem]);
+        expect(Object.hasOwn(Object.prototype, 'polluted')).toBe(false);
+        expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+      },
+    );
   });
 });
 
 describe('SubmitReply', () => {
   it('accepts an accepted reply and a rejected reply', () => {
-    const accepted = { status: 'accepted', plan: 'add-billing', event_id: '01JABCDEFGHJKMNPQRSTVWXYZ0', submission_id: 'ci-1234', duplicate: false };
-    const rejected = { status: 'rejected', plan: 'Add.Billing', errors: [{ path: 'slug', message: 'must be lowercase letters, digits and single dashes' }] };
+    const accepted = {
+      status: 'accepted',
+      plan: 'add-billing',
+      event_id: '01JABCDEFGHJKMNPQRSTVWXYZ0',
+      submission_id: 'ci-1234',
+      duplicate: false,
+    };
+    const rejected = {
+      status: 'rejected',
+      plan: 'Add.Billing',
+      errors: [{ path: 'slug', message: 'must be lowercase letters, digits and single dashes' }],
+    };
     expect(SubmitReply.parse(accepted)).toEqual(accepted);
     expect(SubmitReply.parse(rejected)).toEqual(rejected);
   });

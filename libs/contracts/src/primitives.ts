@@ -4,7 +4,10 @@ import { z } from 'zod';
 export const Slug = z
   .string()
   .max(64)
-  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'must be lowercase letters, digits and single dashes (no dots, slashes or spaces)');
+  .regex(
+    /^[a-z0-9]+(?:-[a-z0-9]+)*$/,
+    'must be lowercase letters, digits and single dashes (no dots, slashes or spaces)',
+  );
 export type Slug = z.infer<typeof Slug>;
 
 /**
@@ -28,7 +31,10 @@ export const GitSha = z.string().regex(/^[0-9a-f]{40}$/, 'must be a full 40-char
 export const CriticId = z
   .string()
   .max(128)
-  .regex(/^[a-z0-9][a-z0-9-]*(?:\/[a-z0-9][a-z0-9-]*)*$/, 'must be lowercase segments joined by slashes, e.g. security/sast-scanner');
+  .regex(
+    /^[a-z0-9][a-z0-9-]*(?:\/[a-z0-9][a-z0-9-]*)*$/,
+    'must be lowercase segments joined by slashes, e.g. security/sast-scanner',
+  );
 export type CriticId = z.infer<typeof CriticId>;
 
 /** A repository-relative path with forward slashes that stays inside the repository. */
@@ -36,7 +42,10 @@ export const RepoPath = z
   .string()
   .min(1)
   .max(1024)
-  .refine((p) => !p.startsWith('/') && !/^[A-Za-z]:/.test(p) && !p.split('/').includes('..'), 'must be relative to the repository and stay inside it')
+  .refine(
+    (p) => !p.startsWith('/') && !/^[A-Za-z]:/.test(p) && !p.split('/').includes('..'),
+    'must be relative to the repository and stay inside it',
+  )
   .meta({ id: 'RepoPath' });
 
 export const Count = z.int().min(0);

@@ -41,8 +41,22 @@ const RoundHistoryEntry = z.object({
   /** A breakthrough: the letter's highest score dropped by more than the configured step. */
   key_moment: z.string().nullable(),
   /** Set when the round re-reviews the best commit after a round that made things worse. */
-  retained_best: z.object({ best_round: z.int().min(1), best_commit: z.string(), worse_round: z.int().min(1), worse_commit: z.string() }).nullable(),
-  fix: z.object({ outcome: z.string(), commit: z.string().nullable(), lines_changed: z.int().min(0), infra_failure: z.boolean() }).nullable(),
+  retained_best: z
+    .object({
+      best_round: z.int().min(1),
+      best_commit: z.string(),
+      worse_round: z.int().min(1),
+      worse_commit: z.string(),
+    })
+    .nullable(),
+  fix: z
+    .object({
+      outcome: z.string(),
+      commit: z.string().nullable(),
+      lines_changed: z.int().min(0),
+      infra_failure: z.boolean(),
+    })
+    .nullable(),
   detections: z.array(Heuristic),
 });
 
@@ -104,7 +118,12 @@ export const JOURNAL_QUERIES = {
       limit: z.int().min(1).max(10_000).default(1_000),
     }),
     /** A page: when `next_position` is set, ask again from there for the rest (replies stay under NATS's payload limit). */
-    reply: z.object({ plan: Slug, version: z.int().min(0), events: z.array(StoredEventRef), next_position: z.int().min(1).nullable().default(null) }),
+    reply: z.object({
+      plan: Slug,
+      version: z.int().min(0),
+      events: z.array(StoredEventRef),
+      next_position: z.int().min(1).nullable().default(null),
+    }),
   },
   /** A letter by id. */
   letter: {
@@ -114,7 +133,11 @@ export const JOURNAL_QUERIES = {
   /** Whether an event id is in the journal (the gate's submission dedupe). */
   event: {
     request: z.object({ event_id: EventId }),
-    reply: z.object({ found: z.boolean(), plan: z.string().optional(), event: z.record(z.string(), z.unknown()).optional() }),
+    reply: z.object({
+      found: z.boolean(),
+      plan: z.string().optional(),
+      event: z.record(z.string(), z.unknown()).optional(),
+    }),
   },
   /** One plan's status, or every plan's. */
   status: {
@@ -155,7 +178,9 @@ export const JOURNAL_QUERIES = {
           run_id: EventId,
           status: z.string(),
           /** The repository and files of its LoopGated or LoopQueued; null while it is not gated yet. */
-          scope: z.object({ repo_path: z.string(), repo_url: z.string().optional(), files: z.array(z.string()) }).nullable(),
+          scope: z
+            .object({ repo_path: z.string(), repo_url: z.string().optional(), files: z.array(z.string()) })
+            .nullable(),
           /**
            * Whether every run submitted before it is in this list or has ended: its PlanSubmitted
            * lies below the journal's read horizon (no older transaction is still running).
@@ -167,8 +192,14 @@ export const JOURNAL_QUERIES = {
   },
   /** Escalations, newest first; `open` limits them to loops still waiting for a person. */
   escalations: {
-    request: z.object({ open: z.boolean().default(false), plan: Slug.optional(), limit: z.int().min(1).max(1000).default(100) }),
-    reply: z.object({ escalations: z.array(z.object({ plan: Slug, open: z.boolean(), event: z.record(z.string(), z.unknown()) })) }),
+    request: z.object({
+      open: z.boolean().default(false),
+      plan: Slug.optional(),
+      limit: z.int().min(1).max(1000).default(100),
+    }),
+    reply: z.object({
+      escalations: z.array(z.object({ plan: Slug, open: z.boolean(), event: z.record(z.string(), z.unknown()) })),
+    }),
   },
   /**
    * LLM spend from the journal's UsageRecorded events, for budget checks before a dispatch: the
@@ -187,8 +218,17 @@ export const JOURNAL_QUERIES = {
   },
   /** Per-finding timelines of the plan's current run (the given fingerprints, or every tracked finding). */
   timelines: {
-    request: z.object({ plan: Slug, fingerprints: z.array(z.string().max(64)).max(200).optional(), limit: z.int().min(1).max(200).default(50) }),
-    reply: z.object({ plan: Slug, run_id: EventId.nullable(), round: z.int().min(0), timelines: z.array(FindingTimeline) }),
+    request: z.object({
+      plan: Slug,
+      fingerprints: z.array(z.string().max(64)).max(200).optional(),
+      limit: z.int().min(1).max(200).default(50),
+    }),
+    reply: z.object({
+      plan: Slug,
+      run_id: EventId.nullable(),
+      round: z.int().min(0),
+      timelines: z.array(FindingTimeline),
+    }),
   },
   /** The round history of a run (the current run by default), oldest first. */
   rounds: {

@@ -31,7 +31,11 @@ export const Suppression = z
     /** The day an inline suppression stops applying (`until=YYYY-MM-DD`). */
     until: IsoDate.optional(),
   })
-  .meta({ id: 'Suppression', description: 'A finding dismissed by the repository (inline comment, .rloop.yaml rule, baseline) rather than fixed.' });
+  .meta({
+    id: 'Suppression',
+    description:
+      'A finding dismissed by the repository (inline comment, .rloop.yaml rule, baseline) rather than fixed.',
+  });
 export type Suppression = z.infer<typeof Suppression>;
 
 /** What the reviewed repository's own configuration changed in a review, within the operator's policy. */
@@ -46,7 +50,10 @@ export const RepoConfigEffect = z
     /** What the repository asked for that the operator's policy did not allow, and why. */
     refused: z.array(z.string().max(500)).max(100),
   })
-  .meta({ id: 'RepoConfigEffect', description: "What a repository's .rloop.yaml and .rloopignore changed in a review, within the operator's policy." });
+  .meta({
+    id: 'RepoConfigEffect',
+    description: "What a repository's .rloop.yaml and .rloopignore changed in a review, within the operator's policy.",
+  });
 export type RepoConfigEffect = z.infer<typeof RepoConfigEffect>;
 
 /** A rule's level in `.rloop.yaml`: one of the loop's tiers, or `off`. */
@@ -59,7 +66,10 @@ const RuleSelector = z
   .string()
   .min(1)
   .max(200)
-  .regex(/^[A-Za-z0-9@*][A-Za-z0-9@/._:+*-]*$/, 'must be a rule id such as eslint/prefer-const, or a glob such as eslint/*');
+  .regex(
+    /^[A-Za-z0-9@*][A-Za-z0-9@/._:+*-]*$/,
+    'must be a rule id such as eslint/prefer-const, or a glob such as eslint/*',
+  );
 
 /**
  * A repository's `.rloop.yaml`: how `rloop review` (and the fleet, as far as the operator allows)
@@ -78,5 +88,9 @@ export const RepoConfig = z
     /** The LLM critics' model (it must be in the operator's model catalogue). */
     llm: z.strictObject({ model: z.string().min(1).max(100) }).optional(),
   })
-  .meta({ id: 'RepoConfig', title: '.rloop.yaml', description: "A repository's review configuration for rloop review and the Refinement Loop fleet." });
+  .meta({
+    id: 'RepoConfig',
+    title: '.rloop.yaml',
+    description: "A repository's review configuration for rloop review and the Refinement Loop fleet.",
+  });
 export type RepoConfig = z.infer<typeof RepoConfig>;

@@ -1,7 +1,6 @@
 import { ValidationError } from './errors.js';
 import { type Channel, EVENT_CATALOGUE, type EventType } from './events.js';
 
-
 /** The default namespace. Tests and side-by-side environments pick their own (`RLOOP_NAMESPACE`). */
 export const DEFAULT_NAMESPACE = 'rloop';
 export const SUBJECT_VERSION = 'v1';
@@ -64,7 +63,9 @@ export function subjectToken(value: string): string {
 export function subjectsFor(namespace: string = DEFAULT_NAMESPACE): Subjects {
   if (!NAMESPACE_PATTERN.test(namespace)) {
     const message = 'use 1-32 of [a-z0-9_-], starting with a letter';
-    throw new ValidationError('CONTRACT.INVALID_NAMESPACE', `invalid namespace "${namespace}": ${message}`, [{ path: 'namespace', message }]);
+    throw new ValidationError('CONTRACT.INVALID_NAMESPACE', `invalid namespace "${namespace}": ${message}`, [
+      { path: 'namespace', message },
+    ]);
   }
   const root = `${namespace}.${SUBJECT_VERSION}`;
   // Stream and bucket names may hold `-`; mapping it to `_` made `my-ns` and `my_ns` share streams.
@@ -75,7 +76,9 @@ export function subjectsFor(namespace: string = DEFAULT_NAMESPACE): Subjects {
       const base = `${root}.${EVENT_CATALOGUE[type].channel}.${EVENT_CATALOGUE[type].token}.${subjectToken(planOrKey)}`;
       if (!isCriticBound(type)) return base;
       if (critic === undefined || critic === '') {
-        throw new ValidationError('CONTRACT.SUBJECT_NEEDS_CRITIC', `the subject of ${type} names its critic`, [{ path: 'critic', message: 'required' }]);
+        throw new ValidationError('CONTRACT.SUBJECT_NEEDS_CRITIC', `the subject of ${type} names its critic`, [
+          { path: 'critic', message: 'required' },
+        ]);
       }
       return `${base}.${subjectToken(critic)}`;
     },

@@ -3,10 +3,20 @@ import fc from 'fast-check';
 import { ValidationError } from './errors.js';
 import { CHANNELS, EVENT_CATALOGUE, EVENT_TYPES } from './events.js';
 import { CriticId, Slug } from './primitives.js';
-import { CRITIC_BOUND_EVENTS, DEFAULT_NAMESPACE, SUBJECT_VERSION, isCriticBound, streamOf, subjectToken, subjectsFor } from './subjects.js';
+import {
+  CRITIC_BOUND_EVENTS,
+  DEFAULT_NAMESPACE,
+  SUBJECT_VERSION,
+  isCriticBound,
+  streamOf,
+  subjectToken,
+  subjectsFor,
+} from './subjects.js';
 
 const slugs = fc.stringMatching(/^[a-z0-9]+(?:-[a-z0-9]+)*$/).filter((s) => Slug.safeParse(s).success);
-const criticIds = fc.stringMatching(/^[a-z0-9][a-z0-9-]*(?:\/[a-z0-9][a-z0-9-]*)*$/).filter((s) => CriticId.safeParse(s).success);
+const criticIds = fc
+  .stringMatching(/^[a-z0-9][a-z0-9-]*(?:\/[a-z0-9][a-z0-9-]*)*$/)
+  .filter((s) => CriticId.safeParse(s).success);
 const namespaces = fc.stringMatching(/^[a-z][a-z0-9_-]{0,31}$/);
 
 describe('subjectsFor', () => {
@@ -26,27 +36,41 @@ describe('subjectsFor', () => {
     expect(subjects.criticsBucket).toBe('RLOOP_CRITIC_HEALTH');
   });
 
-  it.each(EVENT_TYPES.filter((type) => !isCriticBound(type)))('routes %s to <ns>.v1.<channel>.<token>.<plan> and to its channel’s stream', (type) => {
-    const subjects = subjectsFor('team-a');
-    const { channel, token } = EVENT_CATALOGUE[type];
-    expect(subjects.event(type, 'add-billing')).toBe(`team-a.v1.${channel}.${token}.add-billing`);
-    expect(subjects.eventFilter(type)).toBe(`team-a.v1.${channel}.${token}.*`);
-    expect(streamOf(subjects, type)).toBe(subjects.streams[channel]);
-  });
+  it.each(EVENT_TYPES.filter((type) => !isCriticBound(type)))(
+    'routes %s to <ns>.v1.<channel>.<token>.<plan> and to its channel’s stream',
+    (type) => {
+      const subjects = subjectsFor('team-a');
+      const { channel, token } = EVENT_CATALOGUE[type];
+      expect(subjects.event(type, 'add-billing')).toBe(`team-a.v1.${channel}.${token}.add-billing`);
+      expect(subjects.eventFilter(type)).toBe(`team-a.v1.${channel}.${token}.*`);
+      expect(streamOf(subjects, type)).toBe(subjects.streams[channel]);
+    },
+  );
 
-  it.each(CRITIC_BOUND_EVENTS)('routes %s to <ns>.v1.events.<token>.<plan>.<critic>, so a permission can bind a critic to its own answers', (type) => {
-    const subjects = subjectsFor('team-a');
-    const { token } = EVENT_CATALOGUE[type];
-    expect(subjects.event(type, 'add-billing', 'security/sast-scanner')).toBe(`team-a.v1.events.${token}.add-billing.security_sast-scanner`);
-    expect(subjects.eventFilter(type)).toBe(`team-a.v1.events.${token}.*.*`);
-    expect(subjects.eventFilter(type, 'security/sast-scanner')).toBe(`team-a.v1.events.${token}.*.security_sast-scanner`);
-    expect(() => subjects.event(type, 'add-billing')).toThrow(expect.objectContaining({ code: 'CONTRACT.SUBJECT_NEEDS_CRITIC' }));
-    expect(streamOf(subjects, type)).toBe('TEAM-A_EVENTS');
-  });
+  it.each(CRITIC_BOUND_EVENTS)(
+    'routes %s to <ns>.v1.events.<token>.<plan>.<critic>, so a permission can bind a critic to its own answers',
+    (type) => {
+      const subjects = subjectsFor('team-a');
+      const { token } = EVENT_CATALOGUE[type];
+      expect(subjects.event(type, 'add-billing', 'security/sast-scanner')).toBe(
+        `team-a.v1.events.${token}.add-billing.security_sast-scanner`,
+      );
+      expect(subjects.eventFilter(type)).toBe(`team-a.v1.events.${token}.*.*`);
+      expect(subjects.eventFilter(type, 'security/sast-scanner')).toBe(
+        `team-a.v1.events.${token}.*.security_sast-scanner`,
+      );
+      expect(() => subjects.event(type, 'add-billing')).toThrow(
+        expect.objectContaining({ code: 'CONTRACT.SUBJECT_NEEDS_CRITIC' }),
+      );
+      expect(streamOf(subjects, type)).toBe('TEAM-A_EVENTS');
+    },
+  );
 
   it('keeps critic registry traffic and journal announcements off the journaled channel', () => {
     const subjects = subjectsFor();
-    expect(subjects.event('CriticRegistered', 'security/sast-scanner')).toBe('rloop.v1.critics.critic_registered.security_sast-scanner');
+    expect(subjects.event('CriticRegistered', 'security/sast-scanner')).toBe(
+      'rloop.v1.critics.critic_registered.security_sast-scanner',
+    );
     expect(subjects.event('CriticHeartbeat', '_critics')).toBe('rloop.v1.critics.critic_heartbeat._critics');
     expect(subjects.event('JournalCommitted', 'add-billing')).toBe('rloop.v1.commits.journal_committed.add-billing');
     expect(streamOf(subjects, 'CriticHeartbeat')).toBe('RLOOP_CRITICS');
@@ -59,7 +83,11 @@ describe('subjectsFor', () => {
 
   it('filters whole channels, journal queries and dead letters under the namespace', () => {
     const subjects = subjectsFor('team-a');
-    expect(CHANNELS.map((channel) => subjects.channelFilter(channel))).toEqual(['team-a.v1.events.>', 'team-a.v1.commits.>', 'team-a.v1.critics.>']);
+    expect(CHANNELS.map((channel) => subjects.channelFilter(channel))).toEqual([
+      'team-a.v1.events.>',
+      'team-a.v1.commits.>',
+      'team-a.v1.critics.>',
+    ]);
     expect(subjects.journalQuery('stream')).toBe('team-a.v1.journal.stream');
     expect(subjects.deadLetter('panel.on-commit')).toBe('team-a.v1.dead_letters.panel_on-commit');
     expect(subjects.deadLetterFilter).toBe('team-a.v1.dead_letters.>');
@@ -75,16 +103,23 @@ describe('subjectsFor', () => {
     expect(new Set(filters).size).toBe(filters.length);
   });
 
-  it.each(['', 'Rloop', '1abc', '_x', 'a.b', 'a*', 'a>', 'a b', 'a/b', `a${'b'.repeat(32)}`])('rejects the namespace %j with a typed error', (namespace) => {
-    let thrown: unknown;
-    try {
-      subjectsFor(namespace);
-    } catch (error) {
-      thrown = error;
-    }
-    expect(thrown).toBeInstanceOf(ValidationError);
-    expect(thrown).toMatchObject({ code: 'CONTRACT.INVALID_NAMESPACE', retryable: false, issues: [{ path: 'namespace' }] });
-  });
+  it.each(['', 'Rloop', '1abc', '_x', 'a.b', 'a*', 'a>', 'a b', 'a/b', `a${'b'.repeat(32)}`])(
+    'rejects the namespace %j with a typed error',
+    (namespace) => {
+      let thrown: unknown;
+      try {
+        subjectsFor(namespace);
+      } catch (error) {
+        thrown = error;
+      }
+      expect(thrown).toBeInstanceOf(ValidationError);
+      expect(thrown).toMatchObject({
+        code: 'CONTRACT.INVALID_NAMESPACE',
+        retryable: false,
+        issues: [{ path: 'namespace' }],
+      });
+    },
+  );
 
   it('accepts namespaces up to 32 characters', () => {
     expect(subjectsFor(`a${'b'.repeat(31)}`).namespace).toHaveLength(32);
@@ -95,7 +130,8 @@ describe('subjectsFor', () => {
       fc.property(namespaces, namespaces, (a, b) => {
         fc.pre(a !== b);
         const [x, y] = [subjectsFor(a), subjectsFor(b)];
-        for (const stream of ['events', 'commits', 'critics', 'deadLetters'] as const) expect(x.streams[stream]).not.toBe(y.streams[stream]);
+        for (const stream of ['events', 'commits', 'critics', 'deadLetters'] as const)
+          expect(x.streams[stream]).not.toBe(y.streams[stream]);
         expect(x.criticsBucket).not.toBe(y.criticsBucket);
       }),
       { numRuns: 200 },

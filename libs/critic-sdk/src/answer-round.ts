@@ -1,7 +1,15 @@
 import type { LoggerService } from '@nestjs/common';
 import type { Clock, EventPublisher } from '@rloop/bus';
 import { type DispatchedCritic, type EventOf, RloopError, TransientError, describeError } from '@rloop/contracts';
-import { type CriticDefinition, type CriticRunResult, type RepoPolicy, type RepoRoundReview, listCheckoutFiles, prepareRepoReview, runCritic } from '@rloop/critics';
+import {
+  type CriticDefinition,
+  type CriticRunResult,
+  type RepoPolicy,
+  type RepoRoundReview,
+  listCheckoutFiles,
+  prepareRepoReview,
+  runCritic,
+} from '@rloop/critics';
 import { describeCoverage } from '@rloop/domain';
 import type { JournalClient } from '@rloop/journal-client';
 import { type AnswerOptions, answerEvent, criticCacheDir, notRun, reportEventId, roundExpired } from './dispatch.js';
@@ -76,7 +84,12 @@ export interface RoundDelivery {
  *   is done. A shutdown mid-review answers nothing (a TransientError: the round is redelivered).
  * Returns each hosted critic's outcome (empty: the round has none of them).
  */
-export async function answerRound(host: RoundHost, ports: RoundPorts, event: RoundStarted, delivery: RoundDelivery): Promise<ReadonlyMap<string, DispatchOutcome>> {
+export async function answerRound(
+  host: RoundHost,
+  ports: RoundPorts,
+  event: RoundStarted,
+  delivery: RoundDelivery,
+): Promise<ReadonlyMap<string, DispatchOutcome>> {
   const { logger } = ports;
   const outcomes = new Map<string, DispatchOutcome>();
   const hosted: Hosted[] = event.data.critics.flatMap((dispatched) => {
@@ -97,25 +110,53 @@ export async function answerRound(host: RoundHost, ports: RoundPorts, event: Rou
     logger.log(`${where}: already answered; nothing to do`, 'Dispatch');
     return outcomes;
   }
-  const criticFor: CriticFor = (await host.prepare?.(event, todo.map((h) => h.dispatched))) ?? (() => null);
+  const criticFor: CriticFor =
+    (await host.prepare?.(
+      event,
+      todo.map((h) => h.dispatched),
+    )) ?? (() => null);
   const review = await reviewOf(host, event, delivery.signal).catch((error: unknown) => {
     // Stopped by a shutdown while reading the checkout: answer nothing, so the round goes to another replica.
-    throw delivery.signal.aborted ? new TransientError(CRITIC_SDK_ERROR_CODES.stopping, `stopped while reading ${where}`, { cause: error }) : error;
+    throw delivery.signal.aborted
+      ? new TransientError(CRITIC_SDK_ERROR_CODES.stopping, `stopped while reading ${where}`, { cause: error })
+      : error;
   });
-  logger.log(`${where}: running ${todo.map((h) => h.dispatched.critic_id).join(', ')} on ${event.data.commit.slice(0, 12)}`, 'Dispatch');
+  logger.log(
+    `${where}: running ${todo.map((h) => h.dispatched.critic_id).join(', ')} on ${event.data.commit.slice(0, 12)}`,
+    'Dispatch',
+  );
   await Promise.all(
     todo.map(async ({ dispatched, critic }) => {
-      const result = await resultOf(host, ports, event, delivery.signal, review, dispatched, criticFor(dispatched) ?? critic);
+      const result = await resultOf(
+        host,
+        ports,
+        event,
+        delivery.signal,
+        review,
+        dispatched,
+        criticFor(dispatched) ?? critic,
+      );
       await host.settle?.(event, dispatched, result);
       const redact = host.answer?.redact ?? ((text: string) => text);
       for (const note of result.notes) logger.log(`${where}: ${dispatched.critic_id}: ${redact(note)}`, 'Dispatch');
-      if (result.coverage !== null) logger.log(`${where}: ${dispatched.critic_id}: ${describeCoverage(result.coverage)}`, 'Dispatch');
+      if (result.coverage !== null)
+        logger.log(`${where}: ${dispatched.critic_id}: ${describeCoverage(result.coverage)}`, 'Dispatch');
       const now = ports.clock.now().toISOString();
       const repo = 'repo' in review ? review.repo : null;
-      const answer = answerEvent(event, dispatched, result, { producer: host.producer, now }, (findings) => repo?.apply(findings, now.slice(0, 10)) ?? null, host.answer);
+      const answer = answerEvent(
+        event,
+        dispatched,
+        result,
+        { producer: host.producer, now },
+        (findings) => repo?.apply(findings, now.slice(0, 10)) ?? null,
+        host.answer,
+      );
       await ports.publisher.publish(answer);
       if (answer.type === 'FindingsReported') {
-        logger.log(`${where}: reported ${answer.data.findings.length} finding(s) of ${dispatched.critic_id} in ${answer.data.duration_ms} ms`, 'Dispatch');
+        logger.log(
+          `${where}: reported ${answer.data.findings.length} finding(s) of ${dispatched.critic_id} in ${answer.data.duration_ms} ms`,
+          'Dispatch',
+        );
         outcomes.set(dispatched.critic_id, 'reported');
       } else {
         logger.warn(`${where}: ${dispatched.critic_id} ${answer.data.reason}: ${answer.data.message}`, 'Dispatch');
@@ -133,10 +174,28 @@ interface Hosted {
 }
 
 /** What one critic came to: run on the round's checkout, or not run (prepare's result, an unreadable commit, switched off by the repository). */
-async function resultOf(host: RoundHost, ports: RoundPorts, event: RoundStarted, signal: AbortSignal, review: RoundReview, dispatched: DispatchedCritic, chosen: CriticDefinition | CriticRunResult): Promise<CriticRunResult> {
+async function resultOf(
+  host: RoundHost,
+  ports: RoundPorts,
+  event: RoundStarted,
+  signal: AbortSignal,
+  review: RoundReview,
+  dispatched: DispatchedCritic,
+  chosen: CriticDefinition | CriticRunResult,
+): Promise<CriticRunResult> {
   if ('status' in chosen) return chosen;
-  if ('error' in review) return notRun(dispatched.critic_id, 'not_runnable', `cannot read commit ${event.data.commit} of ${event.data.repo_path} from this host: ${describeError(review.error)}`);
-  if (review.repo.criticsOff.has(dispatched.critic_id)) return notRun(dispatched.critic_id, 'not_runnable', "not run: switched off by the repository's .rloop.yaml (config/repo-policy.yaml allows it)");
+  if ('error' in review)
+    return notRun(
+      dispatched.critic_id,
+      'not_runnable',
+      `cannot read commit ${event.data.commit} of ${event.data.repo_path} from this host: ${describeError(review.error)}`,
+    );
+  if (review.repo.criticsOff.has(dispatched.critic_id))
+    return notRun(
+      dispatched.critic_id,
+      'not_runnable',
+      "not run: switched off by the repository's .rloop.yaml (config/repo-policy.yaml allows it)",
+    );
   const bound = host.maxFileBytes === null ? {} : { maxFileBytes: host.maxFileBytes };
   const result = await runCritic(
     chosen,
@@ -153,18 +212,30 @@ async function resultOf(host: RoundHost, ports: RoundPorts, event: RoundStarted,
     { timeoutMs: dispatched.timeout_ms, core: dispatched.core, ...bound },
   );
   // Stopped by a shutdown, not by the critic: answer nothing, so the round goes to another replica.
-  if (signal.aborted) throw new TransientError(CRITIC_SDK_ERROR_CODES.stopping, `stopped while ${dispatched.critic_id} reviewed ${event.plan} round ${event.data.round}`);
+  if (signal.aborted)
+    throw new TransientError(
+      CRITIC_SDK_ERROR_CODES.stopping,
+      `stopped while ${dispatched.critic_id} reviewed ${event.plan} round ${event.data.round}`,
+    );
   return result;
 }
 
 /** The hosted critics the journal holds no answer of (asked on a redelivery: a crash or a lost ack may have come after an answer). */
-async function notYetAnswered(ports: RoundPorts, event: RoundStarted, hosted: readonly Hosted[], where: string): Promise<Hosted[]> {
+async function notYetAnswered(
+  ports: RoundPorts,
+  event: RoundStarted,
+  hosted: readonly Hosted[],
+  where: string,
+): Promise<Hosted[]> {
   const known = await Promise.all(
     hosted.map(({ dispatched: c }) =>
       ports.journal.hasEvent(reportEventId(event, c.critic_id)).then(
         (answer) => answer.found,
         (error: unknown) => {
-          ports.logger.warn(`${where}: could not ask the journal whether ${c.critic_id} answered (${describeError(error)}); reviewing again (the answer's id is deterministic)`, 'Dispatch');
+          ports.logger.warn(
+            `${where}: could not ask the journal whether ${c.critic_id} answered (${describeError(error)}); reviewing again (the answer's id is deterministic)`,
+            'Dispatch',
+          );
           return false;
         },
       ),
@@ -173,7 +244,9 @@ async function notYetAnswered(ports: RoundPorts, event: RoundStarted, hosted: re
   return hosted.filter((_, i) => known[i] !== true);
 }
 
-type RoundReview = { readonly dir: string; readonly repo: RepoRoundReview; readonly repoFiles: readonly string[] } | { readonly error: unknown };
+type RoundReview =
+  | { readonly dir: string; readonly repo: RepoRoundReview; readonly repoFiles: readonly string[] }
+  | { readonly error: unknown };
 
 /** The round's checkout, its files and the repository's configuration, read once for every critic of the round. */
 async function reviewOf(host: RoundHost, event: RoundStarted, signal: AbortSignal): Promise<RoundReview> {

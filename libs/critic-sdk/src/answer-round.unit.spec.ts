@@ -69,13 +69,30 @@ describe('answerRound', () => {
   });
 
   function host(overrides: Partial<RoundHost> = {}, maxFileBytes?: number): RoundHost {
-    const settings = resolveCriticServiceOptions({ natsUrl: 'nats://x', workRoot: dir, ...(maxFileBytes === undefined ? {} : { maxFileBytes }) });
-    return { ...criticServiceHost(critic, settings, 'critic:team/counter@i', () => Promise.resolve(dir)), ...overrides };
+    const settings = resolveCriticServiceOptions({
+      natsUrl: 'nats://x',
+      workRoot: dir,
+      ...(maxFileBytes === undefined ? {} : { maxFileBytes }),
+    });
+    return {
+      ...criticServiceHost(critic, settings, 'critic:team/counter@i', () => Promise.resolve(dir)),
+      ...overrides,
+    };
   }
 
   /** One delivery answered at NOW; the outcome of team/counter (or of every critic, with `all`). */
-  async function answer(h: RoundHost, event: EventOf<'RoundStarted'>, deliveries: number, journal: Journal = unanswered, publisher = new RecordingPublisher(), abort = new AbortController()): Promise<DispatchOutcome | undefined> {
-    const outcomes = await answerRound(h, { publisher, journal, clock: { now: () => NOW }, logger: quiet }, event, { deliveries, signal: abort.signal });
+  async function answer(
+    h: RoundHost,
+    event: EventOf<'RoundStarted'>,
+    deliveries: number,
+    journal: Journal = unanswered,
+    publisher = new RecordingPublisher(),
+    abort = new AbortController(),
+  ): Promise<DispatchOutcome | undefined> {
+    const outcomes = await answerRound(h, { publisher, journal, clock: { now: () => NOW }, logger: quiet }, event, {
+      deliveries,
+      signal: abort.signal,
+    });
     return outcomes.get('team/counter');
   }
 
@@ -94,20 +111,30 @@ describe('answerRound', () => {
     const journal: Journal = { hasEvent: (id) => (asked.push(id), Promise.resolve({ found: false })) };
     expect(await answer(host(), round(), 1, journal, publisher)).toBe('reported');
     expect(asked).toEqual([]);
-    expect(publisher.events).toEqual([expect.objectContaining({ type: 'FindingsReported', event_id: reportEventId(round(), 'team/counter'), occurred_at: NOW.toISOString() })]);
+    expect(publisher.events).toEqual([
+      expect.objectContaining({
+        type: 'FindingsReported',
+        event_id: reportEventId(round(), 'team/counter'),
+        occurred_at: NOW.toISOString(),
+      }),
+    ]);
   });
 
   it('on a redelivery of a round it already answered, runs nothing and publishes nothing', async () => {
     const publisher = new RecordingPublisher();
     const before = runs;
-    expect(await answer(host(), round(), 2, { hasEvent: () => Promise.resolve({ found: true, plan: 'p' }) }, publisher)).toBe('already_answered');
+    expect(
+      await answer(host(), round(), 2, { hasEvent: () => Promise.resolve({ found: true, plan: 'p' }) }, publisher),
+    ).toBe('already_answered');
     expect(runs).toBe(before);
     expect(publisher.events).toEqual([]);
   });
 
   it('reviews again when the journal cannot say (the deterministic id makes the answer count once)', async () => {
     const publisher = new RecordingPublisher();
-    expect(await answer(host(), round(), 3, { hasEvent: () => Promise.reject(new Error('no responders')) }, publisher)).toBe('reported');
+    expect(
+      await answer(host(), round(), 3, { hasEvent: () => Promise.reject(new Error('no responders')) }, publisher),
+    ).toBe('reported');
     expect(publisher.events).toHaveLength(1);
   });
 
@@ -115,14 +142,34 @@ describe('answerRound', () => {
     const abort = new AbortController();
     abort.abort();
     const publisher = new RecordingPublisher();
-    await expect(answer(host(), round(), 1, unanswered, publisher, abort)).rejects.toMatchObject({ code: 'CRITIC_SDK.STOPPING', retryable: true });
+    await expect(answer(host(), round(), 1, unanswered, publisher, abort)).rejects.toMatchObject({
+      code: 'CRITIC_SDK.STOPPING',
+      retryable: true,
+    });
     expect(publisher.events).toEqual([]);
   });
 
   it('turns a checkout that fails into CriticFailed not_runnable, keeping the dispatch core flag', async () => {
     const publisher = new RecordingPublisher();
-    expect(await answer(host({ checkout: () => Promise.reject(new Error('no such repository')) }), round(), 1, unanswered, publisher)).toBe('failed');
-    expect(publisher.events).toEqual([expect.objectContaining({ type: 'CriticFailed', data: expect.objectContaining({ reason: 'not_runnable', core: true, message: expect.stringContaining('no such repository') as unknown }) as unknown })]);
+    expect(
+      await answer(
+        host({ checkout: () => Promise.reject(new Error('no such repository')) }),
+        round(),
+        1,
+        unanswered,
+        publisher,
+      ),
+    ).toBe('failed');
+    expect(publisher.events).toEqual([
+      expect.objectContaining({
+        type: 'CriticFailed',
+        data: expect.objectContaining({
+          reason: 'not_runnable',
+          core: true,
+          message: expect.stringContaining('no such repository') as unknown,
+        }) as unknown,
+      }),
+    ]);
   });
 
   it('lets a checkout that may succeed later fail the delivery (redelivered), answering nothing', async () => {
@@ -141,22 +188,51 @@ describe('answerRound', () => {
 
   it('answers each critic a runner hosts once: on a redelivery only those the journal has no answer of run, each after its settle hook', async () => {
     const other = defineCritic({ id: 'team/other', evidence: 'pattern', triggers: [], run: () => Promise.resolve([]) });
-    const dispatched = (id: string): DispatchedCritic => ({ critic_id: id, evidence: 'pattern', core: false, reason: 'matched', timeout_ms: 5_000 });
-    const event = round({ critics: [dispatched('team/counter'), dispatched('team/other'), dispatched('team/budgeted'), dispatched('team/elsewhere')] });
+    const dispatched = (id: string): DispatchedCritic => ({
+      critic_id: id,
+      evidence: 'pattern',
+      core: false,
+      reason: 'matched',
+      timeout_ms: 5_000,
+    });
+    const event = round({
+      critics: [
+        dispatched('team/counter'),
+        dispatched('team/other'),
+        dispatched('team/budgeted'),
+        dispatched('team/elsewhere'),
+      ],
+    });
     const settled: string[] = [];
     const publisher = new RecordingPublisher();
     const runner = host({
       critic: (id) => (id === 'team/counter' ? critic : id === 'team/other' || id === 'team/budgeted' ? other : null),
-      prepare: (_round, todo) => Promise.resolve((d) => (d.critic_id === 'team/budgeted' ? notRun(d.critic_id, 'not_runnable', `not run: budget (${todo.length} to run)`) : null)),
+      prepare: (_round, todo) =>
+        Promise.resolve((d) =>
+          d.critic_id === 'team/budgeted'
+            ? notRun(d.critic_id, 'not_runnable', `not run: budget (${todo.length} to run)`)
+            : null,
+        ),
       settle: (_round, d) => {
         settled.push(d.critic_id);
         expect(publisher.events.some((e) => e.event_id === reportEventId(event, d.critic_id))).toBe(false);
         return Promise.resolve();
       },
     });
-    const journal: Journal = { hasEvent: (id) => Promise.resolve({ found: id === reportEventId(event, 'team/counter') }) };
-    const outcomes = await answerRound(runner, { publisher, journal, clock: { now: () => NOW }, logger: quiet }, event, { deliveries: 2, signal: new AbortController().signal });
-    expect(Object.fromEntries(outcomes)).toEqual({ 'team/counter': 'already_answered', 'team/other': 'reported', 'team/budgeted': 'failed' });
+    const journal: Journal = {
+      hasEvent: (id) => Promise.resolve({ found: id === reportEventId(event, 'team/counter') }),
+    };
+    const outcomes = await answerRound(
+      runner,
+      { publisher, journal, clock: { now: () => NOW }, logger: quiet },
+      event,
+      { deliveries: 2, signal: new AbortController().signal },
+    );
+    expect(Object.fromEntries(outcomes)).toEqual({
+      'team/counter': 'already_answered',
+      'team/other': 'reported',
+      'team/budgeted': 'failed',
+    });
     expect(settled.sort()).toEqual(['team/budgeted', 'team/other']);
     expect(publisher.events.map((e) => [e.type, e.event_id]).sort()).toEqual(
       [
@@ -164,7 +240,9 @@ describe('answerRound', () => {
         ['FindingsReported', reportEventId(event, 'team/other')],
       ].sort(),
     );
-    expect(publisher.events.find((e) => e.type === 'CriticFailed')?.data).toMatchObject({ message: 'not run: budget (2 to run)' });
+    expect(publisher.events.find((e) => e.type === 'CriticFailed')?.data).toMatchObject({
+      message: 'not run: budget (2 to run)',
+    });
   });
 
   it("reports what a core critic covered, and fails it when it analysed none of the files it supports (the operator's bound applies)", async () => {
@@ -179,18 +257,36 @@ describe('answerRound', () => {
         return Promise.resolve([]);
       },
     });
-    const readingHost = (maxFileBytes?: number): RoundHost => host({ critic: (id) => (id === reading.id ? reading : null) }, maxFileBytes);
+    const readingHost = (maxFileBytes?: number): RoundHost =>
+      host({ critic: (id) => (id === reading.id ? reading : null) }, maxFileBytes);
     const publisher = new RecordingPublisher();
-    expect(await answer(readingHost(), round({ files: ['a.ts', 'README.md'] }), 1, unanswered, publisher)).toBe('reported');
+    expect(await answer(readingHost(), round({ files: ['a.ts', 'README.md'] }), 1, unanswered, publisher)).toBe(
+      'reported',
+    );
     expect(await answer(readingHost(16), round({ files: ['big.ts'] }), 1, unanswered, publisher)).toBe('failed');
     expect(publisher.events.map((e) => [e.type, e.data])).toEqual([
-      ['FindingsReported', expect.objectContaining({ coverage: expect.objectContaining({ considered: 2, analysed: 1, unsupported: 1, max_file_bytes_configured: false }) })],
+      [
+        'FindingsReported',
+        expect.objectContaining({
+          coverage: expect.objectContaining({
+            considered: 2,
+            analysed: 1,
+            unsupported: 1,
+            max_file_bytes_configured: false,
+          }),
+        }),
+      ],
       [
         'CriticFailed',
         expect.objectContaining({
           reason: 'no_files_analysed',
           core: true,
-          coverage: expect.objectContaining({ analysed: 0, max_file_bytes: 16, max_file_bytes_configured: true, skipped: [expect.objectContaining({ file: 'big.ts', reason: 'too_large' })] }),
+          coverage: expect.objectContaining({
+            analysed: 0,
+            max_file_bytes: 16,
+            max_file_bytes_configured: true,
+            skipped: [expect.objectContaining({ file: 'big.ts', reason: 'too_large' })],
+          }),
         }),
       ],
     ]);

@@ -1,5 +1,10 @@
 import { type Issue, PHASES, type Phase } from '@rloop/contracts';
-import { type CriticContext, type CriticDefinition, type FindingDraft, defineCritic as checkCritic } from '@rloop/critics';
+import {
+  type CriticContext,
+  type CriticDefinition,
+  type FindingDraft,
+  defineCritic as checkCritic,
+} from '@rloop/critics';
 import { CriticDefinitionError } from './errors.js';
 
 /** What a critic author writes: the same `run(context)` as a built-in critic, plus how it is announced. */
@@ -45,20 +50,30 @@ export const DEFAULT_CRITIC_TIMEOUT_MS = 120_000;
  */
 export function defineCritic(spec: CriticSpec): ServiceCritic {
   const issues: Issue[] = [];
-  if (typeof spec.evidence !== 'string' || spec.evidence.length < 1 || spec.evidence.length > 64) issues.push({ path: 'evidence', message: 'must be 1-64 characters' });
-  if (!Array.isArray(spec.triggers)) issues.push({ path: 'triggers', message: 'must be an array of globs (empty: every plan)' });
-  else spec.triggers.forEach((glob, i) => {
-    if (typeof glob !== 'string' || glob.length < 1 || glob.length > 500) issues.push({ path: `triggers[${i}]`, message: 'must be a glob of 1-500 characters' });
-  });
+  if (typeof spec.evidence !== 'string' || spec.evidence.length < 1 || spec.evidence.length > 64)
+    issues.push({ path: 'evidence', message: 'must be 1-64 characters' });
+  if (!Array.isArray(spec.triggers))
+    issues.push({ path: 'triggers', message: 'must be an array of globs (empty: every plan)' });
+  else
+    spec.triggers.forEach((glob, i) => {
+      if (typeof glob !== 'string' || glob.length < 1 || glob.length > 500)
+        issues.push({ path: `triggers[${i}]`, message: 'must be a glob of 1-500 characters' });
+    });
   const phases = spec.phases ?? PHASES;
   if (phases.length === 0) issues.push({ path: 'phases', message: 'must name at least one phase' });
   phases.forEach((phase, i) => {
-    if (!(PHASES as readonly string[]).includes(phase)) issues.push({ path: `phases[${i}]`, message: `must be one of ${PHASES.join(', ')}` });
+    if (!(PHASES as readonly string[]).includes(phase))
+      issues.push({ path: `phases[${i}]`, message: `must be one of ${PHASES.join(', ')}` });
   });
   if ((spec.description ?? '').length > 2000) issues.push({ path: 'description', message: 'at most 2000 characters' });
   if (typeof spec.run !== 'function') issues.push({ path: 'run', message: 'must be a function' });
-  if (spec.covers !== undefined && typeof spec.covers !== 'function') issues.push({ path: 'covers', message: 'must be a function of a file path' });
-  if (issues.length > 0) throw new CriticDefinitionError(`critic ${String(spec.id)}: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`, issues);
+  if (spec.covers !== undefined && typeof spec.covers !== 'function')
+    issues.push({ path: 'covers', message: 'must be a function of a file path' });
+  if (issues.length > 0)
+    throw new CriticDefinitionError(
+      `critic ${String(spec.id)}: ${issues.map((i) => `${i.path} ${i.message}`).join('; ')}`,
+      issues,
+    );
   const critic: ServiceCritic = {
     id: spec.id,
     evidence: spec.evidence,

@@ -1,5 +1,15 @@
 import { join } from 'node:path';
-import { type CriticCoverage, type CriticFailureReason, type DataOf, type DispatchedCritic, type EventOf, type Finding, type RepoConfigEffect, type Suppression, subjectToken } from '@rloop/contracts';
+import {
+  type CriticCoverage,
+  type CriticFailureReason,
+  type DataOf,
+  type DispatchedCritic,
+  type EventOf,
+  type Finding,
+  type RepoConfigEffect,
+  type Suppression,
+  subjectToken,
+} from '@rloop/contracts';
 import type { CriticRunResult } from '@rloop/critics';
 import { compareFindings, decisionEvent, deterministicId } from '@rloop/domain';
 
@@ -52,7 +62,14 @@ export interface ReportExtras {
 }
 
 /** Findings for FindingsReported: the most important first, capped at the contract's limit, with what the critic covered and what the repository dismissed. */
-export function reportData(round: number, criticId: string, commit: string, findings: readonly Finding[], durationMs: number, extras: ReportExtras = {}): DataOf<'FindingsReported'> {
+export function reportData(
+  round: number,
+  criticId: string,
+  commit: string,
+  findings: readonly Finding[],
+  durationMs: number,
+  extras: ReportExtras = {},
+): DataOf<'FindingsReported'> {
   const ranked = [...findings].sort(compareFindings);
   return {
     round,
@@ -62,7 +79,9 @@ export function reportData(round: number, criticId: string, commit: string, find
     truncated: ranked.length > MAX_REPORTED_FINDINGS,
     duration_ms: Math.round(durationMs),
     ...(extras.coverage === undefined || extras.coverage === null ? {} : { coverage: extras.coverage }),
-    ...(extras.suppressed === undefined || extras.suppressed.length === 0 ? {} : { suppressed: extras.suppressed.slice(0, MAX_REPORTED_FINDINGS) }),
+    ...(extras.suppressed === undefined || extras.suppressed.length === 0
+      ? {}
+      : { suppressed: extras.suppressed.slice(0, MAX_REPORTED_FINDINGS) }),
     ...(extras.repo_config === undefined ? {} : { repo_config: extras.repo_config }),
   };
 }
@@ -79,16 +98,34 @@ export function answerEvent(
   result: CriticRunResult,
   meta: { readonly producer: string; readonly now: string },
   /** The repository's configuration applied to the findings (suppressions, severity overrides), when it was read. */
-  applyRepo: (findings: readonly Finding[]) => { readonly findings: readonly Finding[]; readonly suppressed: readonly Suppression[]; readonly repo_config?: RepoConfigEffect | undefined } | null = () => null,
+  applyRepo: (findings: readonly Finding[]) => {
+    readonly findings: readonly Finding[];
+    readonly suppressed: readonly Suppression[];
+    readonly repo_config?: RepoConfigEffect | undefined;
+  } | null = () => null,
   options: AnswerOptions = {},
 ): EventOf<'FindingsReported'> | EventOf<'CriticFailed'> {
-  const m = { plan: round.plan, run_id: round.correlation_id, causation_id: round.event_id, producer: meta.producer, now: meta.now };
+  const m = {
+    plan: round.plan,
+    run_id: round.correlation_id,
+    causation_id: round.event_id,
+    producer: meta.producer,
+    now: meta.now,
+  };
   const idParts = ['report', round.data.round, dispatched.critic_id];
   if (result.status === 'reported') {
     const repo = applyRepo(result.findings);
     const findings = repo === null ? result.findings : repo.findings;
-    const extras: ReportExtras = repo === null ? { coverage: result.coverage } : { coverage: result.coverage, suppressed: repo.suppressed, repo_config: repo.repo_config };
-    return decisionEvent('FindingsReported', m, idParts, reportData(round.data.round, dispatched.critic_id, round.data.commit, findings, result.duration_ms, extras));
+    const extras: ReportExtras =
+      repo === null
+        ? { coverage: result.coverage }
+        : { coverage: result.coverage, suppressed: repo.suppressed, repo_config: repo.repo_config };
+    return decisionEvent(
+      'FindingsReported',
+      m,
+      idParts,
+      reportData(round.data.round, dispatched.critic_id, round.data.commit, findings, result.duration_ms, extras),
+    );
   }
   return decisionEvent('CriticFailed', m, idParts, {
     round: round.data.round,

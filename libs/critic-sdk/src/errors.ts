@@ -18,7 +18,11 @@ export class CriticDefinitionError extends ValidationError {
 
 /** The critic service could not start: NATS unreachable, streams or the registry bucket not usable. */
 export class CriticServiceStartError extends RloopError {
-  constructor(code: (typeof CRITIC_SDK_ERROR_CODES)['connectFailed' | 'startFailed'], message: string, options: RloopErrorOptions = {}) {
+  constructor(
+    code: (typeof CRITIC_SDK_ERROR_CODES)['connectFailed' | 'startFailed'],
+    message: string,
+    options: RloopErrorOptions = {},
+  ) {
     super(code, message, options);
   }
 }

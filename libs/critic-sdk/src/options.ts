@@ -2,7 +2,16 @@ import { createHash } from 'node:crypto';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LoggerService } from '@nestjs/common';
-import { type BusCredentials, type BusTls, CRITIC_HEALTH_DEFAULTS, LOG_FORMATS, type LogFormat, NatsEnvironment, natsConnectionSettings, withoutUserInfo } from '@rloop/bus';
+import {
+  type BusCredentials,
+  type BusTls,
+  CRITIC_HEALTH_DEFAULTS,
+  LOG_FORMATS,
+  type LogFormat,
+  NatsEnvironment,
+  natsConnectionSettings,
+  withoutUserInfo,
+} from '@rloop/bus';
 import { DEFAULT_NAMESPACE, type EventOf, type Issue, ValidationError, subjectToken, toIssues } from '@rloop/contracts';
 import { z } from 'zod';
 import { CRITIC_SDK_ERROR_CODES } from './errors.js';
@@ -105,14 +114,28 @@ export function resolveCriticServiceOptions(options: CriticServiceOptions): Reso
   });
   if (!parsed.success) {
     const issues: Issue[] = toIssues(parsed.error);
-    throw new ValidationError(CRITIC_SDK_ERROR_CODES.invalidOptions, `bad critic service options: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+    throw new ValidationError(
+      CRITIC_SDK_ERROR_CODES.invalidOptions,
+      `bad critic service options: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+      issues,
+    );
   }
   // Credentials travel in `credentials`, never in a URL that ends up in log lines.
   const servers = parsed.data.servers.map(withoutUserInfo);
   if (servers.some((s, i) => s !== parsed.data.servers[i])) {
-    throw new ValidationError(CRITIC_SDK_ERROR_CODES.invalidOptions, 'bad critic service options: natsUrl: must not carry user info (user:password@); pass credentials instead', [{ path: 'natsUrl', message: 'carries user info' }]);
+    throw new ValidationError(
+      CRITIC_SDK_ERROR_CODES.invalidOptions,
+      'bad critic service options: natsUrl: must not carry user info (user:password@); pass credentials instead',
+      [{ path: 'natsUrl', message: 'carries user info' }],
+    );
   }
-  return Object.freeze({ ...parsed.data, servers, credentials: options.credentials ?? null, tls: options.tls ?? null, inboxPrefix: options.inboxPrefix ?? null });
+  return Object.freeze({
+    ...parsed.data,
+    servers,
+    credentials: options.credentials ?? null,
+    tls: options.tls ?? null,
+    inboxPrefix: options.inboxPrefix ?? null,
+  });
 }
 
 const Environment = NatsEnvironment.extend({
@@ -142,7 +165,11 @@ export function criticServiceOptionsFromEnv(env: NodeJS.ProcessEnv): CriticServi
   const parsed = Environment.safeParse(cleaned);
   if (!parsed.success) {
     const issues = toIssues(parsed.error);
-    throw new ValidationError(CRITIC_SDK_ERROR_CODES.invalidOptions, `bad environment: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+    throw new ValidationError(
+      CRITIC_SDK_ERROR_CODES.invalidOptions,
+      `bad environment: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+      issues,
+    );
   }
   const e = parsed.data;
   let nats;
@@ -150,7 +177,12 @@ export function criticServiceOptionsFromEnv(env: NodeJS.ProcessEnv): CriticServi
     nats = natsConnectionSettings(e, 'critic');
   } catch (error) {
     const issues = error instanceof ValidationError ? error.issues : [];
-    throw new ValidationError(CRITIC_SDK_ERROR_CODES.invalidOptions, `bad environment: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues, { cause: error });
+    throw new ValidationError(
+      CRITIC_SDK_ERROR_CODES.invalidOptions,
+      `bad environment: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+      issues,
+      { cause: error },
+    );
   }
   return {
     natsUrl: nats.servers,

@@ -77,11 +77,18 @@ export class CriticPresence {
   /** Opens the registry bucket, announces every critic, writes the first heartbeat and keeps beating. */
   static async start(options: CriticPresenceOptions): Promise<CriticPresence> {
     const requested = options.heartbeatIntervalMs ?? CRITIC_HEALTH_DEFAULTS.heartbeatIntervalMs;
-    const bucket = await openCriticHealthBucket(options.connection, options.namespace, requested, options.replicas ?? null);
+    const bucket = await openCriticHealthBucket(
+      options.connection,
+      options.namespace,
+      requested,
+      options.replicas ?? null,
+    );
     const interval = effectiveHeartbeatMs(requested, bucket.maxAgeMs);
     const presence = new CriticPresence(options, bucket, interval);
     if (interval !== requested) {
-      presence.log.warn(`heartbeat every ${interval} ms instead of ${requested} ms: the registry bucket ${bucket.bucket} expires entries after ${bucket.maxAgeMs} ms`);
+      presence.log.warn(
+        `heartbeat every ${interval} ms instead of ${requested} ms: the registry bucket ${bucket.bucket} expires entries after ${bucket.maxAgeMs} ms`,
+      );
     }
     await presence.announce();
     await presence.beat();
@@ -130,7 +137,9 @@ export class CriticPresence {
     try {
       await this.beat('draining');
     } catch (error) {
-      this.log.warn(`could not withdraw ${this.critics.join(', ')} from the registry (${describeError(error)}); the entries expire within ${this.bucket.maxAgeMs} ms`);
+      this.log.warn(
+        `could not withdraw ${this.critics.join(', ')} from the registry (${describeError(error)}); the entries expire within ${this.bucket.maxAgeMs} ms`,
+      );
     }
   }
 

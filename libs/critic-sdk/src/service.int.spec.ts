@@ -7,9 +7,23 @@ import type { LoggerService } from '@nestjs/common';
 import { JetStreamClient, openCriticHealthBucket, readCriticRegistry } from '@rloop/bus';
 import { type EventOf, type RloopEvent, parseEvent } from '@rloop/contracts';
 import { pruneReadOnlyCheckouts } from '@rloop/git';
-import { TEST_NATS_URL, type TestNats, connectTestNats, eventually, startGitDaemon, uniqueNamespace } from '@rloop/testing';
+import {
+  TEST_NATS_URL,
+  type TestNats,
+  connectTestNats,
+  eventually,
+  startGitDaemon,
+  uniqueNamespace,
+} from '@rloop/testing';
 import { ulid } from 'ulid';
-import { type RunningCriticService, type ServiceCritic, defineCritic, draftFinding, reportEventId, runCriticService } from './index.js';
+import {
+  type RunningCriticService,
+  type ServiceCritic,
+  defineCritic,
+  draftFinding,
+  reportEventId,
+  runCriticService,
+} from './index.js';
 
 const CRITIC_ID = 'examples/spec-marker';
 
@@ -51,7 +65,17 @@ const critic: ServiceCritic = defineCritic({
 });
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@t',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@t',
+    },
+  }).trim();
 }
 
 function collectingLogger(lines: string[]): LoggerService {
@@ -149,9 +173,18 @@ describe('runCriticService on the real NATS server', () => {
     const bucket = await openCriticHealthBucket(nats.connection, namespace);
     const snapshot = await readCriticRegistry(bucket);
     expect(snapshot.critics).toEqual([
-      expect.objectContaining({ critic_id: CRITIC_ID, evidence: 'pattern', triggers: ['**/*.txt'], health: 'alive', heartbeat_interval_ms: 500 }),
+      expect.objectContaining({
+        critic_id: CRITIC_ID,
+        evidence: 'pattern',
+        triggers: ['**/*.txt'],
+        health: 'alive',
+        heartbeat_interval_ms: 500,
+      }),
     ]);
-    const registered = await nats.messages(nats.subjects.streams.critics, nats.subjects.event('CriticRegistered', CRITIC_ID));
+    const registered = await nats.messages(
+      nats.subjects.streams.critics,
+      nats.subjects.event('CriticRegistered', CRITIC_ID),
+    );
     expect(registered).toHaveLength(1);
   });
 
@@ -161,51 +194,108 @@ describe('runCriticService on the real NATS server', () => {
     // The same round again (a second announcement of it): the answer's id is the same, so it is stored once.
     await publisher.publish({ ...event, event_id: ulid() });
 
-    const [answer] = await eventually(async () => {
-      const found = await answers('sdk-found');
-      return found.length > 0 ? found : undefined;
-    }, { description: 'the report' });
-    await eventually(() => lines.filter((l) => l.includes('sdk-found round 1: reported')).length === 2, { description: 'both announcements handled' });
+    const [answer] = await eventually(
+      async () => {
+        const found = await answers('sdk-found');
+        return found.length > 0 ? found : undefined;
+      },
+      { description: 'the report' },
+    );
+    await eventually(() => lines.filter((l) => l.includes('sdk-found round 1: reported')).length === 2, {
+      description: 'both announcements handled',
+    });
 
     expect(await answers('sdk-found')).toHaveLength(1);
-    expect(answer).toMatchObject({ type: 'FindingsReported', event_id: reportEventId(event, CRITIC_ID), causation_id: event.event_id, correlation_id: event.correlation_id, producer: `critic:${CRITIC_ID}@spec-1` });
+    expect(answer).toMatchObject({
+      type: 'FindingsReported',
+      event_id: reportEventId(event, CRITIC_ID),
+      causation_id: event.event_id,
+      correlation_id: event.correlation_id,
+      producer: `critic:${CRITIC_ID}@spec-1`,
+    });
     if (answer?.type !== 'FindingsReported') throw new Error('expected FindingsReported');
-    expect(answer.data.findings).toEqual([expect.objectContaining({ file: 'a.txt', line_range: { start: 2, end: 2 }, raised_by: CRITIC_ID, finding_type: 'spec/marker' })]);
+    expect(answer.data.findings).toEqual([
+      expect.objectContaining({
+        file: 'a.txt',
+        line_range: { start: 2, end: 2 },
+        raised_by: CRITIC_ID,
+        finding_type: 'spec/marker',
+      }),
+    ]);
   });
 
   it('leaves rounds it is not on, and rounds past their deadline, unanswered', async () => {
-    await publisher.publish(round({ critics: [{ critic_id: 'other/critic', evidence: 'x', core: true, reason: 'core', timeout_ms: 1000 }] }, 'sdk-other'));
+    await publisher.publish(
+      round(
+        { critics: [{ critic_id: 'other/critic', evidence: 'x', core: true, reason: 'core', timeout_ms: 1000 }] },
+        'sdk-other',
+      ),
+    );
     await publisher.publish(round({ deadline_at: new Date(Date.now() - 1000).toISOString() }, 'sdk-late'));
 
-    await eventually(() => lines.some((l) => l.includes('sdk-late round 1: deadline')), { description: 'the late round seen' });
-    await eventually(async () => (await nats.consumerInfo(nats.subjects.streams.events, services[0]?.consumer ?? '')).num_ack_pending === 0, { description: 'everything acked' });
+    await eventually(() => lines.some((l) => l.includes('sdk-late round 1: deadline')), {
+      description: 'the late round seen',
+    });
+    await eventually(
+      async () =>
+        (await nats.consumerInfo(nats.subjects.streams.events, services[0]?.consumer ?? '')).num_ack_pending === 0,
+      { description: 'everything acked' },
+    );
 
     expect(await answers('sdk-other')).toEqual([]);
     expect(await answers('sdk-late')).toEqual([]);
   });
 
   it('reports CriticFailed timed_out past the dispatch timeout, and not_runnable when the commit cannot be read here', async () => {
-    await publisher.publish(round({ files: ['slow.txt'], critics: [{ critic_id: CRITIC_ID, evidence: 'pattern', core: false, reason: 'trigger', timeout_ms: 200 }] }, 'sdk-slow'));
+    await publisher.publish(
+      round(
+        {
+          files: ['slow.txt'],
+          critics: [{ critic_id: CRITIC_ID, evidence: 'pattern', core: false, reason: 'trigger', timeout_ms: 200 }],
+        },
+        'sdk-slow',
+      ),
+    );
     // A commit this host has never checked out, in a repository that is not here.
     await publisher.publish(round({ repo_path: join(home, 'nowhere'), commit: 'e'.repeat(40) }, 'sdk-remote'));
 
-    const [slow] = await eventually(async () => ((await answers('sdk-slow')).length > 0 ? answers('sdk-slow') : undefined), { description: 'the timeout' });
-    const [remote] = await eventually(async () => ((await answers('sdk-remote')).length > 0 ? answers('sdk-remote') : undefined), { description: 'the checkout failure' });
+    const [slow] = await eventually(
+      async () => ((await answers('sdk-slow')).length > 0 ? answers('sdk-slow') : undefined),
+      { description: 'the timeout' },
+    );
+    const [remote] = await eventually(
+      async () => ((await answers('sdk-remote')).length > 0 ? answers('sdk-remote') : undefined),
+      { description: 'the checkout failure' },
+    );
 
-    expect(slow).toMatchObject({ type: 'CriticFailed', data: { reason: 'timed_out', core: false, critic_id: CRITIC_ID } });
-    expect(remote).toMatchObject({ type: 'CriticFailed', data: { reason: 'not_runnable', core: true, message: expect.stringContaining('from this host') as unknown } });
+    expect(slow).toMatchObject({
+      type: 'CriticFailed',
+      data: { reason: 'timed_out', core: false, critic_id: CRITIC_ID },
+    });
+    expect(remote).toMatchObject({
+      type: 'CriticFailed',
+      data: { reason: 'not_runnable', core: true, message: expect.stringContaining('from this host') as unknown },
+    });
   });
 
   it('reads a plan given by URL from its own cache, fetched by sha (no disk shared with the gate)', async () => {
     // The gate's path is on another host; only the repository's URL reaches this one.
     const daemon = await startGitDaemon(home);
     try {
-      await publisher.publish(round({ repo_path: join(home, 'gate-host-only'), repo_url: daemon.urlOf('repo') }, 'sdk-url'));
+      await publisher.publish(
+        round({ repo_path: join(home, 'gate-host-only'), repo_url: daemon.urlOf('repo') }, 'sdk-url'),
+      );
 
-      const [answer] = await eventually(async () => ((await answers('sdk-url')).length > 0 ? answers('sdk-url') : undefined), { description: 'the report from the URL' });
+      const [answer] = await eventually(
+        async () => ((await answers('sdk-url')).length > 0 ? answers('sdk-url') : undefined),
+        { description: 'the report from the URL' },
+      );
 
-      if (answer?.type !== 'FindingsReported') throw new Error(`expected FindingsReported, got ${JSON.stringify(answer)}`);
-      expect(answer.data.findings).toEqual([expect.objectContaining({ file: 'a.txt', line_range: { start: 2, end: 2 }, finding_type: 'spec/marker' })]);
+      if (answer?.type !== 'FindingsReported')
+        throw new Error(`expected FindingsReported, got ${JSON.stringify(answer)}`);
+      expect(answer.data.findings).toEqual([
+        expect.objectContaining({ file: 'a.txt', line_range: { start: 2, end: 2 }, finding_type: 'spec/marker' }),
+      ]);
     } finally {
       await daemon.stop();
     }
@@ -216,14 +306,19 @@ describe('runCriticService on the real NATS server', () => {
     const plans = Array.from({ length: 8 }, (_, i) => `sdk-shared-${i}`);
     for (const plan of plans) await publisher.publish(round({}, plan));
 
-    const all = await eventually(async () => {
-      const found = (await Promise.all(plans.map((p) => answers(p)))).flat();
-      return found.length === plans.length ? found : undefined;
-    }, { timeoutMs: 20_000, description: 'every shared round answered' });
+    const all = await eventually(
+      async () => {
+        const found = (await Promise.all(plans.map((p) => answers(p)))).flat();
+        return found.length === plans.length ? found : undefined;
+      },
+      { timeoutMs: 20_000, description: 'every shared round answered' },
+    );
 
     expect(new Set(all.map((e) => e.plan)).size).toBe(plans.length);
     // The server hands a shared durable's messages to the replicas' waiting pulls in turn.
-    expect(new Set(all.map((e) => e.producer))).toEqual(new Set([`critic:${CRITIC_ID}@spec-1`, `critic:${CRITIC_ID}@spec-2`]));
+    expect(new Set(all.map((e) => e.producer))).toEqual(
+      new Set([`critic:${CRITIC_ID}@spec-1`, `critic:${CRITIC_ID}@spec-2`]),
+    );
     // Reviewed once each: no replica ran a round the other answered.
     expect(lines.filter((l) => l.includes('sdk-shared-') && l.includes('reported'))).toHaveLength(plans.length);
   });
@@ -236,15 +331,26 @@ describe('runCriticService on the real NATS server', () => {
     const snapshot = await readCriticRegistry(bucket);
 
     expect(snapshot.critics[0]?.instances.map((i) => i.instance_id)).toEqual(['spec-1']);
-    const beats = (await nats.messages(nats.subjects.streams.critics, nats.subjects.event('CriticHeartbeat', CRITIC_ID))).map((m) => m.json() as EventOf<'CriticHeartbeat'>);
+    const beats = (
+      await nats.messages(nats.subjects.streams.critics, nats.subjects.event('CriticHeartbeat', CRITIC_ID))
+    ).map((m) => m.json() as EventOf<'CriticHeartbeat'>);
     expect(beats.some((b) => b.data.instance_id === 'spec-2' && b.data.status === 'draining')).toBe(true);
   });
 
   it('fails to start with one clear error when NATS cannot be reached', async () => {
-    const error = await runCriticService(critic, { natsUrl: 'nats://127.0.0.1:1', namespace, connectTimeoutMs: 300, handleSignals: false, logger: collectingLogger([]) }).then(
+    const error = await runCriticService(critic, {
+      natsUrl: 'nats://127.0.0.1:1',
+      namespace,
+      connectTimeoutMs: 300,
+      handleSignals: false,
+      logger: collectingLogger([]),
+    }).then(
       () => null,
       (e: unknown) => e,
     );
-    expect(error).toMatchObject({ code: 'CRITIC_SDK.CONNECT_FAILED', message: expect.stringContaining('cannot reach NATS at nats://127.0.0.1:1') as unknown });
+    expect(error).toMatchObject({
+      code: 'CRITIC_SDK.CONNECT_FAILED',
+      message: expect.stringContaining('cannot reach NATS at nats://127.0.0.1:1') as unknown,
+    });
   });
 });

@@ -1,5 +1,12 @@
 import { join } from 'node:path';
-import { Controller, type DynamicModule, Inject, type LoggerService, Module, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Controller,
+  type DynamicModule,
+  Inject,
+  type LoggerService,
+  Module,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
 import {
   BUS_REQUESTER,
   BusAuthError,
@@ -24,7 +31,13 @@ import { JournalClient } from '@rloop/journal-client';
 import { type DispatchOutcome, type RoundHost, answerRound } from './answer-round.js';
 import type { ServiceCritic } from './define.js';
 import { CRITIC_SDK_ERROR_CODES, CriticServiceStartError } from './errors.js';
-import { type CheckoutProvider, type CriticServiceOptions, type ResolvedCriticServiceOptions, criticServiceName, resolveCriticServiceOptions } from './options.js';
+import {
+  type CheckoutProvider,
+  type CriticServiceOptions,
+  type ResolvedCriticServiceOptions,
+  criticServiceName,
+  resolveCriticServiceOptions,
+} from './options.js';
 import { CriticPresence } from './presence.js';
 
 export interface RunningCriticService {
@@ -57,7 +70,10 @@ const RUNTIME = Symbol.for('rloop.critic-sdk.runtime');
  * plan given by local path is read in place (a fleet on one host).
  */
 const defaultCheckout: CheckoutProvider = async (round, workRoot) => {
-  const checkout = round.repo_url === undefined ? await readOnlyCheckout(round.repo_path, round.commit, { workRoot }) : await repositoryCacheAt(join(workRoot, 'repos')).readOnlyCheckout(round.repo_url, round.commit, { workRoot });
+  const checkout =
+    round.repo_url === undefined
+      ? await readOnlyCheckout(round.repo_path, round.commit, { workRoot })
+      : await repositoryCacheAt(join(workRoot, 'repos')).readOnlyCheckout(round.repo_url, round.commit, { workRoot });
   return checkout.dir;
 };
 
@@ -68,7 +84,12 @@ const defaultCheckout: CheckoutProvider = async (round, workRoot) => {
 const SERVICE_REPO_POLICY = RepoPolicy.parse({});
 
 /** How a critic service answers rounds (answerRound): its one critic, on the checkout its options give. */
-export function criticServiceHost(critic: ServiceCritic, settings: ResolvedCriticServiceOptions, producer: string, checkout: CheckoutProvider = defaultCheckout): RoundHost {
+export function criticServiceHost(
+  critic: ServiceCritic,
+  settings: ResolvedCriticServiceOptions,
+  producer: string,
+  checkout: CheckoutProvider = defaultCheckout,
+): RoundHost {
   return {
     producer,
     workRoot: settings.workRoot,
@@ -107,7 +128,10 @@ class DispatchController implements OnApplicationShutdown {
     rt.inFlight += 1;
     try {
       const ports = { publisher: this.publisher, journal: this.journal, clock: this.clock, logger: rt.logger };
-      const outcomes = await answerRound(rt.host, ports, event, { deliveries: context.deliveries, signal: rt.abort.signal });
+      const outcomes = await answerRound(rt.host, ports, event, {
+        deliveries: context.deliveries,
+        signal: rt.abort.signal,
+      });
       return outcomes.get(rt.critic.id) ?? 'not_dispatched';
     } finally {
       rt.inFlight -= 1;
@@ -118,7 +142,11 @@ class DispatchController implements OnApplicationShutdown {
 @Module({})
 class CriticServiceModule {
   static forRoot(runtime: Runtime): DynamicModule {
-    return { module: CriticServiceModule, controllers: [DispatchController], providers: [{ provide: RUNTIME, useValue: runtime }] };
+    return {
+      module: CriticServiceModule,
+      controllers: [DispatchController],
+      providers: [{ provide: RUNTIME, useValue: runtime }],
+    };
   }
 }
 
@@ -131,12 +159,21 @@ class CriticServiceModule {
  * @example
  *   await runCriticService(critic, { natsUrl: 'nats://127.0.0.1:4222', namespace: 'rloop' });
  */
-export async function runCriticService(critic: ServiceCritic, options: CriticServiceOptions): Promise<RunningCriticService> {
+export async function runCriticService(
+  critic: ServiceCritic,
+  options: CriticServiceOptions,
+): Promise<RunningCriticService> {
   const settings = resolveCriticServiceOptions(options);
   const name = criticServiceName(critic.id);
   const logger = options.logger ?? new ServiceLogger(name, { format: settings.logFormat });
   const producer = `critic:${critic.id}@${settings.instanceId}`.slice(0, 200);
-  const runtime: Runtime = { critic, host: criticServiceHost(critic, settings, producer, options.checkout), logger, abort: new AbortController(), inFlight: 0 };
+  const runtime: Runtime = {
+    critic,
+    host: criticServiceHost(critic, settings, producer, options.checkout),
+    logger,
+    abort: new AbortController(),
+    inFlight: 0,
+  };
   let service: RunningService;
   try {
     service = await startService({
@@ -157,11 +194,22 @@ export async function runCriticService(critic: ServiceCritic, options: CriticSer
       exitOnFailure: false,
     });
   } catch (error) {
-    if (error instanceof BusAuthError) throw new CriticServiceStartError(CRITIC_SDK_ERROR_CODES.connectFailed, `${critic.id}: ${error.message}`, { cause: error });
+    if (error instanceof BusAuthError)
+      throw new CriticServiceStartError(CRITIC_SDK_ERROR_CODES.connectFailed, `${critic.id}: ${error.message}`, {
+        cause: error,
+      });
     if (error instanceof BusConnectionError) {
-      throw new CriticServiceStartError(CRITIC_SDK_ERROR_CODES.connectFailed, `${critic.id}: cannot reach NATS at ${settings.servers.join(', ')}: ${error.message}`, { cause: error });
+      throw new CriticServiceStartError(
+        CRITIC_SDK_ERROR_CODES.connectFailed,
+        `${critic.id}: cannot reach NATS at ${settings.servers.join(', ')}: ${error.message}`,
+        { cause: error },
+      );
     }
-    throw new CriticServiceStartError(CRITIC_SDK_ERROR_CODES.startFailed, `${critic.id}: could not start: ${describeError(error)}`, { cause: error });
+    throw new CriticServiceStartError(
+      CRITIC_SDK_ERROR_CODES.startFailed,
+      `${critic.id}: could not start: ${describeError(error)}`,
+      { cause: error },
+    );
   }
   let presence: CriticPresence;
   try {
@@ -181,9 +229,16 @@ export async function runCriticService(critic: ServiceCritic, options: CriticSer
     });
   } catch (error) {
     await service.stop();
-    throw new CriticServiceStartError(CRITIC_SDK_ERROR_CODES.startFailed, `${critic.id}: could not register: ${describeError(error)}`, { cause: error });
+    throw new CriticServiceStartError(
+      CRITIC_SDK_ERROR_CODES.startFailed,
+      `${critic.id}: could not register: ${describeError(error)}`,
+      { cause: error },
+    );
   }
-  logger.log(`${critic.id}: registered as ${settings.instanceId} (heartbeat every ${presence.heartbeatIntervalMs} ms)`, 'CriticService');
+  logger.log(
+    `${critic.id}: registered as ${settings.instanceId} (heartbeat every ${presence.heartbeatIntervalMs} ms)`,
+    'CriticService',
+  );
   let stopping: Promise<void> | null = null;
   const stop = (): Promise<void> => {
     stopping ??= (async () => {
@@ -193,5 +248,11 @@ export async function runCriticService(critic: ServiceCritic, options: CriticSer
     return stopping;
   };
   if (settings.handleSignals) stopOnSignals(name, stop, logger);
-  return { criticId: critic.id, instanceId: settings.instanceId, consumer: service.consumers[0] ?? '', heartbeatIntervalMs: presence.heartbeatIntervalMs, stop };
+  return {
+    criticId: critic.id,
+    instanceId: settings.instanceId,
+    consumer: service.consumers[0] ?? '',
+    heartbeatIntervalMs: presence.heartbeatIntervalMs,
+    stop,
+  };
 }

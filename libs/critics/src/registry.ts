@@ -11,7 +11,11 @@ import { complexityCritic, complexityThresholds } from './quality/complexity.js'
 import { type CoverageSource, testCoverageCritic } from './test-coverage/critic.js';
 
 /** The spec's core panel (Decision 1); the LLM code reviewer is provided elsewhere. */
-export const CORE_CRITIC_IDS = ['quality/duplicate-code-detector', 'security/sast-scanner', 'quality/code-reviewer'] as const;
+export const CORE_CRITIC_IDS = [
+  'quality/duplicate-code-detector',
+  'security/sast-scanner',
+  'quality/code-reviewer',
+] as const;
 
 /** Ids of the critics this package builds (the panel's catalogue refers to them). */
 export const BUILT_IN_CRITIC_IDS = [
@@ -61,29 +65,49 @@ export function builtInCritics(options: BuiltInCriticOptions = {}): CriticDefini
     return value === undefined ? {} : { timeoutMs: value };
   };
   const all: CriticDefinition[] = [
-    compilerLinterCritic({ ...timeout('toolchain/compiler-linter'), ...(options.useRepoEslintConfig === undefined ? {} : { useRepoEslintConfig: options.useRepoEslintConfig }) }),
+    compilerLinterCritic({
+      ...timeout('toolchain/compiler-linter'),
+      ...(options.useRepoEslintConfig === undefined ? {} : { useRepoEslintConfig: options.useRepoEslintConfig }),
+    }),
     duplicateCodeCritic(timeout('quality/duplicate-code-detector')),
-    sastScannerCritic({ ...timeout('security/sast-scanner'), ...(options.sastLibraryMode === undefined ? {} : { libraryMode: options.sastLibraryMode }) }),
+    sastScannerCritic({
+      ...timeout('security/sast-scanner'),
+      ...(options.sastLibraryMode === undefined ? {} : { libraryMode: options.sastLibraryMode }),
+    }),
     secretsDetectorCritic(timeout('security/secrets-detector')),
     dependencyAuditCritic({
       ...timeout('toolchain/dependency-audit'),
       ...(options.registry === undefined ? {} : { registry: options.registry }),
       ...(options.advisories === undefined ? {} : { advisories: options.advisories }),
     }),
-    dependencyEolCritic({ ...timeout('toolchain/dependency-eol'), ...(options.now === undefined ? {} : { now: options.now }) }),
+    dependencyEolCritic({
+      ...timeout('toolchain/dependency-eol'),
+      ...(options.now === undefined ? {} : { now: options.now }),
+    }),
     databaseReviewerCritic(timeout('specialized/database-reviewer')),
     inputValidationCritic(timeout('security/input-validation-checker')),
     ...toolchainCritics({
       // The shell that builds the registry decides the host environment; a library call without one gets the process's.
       hostEnv: options.hostEnv ?? process.env,
       ...(options.allowBuildScripts === undefined ? {} : { allowBuildScripts: options.allowBuildScripts }),
-      timeouts: Object.fromEntries(TOOLCHAIN_CRITIC_IDS.flatMap((id) => (options.timeouts?.[id] === undefined ? [] : [[id, options.timeouts[id]]]))),
+      timeouts: Object.fromEntries(
+        TOOLCHAIN_CRITIC_IDS.flatMap((id) =>
+          options.timeouts?.[id] === undefined ? [] : [[id, options.timeouts[id]]],
+        ),
+      ),
     }),
-    complexityCritic({ ...timeout('quality/complexity'), thresholds: complexityThresholds(options.settings?.['quality/complexity']) }),
-    testCoverageCritic({ ...timeout('quality/test-coverage'), ...(options.testCoverage === undefined ? {} : { source: options.testCoverage }) }),
+    complexityCritic({
+      ...timeout('quality/complexity'),
+      thresholds: complexityThresholds(options.settings?.['quality/complexity']),
+    }),
+    testCoverageCritic({
+      ...timeout('quality/test-coverage'),
+      ...(options.testCoverage === undefined ? {} : { source: options.testCoverage }),
+    }),
   ];
   if (options.only === undefined) return all;
   const unknown = options.only.filter((id) => !all.some((c) => c.id === id));
-  if (unknown.length > 0) throw new TypeError(`unknown critic ${unknown.join(', ')}; built-in critics are ${BUILT_IN_CRITIC_IDS.join(', ')}`);
+  if (unknown.length > 0)
+    throw new TypeError(`unknown critic ${unknown.join(', ')}; built-in critics are ${BUILT_IN_CRITIC_IDS.join(', ')}`);
   return all.filter((critic) => options.only?.includes(critic.id) === true);
 }

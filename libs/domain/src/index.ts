@@ -1,15 +1,35 @@
 // Pure rules of the refinement loop: no clock, no ids from thin air, no I/O.
-export { fingerprintOf, locationHashOf, isSameIssue, FUZZY_LINE_WINDOW, type FingerprintInput } from './identity/fingerprint.js';
+export {
+  fingerprintOf,
+  locationHashOf,
+  isSameIssue,
+  FUZZY_LINE_WINDOW,
+  type FingerprintInput,
+} from './identity/fingerprint.js';
 export { deterministicId } from './identity/ids.js';
 export { nextPhase, phaseIncludes } from './phases/phases.js';
 export { compareFindings, rankFindings } from './synthesis/ranking.js';
 export { synthesizeLetter, type CriticReport, type SynthesisInput } from './synthesis/synthesize.js';
-export { findDisagreements, isKnownConflict, DEFAULT_KNOWN_CONFLICTS, CONFLICT_ASK_TYPES, type KnownConflict } from './synthesis/disagreements.js';
+export {
+  findDisagreements,
+  isKnownConflict,
+  DEFAULT_KNOWN_CONFLICTS,
+  CONFLICT_ASK_TYPES,
+  type KnownConflict,
+} from './synthesis/disagreements.js';
 export { decideRoundClosure, openRound, type RoundClosure } from './round/round-closure.js';
 export { withTimelines } from './escalation/timelines.js';
 export { roundReports } from './round/round-reports.js';
 export { isFirstAnswer } from './round/answers.js';
-export { coverageGaps, describeCoverage, describeSkip, isCoverageGap, orderSkips, roundCoverageGaps, type CoverageGap } from './synthesis/coverage.js';
+export {
+  coverageGaps,
+  describeCoverage,
+  describeSkip,
+  isCoverageGap,
+  orderSkips,
+  roundCoverageGaps,
+  type CoverageGap,
+} from './synthesis/coverage.js';
 export { renderLetterMarkdown } from './letter/markdown.js';
 export { RefinementTriggers } from './config/triggers.js';
 export { CriticCatalogue, CriticEntry, DynamicTrigger } from './config/catalogue.js';
@@ -36,7 +56,21 @@ export {
   isWorseThanBest,
 } from './loop/state.js';
 export { admitDecision, DECISION_TYPES, type Admission } from './loop/admission.js';
-export { decideScopeLock, repositoryKey, scopeLockEvents, scopeConflictMessage, sameHolders, type Gating, type ScopeLockOutcome, SCOPE_LOCK_MODES, MAX_NAMED_OVERLAP, type ScopeLockMode, type OpenRun, type ScopeCandidate, type ScopeDecision } from './scope/scope-lock.js';
+export {
+  decideScopeLock,
+  repositoryKey,
+  scopeLockEvents,
+  scopeConflictMessage,
+  sameHolders,
+  type Gating,
+  type ScopeLockOutcome,
+  SCOPE_LOCK_MODES,
+  MAX_NAMED_OVERLAP,
+  type ScopeLockMode,
+  type OpenRun,
+  type ScopeCandidate,
+  type ScopeDecision,
+} from './scope/scope-lock.js';
 export { decideNext, needsLetter, type PanelContext } from './loop/decide.js';
 export {
   decideEscalation,
@@ -50,11 +84,31 @@ export {
   type RepeatedFailure,
 } from './escalation/decide-escalation.js';
 export { retryBackoffMs, type RetryBackoff } from './loop/retry.js';
-export { decideUnservedFix, DEFAULT_UNSERVED_FIX_POLICY, type UnservedFixPolicy, type UnservedFixDecision, type UnservedFixAttempt } from './loop/unserved-fix.js';
+export {
+  decideUnservedFix,
+  DEFAULT_UNSERVED_FIX_POLICY,
+  type UnservedFixPolicy,
+  type UnservedFixDecision,
+  type UnservedFixAttempt,
+} from './loop/unserved-fix.js';
 export { baselineWork, roundWork, fixWork, fixRequestData, type BaselineWork, type RoundWork } from './loop/work.js';
 export { decisionEvent, stampDecision, type DecisionMeta } from './loop/envelope.js';
-export { chooseHandoffRound, reviewedRounds, describeOpen, openByRank, handoffWork, type ReviewedRound, type HandoffChoice, type HandoffWork } from './loop/handoff.js';
-export { buildStuckReport, infrastructureAction, renderStuckReportMarkdown, type StuckTrigger } from './escalation/report.js';
+export {
+  chooseHandoffRound,
+  reviewedRounds,
+  describeOpen,
+  openByRank,
+  handoffWork,
+  type ReviewedRound,
+  type HandoffChoice,
+  type HandoffWork,
+} from './loop/handoff.js';
+export {
+  buildStuckReport,
+  infrastructureAction,
+  renderStuckReportMarkdown,
+  type StuckTrigger,
+} from './escalation/report.js';
 export { journalDocument, type JournalDocument, type JournalRound } from './journal/journal-document.js';
 export { LoopConfig, DEFAULT_LOOP_CONFIG, type LoopConfigInput } from './heuristics/config.js';
 export {
@@ -77,7 +131,11 @@ export {
 export { persistentIssues, persistentIssue } from './heuristics/persistent-issue.js';
 export { implementerWalls, implementerWall } from './heuristics/implementer-wall.js';
 export { oscillations, oscillation } from './heuristics/oscillation.js';
-export { repeatedDisagreements, criticDisagreement, type RepeatedDisagreements } from './heuristics/critic-disagreement.js';
+export {
+  repeatedDisagreements,
+  criticDisagreement,
+  type RepeatedDisagreements,
+} from './heuristics/critic-disagreement.js';
 export { flatTrend, flatTrendFiring } from './heuristics/flat-trend.js';
 export { stall, countStall, type StallCount } from './heuristics/stall.js';
 export type { Firing } from './heuristics/firing.js';
@@ -85,7 +143,13 @@ export { topScoreAverage, slope, keyMomentOf, isInfraFailure } from './heuristic
 export { loopDetectedEvent } from './heuristics/detection.js';
 export { detectLoop, type RunEntry, type DetectionCheckpoint, type Detected } from './heuristics/detect-loop.js';
 export { findingTimelines, patchOfFile, type TimelineDraft } from './heuristics/timelines.js';
-export { calibrate, type CalibrationReport, type Spread, type ThresholdAdvice, type HeuristicStats } from './heuristics/calibrate.js';
+export {
+  calibrate,
+  type CalibrationReport,
+  type Spread,
+  type ThresholdAdvice,
+  type HeuristicStats,
+} from './heuristics/calibrate.js';
 export {
   buildLoopReport,
   reportSummaryLine,

@@ -35,11 +35,15 @@ export interface BatchPlan {
   /** In input order, so global positions follow the input (and each stream's order). */
   readonly inserts: readonly PlannedInsert[];
   /** Completes the results once the inserted events have their global positions. */
-  complete(inserted: ReadonlyMap<string, { readonly globalPosition: string; readonly transactionId: string }>): AppendResult[];
+  complete(
+    inserted: ReadonlyMap<string, { readonly globalPosition: string; readonly transactionId: string }>,
+  ): AppendResult[];
 }
 
 function sameContent(event: PreparedEvent, stored: StoredRef): boolean {
-  return event.type === stored.type && event.schemaVersion === stored.schemaVersion && jsonEquals(event.data, stored.data);
+  return (
+    event.type === stored.type && event.schemaVersion === stored.schemaVersion && jsonEquals(event.data, stored.data)
+  );
 }
 
 /**
@@ -53,15 +57,21 @@ function sameContent(event: PreparedEvent, stored: StoredRef): boolean {
  * (it is a retry of a committed append); otherwise the expected version is checked against the
  * current version and only the new events are appended.
  */
-export function planBatch(items: readonly PreparedAppend[], versions: ReadonlyMap<string, number>, stored: ReadonlyMap<string, StoredRef>): BatchPlan {
+export function planBatch(
+  items: readonly PreparedAppend[],
+  versions: ReadonlyMap<string, number>,
+  stored: ReadonlyMap<string, StoredRef>,
+): BatchPlan {
   // Event id conflicts first: they are not retryable, so they win over a version conflict.
   for (const item of items) {
     for (const event of item.events) {
       const found = stored.get(event.eventId);
       if (found === undefined) continue;
       const where = { streamId: found.streamId, streamPosition: found.streamPosition };
-      if (found.streamId !== item.streamId) throw new EventIdConflictError(event.eventId, item.streamId, 'other_stream', where);
-      if (!sameContent(event, found)) throw new EventIdConflictError(event.eventId, item.streamId, 'content_differs', where);
+      if (found.streamId !== item.streamId)
+        throw new EventIdConflictError(event.eventId, item.streamId, 'other_stream', where);
+      if (!sameContent(event, found))
+        throw new EventIdConflictError(event.eventId, item.streamId, 'content_differs', where);
     }
   }
 
@@ -72,12 +82,19 @@ export function planBatch(items: readonly PreparedAppend[], versions: ReadonlyMa
     const current = versions.get(item.streamId) ?? 0;
     const fresh = item.events.filter((event) => !stored.has(event.eventId));
     const isRetry = item.events.length > 0 && fresh.length === 0;
-    if (!isRetry && !satisfiesExpectedVersion(item.expectedVersion, current)) throw new VersionConflictError(item.streamId, item.expectedVersion, current);
+    if (!isRetry && !satisfiesExpectedVersion(item.expectedVersion, current))
+      throw new VersionConflictError(item.streamId, item.expectedVersion, current);
     let next = current;
     const events = item.events.map((event): AppendedEvent | string => {
       const found = stored.get(event.eventId);
       if (found !== undefined) {
-        return { eventId: event.eventId, streamPosition: found.streamPosition, globalPosition: found.globalPosition, transactionId: found.transactionId, duplicate: true };
+        return {
+          eventId: event.eventId,
+          streamPosition: found.streamPosition,
+          globalPosition: found.globalPosition,
+          transactionId: found.transactionId,
+          duplicate: true,
+        };
       }
       next += 1;
       inserts.push({ streamId: item.streamId, streamPosition: next, event });
@@ -99,8 +116,18 @@ export function planBatch(items: readonly PreparedAppend[], versions: ReadonlyMa
           if (typeof entry !== 'string') return entry;
           const written = inserted.get(entry);
           const streamPosition = positions.get(entry);
-          if (written === undefined || streamPosition === undefined) throw new IllegalStateError(EVENT_STORE_ERROR_CODES.invariantBroken, `the insert did not return event "${entry}"`);
-          return { eventId: entry, streamPosition, globalPosition: written.globalPosition, transactionId: written.transactionId, duplicate: false };
+          if (written === undefined || streamPosition === undefined)
+            throw new IllegalStateError(
+              EVENT_STORE_ERROR_CODES.invariantBroken,
+              `the insert did not return event "${entry}"`,
+            );
+          return {
+            eventId: entry,
+            streamPosition,
+            globalPosition: written.globalPosition,
+            transactionId: written.transactionId,
+            duplicate: false,
+          };
         }),
       }));
     },

@@ -6,7 +6,12 @@ import { prepareAppends } from './validation.js';
 import type { ExpectedVersion } from './types.js';
 
 const event = (eventId: string, data: unknown = { id: eventId }) => ({ eventId, type: 'T', schemaVersion: 1, data });
-const stored = (eventId: string, streamId: string, streamPosition: number, data: unknown = { id: eventId }): StoredRef => ({
+const stored = (
+  eventId: string,
+  streamId: string,
+  streamPosition: number,
+  data: unknown = { id: eventId },
+): StoredRef => ({
   eventId,
   streamId,
   streamPosition,
@@ -65,7 +70,14 @@ describe('planBatch', () => {
 
   it('given every event already stored, then it succeeds with the original positions whatever the expected version', () => {
     const items = prepareAppends([{ streamId: 's', events: [event('a'), event('b')], expectedVersion: 'no_stream' }]);
-    const plan = planBatch(items, new Map([['s', 5]]), new Map([['a', stored('a', 's', 1)], ['b', stored('b', 's', 2)]]));
+    const plan = planBatch(
+      items,
+      new Map([['s', 5]]),
+      new Map([
+        ['a', stored('a', 's', 1)],
+        ['b', stored('b', 's', 2)],
+      ]),
+    );
     expect(plan.inserts).toEqual([]);
     expect(plan.reservations).toEqual([]);
     expect(plan.complete(new Map())[0]?.events.map((e) => [e.streamPosition, e.duplicate])).toEqual([
@@ -82,7 +94,9 @@ describe('planBatch', () => {
 
   it('given some events stored and a stale exact version, then it is a version conflict', () => {
     const items = prepareAppends([{ streamId: 's', events: [event('a'), event('b')], expectedVersion: 0 }]);
-    expect(() => planBatch(items, new Map([['s', 1]]), new Map([['a', stored('a', 's', 1)]]))).toThrow(VersionConflictError);
+    expect(() => planBatch(items, new Map([['s', 1]]), new Map([['a', stored('a', 's', 1)]]))).toThrow(
+      VersionConflictError,
+    );
   });
 
   it('given the same id with other data or in another stream, then it is an event id conflict, before any version conflict', () => {

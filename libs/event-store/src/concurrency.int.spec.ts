@@ -25,7 +25,10 @@ const backgroundErrors: unknown[] = [];
 
 beforeAll(async () => {
   database = await createTestDatabase('rloop_es_conc');
-  store = await createEventStore({ databaseUrl: database.url, onBackgroundError: (error) => backgroundErrors.push(error) });
+  store = await createEventStore({
+    databaseUrl: database.url,
+    onBackgroundError: (error) => backgroundErrors.push(error),
+  });
 });
 
 afterAll(async () => {
@@ -63,9 +66,15 @@ class Writer {
       'INSERT INTO streams (stream_id, version) VALUES ($1, 0) ON CONFLICT (stream_id) DO UPDATE SET version = streams.version WHERE false',
       [streamId],
     );
-    const { rows } = await this.client.query<{ version: string }>('SELECT version::text AS version FROM streams WHERE stream_id = $1', [streamId]);
+    const { rows } = await this.client.query<{ version: string }>(
+      'SELECT version::text AS version FROM streams WHERE stream_id = $1',
+      [streamId],
+    );
     const version = Number(rows[0]?.version);
-    await this.client.query('UPDATE streams SET version = $2 WHERE stream_id = $1', [streamId, version + eventIds.length]);
+    await this.client.query('UPDATE streams SET version = $2 WHERE stream_id = $1', [
+      streamId,
+      version + eventIds.length,
+    ]);
     const positions: bigint[] = [];
     for (const [index, eventId] of eventIds.entries()) {
       const inserted = await this.client.query<{ position: string }>(
@@ -88,7 +97,12 @@ class Writer {
 }
 
 /** A subscriber that records what it is given; it starts at the current end so a test sees only its own events. */
-async function subscriber(): Promise<{ name: string; seen: StoredEvent[]; catchUp(): Promise<number>; drain(count: number): Promise<void> }> {
+async function subscriber(): Promise<{
+  name: string;
+  seen: StoredEvent[];
+  catchUp(): Promise<number>;
+  drain(count: number): Promise<void>;
+}> {
   const name = uid('sub');
   const seen: StoredEvent[] = [];
   const handler = (_tx: EventStoreTransaction, events: readonly StoredEvent[]): Promise<void> => {
@@ -120,7 +134,9 @@ async function committed(streams: readonly string[]): Promise<string[]> {
 }
 
 async function maxPosition(): Promise<bigint> {
-  const { rows } = await sql<{ max: string }>`SELECT coalesce(max(global_position), 0)::text AS max FROM events`.execute(store.db);
+  const { rows } = await sql<{
+    max: string;
+  }>`SELECT coalesce(max(global_position), 0)::text AS max FROM events`.execute(store.db);
   return BigInt(rows[0]?.max ?? '0');
 }
 
@@ -134,7 +150,9 @@ describe('optimistic concurrency under real contention', () => {
     await store.append(stream, [newEvent(uid('e'))], { expectedVersion: 'no_stream' });
     const before = await maxPosition();
 
-    const outcomes = await Promise.allSettled(Array.from({ length: 16 }, () => store.append(stream, [newEvent(uid('e'))], { expectedVersion: 1 })));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 16 }, () => store.append(stream, [newEvent(uid('e'))], { expectedVersion: 1 })),
+    );
 
     const winners = outcomes.filter((outcome) => outcome.status === 'fulfilled');
     const losers = outcomes.flatMap((outcome) => (outcome.status === 'rejected' ? [outcome.reason as unknown] : []));
@@ -153,9 +171,13 @@ describe('optimistic concurrency under real contention', () => {
   it("lets exactly 1 of 16 concurrent 'no_stream' appends create a stream, also without a hole", async () => {
     const stream = uid('s');
     const before = await maxPosition();
-    const outcomes = await Promise.allSettled(Array.from({ length: 16 }, () => store.append(stream, [newEvent(uid('e'))], { expectedVersion: 'no_stream' })));
+    const outcomes = await Promise.allSettled(
+      Array.from({ length: 16 }, () => store.append(stream, [newEvent(uid('e'))], { expectedVersion: 'no_stream' })),
+    );
     expect(outcomes.filter((outcome) => outcome.status === 'fulfilled')).toHaveLength(1);
-    expect(outcomes.filter((outcome) => outcome.status === 'rejected' && outcome.reason instanceof VersionConflictError)).toHaveLength(15);
+    expect(
+      outcomes.filter((outcome) => outcome.status === 'rejected' && outcome.reason instanceof VersionConflictError),
+    ).toHaveLength(15);
     const next = await store.append(uid('s'), [newEvent(uid('e'))], { expectedVersion: 'no_stream' });
     expect(BigInt(next.events[0]?.globalPosition ?? '0')).toBe(before + 2n);
   });
@@ -163,7 +185,9 @@ describe('optimistic concurrency under real contention', () => {
   it('turns 8 concurrent appends of the same events into one stored copy and the same positions for all', async () => {
     const stream = uid('s');
     const batch = [newEvent(uid('e')), newEvent(uid('e'))];
-    const results = await Promise.all(Array.from({ length: 8 }, () => store.append(stream, batch, { expectedVersion: 'no_stream' })));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => store.append(stream, batch, { expectedVersion: 'no_stream' })),
+    );
     const positions = results.map((result) => result.events.map((event) => event.globalPosition).join(','));
     expect(new Set(positions).size).toBe(1);
     expect(results.filter((result) => result.events.every((event) => !event.duplicate))).toHaveLength(1);
@@ -172,9 +196,15 @@ describe('optimistic concurrency under real contention', () => {
 
   it('never deadlocks batches that touch the same streams in different orders', async () => {
     const streams = [uid('s'), uid('s'), uid('s'), uid('s')];
-    const rotations = Array.from({ length: 8 }, (_, shift) => [...streams.slice(shift % 4), ...streams.slice(0, shift % 4)].reverse());
+    const rotations = Array.from({ length: 8 }, (_, shift) =>
+      [...streams.slice(shift % 4), ...streams.slice(0, shift % 4)].reverse(),
+    );
     await Promise.all(
-      rotations.map((order) => store.appendMany(order.map((streamId) => ({ streamId, events: [newEvent(uid('e'))], expectedVersion: 'any' as const })))),
+      rotations.map((order) =>
+        store.appendMany(
+          order.map((streamId) => ({ streamId, events: [newEvent(uid('e'))], expectedVersion: 'any' as const })),
+        ),
+      ),
     );
     for (const stream of streams) expect(await store.streamVersion(stream)).toBe(8);
   });
@@ -194,12 +224,16 @@ describe('optimistic concurrency under real contention', () => {
     await holding;
 
     const contender = store.append(other, [newEvent(id)], { expectedVersion: 'any' });
-    const insideTransaction = store.transaction((tx) => tx.append(uid('s'), [newEvent(id)], { expectedVersion: 'any' }));
+    const insideTransaction = store.transaction((tx) =>
+      tx.append(uid('s'), [newEvent(id)], { expectedVersion: 'any' }),
+    );
     // Both wait on the unique index entry of the uncommitted event.
     await eventually(
       async () => {
         const { rows } = await sql<{ n: string }>`
-          SELECT count(*)::text AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(store.db);
+          SELECT count(*)::text AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`.execute(
+          store.db,
+        );
         return Number(rows[0]?.n) >= 2;
       },
       { description: 'both appends to wait for the first transaction' },
@@ -207,7 +241,11 @@ describe('optimistic concurrency under real contention', () => {
     release();
     await holder;
 
-    await expect(contender).rejects.toMatchObject({ code: 'JOURNAL.EVENT_ID_CONFLICT', reason: 'other_stream', stored: { streamId: home, streamPosition: 1 } });
+    await expect(contender).rejects.toMatchObject({
+      code: 'JOURNAL.EVENT_ID_CONFLICT',
+      reason: 'other_stream',
+      stored: { streamId: home, streamPosition: 1 },
+    });
     // In the caller's transaction the store cannot re-check (the transaction is aborted): a retryable error says "run it again".
     const error = await insideTransaction.then(
       () => undefined,
@@ -253,7 +291,9 @@ describe('the global read order under gap races: the subscriber sees every commi
     expect(await sub.catchUp()).toBe(0);
     // The hazard is real: by position alone, a reader now sees 2 and 3 and would checkpoint past 1.
     const { rows } = await sql<{ position: string }>`
-      SELECT global_position::text AS position FROM events WHERE global_position >= ${String(first)}::bigint ORDER BY global_position`.execute(store.db);
+      SELECT global_position::text AS position FROM events WHERE global_position >= ${String(first)}::bigint ORDER BY global_position`.execute(
+      store.db,
+    );
     expect(rows.map((row) => BigInt(row.position))).toEqual([(first ?? 0n) + 1n, (first ?? 0n) + 2n]);
 
     await writers[0].commit();
@@ -278,7 +318,9 @@ describe('the global read order under gap races: the subscriber sees every commi
 
     expect(ids(sub.seen)).toEqual(['c-kept', 'c-after']);
     expect(ids(sub.seen)).toEqual(await committed([sa, sb, sc]));
-    const { rows } = await sql<{ n: string }>`SELECT count(*)::text AS n FROM events WHERE global_position = ${String(hole)}::bigint`.execute(store.db);
+    const { rows } = await sql<{
+      n: string;
+    }>`SELECT count(*)::text AS n FROM events WHERE global_position = ${String(hole)}::bigint`.execute(store.db);
     expect(rows[0]?.n).toBe('0');
   });
 
@@ -306,7 +348,9 @@ describe('the global read order under gap races: the subscriber sees every commi
     expect(ids(seen)).toEqual([]);
 
     await open.commit();
-    await eventually(async () => (await store.catchUp(name, handler), seen.length >= 4), { description: 'a catch-up to see the four events' });
+    await eventually(async () => (await store.catchUp(name, handler), seen.length >= 4), {
+      description: 'a catch-up to see the four events',
+    });
     expect(ids(seen)).toEqual(['d-long', 'd-quick-1', 'd-quick-2', 'd-quick-3']);
     expect(ids(seen)).toEqual(await committed([long, quick]));
   });
@@ -316,23 +360,39 @@ describe('subscriptions survive crashes', () => {
   it('ends in the same state as a clean run when the connection dies between the projection write and the checkpoint', async () => {
     await sql`CREATE TABLE crash_projection (name text, event_id text, PRIMARY KEY (name, event_id))`.execute(store.db);
     for (let n = 0; n < 6; n += 1) await store.append(uid('s'), [newEvent(uid('e'))], { expectedVersion: 'any' });
-    const project = (name: string, die: () => boolean) => async (tx: EventStoreTransaction, events: readonly StoredEvent[]) => {
-      for (const event of events) await sql`INSERT INTO crash_projection VALUES (${name}, ${event.eventId})`.execute(tx.db);
-      if (die()) await sql`SELECT pg_terminate_backend(pg_backend_pid())`.execute(tx.db);
-    };
+    const project =
+      (name: string, die: () => boolean) => async (tx: EventStoreTransaction, events: readonly StoredEvent[]) => {
+        for (const event of events)
+          await sql`INSERT INTO crash_projection VALUES (${name}, ${event.eventId})`.execute(tx.db);
+        if (die()) await sql`SELECT pg_terminate_backend(pg_backend_pid())`.execute(tx.db);
+      };
     const state = async (name: string): Promise<string[]> => {
-      const { rows } = await sql<{ event_id: string }>`SELECT event_id FROM crash_projection WHERE name = ${name} ORDER BY event_id`.execute(store.db);
+      const { rows } = await sql<{
+        event_id: string;
+      }>`SELECT event_id FROM crash_projection WHERE name = ${name} ORDER BY event_id`.execute(store.db);
       return rows.map((row) => row.event_id);
     };
     await allVisible(store); // so both runs below read the same history
-    await store.catchUp('clean', project('clean', () => false), { batchSize: 4 });
+    await store.catchUp(
+      'clean',
+      project('clean', () => false),
+      { batchSize: 4 },
+    );
 
     let calls = 0;
-    const crash = store.catchUp('crashy', project('crashy', () => (calls += 1) === 2), { batchSize: 4 });
+    const crash = store.catchUp(
+      'crashy',
+      project('crashy', () => (calls += 1) === 2),
+      { batchSize: 4 },
+    );
     await expect(crash).rejects.toBeInstanceOf(StoreUnavailableError);
     expect((await state('crashy')).length).toBe(4); // the first batch and its checkpoint; the second died whole
 
-    await store.catchUp('crashy', project('crashy', () => false), { batchSize: 4 });
+    await store.catchUp(
+      'crashy',
+      project('crashy', () => false),
+      { batchSize: 4 },
+    );
     expect(await state('crashy')).toEqual(await state('clean'));
     expect(await store.readCheckpoint('crashy')).toEqual(await store.readCheckpoint('clean'));
   });
@@ -344,8 +404,12 @@ describe('subscriptions survive crashes', () => {
     expect(await first).toBe('committed');
 
     const errorsBefore = backgroundErrors.length;
-    await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rloop-event-store-listener'`.execute(store.db);
-    await eventually(() => backgroundErrors.length > errorsBefore, { description: 'the dropped listener to be reported' });
+    await sql`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rloop-event-store-listener'`.execute(
+      store.db,
+    );
+    await eventually(() => backgroundErrors.length > errorsBefore, {
+      description: 'the dropped listener to be reported',
+    });
     expect(backgroundErrors.at(-1)).toBeInstanceOf(StoreUnavailableError);
 
     // waitForCommit reconnects, and only a notification on the new connection can resolve it in time.
@@ -353,7 +417,9 @@ describe('subscriptions survive crashes', () => {
     await eventually(
       async () => {
         const { rows } = await sql<{ n: string }>`
-          SELECT count(*)::text AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rloop-event-store-listener' AND query ILIKE 'LISTEN%'`.execute(store.db);
+          SELECT count(*)::text AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = 'rloop-event-store-listener' AND query ILIKE 'LISTEN%'`.execute(
+          store.db,
+        );
         return rows[0]?.n === '1';
       },
       { description: 'the listener to be back' },
@@ -406,7 +472,11 @@ describe('least privilege and connection errors', () => {
       (error: unknown) => error,
     );
     expect(refused).toBeInstanceOf(StoreUnavailableError);
-    expect(refused).toMatchObject({ code: 'JOURNAL.STORE_UNAVAILABLE', retryable: true, target: { host: '127.0.0.1', port: 1, database: 'journal_db', user: 'journal' } });
+    expect(refused).toMatchObject({
+      code: 'JOURNAL.STORE_UNAVAILABLE',
+      retryable: true,
+      target: { host: '127.0.0.1', port: 1, database: 'journal_db', user: 'journal' },
+    });
     expect((refused as Error).message).toContain('127.0.0.1:1');
     expect((refused as Error).message).toContain('journal_db');
     expect((refused as Error).message).not.toContain('s3cret-pw');

@@ -1,5 +1,10 @@
 import { RloopError, ValidationError } from '@rloop/contracts';
-import { EVENT_STORE_ERROR_CODES, StoreUnavailableError, TransactionConflictError, type DatabaseTarget } from './errors.js';
+import {
+  EVENT_STORE_ERROR_CODES,
+  StoreUnavailableError,
+  TransactionConflictError,
+  type DatabaseTarget,
+} from './errors.js';
 
 /**
  * Host, port, database and user of a connection string, for error messages. The password is
@@ -10,14 +15,18 @@ export function describeDatabaseUrl(databaseUrl: string): DatabaseTarget {
   try {
     url = new URL(databaseUrl);
   } catch {
-    throw new ValidationError(EVENT_STORE_ERROR_CODES.invalidOptions, 'DATABASE_URL is not a valid postgres:// connection string', [
-      { path: 'databaseUrl', message: 'expected postgres://user[:password]@host[:port]/database' },
-    ]);
+    throw new ValidationError(
+      EVENT_STORE_ERROR_CODES.invalidOptions,
+      'DATABASE_URL is not a valid postgres:// connection string',
+      [{ path: 'databaseUrl', message: 'expected postgres://user[:password]@host[:port]/database' }],
+    );
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') {
-    throw new ValidationError(EVENT_STORE_ERROR_CODES.invalidOptions, `DATABASE_URL must use postgres:// (got ${url.protocol}//)`, [
-      { path: 'databaseUrl', message: 'expected postgres://user[:password]@host[:port]/database' },
-    ]);
+    throw new ValidationError(
+      EVENT_STORE_ERROR_CODES.invalidOptions,
+      `DATABASE_URL must use postgres:// (got ${url.protocol}//)`,
+      [{ path: 'databaseUrl', message: 'expected postgres://user[:password]@host[:port]/database' }],
+    );
   }
   // node-postgres also takes the host (e.g. a socket directory) from ?host=.
   const host = url.hostname !== '' ? url.hostname : (url.searchParams.get('host') ?? 'localhost');
@@ -40,8 +49,18 @@ export function passwordOf(databaseUrl: string): string {
 }
 
 // Node socket errors and the node-postgres messages that mean "the server is not there (any more)".
-const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'ETIMEDOUT', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH']);
-const UNREACHABLE_MESSAGES = /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i;
+const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ETIMEDOUT',
+  'ECONNRESET',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+]);
+const UNREACHABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Connection ended unexpectedly/i;
 // SQLSTATEs that mean the same: connection exceptions (08), shutdown (57P01-3), no such database
 // (3D000), bad credentials (28), too many connections (53300).
 const UNREACHABLE_STATES = new Set(['57P01', '57P02', '57P03', '3D000', '28000', '28P01', '53300']);
@@ -67,13 +86,18 @@ export function raceOf(error: unknown): TransactionConflictError | undefined {
   if (RACE_STATES.has(code)) return new TransactionConflictError(code, text, { cause: error });
   // Our locks serialise appends to one stream, so this only happens when a concurrent transaction
   // stored the same event id in another stream (or wrote the events table directly).
-  if (code === '23505' && constraint === 'events_event_id_key') return new TransactionConflictError(code, text, { cause: error });
+  if (code === '23505' && constraint === 'events_event_id_key')
+    return new TransactionConflictError(code, text, { cause: error });
   return undefined;
 }
 
 function isUnreachable(error: unknown): boolean {
   const { code, message } = fieldsOf(error);
-  if (typeof code === 'string' && (UNREACHABLE_CODES.has(code) || UNREACHABLE_STATES.has(code) || code.startsWith('08'))) return true;
+  if (
+    typeof code === 'string' &&
+    (UNREACHABLE_CODES.has(code) || UNREACHABLE_STATES.has(code) || code.startsWith('08'))
+  )
+    return true;
   if (error instanceof AggregateError) return error.errors.some(isUnreachable);
   return typeof message === 'string' && UNREACHABLE_MESSAGES.test(message);
 }

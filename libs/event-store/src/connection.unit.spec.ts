@@ -34,13 +34,21 @@ describe('translateError', () => {
     expect(translated).toBeInstanceOf(StoreUnavailableError);
     expect((translated as Error).message).not.toContain('hunter2');
     expect((translated as StoreUnavailableError).cause).toBe(refused);
-    expect(translateError(Object.assign(new Error('no db'), { code: '3D000' }), target, '')).toBeInstanceOf(StoreUnavailableError);
-    expect(translateError(new Error('Connection terminated unexpectedly'), target, '')).toBeInstanceOf(StoreUnavailableError);
+    expect(translateError(Object.assign(new Error('no db'), { code: '3D000' }), target, '')).toBeInstanceOf(
+      StoreUnavailableError,
+    );
+    expect(translateError(new Error('Connection terminated unexpectedly'), target, '')).toBeInstanceOf(
+      StoreUnavailableError,
+    );
   });
 
   it('turns races into a retryable TransactionConflictError, and leaves other errors alone', () => {
-    expect(translateError(Object.assign(new Error('deadlock'), { code: '40P01' }), target, '')).toBeInstanceOf(TransactionConflictError);
-    expect(translateError(Object.assign(new Error('dup'), { code: '23505', constraint: 'events_event_id_key' }), target, '')).toBeInstanceOf(TransactionConflictError);
+    expect(translateError(Object.assign(new Error('deadlock'), { code: '40P01' }), target, '')).toBeInstanceOf(
+      TransactionConflictError,
+    );
+    expect(
+      translateError(Object.assign(new Error('dup'), { code: '23505', constraint: 'events_event_id_key' }), target, ''),
+    ).toBeInstanceOf(TransactionConflictError);
     const other = Object.assign(new Error('dup'), { code: '23505', constraint: 'my_table_pkey' });
     expect(translateError(other, target, '')).toBe(other);
     expect(translateError(new Error('syntax'), target, '')).toBeInstanceOf(Error);

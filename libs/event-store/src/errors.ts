@@ -31,7 +31,11 @@ export class VersionConflictError extends ConflictError {
 
   constructor(streamId: string, expectedVersion: ExpectedVersion, actualVersion: number) {
     const actual = actualVersion === 0 ? 'the stream does not exist' : `it is at version ${actualVersion}`;
-    super(EVENT_STORE_ERROR_CODES.versionConflict, `stream "${streamId}" expected ${describeExpected(expectedVersion)} but ${actual}`, { retryable: true });
+    super(
+      EVENT_STORE_ERROR_CODES.versionConflict,
+      `stream "${streamId}" expected ${describeExpected(expectedVersion)} but ${actual}`,
+      { retryable: true },
+    );
     this.streamId = streamId;
     this.expectedVersion = expectedVersion;
     this.actualVersion = actualVersion;
@@ -54,7 +58,12 @@ export class EventIdConflictError extends ConflictError {
   /** Where the stored event with this id lives. */
   readonly stored: { readonly streamId: string; readonly streamPosition: number };
 
-  constructor(eventId: string, streamId: string, reason: EventIdConflictReason, stored: EventIdConflictError['stored']) {
+  constructor(
+    eventId: string,
+    streamId: string,
+    reason: EventIdConflictReason,
+    stored: EventIdConflictError['stored'],
+  ) {
     const what = reason === 'content_differs' ? 'with different content' : 'already';
     super(
       EVENT_STORE_ERROR_CODES.eventIdConflict,
@@ -100,7 +109,11 @@ export class TransactionConflictError extends TransientError {
   readonly sqlState: string;
 
   constructor(sqlState: string, detail: string, options: { cause?: unknown } = {}) {
-    super(EVENT_STORE_ERROR_CODES.transactionConflict, `the transaction lost a race and was rolled back (SQLSTATE ${sqlState}): ${detail}`, options);
+    super(
+      EVENT_STORE_ERROR_CODES.transactionConflict,
+      `the transaction lost a race and was rolled back (SQLSTATE ${sqlState}): ${detail}`,
+      options,
+    );
     this.sqlState = sqlState;
   }
 }

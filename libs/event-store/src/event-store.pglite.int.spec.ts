@@ -37,8 +37,12 @@ describe('what only PGlite has', () => {
     const reopened = await createEventStore({ pgliteDir });
     open.push(reopened);
     const read = await reopened.readStream('plan-a');
-    expect(read.map((e) => [e.eventId, e.globalPosition])).toEqual(appended.events.map((e) => [e.eventId, e.globalPosition]));
-    await expect(reopened.append('plan-a', [newEvent('e-3')], { expectedVersion: 'no_stream' })).rejects.toMatchObject({ actualVersion: 2 });
+    expect(read.map((e) => [e.eventId, e.globalPosition])).toEqual(
+      appended.events.map((e) => [e.eventId, e.globalPosition]),
+    );
+    await expect(reopened.append('plan-a', [newEvent('e-3')], { expectedVersion: 'no_stream' })).rejects.toMatchObject({
+      actualVersion: 2,
+    });
   }, 120_000);
 
   // PGlite only: a fresh PGlite database starts its transaction ids in the hundreds, so reaching
@@ -58,7 +62,10 @@ describe('what only PGlite has', () => {
 
     const before = await store.append('plan-b', [newEvent('x-1')], { expectedVersion: 'any' });
     const after = await store.append('plan-c', [newEvent('x-2')], { expectedVersion: 'any' });
-    expect([before.events[0]?.transactionId, after.events[0]?.transactionId]).toEqual([String(power - 1n), String(power)]);
+    expect([before.events[0]?.transactionId, after.events[0]?.transactionId]).toEqual([
+      String(power - 1n),
+      String(power),
+    ]);
 
     const page = await readAllEvents(store.db, { transactionId: String(power - 2n), globalPosition: '0' }, 2);
     expect(page.events.map((e) => e.eventId)).toEqual(['x-1', 'x-2']);

@@ -8,7 +8,15 @@ import { CommitSignal, type CommitListener, type WakeReason } from './notifier.j
 import { Mutex, PGliteDialect } from './pglite-dialect.js';
 import { COMMIT_CHANNEL, migrateEventStore, type EventStoreTables } from './schema.js';
 import { appendBatch, readAllEvents, readStreamEvents, readStreamVersion, type Executor } from './store-sql.js';
-import type { AppendOptions, AppendResult, Checkpoint, NewEvent, ReadStreamOptions, StoredEvent, StreamAppend } from './types.js';
+import type {
+  AppendOptions,
+  AppendResult,
+  Checkpoint,
+  NewEvent,
+  ReadStreamOptions,
+  StoredEvent,
+  StreamAppend,
+} from './types.js';
 import { checkBatchSize, checkReadStream, checkStreamId, checkSubscriptionName, prepareAppends } from './validation.js';
 
 /** The narrow port a handler depends on: append and read, nothing about PostgreSQL. */
@@ -118,7 +126,8 @@ class PostgresCommitListener implements CommitListener {
 
   ensure(): Promise<void> {
     if (this.client !== null) return Promise.resolve();
-    if (this.closed) return Promise.reject(new IllegalStateError(EVENT_STORE_ERROR_CODES.storeClosed, 'the event store is closed'));
+    if (this.closed)
+      return Promise.reject(new IllegalStateError(EVENT_STORE_ERROR_CODES.storeClosed, 'the event store is closed'));
     this.connecting ??= this.connect().finally(() => {
       this.connecting = null;
     });
@@ -196,7 +205,9 @@ async function openPostgres(options: PostgresStoreOptions): Promise<Backend> {
     target,
     password,
     startListener: (commits, onError) =>
-      Promise.resolve(new PostgresCommitListener(config, commits, (error) => translateError(error, target, password), onError)),
+      Promise.resolve(
+        new PostgresCommitListener(config, commits, (error) => translateError(error, target, password), onError),
+      ),
   };
 }
 
@@ -233,7 +244,9 @@ function warn(error: unknown): void {
 function checkOptions(options: EventStoreOptions): void {
   const positive = (value: number | undefined, path: string): void => {
     if (value !== undefined && (!Number.isSafeInteger(value) || value < 1)) {
-      throw new ValidationError(EVENT_STORE_ERROR_CODES.invalidOptions, `${path} must be a positive integer`, [{ path, message: 'must be a positive integer' }]);
+      throw new ValidationError(EVENT_STORE_ERROR_CODES.invalidOptions, `${path} must be a positive integer`, [
+        { path, message: 'must be a positive integer' },
+      ]);
     }
   };
   if ('databaseUrl' in options) {
@@ -253,7 +266,10 @@ function checkOptions(options: EventStoreOptions): void {
  */
 export async function createEventStore(options: EventStoreOptions): Promise<EventStoreClient> {
   checkOptions(options);
-  const backend = 'databaseUrl' in options ? await openPostgres(options) : await openPGlite('pgliteDir' in options ? options.pgliteDir : null);
+  const backend =
+    'databaseUrl' in options
+      ? await openPostgres(options)
+      : await openPGlite('pgliteDir' in options ? options.pgliteDir : null);
   const store = new EventStoreImpl(backend, options.onBackgroundError ?? warn);
   try {
     if (options.migrate !== false) await store.guard(migrateEventStore(backend.db));
@@ -320,7 +336,9 @@ class EventStoreImpl implements EventStoreClient {
     return {
       db: trx,
       append: async (streamId, events, options) => {
-        const [result] = await guardRace(appendBatch(trx, prepareAppends([{ streamId, events, expectedVersion: options.expectedVersion }])));
+        const [result] = await guardRace(
+          appendBatch(trx, prepareAppends([{ streamId, events, expectedVersion: options.expectedVersion }])),
+        );
         return result as AppendResult;
       },
       appendMany: async (appends) => guardRace(appendBatch(trx, prepareAppends(appends))),
@@ -396,7 +414,8 @@ class EventStoreImpl implements EventStoreClient {
   }
 
   private listening(): CommitListener {
-    if (this.listener === null || this.closing !== null) throw new IllegalStateError(EVENT_STORE_ERROR_CODES.storeClosed, 'the event store is closed');
+    if (this.listener === null || this.closing !== null)
+      throw new IllegalStateError(EVENT_STORE_ERROR_CODES.storeClosed, 'the event store is closed');
     return this.listener;
   }
 
@@ -440,5 +459,7 @@ async function saveCheckpoint(trx: Executor, name: string, checkpoint: Checkpoin
   await sql`
     INSERT INTO subscription_checkpoints (name, transaction_id, global_position, updated_at)
     VALUES (${name}, ${checkpoint.transactionId}::xid8, ${checkpoint.globalPosition}::bigint, now())
-    ON CONFLICT (name) DO UPDATE SET transaction_id = EXCLUDED.transaction_id, global_position = EXCLUDED.global_position, updated_at = now()`.execute(trx);
+    ON CONFLICT (name) DO UPDATE SET transaction_id = EXCLUDED.transaction_id, global_position = EXCLUDED.global_position, updated_at = now()`.execute(
+    trx,
+  );
 }

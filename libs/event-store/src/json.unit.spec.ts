@@ -4,7 +4,10 @@ import { jsonEquals, toJsonValue } from './json.js';
 
 describe('toJsonValue', () => {
   it('keeps what JSON keeps and refuses what jsonb cannot hold', () => {
-    expect(toJsonValue({ a: 1, b: undefined, d: new Date(0) })).toEqual({ json: '{"a":1,"d":"1970-01-01T00:00:00.000Z"}', value: { a: 1, d: '1970-01-01T00:00:00.000Z' } });
+    expect(toJsonValue({ a: 1, b: undefined, d: new Date(0) })).toEqual({
+      json: '{"a":1,"d":"1970-01-01T00:00:00.000Z"}',
+      value: { a: 1, d: '1970-01-01T00:00:00.000Z' },
+    });
     expect(toJsonValue(undefined)).toBeUndefined();
     expect(toJsonValue({ big: 1n })).toBeUndefined();
     expect(toJsonValue({ text: 'a\u0000b' })).toBeUndefined();

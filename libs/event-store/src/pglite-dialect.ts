@@ -66,7 +66,10 @@ class PGliteConnection implements DatabaseConnection {
     }
     return {
       rows: result.rows,
-      numAffectedRows: command !== undefined && COMMANDS_WITH_AFFECTED_ROWS.has(command) ? BigInt(result.affectedRows ?? 0) : undefined,
+      numAffectedRows:
+        command !== undefined && COMMANDS_WITH_AFFECTED_ROWS.has(command)
+          ? BigInt(result.affectedRows ?? 0)
+          : undefined,
     };
   }
 
@@ -177,4 +180,3 @@ export class PGliteDialect implements Dialect {
     return new PostgresQueryCompiler();
   }
 }
-

@@ -129,7 +129,12 @@ const provider: MigrationProvider = {
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any database: the migrator only touches the store's own tables
 function storeMigrator(db: Kysely<any>): Migrator {
-  return new Migrator({ db, provider, migrationTableName: STORE_MIGRATION_TABLE, migrationLockTableName: STORE_MIGRATION_LOCK_TABLE });
+  return new Migrator({
+    db,
+    provider,
+    migrationTableName: STORE_MIGRATION_TABLE,
+    migrationLockTableName: STORE_MIGRATION_LOCK_TABLE,
+  });
 }
 
 /**
@@ -167,8 +172,12 @@ export async function migrateEventStore(db: Kysely<any>): Promise<void> {
   const { error, results } = await storeMigrator(db).migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((result) => result.status === 'Error')?.migrationName ?? 'unknown';
-    throw new RloopError(EVENT_STORE_ERROR_CODES.migrationFailed, `event store migration ${failed} failed: ${describeError(error)}`, {
-      cause: error,
-    });
+    throw new RloopError(
+      EVENT_STORE_ERROR_CODES.migrationFailed,
+      `event store migration ${failed} failed: ${describeError(error)}`,
+      {
+        cause: error,
+      },
+    );
   }
 }

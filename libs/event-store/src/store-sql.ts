@@ -14,7 +14,11 @@ const ORIGIN: Checkpoint = { transactionId: '0', globalPosition: '0' };
 
 function toSafeNumber(text: string, what: string): number {
   const value = Number(text);
-  if (!Number.isSafeInteger(value)) throw new IllegalStateError(EVENT_STORE_ERROR_CODES.invariantBroken, `${what} ${text} is beyond the safe integer range`);
+  if (!Number.isSafeInteger(value))
+    throw new IllegalStateError(
+      EVENT_STORE_ERROR_CODES.invariantBroken,
+      `${what} ${text} is beyond the safe integer range`,
+    );
   return value;
 }
 
@@ -62,7 +66,10 @@ export async function appendBatch(db: Executor, items: readonly PreparedAppend[]
       WHERE s.stream_id = r.stream_id AND s.version = r.previous`.execute(db);
     // We hold the row locks, so every stream is where we read it; anything else is a bug.
     if (Number(moved.numAffectedRows ?? 0) !== plan.reservations.length) {
-      throw new IllegalStateError(EVENT_STORE_ERROR_CODES.invariantBroken, `moved ${String(moved.numAffectedRows)} of ${plan.reservations.length} locked streams`);
+      throw new IllegalStateError(
+        EVENT_STORE_ERROR_CODES.invariantBroken,
+        `moved ${String(moved.numAffectedRows)} of ${plan.reservations.length} locked streams`,
+      );
     }
   }
 
@@ -83,7 +90,8 @@ export async function appendBatch(db: Executor, items: readonly PreparedAppend[]
         AS r(ord integer, stream_id text, stream_position bigint, event_id text, type text, schema_version integer, data jsonb, metadata jsonb)
       ORDER BY r.ord
       RETURNING event_id, global_position::text AS global_position, transaction_id::text AS transaction_id`.execute(db);
-    for (const row of written) inserted.set(row.event_id, { globalPosition: row.global_position, transactionId: row.transaction_id });
+    for (const row of written)
+      inserted.set(row.event_id, { globalPosition: row.global_position, transactionId: row.transaction_id });
   }
   return plan.complete(inserted);
 }
@@ -153,7 +161,12 @@ function toStoredEvent(row: EventRow): StoredEvent {
   };
 }
 
-export async function readStreamEvents(db: Executor, streamId: string, fromPosition: number, maxCount: number | undefined): Promise<StoredEvent[]> {
+export async function readStreamEvents(
+  db: Executor,
+  streamId: string,
+  fromPosition: number,
+  maxCount: number | undefined,
+): Promise<StoredEvent[]> {
   // No visibility gate is needed within a stream: positions are assigned under the stream's row
   // lock, so position n+1 cannot commit before position n has.
   const limit = maxCount === undefined ? sql`` : sql`LIMIT ${maxCount}`;
@@ -165,7 +178,9 @@ export async function readStreamEvents(db: Executor, streamId: string, fromPosit
 }
 
 export async function readStreamVersion(db: Executor, streamId: string): Promise<number> {
-  const { rows } = await sql<{ version: string }>`SELECT version::text AS version FROM streams WHERE stream_id = ${streamId}`.execute(db);
+  const { rows } = await sql<{
+    version: string;
+  }>`SELECT version::text AS version FROM streams WHERE stream_id = ${streamId}`.execute(db);
   const row = rows[0];
   return row === undefined ? 0 : toSafeNumber(row.version, 'stream version');
 }
@@ -198,5 +213,8 @@ export async function readAllEvents(db: Executor, after: Checkpoint | null, limi
     LIMIT ${limit}`.execute(db);
   const events = rows.map(toStoredEvent);
   const last = events.at(-1);
-  return { events, checkpoint: last === undefined ? after : { transactionId: last.transactionId, globalPosition: last.globalPosition } };
+  return {
+    events,
+    checkpoint: last === undefined ? after : { transactionId: last.transactionId, globalPosition: last.globalPosition },
+  };
 }

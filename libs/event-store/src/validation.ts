@@ -40,19 +40,43 @@ function isId(value: unknown): value is string {
 
 function prepareEvent(event: NewEvent, path: string, issues: Issue[]): PreparedEvent | undefined {
   const before = issues.length;
-  if (!isId(event.eventId)) issues.push({ path: `${path}.eventId`, message: `must be a non-empty string of at most ${LIMITS.idLength} characters` });
-  if (!isId(event.type)) issues.push({ path: `${path}.type`, message: `must be a non-empty string of at most ${LIMITS.idLength} characters` });
+  if (!isId(event.eventId))
+    issues.push({
+      path: `${path}.eventId`,
+      message: `must be a non-empty string of at most ${LIMITS.idLength} characters`,
+    });
+  if (!isId(event.type))
+    issues.push({
+      path: `${path}.type`,
+      message: `must be a non-empty string of at most ${LIMITS.idLength} characters`,
+    });
   if (!Number.isSafeInteger(event.schemaVersion) || event.schemaVersion < 1 || event.schemaVersion > 2_147_483_647) {
     issues.push({ path: `${path}.schemaVersion`, message: 'must be a positive integer' });
   }
   const data = toJsonValue(event.data);
-  if (data === undefined) issues.push({ path: `${path}.data`, message: 'must be a JSON value (no undefined, cycles, BigInt or NUL characters)' });
+  if (data === undefined)
+    issues.push({
+      path: `${path}.data`,
+      message: 'must be a JSON value (no undefined, cycles, BigInt or NUL characters)',
+    });
   const metadata = toJsonValue(event.metadata ?? {});
-  if (metadata === undefined || typeof metadata.value !== 'object' || metadata.value === null || Array.isArray(metadata.value)) {
+  if (
+    metadata === undefined ||
+    typeof metadata.value !== 'object' ||
+    metadata.value === null ||
+    Array.isArray(metadata.value)
+  ) {
     issues.push({ path: `${path}.metadata`, message: 'must be a JSON object' });
   }
   if (issues.length > before || data === undefined || metadata === undefined) return undefined;
-  return { eventId: event.eventId, type: event.type, schemaVersion: event.schemaVersion, data: data.value, dataJson: data.json, metadataJson: metadata.json };
+  return {
+    eventId: event.eventId,
+    type: event.type,
+    schemaVersion: event.schemaVersion,
+    data: data.value,
+    dataJson: data.json,
+    metadataJson: metadata.json,
+  };
 }
 
 /** Checks a batch of appends and serialises its events, or throws one ValidationError naming every problem. */
@@ -65,14 +89,23 @@ export function prepareAppends(appends: readonly StreamAppend[]): PreparedAppend
   appends.forEach((append, index) => {
     const path = appends.length === 1 ? '' : `[${index}]`;
     if (!isId(append.streamId)) {
-      issues.push({ path: `${path}streamId`, message: `must be a non-empty string of at most ${LIMITS.idLength} characters` });
+      issues.push({
+        path: `${path}streamId`,
+        message: `must be a non-empty string of at most ${LIMITS.idLength} characters`,
+      });
     } else if (streams.has(append.streamId)) {
       // Two entries for one stream would need two expected versions for one lock: ambiguous.
-      issues.push({ path: `${path}streamId`, message: `stream "${append.streamId}" appears more than once in the batch` });
+      issues.push({
+        path: `${path}streamId`,
+        message: `stream "${append.streamId}" appears more than once in the batch`,
+      });
     }
     streams.add(append.streamId);
     if (!isExpectedVersion(append.expectedVersion)) {
-      issues.push({ path: `${path}expectedVersion`, message: "must be 'no_stream', 'stream_exists', 'any' or a non-negative integer" });
+      issues.push({
+        path: `${path}expectedVersion`,
+        message: "must be 'no_stream', 'stream_exists', 'any' or a non-negative integer",
+      });
     }
     const list: readonly NewEvent[] = append.events;
     if (!isList(list)) {
@@ -84,22 +117,34 @@ export function prepareAppends(appends: readonly StreamAppend[]): PreparedAppend
     list.forEach((event, eventIndex) => {
       const ready = prepareEvent(event, `${path}events[${eventIndex}]`, issues);
       if (ready === undefined) return;
-      if (eventIds.has(ready.eventId)) issues.push({ path: `${path}events[${eventIndex}].eventId`, message: `event id "${ready.eventId}" appears more than once in the batch` });
+      if (eventIds.has(ready.eventId))
+        issues.push({
+          path: `${path}events[${eventIndex}].eventId`,
+          message: `event id "${ready.eventId}" appears more than once in the batch`,
+        });
       eventIds.add(ready.eventId);
       events.push(ready);
     });
     prepared.push({ streamId: append.streamId, expectedVersion: append.expectedVersion, events });
   });
-  if (total > LIMITS.eventsPerAppend) issues.push({ path: 'events', message: `at most ${LIMITS.eventsPerAppend} events per append (got ${total})` });
+  if (total > LIMITS.eventsPerAppend)
+    issues.push({ path: 'events', message: `at most ${LIMITS.eventsPerAppend} events per append (got ${total})` });
   if (issues.length > 0) {
-    throw new ValidationError(EVENT_STORE_ERROR_CODES.invalidAppend, `invalid append: ${issues.map((issue) => `${issue.path || '(batch)'} ${issue.message}`).join('; ')}`, issues);
+    throw new ValidationError(
+      EVENT_STORE_ERROR_CODES.invalidAppend,
+      `invalid append: ${issues.map((issue) => `${issue.path || '(batch)'} ${issue.message}`).join('; ')}`,
+      issues,
+    );
   }
   return prepared;
 }
 
-
 function invalidRead(issues: Issue[]): ValidationError {
-  return new ValidationError(EVENT_STORE_ERROR_CODES.invalidRead, `invalid read: ${issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}`, issues);
+  return new ValidationError(
+    EVENT_STORE_ERROR_CODES.invalidRead,
+    `invalid read: ${issues.map((issue) => `${issue.path} ${issue.message}`).join('; ')}`,
+    issues,
+  );
 }
 
 function checkLimit(value: number | undefined, path: string, issues: Issue[]): void {
@@ -110,7 +155,8 @@ function checkLimit(value: number | undefined, path: string, issues: Issue[]): v
 
 export function checkReadStream(streamId: string, options: ReadStreamOptions): void {
   const issues: Issue[] = [];
-  if (!isId(streamId)) issues.push({ path: 'streamId', message: `must be a non-empty string of at most ${LIMITS.idLength} characters` });
+  if (!isId(streamId))
+    issues.push({ path: 'streamId', message: `must be a non-empty string of at most ${LIMITS.idLength} characters` });
   if (options.fromPosition !== undefined && (!Number.isSafeInteger(options.fromPosition) || options.fromPosition < 1)) {
     issues.push({ path: 'fromPosition', message: 'must be a positive integer' });
   }
@@ -119,7 +165,10 @@ export function checkReadStream(streamId: string, options: ReadStreamOptions): v
 }
 
 export function checkStreamId(streamId: string): void {
-  if (!isId(streamId)) throw invalidRead([{ path: 'streamId', message: `must be a non-empty string of at most ${LIMITS.idLength} characters` }]);
+  if (!isId(streamId))
+    throw invalidRead([
+      { path: 'streamId', message: `must be a non-empty string of at most ${LIMITS.idLength} characters` },
+    ]);
 }
 
 export function checkBatchSize(batchSize: number): void {
@@ -129,5 +178,8 @@ export function checkBatchSize(batchSize: number): void {
 }
 
 export function checkSubscriptionName(name: string): void {
-  if (!isId(name)) throw invalidRead([{ path: 'name', message: `must be a non-empty string of at most ${LIMITS.idLength} characters` }]);
+  if (!isId(name))
+    throw invalidRead([
+      { path: 'name', message: `must be a non-empty string of at most ${LIMITS.idLength} characters` },
+    ]);
 }

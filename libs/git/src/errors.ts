@@ -16,7 +16,11 @@ export class GitCommandError extends RloopError {
   readonly stderr: string;
 
   constructor(args: readonly string[], exitCode: number | null, stderr: string, options: { cause?: unknown } = {}) {
-    super(GIT_ERROR_CODES.failed, `git ${args.join(' ')} failed (exit ${exitCode ?? 'signal'}): ${stderr.trim().slice(-2000)}`, options);
+    super(
+      GIT_ERROR_CODES.failed,
+      `git ${args.join(' ')} failed (exit ${exitCode ?? 'signal'}): ${stderr.trim().slice(-2000)}`,
+      options,
+    );
     this.args = args;
     this.exitCode = exitCode;
     this.stderr = stderr;
@@ -46,7 +50,10 @@ export class GitOutputTooLargeError extends RloopError {
   readonly limitBytes: number;
 
   constructor(args: readonly string[], limitBytes: number) {
-    super(GIT_ERROR_CODES.outputTooLarge, `git ${args.filter((a) => a !== '-c' && !a.includes('=')).join(' ')} printed more than ${limitBytes} bytes; it was stopped`);
+    super(
+      GIT_ERROR_CODES.outputTooLarge,
+      `git ${args.filter((a) => a !== '-c' && !a.includes('=')).join(' ')} printed more than ${limitBytes} bytes; it was stopped`,
+    );
     this.args = args;
     this.limitBytes = limitBytes;
   }
@@ -58,7 +65,11 @@ export class PushRejectedError extends RloopError {
   readonly refs: readonly string[];
 
   constructor(url: string, refs: readonly string[], stderr: string, options: { cause?: unknown } = {}) {
-    super(GIT_ERROR_CODES.pushRejected, `the push of ${refs.join(', ')} was refused: the remote moved meanwhile (${stderr.trim().split('\n').slice(-3).join(' / ').slice(0, 1000)})`, options);
+    super(
+      GIT_ERROR_CODES.pushRejected,
+      `the push of ${refs.join(', ')} was refused: the remote moved meanwhile (${stderr.trim().split('\n').slice(-3).join(' / ').slice(0, 1000)})`,
+      options,
+    );
     this.url = url;
     this.refs = refs;
   }

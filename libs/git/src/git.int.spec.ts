@@ -13,7 +13,23 @@ let markers: string;
 let head: string;
 
 const rawGit = (dir: string, ...args: string[]): string =>
-  execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'core.fsmonitor=false', '-c', 'core.hooksPath=/dev/null', ...args], { encoding: 'utf8' }).trim();
+  execFileSync(
+    'git',
+    [
+      '-C',
+      dir,
+      '-c',
+      'user.name=t',
+      '-c',
+      'user.email=t@example.com',
+      '-c',
+      'core.fsmonitor=false',
+      '-c',
+      'core.hooksPath=/dev/null',
+      ...args,
+    ],
+    { encoding: 'utf8' },
+  ).trim();
 
 function markerScript(name: string): string {
   const path = join(root, `${name}.sh`);
@@ -22,7 +38,8 @@ function markerScript(name: string): string {
   return path;
 }
 
-const ran = (): string[] => ['fsmonitor', 'smudge', 'clean', 'textconv', 'hook'].filter((name) => existsSync(join(markers, name)));
+const ran = (): string[] =>
+  ['fsmonitor', 'smudge', 'clean', 'textconv', 'hook'].filter((name) => existsSync(join(markers, name)));
 
 beforeAll(() => {
   root = mkdtempSync(join(tmpdir(), 'rloop-git-'));
@@ -41,8 +58,10 @@ beforeAll(() => {
   rawGit(repo, 'config', 'filter.evil.clean', markerScript('clean'));
   rawGit(repo, 'config', 'diff.evil.textconv', markerScript('textconv'));
   const hook = markerScript('hook');
-  for (const name of ['post-checkout', 'post-index-change', 'reference-transaction']) writeFileSync(join(repo, '.git/hooks', name), readFileSync(hook));
-  for (const name of ['post-checkout', 'post-index-change', 'reference-transaction']) chmodSync(join(repo, '.git/hooks', name), 0o755);
+  for (const name of ['post-checkout', 'post-index-change', 'reference-transaction'])
+    writeFileSync(join(repo, '.git/hooks', name), readFileSync(hook));
+  for (const name of ['post-checkout', 'post-index-change', 'reference-transaction'])
+    chmodSync(join(repo, '.git/hooks', name), 0o755);
   writeFileSync(join(repo, 'src/a.txt'), 'alpha, edited\n');
 });
 
@@ -103,7 +122,9 @@ describe('the hardened git runner on a hostile repository', () => {
     writeFileSync(join(big, 'blob.txt'), 'x'.repeat(64 * 1024));
     rawGit(big, 'add', '-A');
     rawGit(big, 'commit', '-qm', 'big');
-    await expect(git(['show', 'HEAD:blob.txt'], { cwd: big, maxOutputBytes: 1024 })).rejects.toThrow(GitOutputTooLargeError);
+    await expect(git(['show', 'HEAD:blob.txt'], { cwd: big, maxOutputBytes: 1024 })).rejects.toThrow(
+      GitOutputTooLargeError,
+    );
     expect((await git(['show', 'HEAD:blob.txt'], { cwd: big })).stdout).toHaveLength(64 * 1024);
   });
 

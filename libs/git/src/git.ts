@@ -36,11 +36,16 @@ export interface GitResult {
 
 /** Settings given on every call: the programs a repository could choose are switched off. */
 const HARDENING: readonly string[] = [
-  '-c', 'core.fsmonitor=false',
-  '-c', 'core.hooksPath=/dev/null',
-  '-c', 'core.pager=cat',
-  '-c', 'protocol.ext.allow=never',
-  '-c', 'submodule.recurse=false',
+  '-c',
+  'core.fsmonitor=false',
+  '-c',
+  'core.hooksPath=/dev/null',
+  '-c',
+  'core.pager=cat',
+  '-c',
+  'protocol.ext.allow=never',
+  '-c',
+  'submodule.recurse=false',
 ];
 
 /** Keys of the repository's own config that name a program (section and key lower-cased, as `git config --list` prints them). */
@@ -62,9 +67,30 @@ const PROGRAM_KEYS: readonly RegExp[] = [
  * database URL, and GIT_DIR / GIT_CONFIG_* injections from a parent git process — stays out.
  */
 const INHERITED = new Set([
-  'PATH', 'HOME', 'USER', 'LOGNAME', 'TMPDIR', 'TZ', 'XDG_CONFIG_HOME', 'GIT_CONFIG_GLOBAL', 'GIT_CONFIG_NOSYSTEM',
-  'SSH_AUTH_SOCK', 'GIT_SSH', 'GIT_SSH_COMMAND', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'GIT_SSL_CAINFO', 'GIT_SSL_CAPATH',
-  'http_proxy', 'https_proxy', 'no_proxy', 'all_proxy', 'HTTP_PROXY', 'HTTPS_PROXY', 'NO_PROXY', 'ALL_PROXY',
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'TMPDIR',
+  'TZ',
+  'XDG_CONFIG_HOME',
+  'GIT_CONFIG_GLOBAL',
+  'GIT_CONFIG_NOSYSTEM',
+  'SSH_AUTH_SOCK',
+  'GIT_SSH',
+  'GIT_SSH_COMMAND',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'GIT_SSL_CAINFO',
+  'GIT_SSL_CAPATH',
+  'http_proxy',
+  'https_proxy',
+  'no_proxy',
+  'all_proxy',
+  'HTTP_PROXY',
+  'HTTPS_PROXY',
+  'NO_PROXY',
+  'ALL_PROXY',
 ]);
 
 /**
@@ -86,10 +112,17 @@ function gitEnv(extra: Readonly<Record<string, string>> | undefined): NodeJS.Pro
   };
 }
 
-function run(args: readonly string[], options: GitOptions): Promise<{ stdout: string; stderr: string; code: number | null }> {
+function run(
+  args: readonly string[],
+  options: GitOptions,
+): Promise<{ stdout: string; stderr: string; code: number | null }> {
   const limit = options.maxOutputBytes ?? MAX_GIT_OUTPUT_BYTES;
   return new Promise((resolve, reject) => {
-    const child = spawn('git', ['-C', options.cwd, ...args], { env: gitEnv(options.env), stdio: ['pipe', 'pipe', 'pipe'], ...(options.signal === undefined ? {} : { signal: options.signal }) });
+    const child = spawn('git', ['-C', options.cwd, ...args], {
+      env: gitEnv(options.env),
+      stdio: ['pipe', 'pipe', 'pipe'],
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     let outBytes = 0;
@@ -134,7 +167,10 @@ function run(args: readonly string[], options: GitOptions): Promise<{ stdout: st
  * the directory we were given.
  */
 async function neutralizeRepositoryConfig(options: GitOptions): Promise<string[]> {
-  const listed = await run([...HARDENING, 'config', '--list', '-z', '--show-scope', '--includes'], { cwd: options.cwd, ...(options.signal === undefined ? {} : { signal: options.signal }) });
+  const listed = await run([...HARDENING, 'config', '--list', '-z', '--show-scope', '--includes'], {
+    cwd: options.cwd,
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
   // Outside a repository, or one git refuses (another owner): no repository config is read, and
   // the command itself reports what is wrong.
   if (listed.code !== 0) return [];
@@ -146,13 +182,20 @@ async function neutralizeRepositoryConfig(options: GitOptions): Promise<string[]
     if (scope !== 'local' && scope !== 'worktree') continue;
     const newline = entry.indexOf('\n');
     const key = newline < 0 ? entry : entry.slice(0, newline);
-    if (key.toLowerCase() === 'core.worktree') throw new UnsafeRepositoryError(options.cwd, 'its configuration sets core.worktree (a work tree somewhere else); rloop only works in the directory it was given');
+    if (key.toLowerCase() === 'core.worktree')
+      throw new UnsafeRepositoryError(
+        options.cwd,
+        'its configuration sets core.worktree (a work tree somewhere else); rloop only works in the directory it was given',
+      );
     const [section = '', ...rest] = key.split('.');
-    const normalized = [section.toLowerCase(), ...rest.slice(0, -1), (rest[rest.length - 1] ?? '').toLowerCase()].join('.');
+    const normalized = [section.toLowerCase(), ...rest.slice(0, -1), (rest[rest.length - 1] ?? '').toLowerCase()].join(
+      '.',
+    );
     if (!PROGRAM_KEYS.some((pattern) => pattern.test(normalized))) continue;
     // A textconv of `cat` shows the blob as it is; any other program setting, left empty, fails loudly if git ever needs it.
     overrides.add(/^diff\..+\.textconv$/.test(normalized) ? `${key}=cat` : `${key}=`);
-    if (/^filter\..+\.(clean|smudge|process)$/.test(normalized)) overrides.add(`${key.slice(0, key.lastIndexOf('.'))}.required=false`);
+    if (/^filter\..+\.(clean|smudge|process)$/.test(normalized))
+      overrides.add(`${key.slice(0, key.lastIndexOf('.'))}.required=false`);
   }
   return [...overrides].flatMap((setting) => ['-c', setting]);
 }
@@ -167,11 +210,19 @@ async function neutralizeRepositoryConfig(options: GitOptions): Promise<string[]
  */
 export async function git(args: readonly string[], options: GitOptions): Promise<GitResult> {
   const overrides = await neutralizeRepositoryConfig(options);
-  const full = [...HARDENING, ...overrides, ...(options.literalPaths === true ? ['-c', 'core.quotepath=off'] : []), ...args];
+  const full = [
+    ...HARDENING,
+    ...overrides,
+    ...(options.literalPaths === true ? ['-c', 'core.quotepath=off'] : []),
+    ...args,
+  ];
   const { stdout, stderr, code } = await run(full, options);
   if (code === 0) return { stdout, exitCode: code };
   if (/detected dubious ownership/.test(stderr)) {
-    throw new UnsafeRepositoryError(options.cwd, 'it is owned by another user, so git refuses it (safe.directory); run the fleet as its owner, or mark it safe in the service user\'s git configuration');
+    throw new UnsafeRepositoryError(
+      options.cwd,
+      "it is owned by another user, so git refuses it (safe.directory); run the fleet as its owner, or mark it safe in the service user's git configuration",
+    );
   }
   if (code !== null && (options.okExitCodes ?? []).includes(code)) return { stdout, exitCode: code };
   throw new GitCommandError(args, code, stderr);

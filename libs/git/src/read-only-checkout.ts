@@ -42,7 +42,11 @@ async function setWritable(path: string, writable: boolean): Promise<void> {
  * under `<workRoot>/checkouts/<commit>`, with write bits cleared. Concurrent callers are safe: each
  * builds in a temporary directory and the first rename wins.
  */
-export async function readOnlyCheckout(repoPath: string, commit: string, options: { workRoot: string }): Promise<ReadOnlyCheckout> {
+export async function readOnlyCheckout(
+  repoPath: string,
+  commit: string,
+  options: { workRoot: string },
+): Promise<ReadOnlyCheckout> {
   const dir = readOnlyCheckoutDir(options.workRoot, commit);
   if (existsSync(dir)) return { dir, commit, cached: true };
   if (!(await commitExists(repoPath, commit))) throw new CommitNotFoundError(repoPath, commit);

@@ -17,7 +17,11 @@ let first: string;
 let second: string;
 
 const raw = (dir: string, ...args: string[]): string =>
-  execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'core.hooksPath=/dev/null', ...args], { encoding: 'utf8', stdio: 'pipe' }).trim();
+  execFileSync(
+    'git',
+    ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@example.com', '-c', 'core.hooksPath=/dev/null', ...args],
+    { encoding: 'utf8', stdio: 'pipe' },
+  ).trim();
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'rloop-cache-'));
@@ -66,7 +70,9 @@ describe('RepositoryCache', () => {
     expect(await a.fetchRef(url, 'refs/heads/rloop/p', 'refs/cache/rloop/p')).toBeNull();
     expect(await b.fetchRef(url, 'refs/heads/rloop/p', 'refs/cache/rloop/p')).toBeNull();
     await a.push(url, [{ source: second, ref: 'refs/heads/rloop/p', expected: null }]);
-    await expect(b.push(url, [{ source: first, ref: 'refs/heads/rloop/p', expected: null }])).rejects.toBeInstanceOf(PushRejectedError);
+    await expect(b.push(url, [{ source: first, ref: 'refs/heads/rloop/p', expected: null }])).rejects.toBeInstanceOf(
+      PushRejectedError,
+    );
     // Read again, the second host sees the first's commit and may move it on from there.
     expect(await b.fetchRef(url, 'refs/heads/rloop/p', 'refs/cache/rloop/p')).toBe(second);
     await b.push(url, [{ source: first, ref: 'refs/heads/rloop/p', expected: second }]);
@@ -88,7 +94,7 @@ describe('RepositoryCache', () => {
 });
 
 describe('operator credentials (RLOOP_GIT_CREDENTIALS)', () => {
-  it('are given by git\'s own store helper to a server that asks, and named in no error', async () => {
+  it("are given by git's own store helper to a server that asks, and named in no error", async () => {
     // An HTTP server that asks for credentials and records what it was given (then has no repository).
     const seen: string[] = [];
     const server = createServer((request, response) => {
@@ -124,6 +130,8 @@ describe('repositoryIdentity', () => {
     expect(repositoryIdentity('ssh://git@example.com/org/app')).toBe('ssh://example.com/org/app');
     expect(repositoryIdentity('file:///srv/app/')).toBe('/srv/app');
     expect(repositoryIdentity('/srv/x/../app')).toBe('/srv/app');
-    expect(repositoryIdentity('https://example.com/org/app')).not.toBe(repositoryIdentity('https://example.com/org/other'));
+    expect(repositoryIdentity('https://example.com/org/app')).not.toBe(
+      repositoryIdentity('https://example.com/org/other'),
+    );
   });
 });

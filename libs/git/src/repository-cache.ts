@@ -37,18 +37,30 @@ export function repositoryIdentity(location: string): string {
   }
   // scp-like ssh (`git@host:org/repo.git`): the same repository as ssh://host/org/repo.
   const scp = /^(?:[^@/]+@)?(\[[^\]]+\]|[^:/]+):(?!\/\/)(.*)$/.exec(location);
-  if (scp !== null && !isAbsolute(location)) return `ssh://${(scp[1] ?? '').toLowerCase()}/${(scp[2] ?? '').replace(/^\/+/, '').replace(/\/+$/, '').replace(/\.git$/, '')}`;
+  if (scp !== null && !isAbsolute(location))
+    return `ssh://${(scp[1] ?? '').toLowerCase()}/${(scp[2] ?? '')
+      .replace(/^\/+/, '')
+      .replace(/\/+$/, '')
+      .replace(/\.git$/, '')}`;
   return resolve(location);
 }
 
 /** Whether a `git fetch` failure says the server will not hand out an object by its id (it only serves what its refs advertise). */
 function shaFetchRefused(error: unknown): boolean {
-  return error instanceof GitCommandError && /not our ref|couldn't find remote ref|Server does not allow request for unadvertised object|want .* not valid/i.test(error.stderr);
+  return (
+    error instanceof GitCommandError &&
+    /not our ref|couldn't find remote ref|Server does not allow request for unadvertised object|want .* not valid/i.test(
+      error.stderr,
+    )
+  );
 }
 
 /** Whether a push failure is git refusing a lease (the remote ref is not what we expected) or a non-fast-forward. */
 function leaseRefused(error: unknown): boolean {
-  return error instanceof GitCommandError && /\[rejected\]|stale info|non-fast-forward|fetch first|atomic push failed/i.test(error.stderr);
+  return (
+    error instanceof GitCommandError &&
+    /\[rejected\]|stale info|non-fast-forward|fetch first|atomic push failed/i.test(error.stderr)
+  );
 }
 
 /** One ref update of a push: our object to the remote's ref, accepted only while the remote's ref is `expected` (null: it must not exist). */
@@ -108,7 +120,10 @@ export class RepositoryCache {
     const key = this.dirFor(url);
     const previous = this.queues.get(key) ?? Promise.resolve();
     const next = previous.then(work, work);
-    const settled = next.then(() => undefined, () => undefined);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
     this.queues.set(key, settled);
     void settled.then(() => {
       if (this.queues.get(key) === settled) this.queues.delete(key);
@@ -151,10 +166,25 @@ export class RepositoryCache {
       if (await commitExists(dir, commit)) return dir;
       const { config, env } = this.transport();
       try {
-        await git([...config, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', url, commit], { cwd: dir, env });
+        await git([...config, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', url, commit], {
+          cwd: dir,
+          env,
+        });
       } catch (error) {
         if (!shaFetchRefused(error)) throw error;
-        await git([...config, 'fetch', '--quiet', '--no-write-fetch-head', '--', url, '+refs/heads/*:refs/cache/heads/*', '+refs/tags/*:refs/cache/tags/*'], { cwd: dir, env });
+        await git(
+          [
+            ...config,
+            'fetch',
+            '--quiet',
+            '--no-write-fetch-head',
+            '--',
+            url,
+            '+refs/heads/*:refs/cache/heads/*',
+            '+refs/tags/*:refs/cache/tags/*',
+          ],
+          { cwd: dir, env },
+        );
       }
       if (!(await commitExists(dir, commit))) throw new CommitNotFoundError(url, commit);
       return dir;
@@ -181,7 +211,10 @@ export class RepositoryCache {
         await git(['update-ref', localRef, sha], { cwd: dir });
         return sha;
       }
-      await git([...config, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', url, `+${remoteRef}:${localRef}`], { cwd: dir, env });
+      await git(
+        [...config, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--', url, `+${remoteRef}:${localRef}`],
+        { cwd: dir, env },
+      );
       return sha;
     });
   }
@@ -200,9 +233,18 @@ export class RepositoryCache {
       const leases = updates.map((u) => `--force-with-lease=${u.ref}:${u.expected ?? ''}`);
       const refspecs = updates.map((u) => `${u.source}:${u.ref}`);
       try {
-        await git([...config, 'push', '--quiet', '--atomic', '--no-verify', ...leases, '--', url, ...refspecs], { cwd: cwd ?? dir, env });
+        await git([...config, 'push', '--quiet', '--atomic', '--no-verify', ...leases, '--', url, ...refspecs], {
+          cwd: cwd ?? dir,
+          env,
+        });
       } catch (error) {
-        if (leaseRefused(error)) throw new PushRejectedError(url, updates.map((u) => u.ref), (error as GitCommandError).stderr, { cause: error });
+        if (leaseRefused(error))
+          throw new PushRejectedError(
+            url,
+            updates.map((u) => u.ref),
+            (error as GitCommandError).stderr,
+            { cause: error },
+          );
         throw error;
       }
     });
@@ -228,7 +270,10 @@ export function repositoryCacheAt(root: string): RepositoryCache {
   let cache = processCaches.get(key);
   if (cache === undefined) {
     const credentialsFile = process.env[GIT_CREDENTIALS_VARIABLE];
-    cache = new RepositoryCache({ root: key, ...(credentialsFile === undefined || credentialsFile === '' ? {} : { credentialsFile }) });
+    cache = new RepositoryCache({
+      root: key,
+      ...(credentialsFile === undefined || credentialsFile === '' ? {} : { credentialsFile }),
+    });
     processCaches.set(key, cache);
   }
   return cache;

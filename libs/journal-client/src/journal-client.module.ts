@@ -9,7 +9,13 @@ import { JournalClient } from './journal-client.js';
  */
 @Global()
 @Module({
-  providers: [{ provide: JournalClient, useFactory: (requester: Requester) => new JournalClient(requester), inject: [BUS_REQUESTER] }],
+  providers: [
+    {
+      provide: JournalClient,
+      useFactory: (requester: Requester) => new JournalClient(requester),
+      inject: [BUS_REQUESTER],
+    },
+  ],
   exports: [JournalClient],
 })
 export class JournalClientModule {}

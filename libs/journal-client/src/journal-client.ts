@@ -33,9 +33,16 @@ export class JournalClient {
 
   private async ask<Q extends JournalQuery>(query: Q, body: JournalRequest<Q>): Promise<JournalReply<Q>> {
     const spec = JOURNAL_QUERIES[query];
-    const raw = await this.requester.request(`journal.${query}`, spec.request.parse(body), { timeoutMs: this.timeoutMs });
+    const raw = await this.requester.request(`journal.${query}`, spec.request.parse(body), {
+      timeoutMs: this.timeoutMs,
+    });
     const reply = spec.reply.safeParse(raw);
-    if (!reply.success) throw new ValidationError('JOURNAL.BAD_REPLY', `the journal's reply to ${query} does not match its contract`, toIssues(reply.error));
+    if (!reply.success)
+      throw new ValidationError(
+        'JOURNAL.BAD_REPLY',
+        `the journal's reply to ${query} does not match its contract`,
+        toIssues(reply.error),
+      );
     return reply.data as JournalReply<Q>;
   }
 
@@ -52,10 +59,14 @@ export class JournalClient {
    * announcement (`fresh`: a timer that fired, a message a crashed replica held) carries a state
    * that is old by now: then the journal is always asked.
    */
-  async loopStateAt(announcement: EventOf<'JournalCommitted'>, options: { readonly fresh?: boolean } = {}): Promise<{ readonly version: number; readonly state: LoopState | null }> {
+  async loopStateAt(
+    announcement: EventOf<'JournalCommitted'>,
+    options: { readonly fresh?: boolean } = {},
+  ): Promise<{ readonly version: number; readonly state: LoopState | null }> {
     // Parsed with the announcement (JournalCommitted's loop_state is the versioned LoopState contract).
     const carried = announcement.data.loop_state;
-    if (options.fresh !== true && carried !== undefined && carried.version >= announcement.data.stream_version) return { version: carried.version, state: carried };
+    if (options.fresh !== true && carried !== undefined && carried.version >= announcement.data.stream_version)
+      return { version: carried.version, state: carried };
     return this.loopState(announcement.plan);
   }
 
@@ -66,16 +77,28 @@ export class JournalClient {
   }
 
   /** Events of the plan's current run (or one run, or every run), optionally from a stream position on. */
-  async events(plan: string, options: { readonly scope?: 'current_run' | 'all'; readonly runId?: string; readonly fromPosition?: number } = {}): Promise<{ readonly version: number; readonly entries: JournalEntry[] }> {
+  async events(
+    plan: string,
+    options: { readonly scope?: 'current_run' | 'all'; readonly runId?: string; readonly fromPosition?: number } = {},
+  ): Promise<{ readonly version: number; readonly entries: JournalEntry[] }> {
     const entries: JournalEntry[] = [];
     let from = options.fromPosition;
     // The journal answers in pages (a reply must fit in one NATS message): follow next_position.
     for (;;) {
-      const reply = await this.ask('events', { plan, scope: options.scope ?? 'current_run', ...(options.runId === undefined ? {} : { run_id: options.runId }), ...(from === undefined ? {} : { from_position: from }) });
+      const reply = await this.ask('events', {
+        plan,
+        scope: options.scope ?? 'current_run',
+        ...(options.runId === undefined ? {} : { run_id: options.runId }),
+        ...(from === undefined ? {} : { from_position: from }),
+      });
       for (const stored of reply.events) {
         const parsed = parseEvent(stored.event);
         if (!parsed.ok) throw parsed.error;
-        entries.push({ position: stored.position, global_position: stored.global_position, event: parsed.event as JournaledEvent });
+        entries.push({
+          position: stored.position,
+          global_position: stored.global_position,
+          event: parsed.event as JournaledEvent,
+        });
       }
       if (reply.next_position === null) return { version: reply.version, entries };
       from = reply.next_position;
@@ -85,7 +108,12 @@ export class JournalClient {
   async letter(letterId: string): Promise<Letter> {
     const reply = await this.ask('letter', { letter_id: letterId });
     const letter = LetterSchema.safeParse(reply.letter);
-    if (!letter.success) throw new ValidationError('JOURNAL.BAD_REPLY', `letter ${letterId} from the journal does not match its contract`, toIssues(letter.error));
+    if (!letter.success)
+      throw new ValidationError(
+        'JOURNAL.BAD_REPLY',
+        `letter ${letterId} from the journal does not match its contract`,
+        toIssues(letter.error),
+      );
     return letter.data;
   }
 
@@ -94,7 +122,8 @@ export class JournalClient {
     try {
       return await this.letter(letterId);
     } catch (error) {
-      if (error instanceof Error && 'code' in error && (error as { code: unknown }).code === 'JOURNAL.NOT_FOUND') return null;
+      if (error instanceof Error && 'code' in error && (error as { code: unknown }).code === 'JOURNAL.NOT_FOUND')
+        return null;
       throw error;
     }
   }
@@ -117,14 +146,25 @@ export class JournalClient {
     return this.ask('spend', { plan, day, ...(runId === undefined ? {} : { run_id: runId }) });
   }
 
-  async escalations(options: { readonly open?: boolean; readonly plan?: string; readonly limit?: number } = {}): Promise<JournalReply<'escalations'>['escalations']> {
-    return (await this.ask('escalations', { open: options.open ?? false, ...(options.plan === undefined ? {} : { plan: options.plan }), ...(options.limit === undefined ? {} : { limit: options.limit }) })).escalations;
+  async escalations(
+    options: { readonly open?: boolean; readonly plan?: string; readonly limit?: number } = {},
+  ): Promise<JournalReply<'escalations'>['escalations']> {
+    return (
+      await this.ask('escalations', {
+        open: options.open ?? false,
+        ...(options.plan === undefined ? {} : { plan: options.plan }),
+        ...(options.limit === undefined ? {} : { limit: options.limit }),
+      })
+    ).escalations;
   }
 
   /** Patterns seen in at least `minLoops` loops (optionally for some finding types), most widespread first. */
-  async learnings(options: { readonly findingTypes?: readonly string[]; readonly minLoops?: number; readonly limit?: number } = {}): Promise<JournalReply<'learnings'>['learnings']> {
+  async learnings(
+    options: { readonly findingTypes?: readonly string[]; readonly minLoops?: number; readonly limit?: number } = {},
+  ): Promise<JournalReply<'learnings'>['learnings']> {
     const types = options.findingTypes === undefined ? {} : { finding_types: [...options.findingTypes].slice(0, 200) };
-    return (await this.ask('learnings', { ...types, min_loops: options.minLoops ?? 2, limit: options.limit ?? 100 })).learnings;
+    return (await this.ask('learnings', { ...types, min_loops: options.minLoops ?? 2, limit: options.limit ?? 100 }))
+      .learnings;
   }
 
   /** How each critic fared over the most recent rounds (dispatches, failures by reason). */
@@ -136,4 +176,3 @@ export class JournalClient {
     return (await this.ask('rebuild', projection === undefined ? {} : { projection })).rebuilt;
   }
 }
-

@@ -29,7 +29,15 @@ export function budgetReached(state: BudgetState, dispatch: string): BudgetReach
   ];
   for (const [scope, limit, spent] of scopes) {
     if (limit !== null && spent >= limit) {
-      return { scope, limitUsd: limit, spentUsd: spent, spentOnPlanUsd: state.spentOnPlanUsd, spentTodayUsd: state.spentTodayUsd, estimateUsd: null, dispatch };
+      return {
+        scope,
+        limitUsd: limit,
+        spentUsd: spent,
+        spentOnPlanUsd: state.spentOnPlanUsd,
+        spentTodayUsd: state.spentTodayUsd,
+        estimateUsd: null,
+        dispatch,
+      };
     }
   }
   return null;
@@ -39,18 +47,33 @@ export function budgetReached(state: BudgetState, dispatch: string): BudgetReach
 export function budgetReachedFrom(error: LlmBudgetExceededError, dispatch: string): BudgetReached {
   const d = error.details;
   const spent = d.scope === 'daily' ? d.spentTodayUsd : d.scope === 'plan' ? d.spentOnPlanUsd : d.spentOnDispatchUsd;
-  return { scope: d.scope, limitUsd: d.limitUsd, spentUsd: spent, spentOnPlanUsd: d.spentOnPlanUsd, spentTodayUsd: d.spentTodayUsd, estimateUsd: d.estimateUsd, dispatch };
+  return {
+    scope: d.scope,
+    limitUsd: d.limitUsd,
+    spentUsd: spent,
+    spentOnPlanUsd: d.spentOnPlanUsd,
+    spentTodayUsd: d.spentTodayUsd,
+    estimateUsd: d.estimateUsd,
+    dispatch,
+  };
 }
 
 function usd(value: number): string {
   return `$${value.toFixed(2)}`;
 }
 
-const SCOPE_NAMES: Readonly<Record<BudgetScope, string>> = { plan: 'per-plan', daily: 'daily', dispatch: 'per-dispatch' };
+const SCOPE_NAMES: Readonly<Record<BudgetScope, string>> = {
+  plan: 'per-plan',
+  daily: 'daily',
+  dispatch: 'per-dispatch',
+};
 
 /** One line for people: which budget, its limit and what was spent. Pure. */
 export function describeBudgetReached(reached: BudgetReached): string {
-  const next = reached.estimateUsd === null ? 'is reached' : `would be passed by the next call (estimated at up to ${usd(reached.estimateUsd)})`;
+  const next =
+    reached.estimateUsd === null
+      ? 'is reached'
+      : `would be passed by the next call (estimated at up to ${usd(reached.estimateUsd)})`;
   return (
     `the ${SCOPE_NAMES[reached.scope]} LLM budget of ${usd(reached.limitUsd)} ${next} before ${reached.dispatch}: ` +
     `${usd(reached.spentOnPlanUsd)} spent on this plan's loop, ${usd(reached.spentTodayUsd)} today across all plans` +
@@ -65,7 +88,13 @@ export function describeBudgetReached(reached: BudgetReached): string {
  * plan, run, round and `source` (who stopped: `critics` or `implementer`), so a replica or a
  * redelivery raising the same stop produces the same event. Pure: time and ids come in through `meta`.
  */
-export function budgetEscalation(state: LoopState, reached: BudgetReached, meta: DecisionMeta, round: number, source: string): EventOf<'EscalationRaised'> {
+export function budgetEscalation(
+  state: LoopState,
+  reached: BudgetReached,
+  meta: DecisionMeta,
+  round: number,
+  source: string,
+): EventOf<'EscalationRaised'> {
   if (state.run_id === null) throw new Error('a budget escalation needs a run');
   return escalationEvent(state, meta, budgetTrigger(describeBudgetReached(reached)), { round, source });
 }

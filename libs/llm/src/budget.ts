@@ -59,7 +59,12 @@ function usd(value: number): string {
 export function checkBudgetOrThrow(input: BudgetCheckInput): void {
   const verdict = checkBudget(input);
   if (verdict.ok) return;
-  const spent = verdict.scope === 'daily' ? verdict.spentTodayUsd : verdict.scope === 'plan' ? verdict.spentOnPlanUsd : verdict.spentOnDispatchUsd;
+  const spent =
+    verdict.scope === 'daily'
+      ? verdict.spentTodayUsd
+      : verdict.scope === 'plan'
+        ? verdict.spentOnPlanUsd
+        : verdict.spentOnDispatchUsd;
   throw new LlmBudgetExceededError(
     `the ${verdict.scope} LLM budget of ${usd(verdict.limitUsd)} would be passed: ${usd(spent)} spent, next call estimated at up to ${usd(verdict.estimateUsd)}`,
     {

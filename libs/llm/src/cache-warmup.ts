@@ -15,7 +15,11 @@ export interface CacheWarmup {
    * to call when its response starts; a follower's gets undefined and runs once the prefix is
    * readable. `signal` aborts a follower's wait.
    */
-  run<T>(key: string, send: (onResponseStart: (() => void) | undefined) => Promise<T>, signal?: AbortSignal): Promise<T>;
+  run<T>(
+    key: string,
+    send: (onResponseStart: (() => void) | undefined) => Promise<T>,
+    signal?: AbortSignal,
+  ): Promise<T>;
 }
 
 export interface CacheWarmupOptions {
@@ -46,16 +50,25 @@ export function createCacheWarmup(options: CacheWarmupOptions = {}): CacheWarmup
   const entries = new Map<string, Entry>();
 
   const forget = (): void => {
-    for (const [key, entry] of entries) if (entry.warmAt !== null && now() - entry.warmAt > warmForMs) entries.delete(key);
+    for (const [key, entry] of entries)
+      if (entry.warmAt !== null && now() - entry.warmAt > warmForMs) entries.delete(key);
   };
 
   return {
-    async run<T>(key: string, send: (onResponseStart: (() => void) | undefined) => Promise<T>, signal?: AbortSignal): Promise<T> {
+    async run<T>(
+      key: string,
+      send: (onResponseStart: (() => void) | undefined) => Promise<T>,
+      signal?: AbortSignal,
+    ): Promise<T> {
       forget();
       const known = entries.get(key);
       if (known !== undefined) {
         // Being written: wait until it is readable (or the writer failed, or too long passed).
-        if (known.warmAt === null) await Promise.race([known.ready, delay(maxWaitMs, undefined, signal === undefined ? undefined : { signal }).catch(() => undefined)]);
+        if (known.warmAt === null)
+          await Promise.race([
+            known.ready,
+            delay(maxWaitMs, undefined, signal === undefined ? undefined : { signal }).catch(() => undefined),
+          ]);
         return send(undefined);
       }
       let markReady: () => void = () => undefined;

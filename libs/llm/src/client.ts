@@ -1,6 +1,15 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from '@anthropic-ai/sdk';
-import type { Message, MessageCountTokensParams, MessageCreateParamsNonStreaming } from '@anthropic-ai/sdk/resources/messages';
+import Anthropic, {
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  APIError,
+  APIUserAbortError,
+} from '@anthropic-ai/sdk';
+import type {
+  Message,
+  MessageCountTokensParams,
+  MessageCreateParamsNonStreaming,
+} from '@anthropic-ai/sdk/resources/messages';
 import {
   LlmAbortedError,
   LlmAuthError,
@@ -14,7 +23,14 @@ import {
   LLM_ERROR_CODES,
 } from './errors.js';
 import { redactSecrets, registerSecret } from './redact.js';
-import { classifyStatus, DEFAULT_RETRY_POLICY, decideRetry, type FailureKind, parseRetryAfterMs, type RetryPolicy } from './retry.js';
+import {
+  classifyStatus,
+  DEFAULT_RETRY_POLICY,
+  decideRetry,
+  type FailureKind,
+  parseRetryAfterMs,
+  type RetryPolicy,
+} from './retry.js';
 
 /** A request to the Messages API without the model (the client is bound to one). */
 export type LlmMessageRequest = Omit<MessageCreateParamsNonStreaming, 'model' | 'stream'>;
@@ -92,7 +108,13 @@ function describeFailure(error: unknown, nowMs: number, signal: AbortSignal | un
     return { kind: 'timeout', status: null, retryAfterMs: null, message: 'the request timed out', errorType: null };
   }
   if (error instanceof APIConnectionError) {
-    return { kind: 'unavailable', status: null, retryAfterMs: null, message: `connection failed: ${error.message}`, errorType: null };
+    return {
+      kind: 'unavailable',
+      status: null,
+      retryAfterMs: null,
+      message: `connection failed: ${error.message}`,
+      errorType: null,
+    };
   }
   if (error instanceof APIError) {
     const status: unknown = error.status;
@@ -102,17 +124,33 @@ function describeFailure(error: unknown, nowMs: number, signal: AbortSignal | un
     const requestId = error.requestID === null || error.requestID === undefined ? '' : ` (request ${error.requestID})`;
     const code = typeof status === 'number' ? status : null;
     const body = { type: error.type, message: error.apiMessage, errorCode: error.errorCode };
-    return { kind: classifyStatus(code, body), status: code, retryAfterMs, message: `${error.message}${requestId}`, errorType: error.type };
+    return {
+      kind: classifyStatus(code, body),
+      status: code,
+      retryAfterMs,
+      message: `${error.message}${requestId}`,
+      errorType: error.type,
+    };
   }
-  return { kind: 'invalid', status: null, retryAfterMs: null, message: error instanceof Error ? error.message : String(error), errorType: null };
+  return {
+    kind: 'invalid',
+    status: null,
+    retryAfterMs: null,
+    message: error instanceof Error ? error.message : String(error),
+    errorType: null,
+  };
 }
 
 /** What a person does about an error no retry fixes, in one sentence (the errors page of the API's docs). */
 function remedy(failure: Failure): string {
-  if (failure.status === 401) return 'the Anthropic API refused the key: set ANTHROPIC_API_KEY to a valid key (it may be mistyped, revoked or expired) and restart the service';
-  if (failure.status === 403) return 'the key may not use this model or resource: check the workspace\'s access in the Claude Console, or choose another model in config/models.yaml';
-  if (failure.status === 402 || failure.errorType === 'billing_error') return 'the account has a billing problem: check the payment details or the credit balance in the Claude Console';
-  if (failure.status === 429) return "the organization reached its usage tier's monthly spend limit: move to a higher tier in the Claude Console, or wait until it resets (retrying fails until then)";
+  if (failure.status === 401)
+    return 'the Anthropic API refused the key: set ANTHROPIC_API_KEY to a valid key (it may be mistyped, revoked or expired) and restart the service';
+  if (failure.status === 403)
+    return "the key may not use this model or resource: check the workspace's access in the Claude Console, or choose another model in config/models.yaml";
+  if (failure.status === 402 || failure.errorType === 'billing_error')
+    return 'the account has a billing problem: check the payment details or the credit balance in the Claude Console';
+  if (failure.status === 429)
+    return "the organization reached its usage tier's monthly spend limit: move to a higher tier in the Claude Console, or wait until it resets (retrying fails until then)";
   return 'a spend limit set on the organization or workspace is reached: raise it in the Claude Console, or wait until it resets (retrying fails until then)';
 }
 
@@ -126,7 +164,12 @@ function toLlmError(failure: Failure, attempts: number, what: string): LlmError 
     case 'overloaded':
       return new LlmOverloadedError(message, { retryAfterMs: failure.retryAfterMs, attempts }, { cause });
     case 'unavailable':
-      return new LlmUnavailableError(LLM_ERROR_CODES.unavailable, message, { status: failure.status, attempts }, { cause });
+      return new LlmUnavailableError(
+        LLM_ERROR_CODES.unavailable,
+        message,
+        { status: failure.status, attempts },
+        { cause },
+      );
     case 'timeout':
       return new LlmUnavailableError(LLM_ERROR_CODES.timeout, message, { status: failure.status, attempts }, { cause });
     case 'aborted':
@@ -147,13 +190,19 @@ function toLlmError(failure: Failure, attempts: number, what: string): LlmError 
  * worker. The key is registered with redactSecrets and never leaves the closure.
  */
 export function createAnthropicClient(options: AnthropicClientOptions): LlmClient {
-  if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '') throw new LlmConfigError('an Anthropic API key is required');
+  if (typeof options.apiKey !== 'string' || options.apiKey.trim() === '')
+    throw new LlmConfigError('an Anthropic API key is required');
   if (!Number.isInteger(options.maxRetries) || options.maxRetries < 0 || options.maxRetries > 10) {
     throw new LlmConfigError(`maxRetries must be an integer from 0 to 10, got ${options.maxRetries}`);
   }
-  if (!Number.isInteger(options.timeoutMs) || options.timeoutMs < 1) throw new LlmConfigError(`timeoutMs must be a positive integer, got ${options.timeoutMs}`);
+  if (!Number.isInteger(options.timeoutMs) || options.timeoutMs < 1)
+    throw new LlmConfigError(`timeoutMs must be a positive integer, got ${options.timeoutMs}`);
   registerSecret(options.apiKey);
-  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxRetries: options.maxRetries, maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_RETRY_POLICY.maxRetryAfterMs };
+  const policy: RetryPolicy = {
+    ...DEFAULT_RETRY_POLICY,
+    maxRetries: options.maxRetries,
+    maxRetryAfterMs: options.maxRetryAfterMs ?? DEFAULT_RETRY_POLICY.maxRetryAfterMs,
+  };
   const sleep = options.sleep ?? defaultSleep;
   const random = options.random ?? Math.random;
   const now = options.now ?? Date.now;
@@ -185,9 +234,17 @@ export function createAnthropicClient(options: AnthropicClientOptions): LlmClien
       } catch (error) {
         const failure = describeFailure(error, now(), signal);
         if (failure.kind === 'aborted') throw toLlmError(failure, attempt, what);
-        const decision = decideRetry({ kind: failure.kind, attempt, retryAfterMs: failure.retryAfterMs, policy, random: random() });
+        const decision = decideRetry({
+          kind: failure.kind,
+          attempt,
+          retryAfterMs: failure.retryAfterMs,
+          policy,
+          random: random(),
+        });
         if (!decision.retry) throw toLlmError(failure, attempt, what);
-        logLine(`${what}: ${failure.kind} (status ${failure.status ?? 'none'}), retrying in ${decision.delayMs} ms (attempt ${attempt + 1} of ${policy.maxRetries + 1})`);
+        logLine(
+          `${what}: ${failure.kind} (status ${failure.status ?? 'none'}), retrying in ${decision.delayMs} ms (attempt ${attempt + 1} of ${policy.maxRetries + 1})`,
+        );
         try {
           await sleep(decision.delayMs, signal);
         } catch (sleepError) {
@@ -199,9 +256,14 @@ export function createAnthropicClient(options: AnthropicClientOptions): LlmClien
   }
 
   /** One request, streaming when the caller wants to know when the response starts. */
-  async function send(request: LlmMessageRequest, callOptions: LlmCallOptions, started: { value: boolean }): Promise<Message> {
+  async function send(
+    request: LlmMessageRequest,
+    callOptions: LlmCallOptions,
+    started: { value: boolean },
+  ): Promise<Message> {
     const requestOptions = callOptions.signal === undefined ? undefined : { signal: callOptions.signal };
-    if (callOptions.onResponseStart === undefined) return sdk.messages.create({ ...request, model: options.model, stream: false }, requestOptions);
+    if (callOptions.onResponseStart === undefined)
+      return sdk.messages.create({ ...request, model: options.model, stream: false }, requestOptions);
     const stream = sdk.messages.stream({ ...request, model: options.model }, requestOptions);
     stream.on('streamEvent', (event) => {
       if (event.type !== 'message_start' || started.value) return;
@@ -219,7 +281,10 @@ export function createAnthropicClient(options: AnthropicClientOptions): LlmClien
     },
     countTokens: async (request: LlmCountRequest, callOptions: LlmCallOptions = {}) => {
       const counted = await withRetries('messages.countTokens', callOptions.signal, () =>
-        sdk.messages.countTokens({ ...request, model: options.model }, callOptions.signal === undefined ? undefined : { signal: callOptions.signal }),
+        sdk.messages.countTokens(
+          { ...request, model: options.model },
+          callOptions.signal === undefined ? undefined : { signal: callOptions.signal },
+        ),
       );
       return counted.input_tokens;
     },

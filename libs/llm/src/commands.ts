@@ -43,14 +43,40 @@ export interface CommandLimits {
 /** argv that sets the limits in a shell and then execs the command's own argv (no shell parsing of it). */
 function limitedArgv(argv: readonly string[], limits: CommandLimits | undefined): string[] {
   if (limits === undefined) return [...argv];
-  const setup = ['ulimit -c 0 2>/dev/null', ...(limits.memoryBytes === null ? [] : [`ulimit -d ${Math.max(1, Math.floor(limits.memoryBytes / 1024))} 2>/dev/null`])];
+  const setup = [
+    'ulimit -c 0 2>/dev/null',
+    ...(limits.memoryBytes === null
+      ? []
+      : [`ulimit -d ${Math.max(1, Math.floor(limits.memoryBytes / 1024))} 2>/dev/null`]),
+  ];
   return ['/bin/sh', '-c', `${setup.join('; ')}; exec "$@"`, 'rloop-command', ...argv];
 }
 
 export const DEFAULT_COMMAND_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
 // Characters that only mean something to a shell; a command containing one unquoted is run by /bin/sh.
-const SHELL_SPECIAL = new Set(['|', '&', ';', '<', '>', '(', ')', '$', '`', '*', '?', '[', ']', '{', '}', '~', '!', '#', '\n', '\r']);
+const SHELL_SPECIAL = new Set([
+  '|',
+  '&',
+  ';',
+  '<',
+  '>',
+  '(',
+  ')',
+  '$',
+  '`',
+  '*',
+  '?',
+  '[',
+  ']',
+  '{',
+  '}',
+  '~',
+  '!',
+  '#',
+  '\n',
+  '\r',
+]);
 
 /**
  * Splits a command line into argv the way a POSIX shell would for plain words, quotes and
@@ -153,7 +179,9 @@ class CappedOutput {
   }
 
   text(): string {
-    return this.dropped > 0 ? `${this.head}\n… [${this.dropped} characters omitted] …\n${this.tail}` : this.head + this.tail;
+    return this.dropped > 0
+      ? `${this.head}\n… [${this.dropped} characters omitted] …\n${this.tail}`
+      : this.head + this.tail;
   }
 }
 
@@ -165,7 +193,10 @@ class CappedOutput {
 export async function runCommand(command: string, options: RunCommandOptions): Promise<CommandResult> {
   const extra = options.extraArgs ?? [];
   const argv = splitCommand(command);
-  const [file, ...args] = limitedArgv(argv === null ? ['/bin/sh', '-c', [command, ...extra.map(shellQuote)].join(' ')] : [...argv, ...extra], options.limits);
+  const [file, ...args] = limitedArgv(
+    argv === null ? ['/bin/sh', '-c', [command, ...extra.map(shellQuote)].join(' ')] : [...argv, ...extra],
+    options.limits,
+  );
   const cap = options.maxOutputBytes ?? 64 * 1024;
   const stdout = new CappedOutput(cap);
   const stderr = new CappedOutput(cap);
@@ -175,7 +206,12 @@ export async function runCommand(command: string, options: RunCommandOptions): P
     let settled = false;
     let written = 0;
     let outputLimited = false;
-    const child = spawn(file ?? '', args, { cwd: options.cwd, env: scrubEnv(options.env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(file ?? '', args, {
+      cwd: options.cwd,
+      env: scrubEnv(options.env),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     const killGroup = (): void => {
       if (child.pid === undefined) return;
       try {
@@ -214,7 +250,15 @@ export async function runCommand(command: string, options: RunCommandOptions): P
         timedOut,
         stdout: redactSecrets(stdout.text()),
         stderr: redactSecrets(
-          [stderr.text(), ...(spawnError === undefined ? [] : [spawnError.message]), ...(outputLimited ? [`[rloop: the command wrote more than ${options.limits?.outputBytes ?? 0} bytes of output and was stopped]`] : [])].join('\n'),
+          [
+            stderr.text(),
+            ...(spawnError === undefined ? [] : [spawnError.message]),
+            ...(outputLimited
+              ? [
+                  `[rloop: the command wrote more than ${options.limits?.outputBytes ?? 0} bytes of output and was stopped]`,
+                ]
+              : []),
+          ].join('\n'),
         ),
         durationMs: Date.now() - started,
       });
@@ -225,7 +269,11 @@ export async function runCommand(command: string, options: RunCommandOptions): P
 }
 
 /** Runs `command` only if it is on the allowlist; throws CommandNotAllowedError otherwise. */
-export async function runAllowedCommand(command: string, allowlist: readonly string[], options: RunCommandOptions): Promise<CommandResult> {
+export async function runAllowedCommand(
+  command: string,
+  allowlist: readonly string[],
+  options: RunCommandOptions,
+): Promise<CommandResult> {
   if (!isAllowedCommand(command, allowlist)) throw new CommandNotAllowedError(command, allowlist);
   return await runCommand(command.trim(), options);
 }

@@ -2,10 +2,22 @@ import { createHash } from 'node:crypto';
 import { lstat, readFile } from 'node:fs/promises';
 import type { CRITIC_FAILURE_REASONS, CoverageSkipReason, Issue } from '@rloop/contracts';
 import { type CriticContext, type CriticDefinition, type FindingDraft, isBinaryByName } from '@rloop/critics';
-import type { ContentBlockParam, Message, ToolChoice, ToolResultBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  ContentBlockParam,
+  Message,
+  ToolChoice,
+  ToolResultBlockParam,
+} from '@anthropic-ai/sdk/resources/messages';
 import type { BudgetState } from './budget.js';
 import type { CacheWarmup } from './cache-warmup.js';
-import { type AnthropicClientOptions, createAnthropicClient, type LlmClient, type LlmClientFactory, type LlmLogger, type LlmMessageRequest } from './client.js';
+import {
+  type AnthropicClientOptions,
+  createAnthropicClient,
+  type LlmClient,
+  type LlmClientFactory,
+  type LlmLogger,
+  type LlmMessageRequest,
+} from './client.js';
 import { dataBlock, fileDataBlock } from './data-blocks.js';
 import { assistantTurn, Dispatcher, textBlock, type Turn, withRollingBreakpoint } from './dispatcher.js';
 import {
@@ -21,7 +33,14 @@ import {
   LlmRefusedError,
   LlmSpendLimitError,
 } from './errors.js';
-import { checkFindingLocations, type DroppedFinding, parseReportedFindings, REPORT_FINDINGS_TOOL, type ReportedFinding, reportFindingsTool } from './findings.js';
+import {
+  checkFindingLocations,
+  type DroppedFinding,
+  parseReportedFindings,
+  REPORT_FINDINGS_TOOL,
+  type ReportedFinding,
+  reportFindingsTool,
+} from './findings.js';
 import { diffBetween } from './git.js';
 import { findModel, type ModelCatalogue, type ModelSpec } from './models.js';
 import { PROMPT_CRITIC_SPECS } from './prompt-critics.js';
@@ -80,7 +99,8 @@ function renderIssues(issues: readonly Issue[]): string {
 /** Paths a unified diff touches (its `+++ b/…` and `--- a/…` lines). Pure. */
 export function filesInDiff(diff: string | null): Set<string> {
   const paths = new Set<string>();
-  for (const match of (diff ?? '').matchAll(/^(?:\+\+\+ b|--- a)\/(.+)$/gm)) if (match[1] !== undefined) paths.add(match[1]);
+  for (const match of (diff ?? '').matchAll(/^(?:\+\+\+ b|--- a)\/(.+)$/gm))
+    if (match[1] !== undefined) paths.add(match[1]);
   return paths;
 }
 
@@ -99,20 +119,34 @@ export function reviewMessage(subject: ReviewSubject, concern: string, caching: 
     '',
     ...(stable.length === 0 ? ['(none)'] : stable.map((f) => fileDataBlock(f.path, f.content))),
   ].join('\n');
-  const plan = subject.plan === null ? 'The plan was not provided.' : dataBlock('plan', `Title: ${subject.plan.title}\n\n${subject.plan.description}`.trim());
+  const plan =
+    subject.plan === null
+      ? 'The plan was not provided.'
+      : dataBlock('plan', `Title: ${subject.plan.title}\n\n${subject.plan.description}`.trim());
   const change = [
     `## Files under review that this change touches (as of commit ${subject.commit})`,
     '',
     ...(changing.length === 0 ? ['(none)'] : changing.map((f) => fileDataBlock(f.path, f.content))),
-    ...(subject.omitted.length === 0 ? [] : ['', 'Not shown (do not report on these):', ...subject.omitted.map((o) => `- ${o.path}: ${o.reason}`)]),
+    ...(subject.omitted.length === 0
+      ? []
+      : ['', 'Not shown (do not report on these):', ...subject.omitted.map((o) => `- ${o.path}: ${o.reason}`)]),
     '',
     '## The plan',
     plan,
     '',
     '## The change',
-    subject.diff === null ? 'The diff could not be computed; review the files as they are.' : subject.diff.trim() === '' ? 'The diff is empty.' : dataBlock('diff', subject.diff),
+    subject.diff === null
+      ? 'The diff could not be computed; review the files as they are.'
+      : subject.diff.trim() === ''
+        ? 'The diff is empty.'
+        : dataBlock('diff', subject.diff),
   ].join('\n');
-  const ask = ['## Your concern', concern, '', `Review the change for this concern only, then call ${REPORT_FINDINGS_TOOL}.`].join('\n');
+  const ask = [
+    '## Your concern',
+    concern,
+    '',
+    `Review the change for this concern only, then call ${REPORT_FINDINGS_TOOL}.`,
+  ].join('\n');
   return [textBlock(context, caching), textBlock(change, caching), textBlock(ask)];
 }
 
@@ -134,35 +168,73 @@ function evaluate(message: Message): Evaluation {
     case 'refusal':
       throw new LlmRefusedError('the model declined to review (stop_reason refusal)');
     case 'model_context_window_exceeded':
-      throw new LlmOutputTruncatedError('the reply filled the model context window before the report was complete (stop_reason model_context_window_exceeded): review fewer or smaller files');
+      throw new LlmOutputTruncatedError(
+        'the reply filled the model context window before the report was complete (stop_reason model_context_window_exceeded): review fewer or smaller files',
+      );
     case 'max_tokens':
-      return { findings: null, issues: [{ path: '(reply)', message: 'the reply was cut off at the output token limit; report fewer findings with shorter texts' }], truncated: true };
+      return {
+        findings: null,
+        issues: [
+          {
+            path: '(reply)',
+            message: 'the reply was cut off at the output token limit; report fewer findings with shorter texts',
+          },
+        ],
+        truncated: true,
+      };
     case 'tool_use':
     case 'end_turn':
     case 'stop_sequence':
       break;
     default:
       // pause_turn is continued by the caller; anything else is a reply this code does not know to be complete.
-      return { findings: null, issues: [{ path: '(reply)', message: `the reply stopped for ${String(message.stop_reason)}, which is not a finished report` }], truncated: false };
+      return {
+        findings: null,
+        issues: [
+          {
+            path: '(reply)',
+            message: `the reply stopped for ${String(message.stop_reason)}, which is not a finished report`,
+          },
+        ],
+        truncated: false,
+      };
   }
   const calls = message.content.filter((b) => b.type === 'tool_use');
   const reports = calls.filter((c) => c.name === REPORT_FINDINGS_TOOL);
-  if (reports.length === 0) return { findings: null, issues: [{ path: '(reply)', message: `${REPORT_FINDINGS_TOOL} was not called` }], truncated: false };
+  if (reports.length === 0)
+    return {
+      findings: null,
+      issues: [{ path: '(reply)', message: `${REPORT_FINDINGS_TOOL} was not called` }],
+      truncated: false,
+    };
   const findings: ReportedFinding[] = [];
   const issues: Issue[] = [];
   for (const [index, call] of reports.entries()) {
     const parsed = parseReportedFindings(call.input);
     if (parsed.ok) findings.push(...parsed.findings);
-    else issues.push(...parsed.issues.map((i) => ({ path: reports.length > 1 ? `call ${index + 1}: ${i.path}` : i.path, message: i.message })));
+    else
+      issues.push(
+        ...parsed.issues.map((i) => ({
+          path: reports.length > 1 ? `call ${index + 1}: ${i.path}` : i.path,
+          message: i.message,
+        })),
+      );
   }
-  return issues.length === 0 ? { findings, issues: [], truncated: false } : { findings: null, issues, truncated: false };
+  return issues.length === 0
+    ? { findings, issues: [], truncated: false }
+    : { findings: null, issues, truncated: false };
 }
 
 function followUp(message: Message, issues: readonly Issue[]): ContentBlockParam[] {
   const summary = `Your report was not accepted:\n${renderIssues(issues)}\nCall ${REPORT_FINDINGS_TOOL} again with the complete, corrected list of findings.`;
   const results: ToolResultBlockParam[] = message.content
     .filter((b) => b.type === 'tool_use')
-    .map((b) => ({ type: 'tool_result', tool_use_id: b.id, is_error: true, content: b.name === REPORT_FINDINGS_TOOL ? 'rejected: see below' : `unknown tool ${b.name}` }));
+    .map((b) => ({
+      type: 'tool_result',
+      tool_use_id: b.id,
+      is_error: true,
+      content: b.name === REPORT_FINDINGS_TOOL ? 'rejected: see below' : `unknown tool ${b.name}`,
+    }));
   return [...results, textBlock(summary)];
 }
 
@@ -184,7 +256,9 @@ export async function reviewWithLlm(options: LlmReviewOptions): Promise<LlmRevie
   });
   const tool = reportFindingsTool();
   // Forcing the tool is the stronger guarantee, where the model accepts it (models.yaml says which).
-  const toolChoice: ToolChoice = options.spec.forced_tool_choice ? { type: 'tool', name: REPORT_FINDINGS_TOOL } : { type: 'auto' };
+  const toolChoice: ToolChoice = options.spec.forced_tool_choice
+    ? { type: 'tool', name: REPORT_FINDINGS_TOOL }
+    : { type: 'auto' };
   const messages: Turn[] = [{ role: 'user', content: reviewMessage(options.subject, options.concern, caching) }];
   try {
     const request = (attempt: number) => ({
@@ -198,8 +272,17 @@ export async function reviewWithLlm(options: LlmReviewOptions): Promise<LlmRevie
     for (let attempt = 1; ; attempt += 1) {
       // The first request of a round's critics shares their stable prefix: one warms the cache, the others follow once it is readable.
       const first = request(attempt);
-      let message = attempt === 1 && options.warmup !== undefined ? await options.warmup.run(prefixKey(options.spec.id, first), (onResponseStart) => dispatcher.send(first, onResponseStart), options.signal) : await dispatcher.send(first);
-      message = await continuePaused(message, messages, (continued) => dispatcher.send({ ...first, messages: continued }));
+      let message =
+        attempt === 1 && options.warmup !== undefined
+          ? await options.warmup.run(
+              prefixKey(options.spec.id, first),
+              (onResponseStart) => dispatcher.send(first, onResponseStart),
+              options.signal,
+            )
+          : await dispatcher.send(first);
+      message = await continuePaused(message, messages, (continued) =>
+        dispatcher.send({ ...first, messages: continued }),
+      );
       const verdict = evaluate(message);
       if (verdict.findings !== null) {
         const lineCounts = new Map(options.subject.files.map((f) => [f.path, lineCount(f.content)]));
@@ -208,15 +291,20 @@ export async function reviewWithLlm(options: LlmReviewOptions): Promise<LlmRevie
       }
       if (attempt >= MAX_ATTEMPTS) {
         const detail = renderIssues(verdict.issues);
-        if (verdict.truncated) throw new LlmOutputTruncatedError(`${options.criticId}: the reply was cut off at max_tokens twice`);
-        throw new LlmOutputInvalidError(`${options.criticId}: the report failed validation twice:\n${detail}`, verdict.issues);
+        if (verdict.truncated)
+          throw new LlmOutputTruncatedError(`${options.criticId}: the reply was cut off at max_tokens twice`);
+        throw new LlmOutputInvalidError(
+          `${options.criticId}: the report failed validation twice:\n${detail}`,
+          verdict.issues,
+        );
       }
       const assistant = assistantTurn(message.content);
       if (assistant !== null) messages.push(assistant, { role: 'user', content: followUp(message, verdict.issues) });
       else {
         // Nothing came back to answer: the follow-up joins the user turn (roles must alternate).
         const first = messages[0];
-        if (first !== undefined && Array.isArray(first.content)) messages[0] = { role: 'user', content: [...first.content, ...followUp(message, verdict.issues)] };
+        if (first !== undefined && Array.isArray(first.content))
+          messages[0] = { role: 'user', content: [...first.content, ...followUp(message, verdict.issues)] };
       }
     }
   } catch (error) {
@@ -232,13 +320,19 @@ const MAX_CONTINUATIONS = 3;
  * the model continues it; the continuation's content joins the paused content. Anything else is
  * returned unchanged.
  */
-async function continuePaused(message: Message, conversation: readonly Turn[], send: (messages: Turn[]) => Promise<Message>): Promise<Message> {
+async function continuePaused(
+  message: Message,
+  conversation: readonly Turn[],
+  send: (messages: Turn[]) => Promise<Message>,
+): Promise<Message> {
   let current = message;
   let content = message.content;
   for (let continuation = 1; current.stop_reason === 'pause_turn'; continuation += 1) {
     const paused = assistantTurn(content);
     if (paused === null || continuation > MAX_CONTINUATIONS) {
-      throw new LlmOutputTruncatedError(`the model paused its turn ${continuation - 1} time(s) without finishing the report (stop_reason pause_turn)`);
+      throw new LlmOutputTruncatedError(
+        `the model paused its turn ${continuation - 1} time(s) without finishing the report (stop_reason pause_turn)`,
+      );
     }
     current = await send([...conversation, paused]);
     content = [...content, ...current.content];
@@ -249,7 +343,10 @@ async function continuePaused(message: Message, conversation: readonly Turn[], s
 /** What a critic's first request shares with the other critics of its round: the model, tools, system prompt and the cached blocks. */
 function prefixKey(model: string, request: LlmMessageRequest): string {
   const first = request.messages[0];
-  const blocks = first !== undefined && Array.isArray(first.content) ? first.content.filter((b) => 'cache_control' in b && b.cache_control !== undefined && b.cache_control !== null) : [];
+  const blocks =
+    first !== undefined && Array.isArray(first.content)
+      ? first.content.filter((b) => 'cache_control' in b && b.cache_control !== undefined && b.cache_control !== null)
+      : [];
   return createHash('sha256')
     .update(JSON.stringify([model, request.system, request.tools, request.tool_choice, blocks]))
     .digest('hex');
@@ -279,7 +376,11 @@ export interface ReviewLimits {
 }
 
 // TODO(calibration): sizes picked to keep a review under ~150k input tokens; settle them from UsageRecorded input_tokens of real reviews.
-export const DEFAULT_REVIEW_LIMITS: ReviewLimits = { maxFileBytes: 200 * 1024, maxTotalBytes: 600 * 1024, maxDiffBytes: 200 * 1024 };
+export const DEFAULT_REVIEW_LIMITS: ReviewLimits = {
+  maxFileBytes: 200 * 1024,
+  maxTotalBytes: 600 * 1024,
+  maxDiffBytes: 200 * 1024,
+};
 
 /** What the runner knows about the review that the critic context does not carry. */
 export interface SubjectHints {
@@ -290,7 +391,11 @@ export interface SubjectHints {
 }
 
 /** Reads the files under review from the read-only checkout and computes the diff. */
-export async function gatherReviewSubject(context: Pick<CriticContext, 'repoDir' | 'commit' | 'files'>, hints: SubjectHints = {}, limits: ReviewLimits = DEFAULT_REVIEW_LIMITS): Promise<ReviewSubject> {
+export async function gatherReviewSubject(
+  context: Pick<CriticContext, 'repoDir' | 'commit' | 'files'>,
+  hints: SubjectHints = {},
+  limits: ReviewLimits = DEFAULT_REVIEW_LIMITS,
+): Promise<ReviewSubject> {
   const root = await realWorktreeRoot(context.repoDir);
   const files: { path: string; content: string }[] = [];
   const omitted: OmittedFile[] = [];
@@ -300,7 +405,11 @@ export async function gatherReviewSubject(context: Pick<CriticContext, 'repoDir'
     try {
       ({ absolute } = await resolveInWorktree(root, path));
     } catch (error) {
-      omitted.push({ path, reason: redactSecrets(error instanceof Error ? error.message : String(error)), skip: 'outside_checkout' });
+      omitted.push({
+        path,
+        reason: redactSecrets(error instanceof Error ? error.message : String(error)),
+        skip: 'outside_checkout',
+      });
       continue;
     }
     const info = await lstat(absolute).catch(() => null);
@@ -309,11 +418,19 @@ export async function gatherReviewSubject(context: Pick<CriticContext, 'repoDir'
       continue;
     }
     if (info.size > limits.maxFileBytes) {
-      omitted.push({ path, reason: `too large to show (${info.size} bytes, over ${limits.maxFileBytes})`, skip: 'too_large' });
+      omitted.push({
+        path,
+        reason: `too large to show (${info.size} bytes, over ${limits.maxFileBytes})`,
+        skip: 'too_large',
+      });
       continue;
     }
     if (total + info.size > limits.maxTotalBytes) {
-      omitted.push({ path, reason: `over the review's total size limit (${limits.maxTotalBytes} bytes)`, skip: 'too_large' });
+      omitted.push({
+        path,
+        reason: `over the review's total size limit (${limits.maxTotalBytes} bytes)`,
+        skip: 'too_large',
+      });
       continue;
     }
     const content = await readFile(absolute, 'utf8');
@@ -325,7 +442,8 @@ export async function gatherReviewSubject(context: Pick<CriticContext, 'repoDir'
     files.push({ path, content });
   }
   let diff = await diffBetween(context.repoDir, hints.baseCommit ?? null, context.commit, context.files);
-  if (diff !== null && diff.length > limits.maxDiffBytes) diff = `${diff.slice(0, limits.maxDiffBytes)}\n… [diff cut at ${limits.maxDiffBytes} bytes; the full files are shown above]`;
+  if (diff !== null && diff.length > limits.maxDiffBytes)
+    diff = `${diff.slice(0, limits.maxDiffBytes)}\n… [diff cut at ${limits.maxDiffBytes} bytes; the full files are shown above]`;
   return { commit: context.commit, plan: hints.plan ?? null, diff, files, omitted };
 }
 
@@ -400,8 +518,10 @@ export function createPromptCritic(options: PromptCriticOptions): LlmCriticDefin
   const limits: ReviewLimits = { ...DEFAULT_REVIEW_LIMITS, ...options.limits };
 
   const notConfiguredReason = (): string | null => {
-    if (client === null && (options.apiKey === undefined || options.apiKey.trim() === '')) return 'ANTHROPIC_API_KEY is not set';
-    if (spec === null) return `model ${JSON.stringify(options.model)} is not in the model catalogue (config/models.yaml)`;
+    if (client === null && (options.apiKey === undefined || options.apiKey.trim() === ''))
+      return 'ANTHROPIC_API_KEY is not set';
+    if (spec === null)
+      return `model ${JSON.stringify(options.model)} is not in the model catalogue (config/models.yaml)`;
     return null;
   };
 
@@ -425,7 +545,8 @@ export function createPromptCritic(options: PromptCriticOptions): LlmCriticDefin
   const review = async (context: CriticContext): Promise<LlmReviewResult> => {
     const llm = clientOrThrow();
     const modelSpec = findModel(options.catalogue, llm.model) ?? spec;
-    if (modelSpec === null) throw new LlmNotConfiguredError(`${options.id} cannot run: model ${llm.model} has no price in the catalogue`);
+    if (modelSpec === null)
+      throw new LlmNotConfiguredError(`${options.id} cannot run: model ${llm.model} has no price in the catalogue`);
     const hints = options.resolveSubject === undefined ? {} : await options.resolveSubject(context);
     const budget = options.budget === undefined ? null : await options.budget(context);
     const subject = await gatherReviewSubject(context, hints, limits);
@@ -451,11 +572,23 @@ export function createPromptCritic(options: PromptCriticOptions): LlmCriticDefin
         ...(options.cacheWarmup === undefined || options.caching === false ? {} : { warmup: options.cacheWarmup }),
       });
       options.onUsage?.(result.usage);
-      options.onReport?.({ criticId: options.id, commit: context.commit, findings: result.findings.length, dropped: result.dropped, attempts: result.attempts, usage: result.usage });
+      options.onReport?.({
+        criticId: options.id,
+        commit: context.commit,
+        findings: result.findings.length,
+        dropped: result.dropped,
+        attempts: result.attempts,
+        usage: result.usage,
+      });
       return result;
     } catch (error) {
       // Tokens billed before the failure are still spent: report them too.
-      if (error instanceof LlmError && error.usage !== undefined && error.usage.input_tokens + error.usage.output_tokens > 0) options.onUsage?.(error.usage);
+      if (
+        error instanceof LlmError &&
+        error.usage !== undefined &&
+        error.usage.input_tokens + error.usage.output_tokens > 0
+      )
+        options.onUsage?.(error.usage);
       throw error;
     }
   };
@@ -499,7 +632,16 @@ export function createCodeReviewerCritic(options: LlmCriticOptions): LlmCriticDe
 
 /** Every dynamic LLM critic of PROMPT_CRITIC_SPECS, sharing one set of options (and client). */
 export function createPromptCritics(options: LlmCriticOptions): LlmCriticDefinition[] {
-  return PROMPT_CRITIC_SPECS.map((spec) => createPromptCritic({ ...options, id: spec.id, evidence: spec.evidence, prompt: spec.prompt, triggers: spec.triggers, description: spec.description }));
+  return PROMPT_CRITIC_SPECS.map((spec) =>
+    createPromptCritic({
+      ...options,
+      id: spec.id,
+      evidence: spec.evidence,
+      prompt: spec.prompt,
+      triggers: spec.triggers,
+      description: spec.description,
+    }),
+  );
 }
 
 /**
@@ -511,8 +653,18 @@ export function createPromptCritics(options: LlmCriticOptions): LlmCriticDefinit
  */
 export function criticFailureReasonOf(error: unknown): (typeof CRITIC_FAILURE_REASONS)[number] {
   if (error instanceof LlmRateLimitedError || error instanceof LlmOverloadedError) return 'rate_limited';
-  if (error instanceof LlmOutputInvalidError || error instanceof LlmOutputTruncatedError || error instanceof LlmRefusedError) return 'invalid_output';
-  if (error instanceof LlmNotConfiguredError || error instanceof LlmBudgetExceededError || error instanceof LlmSpendLimitError) return 'not_runnable';
+  if (
+    error instanceof LlmOutputInvalidError ||
+    error instanceof LlmOutputTruncatedError ||
+    error instanceof LlmRefusedError
+  )
+    return 'invalid_output';
+  if (
+    error instanceof LlmNotConfiguredError ||
+    error instanceof LlmBudgetExceededError ||
+    error instanceof LlmSpendLimitError
+  )
+    return 'not_runnable';
   // A key the provider refuses stays refused: an infrastructure failure, escalated with what to set.
   if (error instanceof LlmAuthError) return 'unauthorised';
   if (error instanceof LlmAbortedError) return 'timed_out';

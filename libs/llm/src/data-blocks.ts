@@ -26,7 +26,11 @@ export function fileDataBlock(path: string, content: string): string {
 }
 
 /** Any other untrusted text: a diff, a plan description, a letter's prose, test output. */
-export function dataBlock(kind: 'diff' | 'plan' | 'letter' | 'test' | 'output', content: string, attributes: Readonly<Record<string, string>> = {}): string {
+export function dataBlock(
+  kind: 'diff' | 'plan' | 'letter' | 'test' | 'output',
+  content: string,
+  attributes: Readonly<Record<string, string>> = {},
+): string {
   const tag = tagOf(kind, content);
   const attrs = Object.entries(attributes)
     .map(([name, value]) => ` ${name}=${attribute(value)}`)

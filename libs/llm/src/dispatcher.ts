@@ -64,7 +64,11 @@ export class Dispatcher {
         },
         callOptions,
       );
-      const estimate = estimateCallCostUsd(spec, { inputTokens, maxOutputTokens: request.max_tokens, writesCache: requestWritesCache(request) });
+      const estimate = estimateCallCostUsd(spec, {
+        inputTokens,
+        maxOutputTokens: request.max_tokens,
+        writesCache: requestWritesCache(request),
+      });
       checkBudgetOrThrow({
         spentToday: budget.spentTodayUsd + this.usage.cost_usd,
         spentOnPlan: budget.spentOnPlanUsd + this.usage.cost_usd,
@@ -73,7 +77,10 @@ export class Dispatcher {
         limits: budget.limits,
       });
     }
-    const message = await client.createMessage(request, onResponseStart === undefined ? callOptions : { ...callOptions, onResponseStart });
+    const message = await client.createMessage(
+      request,
+      onResponseStart === undefined ? callOptions : { ...callOptions, onResponseStart },
+    );
     this.calls += 1;
     const call: CallUsage & { cache_creation_1h_input_tokens?: number } = {
       input_tokens: message.usage.input_tokens,

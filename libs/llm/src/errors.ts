@@ -51,7 +51,11 @@ export class LlmRateLimitedError extends LlmError {
   readonly retryAfterMs: number | null;
   readonly attempts: number;
 
-  constructor(message: string, details: { retryAfterMs: number | null; attempts: number }, options: Omit<LlmErrorOptions, 'retryable'> = {}) {
+  constructor(
+    message: string,
+    details: { retryAfterMs: number | null; attempts: number },
+    options: Omit<LlmErrorOptions, 'retryable'> = {},
+  ) {
     super(LLM_ERROR_CODES.rateLimited, message, { ...options, retryable: true });
     this.retryAfterMs = details.retryAfterMs;
     this.attempts = details.attempts;
@@ -63,7 +67,11 @@ export class LlmOverloadedError extends LlmError {
   readonly retryAfterMs: number | null;
   readonly attempts: number;
 
-  constructor(message: string, details: { retryAfterMs: number | null; attempts: number }, options: Omit<LlmErrorOptions, 'retryable'> = {}) {
+  constructor(
+    message: string,
+    details: { retryAfterMs: number | null; attempts: number },
+    options: Omit<LlmErrorOptions, 'retryable'> = {},
+  ) {
     super(LLM_ERROR_CODES.overloaded, message, { ...options, retryable: true });
     this.retryAfterMs = details.retryAfterMs;
     this.attempts = details.attempts;
@@ -75,7 +83,12 @@ export class LlmUnavailableError extends LlmError {
   readonly status: number | null;
   readonly attempts: number;
 
-  constructor(code: typeof LLM_ERROR_CODES.unavailable | typeof LLM_ERROR_CODES.timeout, message: string, details: { status: number | null; attempts: number }, options: Omit<LlmErrorOptions, 'retryable'> = {}) {
+  constructor(
+    code: typeof LLM_ERROR_CODES.unavailable | typeof LLM_ERROR_CODES.timeout,
+    message: string,
+    details: { status: number | null; attempts: number },
+    options: Omit<LlmErrorOptions, 'retryable'> = {},
+  ) {
     super(code, message, { ...options, retryable: true });
     this.status = details.status;
     this.attempts = details.attempts;
@@ -187,7 +200,9 @@ export class PathOutsideWorktreeError extends LlmError {
   readonly requested: string;
 
   constructor(requested: string, why: string) {
-    super(LLM_ERROR_CODES.pathOutsideWorktree, `path ${JSON.stringify(requested.slice(0, 300))} is refused: ${why}`, { retryable: false });
+    super(LLM_ERROR_CODES.pathOutsideWorktree, `path ${JSON.stringify(requested.slice(0, 300))} is refused: ${why}`, {
+      retryable: false,
+    });
     this.requested = requested;
   }
 }

@@ -33,7 +33,11 @@ export const ReportedFinding = z
     // The contract's band rule, repeated here because the draft is a new object schema.
     const band = SCORE_BANDS[finding.severity];
     if (finding.score < band.min || finding.score > band.max) {
-      ctx.addIssue({ code: 'custom', path: ['score'], message: `score must lie in the band of its severity (${finding.severity}: ${band.min}-${band.max})` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['score'],
+        message: `score must lie in the band of its severity (${finding.severity}: ${band.min}-${band.max})`,
+      });
     }
   });
 export type ReportedFinding = z.infer<typeof ReportedFinding>;
@@ -50,7 +54,12 @@ export const REPORT_FINDINGS_TOOL = 'report_findings';
  * and are still enforced by the zod parse).
  */
 export function reportFindingsTool(): Tool {
-  const generated = z.toJSONSchema(ReportFindingsInput, { target: 'draft-2020-12', io: 'input', metadata: z.registry(), unrepresentable: 'any' });
+  const generated = z.toJSONSchema(ReportFindingsInput, {
+    target: 'draft-2020-12',
+    io: 'input',
+    metadata: z.registry(),
+    unrepresentable: 'any',
+  });
   const schema = transformJSONSchema(generated) as Tool.InputSchema;
   return {
     name: REPORT_FINDINGS_TOOL,
@@ -61,7 +70,9 @@ export function reportFindingsTool(): Tool {
   };
 }
 
-export type ParseFindingsResult = { readonly ok: true; readonly findings: readonly ReportedFinding[] } | { readonly ok: false; readonly issues: readonly Issue[] };
+export type ParseFindingsResult =
+  | { readonly ok: true; readonly findings: readonly ReportedFinding[] }
+  | { readonly ok: false; readonly issues: readonly Issue[] };
 
 /** Validates one report_findings input. Pure. */
 export function parseReportedFindings(input: unknown): ParseFindingsResult {
@@ -95,7 +106,8 @@ export function checkFindingLocations(
     const lines = lineCounts.get(normalisePath(file));
     if (lines === undefined) return `file ${JSON.stringify(file)} was not among the files given`;
     if (range.end < range.start) return `line range ${range.start}-${range.end} is reversed`;
-    if (range.start < 1 || range.end > lines) return `lines ${range.start}-${range.end} do not exist in ${file} (${lines} lines)`;
+    if (range.start < 1 || range.end > lines)
+      return `lines ${range.start}-${range.end} do not exist in ${file} (${lines} lines)`;
     return null;
   };
   for (const finding of findings) {
@@ -121,7 +133,11 @@ export function checkFindingLocations(
       forbidden_in_test: finding.forbidden_in_test,
       related_findings: [],
       fixable: false,
-      related_locations: (finding.related_locations ?? []).map((l) => ({ file: normalisePath(l.file), line_range: l.line_range, note: l.note })),
+      related_locations: (finding.related_locations ?? []).map((l) => ({
+        file: normalisePath(l.file),
+        line_range: l.line_range,
+        note: l.note,
+      })),
     });
   }
   return { kept, dropped };

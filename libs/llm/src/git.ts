@@ -9,7 +9,11 @@ import { redactSecrets } from './redact.js';
  * (@rloop/git): the worktree holds files the model wrote, and none of them may choose a program
  * for git to run. Diffs also pass --no-ext-diff and --no-textconv.
  */
-export async function git(cwd: string, args: readonly string[], options: { readonly allowFailure?: boolean } = {}): Promise<{ readonly stdout: string; readonly code: number }> {
+export async function git(
+  cwd: string,
+  args: readonly string[],
+  options: { readonly allowFailure?: boolean } = {},
+): Promise<{ readonly stdout: string; readonly code: number }> {
   try {
     const result = await hardenedGit(args, { cwd });
     return { stdout: result.stdout, code: result.exitCode };
@@ -17,7 +21,9 @@ export async function git(cwd: string, args: readonly string[], options: { reado
     const code = error instanceof GitRunError ? (error.exitCode ?? 1) : 1;
     if (options.allowFailure === true && error instanceof GitRunError) return { stdout: '', code };
     const stderr = error instanceof GitRunError ? error.stderr : error instanceof Error ? error.message : String(error);
-    throw new GitCommandError(`git ${args.slice(0, 3).join(' ')} failed (exit ${code}): ${redactSecrets(stderr.trim()).slice(0, 500)}`);
+    throw new GitCommandError(
+      `git ${args.slice(0, 3).join(' ')} failed (exit ${code}): ${redactSecrets(stderr.trim()).slice(0, 500)}`,
+    );
   }
 }
 
@@ -37,7 +43,16 @@ function countLines(text: string): number {
 
 /** Every change in the working tree relative to `baseCommit`, tracked and untracked. */
 export async function changesSince(cwd: string, baseCommit: string): Promise<FileChange[]> {
-  const numstat = await git(cwd, ['diff', '--no-ext-diff', '--no-textconv', '--no-renames', '--numstat', '-z', baseCommit, '--']);
+  const numstat = await git(cwd, [
+    'diff',
+    '--no-ext-diff',
+    '--no-textconv',
+    '--no-renames',
+    '--numstat',
+    '-z',
+    baseCommit,
+    '--',
+  ]);
   const status = await git(cwd, ['diff', '--no-ext-diff', '--no-renames', '--name-status', '-z', baseCommit, '--']);
   const statusOf = new Map<string, string>();
   const parts = status.stdout.split('\u0000').filter((p) => p !== '');
@@ -86,7 +101,11 @@ export async function filesAtCommit(cwd: string, commit: string): Promise<string
 }
 
 /** Changed line ranges of the new version of `file` (from `git diff -U0`). */
-export async function changedHunks(cwd: string, baseCommit: string, file: string): Promise<{ start: number; end: number }[]> {
+export async function changedHunks(
+  cwd: string,
+  baseCommit: string,
+  file: string,
+): Promise<{ start: number; end: number }[]> {
   const diff = await git(cwd, ['diff', '--no-ext-diff', '--no-textconv', '-U0', baseCommit, '--', file]);
   const hunks: { start: number; end: number }[] = [];
   for (const match of diff.stdout.matchAll(/^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@/gm)) {
@@ -99,8 +118,17 @@ export async function changedHunks(cwd: string, baseCommit: string, file: string
 }
 
 /** The unified diff between two commits (or a commit's first parent) for some files. */
-export async function diffBetween(cwd: string, base: string | null, commit: string, files: readonly string[]): Promise<string | null> {
+export async function diffBetween(
+  cwd: string,
+  base: string | null,
+  commit: string,
+  files: readonly string[],
+): Promise<string | null> {
   const from = base ?? `${commit}~1`;
-  const result = await git(cwd, ['diff', '--no-ext-diff', '--no-textconv', '--no-color', '-U3', from, commit, '--', ...files], { allowFailure: true });
+  const result = await git(
+    cwd,
+    ['diff', '--no-ext-diff', '--no-textconv', '--no-color', '-U3', from, commit, '--', ...files],
+    { allowFailure: true },
+  );
   return result.code === 0 ? result.stdout : null;
 }

@@ -3,7 +3,19 @@ import { join } from 'node:path';
 import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { type FakeAnthropic, type FakeMessagesRequest, fakeTurn, startFakeAnthropic } from '@rloop/testing';
 import { createCommandTestRunner, findModelOrThrow, implementFix, type ModelSpec, runPassed } from './index.js';
-import { clientFor, createTempRepo, loadTestCatalogue, RED_TEST, RED_TEST_PATH, SAMPLE_FILES, sampleLetter, TEST_COMMAND, TEST_ENV, TEST_MODEL, type TempRepo } from './__fixtures__/helpers.js';
+import {
+  clientFor,
+  createTempRepo,
+  loadTestCatalogue,
+  RED_TEST,
+  RED_TEST_PATH,
+  SAMPLE_FILES,
+  sampleLetter,
+  TEST_COMMAND,
+  TEST_ENV,
+  TEST_MODEL,
+  type TempRepo,
+} from './__fixtures__/helpers.js';
 
 interface ToolResult {
   type: string;
@@ -15,13 +27,19 @@ function lastToolResults(request: FakeMessagesRequest): ToolResult[] {
   return request.messages[request.messages.length - 1]?.content as ToolResult[];
 }
 
-const FIX = { path: 'src/math.js', old_string: '  if (value > max) return max;\n', new_string: '  if (value > max) return max;\n  if (value < min) return min;\n' };
+const FIX = {
+  path: 'src/math.js',
+  old_string: '  if (value > max) return max;\n',
+  new_string: '  if (value > max) return max;\n  if (value < min) return min;\n',
+};
 
 describe('implementFix (the tool loop) against the fake API, a real worktree and node --test', () => {
   let spec: ModelSpec;
   let repo: TempRepo;
   let fake: FakeAnthropic | undefined;
-  const failingTests = [{ file: RED_TEST_PATH, finding_ids: ['f-clamp-min'], name: 'clamp returns min below the range', content: RED_TEST }];
+  const failingTests = [
+    { file: RED_TEST_PATH, finding_ids: ['f-clamp-min'], name: 'clamp returns min below the range', content: RED_TEST },
+  ];
 
   beforeAll(async () => {
     spec = findModelOrThrow(await loadTestCatalogue(), TEST_MODEL);
@@ -59,22 +77,36 @@ describe('implementFix (the tool loop) against the fake API, a real worktree and
       spec,
     });
 
-    expect(result).toMatchObject({ outcome: 'finished', steps: 4, filesTouched: ['src/math.js'], summary: 'clamp now returns min below the range.', toolCalls: 3 });
-    expect(result.commandsRun).toEqual([expect.objectContaining({ command: TEST_COMMAND, exitCode: 0, timedOut: false })]);
+    expect(result).toMatchObject({
+      outcome: 'finished',
+      steps: 4,
+      filesTouched: ['src/math.js'],
+      summary: 'clamp now returns min below the range.',
+      toolCalls: 3,
+    });
+    expect(result.commandsRun).toEqual([
+      expect.objectContaining({ command: TEST_COMMAND, exitCode: 0, timedOut: false }),
+    ]);
     expect(await readFile(join(repo.dir, 'src/math.js'), 'utf8')).toContain('if (value < min) return min;');
     const runner = createCommandTestRunner({ command: TEST_COMMAND, timeoutMs: 30_000, env: TEST_ENV });
     expect(runPassed(await runner({ worktreeDir: repo.dir, testFiles: [RED_TEST_PATH] }))).toBe(true);
 
     const calls = fake.messageCalls();
     expect(fake.protocolErrors).toEqual([]);
-    expect(lastToolResults(calls[1]?.body as FakeMessagesRequest)[0]?.content).toMatch(/^src\/math.js\n1\t\/\/ Keeps a value/);
-    expect(lastToolResults(calls[3]?.body as FakeMessagesRequest)[0]?.content).toContain('ok 1 - clamp returns min below the range');
+    expect(lastToolResults(calls[1]?.body as FakeMessagesRequest)[0]?.content).toMatch(
+      /^src\/math.js\n1\t\/\/ Keeps a value/,
+    );
+    expect(lastToolResults(calls[3]?.body as FakeMessagesRequest)[0]?.content).toContain(
+      'ok 1 - clamp returns min below the range',
+    );
     // The thinking block of the first reply is passed back unchanged (the fake checks its signature).
     expect(JSON.stringify(calls[1]?.body.messages[1])).toContain('"type":"thinking"');
     // A rolling breakpoint lets each turn read the previous turn's prefix from the cache.
     expect(calls[3]?.usage.cache_read_input_tokens).toBeGreaterThan(0);
     expect(result.usage).toMatchObject({ dispatch: 'implementer', round: 1 });
-    expect(result.usage.cache_read_input_tokens).toBe(calls.reduce((sum, c) => sum + c.usage.cache_read_input_tokens, 0));
+    expect(result.usage.cache_read_input_tokens).toBe(
+      calls.reduce((sum, c) => sum + c.usage.cache_read_input_tokens, 0),
+    );
   });
 
   it('refuses edits of the failing test, commands off the allowlist and paths outside the worktree', async () => {
@@ -82,7 +114,14 @@ describe('implementFix (the tool loop) against the fake API, a real worktree and
     fake = await startFakeAnthropic({
       script: [
         fakeTurn.toolUses([
-          { name: 'edit_file', input: { path: RED_TEST_PATH, old_string: 'assert.equal(clamp(-5, 0, 10), 0);', new_string: 'assert.ok(true);' } },
+          {
+            name: 'edit_file',
+            input: {
+              path: RED_TEST_PATH,
+              old_string: 'assert.equal(clamp(-5, 0, 10), 0);',
+              new_string: 'assert.ok(true);',
+            },
+          },
           { name: 'write_file', input: { path: `./${RED_TEST_PATH}`, content: 'ok' } },
           { name: 'run_tests', input: { command: 'rm -rf /' } },
           { name: 'read_file', input: { path: '../../etc/passwd' } },
@@ -92,7 +131,16 @@ describe('implementFix (the tool loop) against the fake API, a real worktree and
         fakeTurn.text('I could not do it.'),
       ],
     });
-    const result = await implementFix({ letter: sampleLetter(repo.base), failingTests, worktreeDir: repo.dir, stepBudget: 4, allowedCommands: [TEST_COMMAND], commandEnv: TEST_ENV, client: clientFor(fake.url), spec });
+    const result = await implementFix({
+      letter: sampleLetter(repo.base),
+      failingTests,
+      worktreeDir: repo.dir,
+      stepBudget: 4,
+      allowedCommands: [TEST_COMMAND],
+      commandEnv: TEST_ENV,
+      client: clientFor(fake.url),
+      spec,
+    });
     expect(result.filesTouched).toEqual([]);
     const results = lastToolResults(fake.messageCalls()[1]?.body as FakeMessagesRequest);
     expect(results.map((r) => r.is_error)).toEqual([true, true, true, true, true, true]);
@@ -116,12 +164,25 @@ describe('implementFix (the tool loop) against the fake API, a real worktree and
         fakeTurn.toolUse('read_file', { path: 'src/math.js' }),
       ],
     });
-    const result = await implementFix({ letter: sampleLetter(repo.base), failingTests, worktreeDir: repo.dir, stepBudget: 3, allowedCommands: [TEST_COMMAND], commandEnv: TEST_ENV, client: clientFor(fake.url), spec });
+    const result = await implementFix({
+      letter: sampleLetter(repo.base),
+      failingTests,
+      worktreeDir: repo.dir,
+      stepBudget: 3,
+      allowedCommands: [TEST_COMMAND],
+      commandEnv: TEST_ENV,
+      client: clientFor(fake.url),
+      spec,
+    });
     expect(result.outcome).toBe('step_budget_exhausted');
     expect(result.filesTouched).toEqual([]);
     expect(await readFile(join(repo.dir, 'src/math.js'), 'utf8')).toBe(SAMPLE_FILES['src/math.js']);
     const afterCut = lastToolResults(fake.messageCalls()[1]?.body as FakeMessagesRequest);
-    expect(afterCut[0]).toMatchObject({ type: 'tool_result', is_error: true, content: expect.stringContaining('Not executed') as unknown });
+    expect(afterCut[0]).toMatchObject({
+      type: 'tool_result',
+      is_error: true,
+      content: expect.stringContaining('Not executed') as unknown,
+    });
     expect(fake.protocolErrors).toEqual([]);
   });
 
@@ -134,12 +195,23 @@ describe('implementFix (the tool loop) against the fake API, a real worktree and
         fakeTurn.contextWindowExceeded('The conversation is too long'),
       ],
     });
-    const error = await implementFix({ letter: sampleLetter(repo.base), failingTests, worktreeDir: repo.dir, stepBudget: 5, allowedCommands: [TEST_COMMAND], commandEnv: TEST_ENV, client: clientFor(fake.url), spec }).catch((e: unknown) => e);
+    const error = await implementFix({
+      letter: sampleLetter(repo.base),
+      failingTests,
+      worktreeDir: repo.dir,
+      stepBudget: 5,
+      allowedCommands: [TEST_COMMAND],
+      commandEnv: TEST_ENV,
+      client: clientFor(fake.url),
+      spec,
+    }).catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'LLM.OUTPUT_TRUNCATED' });
     const calls = fake.messageCalls().map((c) => c.body.messages);
     // The paused turn went back as the last message, unchanged.
     expect(calls[1]?.map((m) => m.role)).toEqual(['user', 'assistant']);
-    expect(calls[1]?.[1]?.content).toEqual([expect.objectContaining({ type: 'text', text: 'Let me look at the code.' })]);
+    expect(calls[1]?.[1]?.content).toEqual([
+      expect.objectContaining({ type: 'text', text: 'Let me look at the code.' }),
+    ]);
     // Its continuation (the edit) joined it: one assistant turn, then the tool's result.
     expect(calls[2]?.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect((calls[2]?.[1]?.content as { type: string }[]).map((b) => b.type)).toEqual(['text', 'tool_use']);

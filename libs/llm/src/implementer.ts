@@ -10,7 +10,16 @@ import { IMPLEMENTER_SYSTEM_PROMPT } from './prompts.js';
 import type { WrittenTest } from './test-writer.js';
 import { defineTool, type LoopTool, runToolLoop, type ToolLoopResult } from './tool-loop.js';
 import type { UsageRecord } from './usage.js';
-import { editWorktreeFile, listWorktreeFiles, numberLines, readWorktreeFile, realWorktreeRoot, resolveInWorktree, searchWorktree, writeWorktreeFile } from './worktree.js';
+import {
+  editWorktreeFile,
+  listWorktreeFiles,
+  numberLines,
+  readWorktreeFile,
+  realWorktreeRoot,
+  resolveInWorktree,
+  searchWorktree,
+  writeWorktreeFile,
+} from './worktree.js';
 
 export interface ImplementFixOptions {
   readonly letter: Letter;
@@ -49,8 +58,14 @@ export interface ImplementFixResult {
 }
 
 function commandReport(result: CommandResult): string {
-  const status = result.timedOut ? 'timed out' : result.exitCode === null ? `killed (${result.signal ?? 'signal'})` : `exit code ${result.exitCode}`;
-  return [`$ ${result.command}`, status, result.stdout, result.stderr === '' ? '' : `stderr:\n${result.stderr}`].filter((s) => s !== '').join('\n');
+  const status = result.timedOut
+    ? 'timed out'
+    : result.exitCode === null
+      ? `killed (${result.signal ?? 'signal'})`
+      : `exit code ${result.exitCode}`;
+  return [`$ ${result.command}`, status, result.stdout, result.stderr === '' ? '' : `stderr:\n${result.stderr}`]
+    .filter((s) => s !== '')
+    .join('\n');
 }
 
 /**
@@ -76,7 +91,8 @@ export async function implementFix(options: ImplementFixOptions): Promise<Implem
 
   const guardWrite = async (path: string): Promise<string> => {
     const target = await resolveInWorktree(root, path);
-    if (protectedFiles.has(target.relative)) throw new Error(`${target.relative} is one of the failing tests: fix the code, not the test`);
+    if (protectedFiles.has(target.relative))
+      throw new Error(`${target.relative} is one of the failing tests: fix the code, not the test`);
     return target.relative;
   };
   const noteTouched = (file: string): void => {
@@ -84,10 +100,15 @@ export async function implementFix(options: ImplementFixOptions): Promise<Implem
   };
 
   const tools: LoopTool[] = [
-    defineTool('read_file', 'Read a text file of the repository, with line numbers.', z.strictObject({ path: z.string().min(1).max(1024) }), async ({ path }) => {
-      const { relative, content } = await readWorktreeFile(root, path);
-      return `${relative}\n${numberLines(content)}`;
-    }),
+    defineTool(
+      'read_file',
+      'Read a text file of the repository, with line numbers.',
+      z.strictObject({ path: z.string().min(1).max(1024) }),
+      async ({ path }) => {
+        const { relative, content } = await readWorktreeFile(root, path);
+        return `${relative}\n${numberLines(content)}`;
+      },
+    ),
     defineTool(
       'list_files',
       'List the files under a directory of the repository (default: the root), recursively.',
@@ -100,16 +121,29 @@ export async function implementFix(options: ImplementFixOptions): Promise<Implem
     defineTool(
       'search',
       'Find lines containing a fixed string (not a regular expression) in the repository.',
-      z.strictObject({ query: z.string().min(1).max(500), dir: z.string().min(1).max(1024).optional(), ignore_case: z.boolean().optional() }),
+      z.strictObject({
+        query: z.string().min(1).max(500),
+        dir: z.string().min(1).max(1024).optional(),
+        ignore_case: z.boolean().optional(),
+      }),
       async ({ query, dir, ignore_case }) => {
-        const { matches, truncated } = await searchWorktree(root, query, { ...(dir === undefined ? {} : { dir }), ...(ignore_case === undefined ? {} : { ignoreCase: ignore_case }) });
-        return matches.length === 0 ? 'no matches' : `${matches.join('\n')}${truncated ? '\n… (more matches not shown)' : ''}`;
+        const { matches, truncated } = await searchWorktree(root, query, {
+          ...(dir === undefined ? {} : { dir }),
+          ...(ignore_case === undefined ? {} : { ignoreCase: ignore_case }),
+        });
+        return matches.length === 0
+          ? 'no matches'
+          : `${matches.join('\n')}${truncated ? '\n… (more matches not shown)' : ''}`;
       },
     ),
     defineTool(
       'edit_file',
       'Replace one exact, unique occurrence of old_string with new_string in a file.',
-      z.strictObject({ path: z.string().min(1).max(1024), old_string: z.string().min(1).max(100_000), new_string: z.string().max(100_000) }),
+      z.strictObject({
+        path: z.string().min(1).max(1024),
+        old_string: z.string().min(1).max(100_000),
+        new_string: z.string().max(100_000),
+      }),
       async ({ path, old_string, new_string }) => {
         const file = await guardWrite(path);
         const { line } = await editWorktreeFile(root, file, old_string, new_string);
@@ -144,7 +178,12 @@ export async function implementFix(options: ImplementFixOptions): Promise<Implem
             ...(options.commandLimits === undefined ? {} : { limits: options.commandLimits }),
             ...(options.signal === undefined ? {} : { signal: options.signal }),
           });
-          commands.push({ command: result.command, exitCode: result.exitCode, timedOut: result.timedOut, durationMs: result.durationMs });
+          commands.push({
+            command: result.command,
+            exitCode: result.exitCode,
+            timedOut: result.timedOut,
+            durationMs: result.durationMs,
+          });
           return commandReport(result);
         },
       ),
@@ -168,7 +207,9 @@ export async function implementFix(options: ImplementFixOptions): Promise<Implem
     null,
     2,
   );
-  const failing = options.failingTests.map((t) => dataBlock('test', t.content, { path: t.file, findings: t.finding_ids.join(',') })).join('\n\n');
+  const failing = options.failingTests
+    .map((t) => dataBlock('test', t.content, { path: t.file, findings: t.finding_ids.join(',') }))
+    .join('\n\n');
 
   let loop: ToolLoopResult;
   try {
@@ -177,7 +218,10 @@ export async function implementFix(options: ImplementFixOptions): Promise<Implem
       system: IMPLEMENTER_SYSTEM_PROMPT,
       tools,
       firstMessage: [
-        textBlock(`## The letter\n${dataBlock('letter', letter)}\n\n## The failing tests\n${failing === '' ? '(none)' : failing}`, caching),
+        textBlock(
+          `## The letter\n${dataBlock('letter', letter)}\n\n## The failing tests\n${failing === '' ? '(none)' : failing}`,
+          caching,
+        ),
         textBlock('Make the failing tests pass by fixing the code.'),
       ],
       stepBudget: options.stepBudget,

@@ -63,8 +63,21 @@ export {
   type PricedUsage,
 } from './models.js';
 export { createCacheWarmup, type CacheWarmup, type CacheWarmupOptions } from './cache-warmup.js';
-export { checkBudget, checkBudgetOrThrow, type BudgetLimits, type BudgetCheckInput, type BudgetVerdict, type BudgetState } from './budget.js';
-export { budgetReached, budgetReachedFrom, describeBudgetReached, budgetEscalation, type BudgetReached } from './budget-escalation.js';
+export {
+  checkBudget,
+  checkBudgetOrThrow,
+  type BudgetLimits,
+  type BudgetCheckInput,
+  type BudgetVerdict,
+  type BudgetState,
+} from './budget.js';
+export {
+  budgetReached,
+  budgetReachedFrom,
+  describeBudgetReached,
+  budgetEscalation,
+  type BudgetReached,
+} from './budget-escalation.js';
 export { type UsageRecord, type CallUsage, emptyUsage, addUsage } from './usage.js';
 export {
   ReportedFinding,
@@ -77,7 +90,12 @@ export {
   type ParseFindingsResult,
 } from './findings.js';
 export { fileDataBlock, dataBlock, UNTRUSTED_DATA_RULE } from './data-blocks.js';
-export { CRITIC_SYSTEM_PROMPT, CODE_REVIEWER_PROMPT, TEST_WRITER_SYSTEM_PROMPT, IMPLEMENTER_SYSTEM_PROMPT } from './prompts.js';
+export {
+  CRITIC_SYSTEM_PROMPT,
+  CODE_REVIEWER_PROMPT,
+  TEST_WRITER_SYSTEM_PROMPT,
+  IMPLEMENTER_SYSTEM_PROMPT,
+} from './prompts.js';
 export { PROMPT_CRITIC_SPECS, promptCriticSpec, type PromptCriticSpec } from './prompt-critics.js';
 export {
   reviewWithLlm,
@@ -99,7 +117,14 @@ export {
   type LlmCriticDefinition,
   type LlmCriticReport,
 } from './critic.js';
-export { runToolLoop, defineTool, type LoopTool, type ToolLoopOptions, type ToolLoopResult, type ToolCallRecord } from './tool-loop.js';
+export {
+  runToolLoop,
+  defineTool,
+  type LoopTool,
+  type ToolLoopOptions,
+  type ToolLoopResult,
+  type ToolCallRecord,
+} from './tool-loop.js';
 export {
   resolveInWorktree,
   realWorktreeRoot,
@@ -131,7 +156,14 @@ export {
   type ParsedTests,
   type CommandTestRunnerOptions,
 } from './test-runner.js';
-export { isTestPath, compareTestSources, testSourceStats, forbiddenSnippets, type TestWeakening, type TestSourceStats } from './test-source.js';
+export {
+  isTestPath,
+  compareTestSources,
+  testSourceStats,
+  forbiddenSnippets,
+  type TestWeakening,
+  type TestSourceStats,
+} from './test-source.js';
 export {
   writeFailingTests,
   type WriteFailingTestsOptions,
@@ -142,4 +174,11 @@ export {
 } from './test-writer.js';
 export { implementFix, type ImplementFixOptions, type ImplementFixResult } from './implementer.js';
 export { type LintWarning, type WarningLister, warningsByFile, describeWarnings } from './lint-warnings.js';
-export { verifyFix, VERIFY_REFUSALS, type VerifyRefusal, type VerifyReason, type VerifyFixOptions, type FixVerdict } from './verifier.js';
+export {
+  verifyFix,
+  VERIFY_REFUSALS,
+  type VerifyRefusal,
+  type VerifyReason,
+  type VerifyFixOptions,
+  type FixVerdict,
+} from './verifier.js';

@@ -48,7 +48,12 @@ const CatalogueFile = z
   })
   .superRefine((file, ctx) => {
     for (const [role, model] of Object.entries(file.roles ?? {})) {
-      if (!Object.hasOwn(file.models, model)) ctx.addIssue({ code: 'custom', path: ['roles', role], message: `model ${model} is not in the models table (its price is needed)` });
+      if (!Object.hasOwn(file.models, model))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['roles', role],
+          message: `model ${model} is not in the models table (its price is needed)`,
+        });
     }
   });
 
@@ -86,12 +91,17 @@ export function parseModelCatalogue(text: string): ModelCatalogue {
   try {
     raw = parseYaml(text);
   } catch (error) {
-    throw new LlmConfigError(`models.yaml is not valid YAML: ${error instanceof Error ? error.message : String(error)}`);
+    throw new LlmConfigError(
+      `models.yaml is not valid YAML: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
   const result = CatalogueFile.safeParse(raw);
   if (!result.success) {
     const issues = toIssues(result.error);
-    throw new LlmConfigError(`models.yaml is invalid: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
+    throw new LlmConfigError(
+      `models.yaml is invalid: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+      issues,
+    );
   }
   const models: Record<string, ModelSpec> = {};
   for (const [id, entry] of Object.entries(result.data.models)) models[id] = Object.freeze({ id, ...entry });
@@ -99,8 +109,15 @@ export function parseModelCatalogue(text: string): ModelCatalogue {
   return Object.freeze({
     pricesCheckedOn: result.data.prices_checked_on,
     models: Object.freeze(models),
-    roles: roles === undefined ? null : Object.freeze({ critics: roles.critics, testWriter: roles.test_writer, implementer: roles.implementer }),
-    budgets: Object.freeze({ dailyUsd: budgets?.daily_usd ?? null, perPlanUsd: budgets?.per_plan_usd ?? null, perDispatchUsd: budgets?.per_dispatch_usd ?? null }),
+    roles:
+      roles === undefined
+        ? null
+        : Object.freeze({ critics: roles.critics, testWriter: roles.test_writer, implementer: roles.implementer }),
+    budgets: Object.freeze({
+      dailyUsd: budgets?.daily_usd ?? null,
+      perPlanUsd: budgets?.per_plan_usd ?? null,
+      perDispatchUsd: budgets?.per_dispatch_usd ?? null,
+    }),
   });
 }
 
@@ -118,7 +135,9 @@ export function findModel(catalogue: ModelCatalogue, model: string): ModelSpec |
 export function findModelOrThrow(catalogue: ModelCatalogue, model: string): ModelSpec {
   const spec = findModel(catalogue, model);
   if (spec === null) {
-    throw new LlmConfigError(`model ${JSON.stringify(model)} is not in the model catalogue (known: ${Object.keys(catalogue.models).join(', ')})`);
+    throw new LlmConfigError(
+      `model ${JSON.stringify(model)} is not in the model catalogue (known: ${Object.keys(catalogue.models).join(', ')})`,
+    );
   }
   return spec;
 }
@@ -152,7 +171,10 @@ export function costOfCall(spec: ModelSpec, usage: PricedUsage): number {
  * An upper bound for a call before it is sent: every counted input token at the dearer of the
  * input and cache-write rates (when the request writes the cache) and max_tokens of output. Pure.
  */
-export function estimateCallCostUsd(spec: ModelSpec, input: { readonly inputTokens: number; readonly maxOutputTokens: number; readonly writesCache: boolean }): number {
+export function estimateCallCostUsd(
+  spec: ModelSpec,
+  input: { readonly inputTokens: number; readonly maxOutputTokens: number; readonly writesCache: boolean },
+): number {
   const rates = ratesFor(spec, input.inputTokens);
   const inputRate = input.writesCache ? Math.max(rates.input, rates.cache_write_5m) : rates.input;
   return (input.inputTokens * inputRate + input.maxOutputTokens * rates.output) / 1_000_000;

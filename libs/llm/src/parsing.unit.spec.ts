@@ -32,19 +32,45 @@ describe('retry decisions', () => {
   it('reads retry-after-ms, retry-after seconds and HTTP dates', () => {
     expect(parseRetryAfterMs(headers({ 'retry-after-ms': '250' }), 0)).toBe(250);
     expect(parseRetryAfterMs(headers({ 'retry-after': '2' }), 0)).toBe(2000);
-    expect(parseRetryAfterMs(headers({ 'retry-after': 'Wed, 21 Oct 2026 07:28:10 GMT' }), Date.parse('Wed, 21 Oct 2026 07:28:00 GMT'))).toBe(10_000);
+    expect(
+      parseRetryAfterMs(
+        headers({ 'retry-after': 'Wed, 21 Oct 2026 07:28:10 GMT' }),
+        Date.parse('Wed, 21 Oct 2026 07:28:00 GMT'),
+      ),
+    ).toBe(10_000);
     expect(parseRetryAfterMs(headers({ 'retry-after': 'soon' }), 0)).toBeNull();
     expect(parseRetryAfterMs(headers({}), 0)).toBeNull();
   });
 
   it('retries what is retryable, within the bound, honouring the server', () => {
-    expect(decideRetry({ kind: 'rate_limited', attempt: 1, retryAfterMs: 1500, policy, random: 0.5 })).toEqual({ retry: true, delayMs: 1500 });
-    expect(decideRetry({ kind: 'overloaded', attempt: 2, retryAfterMs: null, policy, random: 0 })).toEqual({ retry: true, delayMs: 1000 });
-    expect(decideRetry({ kind: 'unavailable', attempt: 1, retryAfterMs: null, policy, random: 1 })).toEqual({ retry: true, delayMs: 375 });
-    expect(decideRetry({ kind: 'overloaded', attempt: 3, retryAfterMs: null, policy, random: 0 })).toEqual({ retry: false, why: 'exhausted' });
-    expect(decideRetry({ kind: 'rate_limited', attempt: 1, retryAfterMs: 61_000, policy, random: 0 })).toEqual({ retry: false, why: 'retry_after_too_long' });
-    expect(decideRetry({ kind: 'invalid', attempt: 1, retryAfterMs: null, policy, random: 0 })).toEqual({ retry: false, why: 'not_retryable' });
-    expect(decideRetry({ kind: 'auth', attempt: 1, retryAfterMs: null, policy, random: 0 })).toEqual({ retry: false, why: 'not_retryable' });
+    expect(decideRetry({ kind: 'rate_limited', attempt: 1, retryAfterMs: 1500, policy, random: 0.5 })).toEqual({
+      retry: true,
+      delayMs: 1500,
+    });
+    expect(decideRetry({ kind: 'overloaded', attempt: 2, retryAfterMs: null, policy, random: 0 })).toEqual({
+      retry: true,
+      delayMs: 1000,
+    });
+    expect(decideRetry({ kind: 'unavailable', attempt: 1, retryAfterMs: null, policy, random: 1 })).toEqual({
+      retry: true,
+      delayMs: 375,
+    });
+    expect(decideRetry({ kind: 'overloaded', attempt: 3, retryAfterMs: null, policy, random: 0 })).toEqual({
+      retry: false,
+      why: 'exhausted',
+    });
+    expect(decideRetry({ kind: 'rate_limited', attempt: 1, retryAfterMs: 61_000, policy, random: 0 })).toEqual({
+      retry: false,
+      why: 'retry_after_too_long',
+    });
+    expect(decideRetry({ kind: 'invalid', attempt: 1, retryAfterMs: null, policy, random: 0 })).toEqual({
+      retry: false,
+      why: 'not_retryable',
+    });
+    expect(decideRetry({ kind: 'auth', attempt: 1, retryAfterMs: null, policy, random: 0 })).toEqual({
+      retry: false,
+      why: 'not_retryable',
+    });
   });
 });
 
@@ -69,15 +95,46 @@ describe('report_findings: schema, validation and line checks', () => {
     const schema = JSON.stringify(tool.input_schema);
     expect(schema).not.toContain('$ref');
     expect(schema).not.toContain('$schema');
-    const item = (tool.input_schema as { properties: { findings: { items: { additionalProperties: boolean; required: string[]; properties: Record<string, { enum?: string[] }> } } } }).properties.findings.items;
+    const item = (
+      tool.input_schema as {
+        properties: {
+          findings: {
+            items: {
+              additionalProperties: boolean;
+              required: string[];
+              properties: Record<string, { enum?: string[] }>;
+            };
+          };
+        };
+      }
+    ).properties.findings.items;
     expect(item.additionalProperties).toBe(false);
-    expect(item.required).toEqual(expect.arrayContaining(['severity', 'score', 'file', 'line_range', 'observable_test_conditions', 'forbidden_in_test']));
-    expect(item.properties['category']?.enum).toEqual(['security', 'correctness', 'maintainability', 'performance', 'readability', 'consistency']);
+    expect(item.required).toEqual(
+      expect.arrayContaining([
+        'severity',
+        'score',
+        'file',
+        'line_range',
+        'observable_test_conditions',
+        'forbidden_in_test',
+      ]),
+    );
+    expect(item.properties['category']?.enum).toEqual([
+      'security',
+      'correctness',
+      'maintainability',
+      'performance',
+      'readability',
+      'consistency',
+    ]);
   });
 
   it('validates against the contract, score bands included', () => {
     expect(parseReportedFindings({ findings: [finding] })).toMatchObject({ ok: true });
-    expect(parseReportedFindings({ findings: [{ ...finding, score: 9 }] })).toEqual({ ok: false, issues: [{ path: 'findings.0.score', message: expect.stringContaining('medium: 4-6') as unknown }] });
+    expect(parseReportedFindings({ findings: [{ ...finding, score: 9 }] })).toEqual({
+      ok: false,
+      issues: [{ path: 'findings.0.score', message: expect.stringContaining('medium: 4-6') as unknown }],
+    });
     expect(parseReportedFindings({ findings: [{ ...finding, file: '../etc/passwd' }] })).toMatchObject({ ok: false });
     expect(parseReportedFindings({ findings: [{ ...finding, invented: 1 }] })).toMatchObject({ ok: false });
   });
@@ -93,7 +150,9 @@ describe('report_findings: schema, validation and line checks', () => {
       ] as Parameters<typeof checkFindingLocations>[0],
       lines,
     );
-    expect(kept).toEqual([expect.objectContaining({ file: 'src/a.ts', related_findings: [], fixable: false, related_locations: [] })]);
+    expect(kept).toEqual([
+      expect.objectContaining({ file: 'src/a.ts', related_findings: [], fixable: false, related_locations: [] }),
+    ]);
     expect(dropped.map((d) => d.reason)).toEqual([
       'lines 9-11 do not exist in src/a.ts (10 lines)',
       'file "src/b.ts" was not among the files given',
@@ -112,7 +171,9 @@ describe('untrusted data blocks', () => {
     expect(block.endsWith(`</${tag}>`)).toBe(true);
     expect(block).toContain('2| </file_000000000000>');
     expect(fileDataBlock('src/a.ts', hostile)).toBe(block);
-    expect(dataBlock('diff', '+x', { base: 'abc' })).toMatch(/^<diff_[0-9a-f]{12} base="abc">\n\+x\n<\/diff_[0-9a-f]{12}>$/);
+    expect(dataBlock('diff', '+x', { base: 'abc' })).toMatch(
+      /^<diff_[0-9a-f]{12} base="abc">\n\+x\n<\/diff_[0-9a-f]{12}>$/,
+    );
   });
 });
 
@@ -158,8 +219,24 @@ describe('TAP output of node --test', () => {
 describe('command lines', () => {
   it('splits plain command lines into argv and sends anything else to a shell', () => {
     expect(splitCommand('node --test --test-reporter=tap')).toEqual(['node', '--test', '--test-reporter=tap']);
-    expect(splitCommand(`npx eslint 'src dir' "a \\"b\\"" c\\ d`)).toEqual(['npx', 'eslint', 'src dir', 'a "b"', 'c d']);
-    for (const shell of ['npm test && npm run lint', 'echo $HOME', 'a | b', 'a; b', 'CI=1 npm test', 'ls *.ts', 'echo `id`', 'a > out', '"unclosed']) {
+    expect(splitCommand(`npx eslint 'src dir' "a \\"b\\"" c\\ d`)).toEqual([
+      'npx',
+      'eslint',
+      'src dir',
+      'a "b"',
+      'c d',
+    ]);
+    for (const shell of [
+      'npm test && npm run lint',
+      'echo $HOME',
+      'a | b',
+      'a; b',
+      'CI=1 npm test',
+      'ls *.ts',
+      'echo `id`',
+      'a > out',
+      '"unclosed',
+    ]) {
       expect(splitCommand(shell)).toBeNull();
     }
   });
@@ -173,34 +250,68 @@ describe('command lines', () => {
 
 describe('test sources', () => {
   it('knows test paths', () => {
-    expect(['test/a.js', 'src/__tests__/x.ts', 'a.spec.ts', 'lib/b.test.mjs', 'pkg/x_test.go', 'tests/test_api.py'].every(isTestPath)).toBe(true);
+    expect(
+      ['test/a.js', 'src/__tests__/x.ts', 'a.spec.ts', 'lib/b.test.mjs', 'pkg/x_test.go', 'tests/test_api.py'].every(
+        isTestPath,
+      ),
+    ).toBe(true);
     expect(['src/a.ts', 'src/testing.ts', 'latest/x.js'].some(isTestPath)).toBe(false);
   });
 
   it('sees removed tests and assertions, new skips and commented-out assertions', () => {
-    const before = "test('a', () => {\n  expect(f(1)).toBe(2);\n  assert.equal(g(), 3);\n});\nit('b', () => { expect(1).toBe(1); });\n";
+    const before =
+      "test('a', () => {\n  expect(f(1)).toBe(2);\n  assert.equal(g(), 3);\n});\nit('b', () => { expect(1).toBe(1); });\n";
     expect(compareTestSources(before, before)).toEqual({ removedTests: 0, removedAssertions: 0, addedSkipMarkers: [] });
-    expect(compareTestSources(before, before.replace("it('b'", "it.skip('b'"))).toEqual({ removedTests: 1, removedAssertions: 0, addedSkipMarkers: ['it.skip'] });
-    expect(compareTestSources(before, before.replace('  assert.equal(g(), 3);\n', '  // assert.equal(g(), 3);\n'))).toMatchObject({ removedAssertions: 1 });
-    expect(compareTestSources(before, before.replace("test('a', () => {", "test('a', { skip: true }, () => {"))).toMatchObject({ addedSkipMarkers: ['{skip:true'] });
-    expect(compareTestSources(before, `${before}test('c', () => { expect(h()).toBe(1); });\n`)).toEqual({ removedTests: 0, removedAssertions: 0, addedSkipMarkers: [] });
+    expect(compareTestSources(before, before.replace("it('b'", "it.skip('b'"))).toEqual({
+      removedTests: 1,
+      removedAssertions: 0,
+      addedSkipMarkers: ['it.skip'],
+    });
+    expect(
+      compareTestSources(before, before.replace('  assert.equal(g(), 3);\n', '  // assert.equal(g(), 3);\n')),
+    ).toMatchObject({ removedAssertions: 1 });
+    expect(
+      compareTestSources(before, before.replace("test('a', () => {", "test('a', { skip: true }, () => {")),
+    ).toMatchObject({ addedSkipMarkers: ['{skip:true'] });
+    expect(compareTestSources(before, `${before}test('c', () => { expect(h()).toBe(1); });\n`)).toEqual({
+      removedTests: 0,
+      removedAssertions: 0,
+      addedSkipMarkers: [],
+    });
   });
 
   it('takes forbidden snippets from backticks', () => {
-    expect(forbiddenSnippets(['mocking the clock with `jest.useFakeTimers`', 'no `mock.method` or `jest.mock`', 'asserting on log text'])).toEqual(['jest.useFakeTimers', 'mock.method', 'jest.mock']);
+    expect(
+      forbiddenSnippets([
+        'mocking the clock with `jest.useFakeTimers`',
+        'no `mock.method` or `jest.mock`',
+        'asserting on log text',
+      ]),
+    ).toEqual(['jest.useFakeTimers', 'mock.method', 'jest.mock']);
   });
 });
 
 describe('criticFailureReasonOf', () => {
   it('maps each LLM error to the CriticFailed reason the runner reports', () => {
-    const budget = { scope: 'plan' as const, limitUsd: 1, spentTodayUsd: 0, spentOnPlanUsd: 1, spentOnDispatchUsd: 0, estimateUsd: 0.1 };
-    expect(criticFailureReasonOf(new LlmRateLimitedError('429', { retryAfterMs: null, attempts: 3 }))).toBe('rate_limited');
+    const budget = {
+      scope: 'plan' as const,
+      limitUsd: 1,
+      spentTodayUsd: 0,
+      spentOnPlanUsd: 1,
+      spentOnDispatchUsd: 0,
+      estimateUsd: 0.1,
+    };
+    expect(criticFailureReasonOf(new LlmRateLimitedError('429', { retryAfterMs: null, attempts: 3 }))).toBe(
+      'rate_limited',
+    );
     expect(criticFailureReasonOf(new LlmOutputInvalidError('bad', []))).toBe('invalid_output');
     expect(criticFailureReasonOf(new LlmNotConfiguredError('no key'))).toBe('not_runnable');
     expect(criticFailureReasonOf(new LlmBudgetExceededError('budget', budget))).toBe('not_runnable');
     expect(criticFailureReasonOf(new LlmAuthError('401 invalid x-api-key'))).toBe('unauthorised');
     expect(criticFailureReasonOf(new LlmAbortedError('deadline'))).toBe('timed_out');
-    expect(criticFailureReasonOf(new LlmUnavailableError(LLM_ERROR_CODES.unavailable, 'down', { status: 503, attempts: 3 }))).toBe('unavailable');
+    expect(
+      criticFailureReasonOf(new LlmUnavailableError(LLM_ERROR_CODES.unavailable, 'down', { status: 503, attempts: 3 })),
+    ).toBe('unavailable');
     expect(criticFailureReasonOf(new TypeError('bug'))).toBe('crashed');
   });
 });

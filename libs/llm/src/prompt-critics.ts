@@ -43,7 +43,8 @@ export const PROMPT_CRITIC_SPECS: readonly PromptCriticSpec[] = [
   {
     id: 'frontend/visual-regression-checker',
     evidence: 'llm',
-    description: 'UI changes likely to break layout or visuals: CSS scope leaks, overflow, responsive breakpoints, theming',
+    description:
+      'UI changes likely to break layout or visuals: CSS scope leaks, overflow, responsive breakpoints, theming',
     triggers: FRONTEND,
     prompt: lines(
       'You are frontend/visual-regression-checker. You cannot render the UI, so judge from the code what is likely to break visually:',
@@ -90,7 +91,7 @@ export const PROMPT_CRITIC_SPECS: readonly PromptCriticSpec[] = [
     triggers: BILLING,
     prompt: lines(
       'You are specialized/resilience-checker. Review calls to other systems (HTTP APIs, payment providers, queues, databases):',
-      '- network calls without a timeout; timeouts longer than the caller\'s own deadline;',
+      "- network calls without a timeout; timeouts longer than the caller's own deadline;",
       '- retries without idempotency keys on operations that charge, send or create; retry storms without jitter;',
       '- partial failure: a payment taken but the order not recorded (or the reverse); no compensation or reconciliation path;',
       '- webhooks processed twice, out of order, or without signature verification; missing dead-letter handling.',
@@ -123,7 +124,7 @@ export const PROMPT_CRITIC_SPECS: readonly PromptCriticSpec[] = [
       '- new tables holding tenant data without a tenant_id column, index or row-level security policy; policies that are permissive by default;',
       '- migrations that disable RLS, use a role that bypasses it, or backfill across tenants;',
       '- caches, file paths or queues keyed without the tenant; unique constraints that should include the tenant.',
-      'Any path by which one tenant can read or change another tenant\'s data is critical. observable_test_conditions should describe two tenants, the call made as one, and what must not be visible or changed for the other.',
+      "Any path by which one tenant can read or change another tenant's data is critical. observable_test_conditions should describe two tenants, the call made as one, and what must not be visible or changed for the other.",
     ),
   },
   {

@@ -33,7 +33,9 @@ function escapeForRegExp(value: string): string {
  */
 export function redactSecrets(text: string, extra: readonly string[] = []): string {
   let out = text;
-  const exact = [...registered, ...extra.filter((s) => s.length >= MIN_SECRET_LENGTH)].sort((a, b) => b.length - a.length);
+  const exact = [...registered, ...extra.filter((s) => s.length >= MIN_SECRET_LENGTH)].sort(
+    (a, b) => b.length - a.length,
+  );
   for (const secret of exact) {
     out = out.split(secret).join(REDACTED);
     const encoded = encodeURIComponent(secret);

@@ -1,5 +1,14 @@
 /** How one failed API call is classified for the retry decision. */
-export const FAILURE_KINDS = ['rate_limited', 'overloaded', 'unavailable', 'timeout', 'aborted', 'auth', 'spend_limit', 'invalid'] as const;
+export const FAILURE_KINDS = [
+  'rate_limited',
+  'overloaded',
+  'unavailable',
+  'timeout',
+  'aborted',
+  'auth',
+  'spend_limit',
+  'invalid',
+] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];
 
 export interface RetryPolicy {
@@ -17,7 +26,11 @@ export interface RetryPolicy {
 }
 
 // TODO(calibration): 60 s / 0.5 s / 8 s follow the SDK's own backoff; revisit with 429 rates from UsageRecorded and logs.
-export const DEFAULT_RETRY_POLICY: Omit<RetryPolicy, 'maxRetries'> = { maxRetryAfterMs: 60_000, baseDelayMs: 500, maxDelayMs: 8_000 };
+export const DEFAULT_RETRY_POLICY: Omit<RetryPolicy, 'maxRetries'> = {
+  maxRetryAfterMs: 60_000,
+  baseDelayMs: 500,
+  maxDelayMs: 8_000,
+};
 
 export function isRetryableKind(kind: FailureKind): boolean {
   return kind === 'rate_limited' || kind === 'overloaded' || kind === 'unavailable' || kind === 'timeout';
@@ -79,9 +92,16 @@ export type RetryDecision =
  * the server's retry-after when it gave one (bounded by maxRetryAfterMs); otherwise exponential
  * backoff with up to 25% jitter from `random` (0 ≤ random < 1). Pure.
  */
-export function decideRetry(input: { readonly kind: FailureKind; readonly attempt: number; readonly retryAfterMs: number | null; readonly policy: RetryPolicy; readonly random: number }): RetryDecision {
+export function decideRetry(input: {
+  readonly kind: FailureKind;
+  readonly attempt: number;
+  readonly retryAfterMs: number | null;
+  readonly policy: RetryPolicy;
+  readonly random: number;
+}): RetryDecision {
   if (!isRetryableKind(input.kind)) return { retry: false, why: 'not_retryable' };
-  if (input.retryAfterMs !== null && input.retryAfterMs > input.policy.maxRetryAfterMs) return { retry: false, why: 'retry_after_too_long' };
+  if (input.retryAfterMs !== null && input.retryAfterMs > input.policy.maxRetryAfterMs)
+    return { retry: false, why: 'retry_after_too_long' };
   if (input.attempt > input.policy.maxRetries) return { retry: false, why: 'exhausted' };
   if (input.retryAfterMs !== null) return { retry: true, delayMs: input.retryAfterMs };
   const backoff = Math.min(input.policy.baseDelayMs * 2 ** (input.attempt - 1), input.policy.maxDelayMs);

@@ -7,7 +7,11 @@
 
 /** Default test-file rule: a `test/`, `tests/`, `__tests__/` or `spec/` directory, or a *.test.* / *.spec.* name. */
 export function isTestPath(path: string): boolean {
-  return /(^|\/)(__tests__|tests?|spec)\//.test(path) || /\.(test|spec)\.[cm]?[jt]sx?$/.test(path) || /(^|\/)test_[^/]+\.py$|_test\.(py|go)$/.test(path);
+  return (
+    /(^|\/)(__tests__|tests?|spec)\//.test(path) ||
+    /\.(test|spec)\.[cm]?[jt]sx?$/.test(path) ||
+    /(^|\/)test_[^/]+\.py$|_test\.(py|go)$/.test(path)
+  );
 }
 
 const SKIP_MARKERS: readonly RegExp[] = [
@@ -18,16 +22,23 @@ const SKIP_MARKERS: readonly RegExp[] = [
   /@pytest\.mark\.(?:skip|xfail)|\bpytest\.skip\s*\(|\bt\.Skip(?:Now|f)?\s*\(/g,
 ];
 
-const ASSERTIONS = /\bexpect\s*\(|\bassert(?:\s*\.\s*[A-Za-z]+)?\s*\(|\.should\b|\bt\s*\.\s*(?:equal|ok|deepEqual|strictEqual|is|same|throws|rejects|notEqual|match|assert|true|false|Error|Errorf|Fatal|Fatalf)\s*\(/g;
-const TESTS = /\b(?:it|test)\s*(?:\.\s*(?:each|concurrent|failing)\s*(?:\([^)]*\)|`[^`]*`)\s*)?\(|^\s*def\s+test_|^func\s+Test[A-Z0-9_]/gm;
+const ASSERTIONS =
+  /\bexpect\s*\(|\bassert(?:\s*\.\s*[A-Za-z]+)?\s*\(|\.should\b|\bt\s*\.\s*(?:equal|ok|deepEqual|strictEqual|is|same|throws|rejects|notEqual|match|assert|true|false|Error|Errorf|Fatal|Fatalf)\s*\(/g;
+const TESTS =
+  /\b(?:it|test)\s*(?:\.\s*(?:each|concurrent|failing)\s*(?:\([^)]*\)|`[^`]*`)\s*)?\(|^\s*def\s+test_|^func\s+Test[A-Z0-9_]/gm;
 
 function count(text: string, pattern: RegExp): number {
-  return [...text.matchAll(new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`))].length;
+  return [
+    ...text.matchAll(new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`)),
+  ].length;
 }
 
 /** Removes comments so commented-out assertions do not count (a commented assertion is a removed one). */
 export function stripComments(source: string): string {
-  return source.replace(/\/\*[\s\S]*?\*\//g, '').replace(/(^|[^:\\])\/\/.*$/gm, '$1').replace(/^\s*#.*$/gm, '');
+  return source
+    .replace(/\/\*[\s\S]*?\*\//g, '')
+    .replace(/(^|[^:\\])\/\/.*$/gm, '$1')
+    .replace(/^\s*#.*$/gm, '');
 }
 
 export interface TestSourceStats {
@@ -38,7 +49,9 @@ export interface TestSourceStats {
 
 export function testSourceStats(source: string): TestSourceStats {
   const code = stripComments(source);
-  const skipMarkers = SKIP_MARKERS.flatMap((pattern) => [...code.matchAll(pattern)].map((m) => m[0].replace(/\s+/g, '')));
+  const skipMarkers = SKIP_MARKERS.flatMap((pattern) =>
+    [...code.matchAll(pattern)].map((m) => m[0].replace(/\s+/g, '')),
+  );
   return { tests: count(code, TESTS), assertions: count(code, ASSERTIONS), skipMarkers };
 }
 
@@ -59,7 +72,11 @@ export function compareTestSources(before: string, after: string): TestWeakening
     if (at >= 0) remaining.splice(at, 1);
     else added.push(marker);
   }
-  return { removedTests: Math.max(0, a.tests - b.tests), removedAssertions: Math.max(0, a.assertions - b.assertions), addedSkipMarkers: added };
+  return {
+    removedTests: Math.max(0, a.tests - b.tests),
+    removedAssertions: Math.max(0, a.assertions - b.assertions),
+    addedSkipMarkers: added,
+  };
 }
 
 /** Snippets a finding forbids in its tests: the text inside backticks of forbidden_in_test entries. */

@@ -102,7 +102,11 @@ function letterForTests(letter: Letter): string {
     observable_test_conditions: f.observable_test_conditions,
     forbidden_in_test: f.forbidden_in_test,
   }));
-  return JSON.stringify({ letter_id: letter.letter_id, round: letter.round, summary: letter.summary, findings }, null, 2);
+  return JSON.stringify(
+    { letter_id: letter.letter_id, round: letter.round, summary: letter.summary, findings },
+    null,
+    2,
+  );
 }
 
 /**
@@ -138,18 +142,32 @@ export async function writeFailingTests(options: WriteFailingTestsOptions): Prom
     }),
     async (input) => {
       const target = await resolveInWorktree(root, input.path);
-      if (!isTest(target.relative)) throw new Error(`${target.relative} is not a test file; put tests ${options.testLayout.testDir === undefined ? 'in a test directory or a *.test.* file' : `under ${options.testLayout.testDir}`}`);
-      if (existing.has(target.relative) && !written.has(target.relative)) throw new Error(`${target.relative} is an existing test file; write a new file instead of changing existing tests`);
+      if (!isTest(target.relative))
+        throw new Error(
+          `${target.relative} is not a test file; put tests ${options.testLayout.testDir === undefined ? 'in a test directory or a *.test.* file' : `under ${options.testLayout.testDir}`}`,
+        );
+      if (existing.has(target.relative) && !written.has(target.relative))
+        throw new Error(
+          `${target.relative} is an existing test file; write a new file instead of changing existing tests`,
+        );
       const unknown = input.finding_ids.filter((id) => !findingsById.has(id));
       if (unknown.length > 0) throw new Error(`unknown finding ids: ${unknown.join(', ')}`);
       if (SKIPPING.test(input.content)) throw new Error('tests must not be skipped, focused or marked todo');
-      if (testSourceStats(input.content).tests === 0 && !/\bdef\s+test_|\bfunc\s+Test/.test(input.content)) throw new Error('the file declares no test');
+      if (testSourceStats(input.content).tests === 0 && !/\bdef\s+test_|\bfunc\s+Test/.test(input.content))
+        throw new Error('the file declares no test');
       for (const id of input.finding_ids) {
-        const snippet = forbiddenSnippets(findingsById.get(id)?.forbidden_in_test ?? []).find((s) => input.content.includes(s));
+        const snippet = forbiddenSnippets(findingsById.get(id)?.forbidden_in_test ?? []).find((s) =>
+          input.content.includes(s),
+        );
         if (snippet !== undefined) throw new Error(`finding ${id} forbids \`${snippet}\` in its tests`);
       }
       await writeWorktreeFile(root, target.relative, input.content);
-      written.set(target.relative, { file: target.relative, finding_ids: input.finding_ids, name: input.test_name, content: input.content });
+      written.set(target.relative, {
+        file: target.relative,
+        finding_ids: input.finding_ids,
+        name: input.test_name,
+        content: input.content,
+      });
       const warnings = options.lintTest === undefined ? [] : await options.lintTest(root, [target.relative]);
       if (warnings.length > 0) {
         throw new Error(
@@ -166,7 +184,8 @@ export async function writeFailingTests(options: WriteFailingTestsOptions): Prom
     z.strictObject({ path: z.string().min(1).max(1024) }),
     async (input) => {
       const target = await resolveInWorktree(root, input.path);
-      if (!isTest(target.relative)) throw new Error(`${target.relative} is not a test file; the test writer cannot read the implementation`);
+      if (!isTest(target.relative))
+        throw new Error(`${target.relative} is not a test file; the test writer cannot read the implementation`);
       const { content } = await readWorktreeFile(root, target.relative);
       return content;
     },
@@ -184,10 +203,22 @@ export async function writeFailingTests(options: WriteFailingTestsOptions): Prom
             ? 'Module system: CommonJS (package.json has no "type": "module"): a .js test loads modules with require() and exports with module.exports, as the example does; write your tests the same way.'
             : 'Module system: ES modules (package.json has "type": "module"): a .js test uses import and export, as the example does; write your tests the same way.',
         ]),
-    ...(options.lintTest === undefined ? [] : ["Your tests are checked by the loop's compiler and linter like the code: a test file with warnings (an unused variable, a deprecated API) is sent back to you to fix."]),
+    ...(options.lintTest === undefined
+      ? []
+      : [
+          "Your tests are checked by the loop's compiler and linter like the code: a test file with warnings (an unused variable, a deprecated API) is sent back to you to fix.",
+        ]),
     'Existing test files:',
-    ...(options.testLayout.testFiles.length === 0 ? ['(none)'] : options.testLayout.testFiles.slice(0, 500).map((f) => `- ${f}`)),
-    ...(options.testLayout.example === null ? [] : ['', `Example test (${options.testLayout.example.path}):`, dataBlock('test', options.testLayout.example.content, { path: options.testLayout.example.path })]),
+    ...(options.testLayout.testFiles.length === 0
+      ? ['(none)']
+      : options.testLayout.testFiles.slice(0, 500).map((f) => `- ${f}`)),
+    ...(options.testLayout.example === null
+      ? []
+      : [
+          '',
+          `Example test (${options.testLayout.example.path}):`,
+          dataBlock('test', options.testLayout.example.content, { path: options.testLayout.example.path }),
+        ]),
   ].join('\n');
 
   let loop: ToolLoopResult;
@@ -221,13 +252,18 @@ export async function writeFailingTests(options: WriteFailingTestsOptions): Prom
       notClean.push(test);
       continue;
     }
-    const result = await options.runTests({ worktreeDir: root, testFiles: [test.file], ...(options.signal === undefined ? {} : { signal: options.signal }) });
+    const result = await options.runTests({
+      worktreeDir: root,
+      testFiles: [test.file],
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
     runs.push({ file: test.file, result });
     if (result.timedOut) timedOut.push(test);
     else if (runPassed(result)) passedAtOnce.push(test);
     else red.push(test);
   }
-  for (const test of [...passedAtOnce, ...timedOut, ...notClean]) await rm((await resolveInWorktree(root, test.file)).absolute, { force: true });
+  for (const test of [...passedAtOnce, ...timedOut, ...notClean])
+    await rm((await resolveInWorktree(root, test.file)).absolute, { force: true });
 
   return {
     testsWritten: {

@@ -1,5 +1,10 @@
 import { transformJSONSchema } from '@anthropic-ai/sdk/lib/transform-json-schema';
-import type { ContentBlockParam, Tool, ToolResultBlockParam, ToolUseBlockParam } from '@anthropic-ai/sdk/resources/messages';
+import type {
+  ContentBlockParam,
+  Tool,
+  ToolResultBlockParam,
+  ToolUseBlockParam,
+} from '@anthropic-ai/sdk/resources/messages';
 import { toIssues } from '@rloop/contracts';
 import { z } from 'zod';
 import { assistantTurn, type Dispatcher, textBlock, type Turn, withRollingBreakpoint } from './dispatcher.js';
@@ -16,13 +21,28 @@ export interface LoopTool {
 }
 
 /** Builds a loop tool with a typed run function. */
-export function defineTool<S extends z.ZodType>(name: string, description: string, input: S, run: (input: z.infer<S>) => Promise<string>): LoopTool {
+export function defineTool<S extends z.ZodType>(
+  name: string,
+  description: string,
+  input: S,
+  run: (input: z.infer<S>) => Promise<string>,
+): LoopTool {
   return { name, description, input, run: (value) => run(value as z.infer<S>) };
 }
 
 export function toolDefinition(tool: LoopTool): Tool {
-  const generated = z.toJSONSchema(tool.input, { target: 'draft-2020-12', io: 'input', metadata: z.registry(), unrepresentable: 'any' });
-  return { name: tool.name, description: tool.description, input_schema: transformJSONSchema(generated) as Tool.InputSchema, strict: true };
+  const generated = z.toJSONSchema(tool.input, {
+    target: 'draft-2020-12',
+    io: 'input',
+    metadata: z.registry(),
+    unrepresentable: 'any',
+  });
+  return {
+    name: tool.name,
+    description: tool.description,
+    input_schema: transformJSONSchema(generated) as Tool.InputSchema,
+    strict: true,
+  };
 }
 
 export interface ToolCallRecord {
@@ -95,7 +115,10 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     if (tool === undefined) text = `Error: there is no tool named ${name}`;
     else {
       const parsed = tool.input.safeParse(input);
-      if (!parsed.success) text = `Error: invalid input: ${toIssues(parsed.error).map((i) => `${i.path}: ${i.message}`).join('; ')}`;
+      if (!parsed.success)
+        text = `Error: invalid input: ${toIssues(parsed.error)
+          .map((i) => `${i.path}: ${i.message}`)
+          .join('; ')}`;
       else {
         try {
           text = await tool.run(parsed.data);
@@ -109,7 +132,12 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
     const record = { name, input, ok, result };
     calls.push(record);
     options.onToolCall?.(record);
-    return { type: 'tool_result', tool_use_id: id, content: result === '' ? '(no output)' : result, ...(ok ? {} : { is_error: true }) };
+    return {
+      type: 'tool_result',
+      tool_use_id: id,
+      content: result === '' ? '(no output)' : result,
+      ...(ok ? {} : { is_error: true }),
+    };
   };
 
   for (let step = 1; step <= options.stepBudget; step += 1) {
@@ -141,16 +169,28 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
         continue;
       case 'max_tokens': {
         truncations += 1;
-        if (truncations > maxTruncations) throw new LlmOutputTruncatedError(`the model's reply was cut off at max_tokens ${truncations} times in a row`);
+        if (truncations > maxTruncations)
+          throw new LlmOutputTruncatedError(
+            `the model's reply was cut off at max_tokens ${truncations} times in a row`,
+          );
         if (assistant === null) continue;
         // A call cut off mid-input is never run: the model is told to send it again, smaller.
         const results: ContentBlockParam[] = toolUses.map((b) => ({
           type: 'tool_result',
           tool_use_id: b.id,
           is_error: true,
-          content: 'Not executed: your reply was cut off at the output token limit, so this call may be incomplete. Send it again, smaller.',
+          content:
+            'Not executed: your reply was cut off at the output token limit, so this call may be incomplete. Send it again, smaller.',
         }));
-        history.push(assistant, { role: 'user', content: [...results, textBlock('Your reply was cut off at the output token limit. Continue where you stopped; keep each tool call small.')] });
+        history.push(assistant, {
+          role: 'user',
+          content: [
+            ...results,
+            textBlock(
+              'Your reply was cut off at the output token limit. Continue where you stopped; keep each tool call small.',
+            ),
+          ],
+        });
         continue;
       }
       case 'refusal':
@@ -160,11 +200,15 @@ export async function runToolLoop(options: ToolLoopOptions): Promise<ToolLoopRes
       case null:
         throw new LlmOutputInvalidError('the reply has no stop_reason', []);
       default:
-        throw new LlmOutputInvalidError(`the reply stopped for ${String(message.stop_reason)}, which this loop does not know`, []);
+        throw new LlmOutputInvalidError(
+          `the reply stopped for ${String(message.stop_reason)}, which this loop does not know`,
+          [],
+        );
     }
     truncations = 0;
     if (assistant === null) throw new LlmOutputInvalidError('the model stopped for tool use without any content', []);
-    if (toolUses.length === 0) throw new LlmOutputInvalidError('the model stopped for tool use without calling a tool', []);
+    if (toolUses.length === 0)
+      throw new LlmOutputInvalidError('the model stopped for tool use without calling a tool', []);
     const results: ToolResultBlockParam[] = [];
     for (const use of toolUses) results.push(await execute(use.id, use.name, use.input));
     history.push(assistant, { role: 'user', content: results });

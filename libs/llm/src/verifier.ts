@@ -40,7 +40,12 @@ export interface FixVerdict {
     readonly warnings: number;
   };
   readonly diffStats: { readonly files_changed: number; readonly insertions: number; readonly deletions: number };
-  readonly fixesApplied: readonly { readonly file: string; readonly fixed_findings: string[]; readonly lines_changed: number; readonly hunks: { start: number; end: number }[] }[];
+  readonly fixesApplied: readonly {
+    readonly file: string;
+    readonly fixed_findings: string[];
+    readonly lines_changed: number;
+    readonly hunks: { start: number; end: number }[];
+  }[];
   readonly regressions: readonly string[];
   readonly warnings: number;
 }
@@ -86,12 +91,23 @@ export async function staticChecks(
   const redFiles = new Set(options.redTests.map((t) => t.file));
   for (const red of options.redTests) {
     const now = await currentContent(root, red.file);
-    if (now === null) reasons.push({ code: 'red_test_modified', detail: `${red.file} (a failing test written for the letter) was deleted` });
-    else if (now !== red.content) reasons.push({ code: 'red_test_modified', detail: `${red.file} (a failing test written for the letter) was changed` });
+    if (now === null)
+      reasons.push({
+        code: 'red_test_modified',
+        detail: `${red.file} (a failing test written for the letter) was deleted`,
+      });
+    else if (now !== red.content)
+      reasons.push({
+        code: 'red_test_modified',
+        detail: `${red.file} (a failing test written for the letter) was changed`,
+      });
   }
   const fix = changes.filter((c) => !redFiles.has(c.file));
   if (!fix.some((c) => !isTest(c.file))) {
-    reasons.push({ code: 'no_source_change', detail: 'the change touches only tests: a fix must change the code under test' });
+    reasons.push({
+      code: 'no_source_change',
+      detail: 'the change touches only tests: a fix must change the code under test',
+    });
   }
   for (const change of fix.filter((c) => isTest(c.file))) {
     if (change.status === 'deleted') {
@@ -102,16 +118,33 @@ export async function staticChecks(
     const before = change.status === 'added' ? null : await fileAtCommit(root, options.baseCommit, change.file);
     if (before === null) {
       const skips = testSourceStats(after).skipMarkers;
-      if (skips.length > 0) reasons.push({ code: 'test_skipped', detail: `${change.file} adds skipped or focused tests (${skips.join(', ')})` });
+      if (skips.length > 0)
+        reasons.push({
+          code: 'test_skipped',
+          detail: `${change.file} adds skipped or focused tests (${skips.join(', ')})`,
+        });
       continue;
     }
     const weakening = compareTestSources(before, after);
-    if (weakening.removedTests > 0) reasons.push({ code: 'test_deleted', detail: `${change.file} lost ${weakening.removedTests} test(s)` });
-    if (weakening.removedAssertions > 0) reasons.push({ code: 'test_weakened', detail: `${change.file} lost ${weakening.removedAssertions} assertion(s)` });
-    if (weakening.addedSkipMarkers.length > 0) reasons.push({ code: 'test_skipped', detail: `${change.file} now skips or focuses tests (${weakening.addedSkipMarkers.join(', ')})` });
+    if (weakening.removedTests > 0)
+      reasons.push({ code: 'test_deleted', detail: `${change.file} lost ${weakening.removedTests} test(s)` });
+    if (weakening.removedAssertions > 0)
+      reasons.push({
+        code: 'test_weakened',
+        detail: `${change.file} lost ${weakening.removedAssertions} assertion(s)`,
+      });
+    if (weakening.addedSkipMarkers.length > 0)
+      reasons.push({
+        code: 'test_skipped',
+        detail: `${change.file} now skips or focuses tests (${weakening.addedSkipMarkers.join(', ')})`,
+      });
   }
   const lines = fix.reduce((sum, c) => sum + c.insertions + c.deletions, 0);
-  if (lines > options.maxDiffLines) reasons.push({ code: 'diff_too_large', detail: `the fix changes ${lines} lines; the bound is ${options.maxDiffLines}` });
+  if (lines > options.maxDiffLines)
+    reasons.push({
+      code: 'diff_too_large',
+      detail: `the fix changes ${lines} lines; the bound is ${options.maxDiffLines}`,
+    });
   return reasons;
 }
 
@@ -138,14 +171,26 @@ export async function verifyFix(options: VerifyFixOptions): Promise<FixVerdict> 
   // suite run counts once (red_test_still_failing), not also as a regression.
   const redNames = new Set<string>();
   if (options.redTests.length > 0) {
-    const red = await options.runTests({ worktreeDir: root, testFiles: [...new Set(options.redTests.map((t) => t.file))], ...signal });
+    const red = await options.runTests({
+      worktreeDir: root,
+      testFiles: [...new Set(options.redTests.map((t) => t.file))],
+      ...signal,
+    });
     for (const name of [...red.passed, ...red.failed]) redNames.add(name);
-    if (!runPassed(red)) reasons.push({ code: 'red_test_still_failing', detail: `the tests written for the letter do not pass: ${summary(red)}` });
+    if (!runPassed(red))
+      reasons.push({
+        code: 'red_test_still_failing',
+        detail: `the tests written for the letter do not pass: ${summary(red)}`,
+      });
   }
   const suite = await options.runTests({ worktreeDir: root, ...signal });
   const baseline = new Set(options.baselineFailing);
   const regressions = suite.failed.filter((name) => !baseline.has(name) && !redNames.has(name));
-  if (regressions.length > 0) reasons.push({ code: 'regression', detail: `tests failing now that did not fail at the baseline: ${regressions.slice(0, 20).join(', ')}` });
+  if (regressions.length > 0)
+    reasons.push({
+      code: 'regression',
+      detail: `tests failing now that did not fail at the baseline: ${regressions.slice(0, 20).join(', ')}`,
+    });
   else if (suite.timedOut || (suite.exitCode !== 0 && suite.failed.length === 0)) {
     // A crash or a hang is not explained by any known failure.
     reasons.push({ code: 'suite_failed', detail: `the test suite did not complete cleanly: ${summary(suite)}` });
@@ -155,11 +200,16 @@ export async function verifyFix(options: VerifyFixOptions): Promise<FixVerdict> 
   const listed = await options.listWarnings(root);
   const code = listed.filter((w) => !redFiles.has(w.file));
   const before = warningsByFile(options.baselineWarnings ?? []);
-  const gained = [...warningsByFile(code)].filter(([file, count]) => count > (before.get(file) ?? 0)).map(([file]) => file);
+  const gained = [...warningsByFile(code)]
+    .filter(([file, count]) => count > (before.get(file) ?? 0))
+    .map(([file]) => file);
   const warnings = code.length;
   if (gained.length > 0) {
     const added = code.filter((w) => gained.includes(w.file));
-    reasons.push({ code: 'new_warnings', detail: `files with more compiler/linter warnings than at the base: ${gained.join(', ')}\n${describeWarnings(added)}` });
+    reasons.push({
+      code: 'new_warnings',
+      detail: `files with more compiler/linter warnings than at the base: ${gained.join(', ')}\n${describeWarnings(added)}`,
+    });
   }
 
   const fix = changes.filter((c) => !redFiles.has(c.file));

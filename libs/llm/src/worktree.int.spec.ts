@@ -54,26 +54,42 @@ describe('worktree confinement and the command allowlist (real files, real proce
   ])('refuses %j', async (path, why) => {
     const error = await resolveInWorktree(root, path).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(PathOutsideWorktreeError);
-    expect(error).toMatchObject({ code: 'LLM.PATH_OUTSIDE_WORKTREE', message: expect.stringContaining(why) as unknown });
+    expect(error).toMatchObject({
+      code: 'LLM.PATH_OUTSIDE_WORKTREE',
+      message: expect.stringContaining(why) as unknown,
+    });
   });
 
   it('allows paths inside, including a symlink that stays inside and a new nested file', async () => {
-    await expect(resolveInWorktree(root, './src/a.ts')).resolves.toEqual({ absolute: join(root, 'src', 'a.ts'), relative: 'src/a.ts' });
-    await expect(resolveInWorktree(root, 'src/alias.ts')).resolves.toEqual({ absolute: join(root, 'src', 'a.ts'), relative: 'src/a.ts' });
-    await expect(resolveInWorktree(root, 'src/new/deep/file.ts')).resolves.toMatchObject({ relative: 'src/new/deep/file.ts' });
+    await expect(resolveInWorktree(root, './src/a.ts')).resolves.toEqual({
+      absolute: join(root, 'src', 'a.ts'),
+      relative: 'src/a.ts',
+    });
+    await expect(resolveInWorktree(root, 'src/alias.ts')).resolves.toEqual({
+      absolute: join(root, 'src', 'a.ts'),
+      relative: 'src/a.ts',
+    });
+    await expect(resolveInWorktree(root, 'src/new/deep/file.ts')).resolves.toMatchObject({
+      relative: 'src/new/deep/file.ts',
+    });
   });
 
   it('never reads or writes through a symlink that leaves the worktree', async () => {
     await expect(readWorktreeFile(root, 'src/leak.txt')).rejects.toBeInstanceOf(PathOutsideWorktreeError);
     await expect(writeWorktreeFile(root, 'out/planted.txt', 'x')).rejects.toBeInstanceOf(PathOutsideWorktreeError);
-    await expect(writeWorktreeFile(root, 'src/leak.txt', 'overwritten')).rejects.toBeInstanceOf(PathOutsideWorktreeError);
+    await expect(writeWorktreeFile(root, 'src/leak.txt', 'overwritten')).rejects.toBeInstanceOf(
+      PathOutsideWorktreeError,
+    );
     expect(await readFile(join(outside, 'secret.txt'), 'utf8')).toBe('top secret\n');
   });
 
   it('edits exactly one occurrence, lists without following links, and searches fixed strings', async () => {
     await writeWorktreeFile(root, 'src/new/b.ts', 'const x = 1;\nconst x2 = 1;\n');
     await expect(editWorktreeFile(root, 'src/new/b.ts', '= 1;', '= 2;')).rejects.toThrow('more than once');
-    await expect(editWorktreeFile(root, 'src/new/b.ts', 'const x2 = 1;', 'const x2 = 2;')).resolves.toEqual({ relative: 'src/new/b.ts', line: 2 });
+    await expect(editWorktreeFile(root, 'src/new/b.ts', 'const x2 = 1;', 'const x2 = 2;')).resolves.toEqual({
+      relative: 'src/new/b.ts',
+      line: 2,
+    });
     const { files } = await listWorktreeFiles(root);
     expect(files).toEqual(['src/a.ts', 'src/new/b.ts']);
     const { matches } = await searchWorktree(root, 'x2 = 2');
@@ -82,20 +98,35 @@ describe('worktree confinement and the command allowlist (real files, real proce
 
   it('runs only allowlisted command lines, without a shell for plain ones', async () => {
     const allow = ['node -e "console.log(process.argv.length)"'];
-    await expect(runAllowedCommand('node -e "console.log(process.argv.length)"; rm -rf /', allow, { cwd: root, timeoutMs: 5000 })).rejects.toBeInstanceOf(CommandNotAllowedError);
-    await expect(runAllowedCommand('node --version', allow, { cwd: root, timeoutMs: 5000 })).rejects.toBeInstanceOf(CommandNotAllowedError);
-    const result = await runAllowedCommand(' node -e "console.log(process.argv.length)" ', allow, { cwd: root, timeoutMs: 5000 });
+    await expect(
+      runAllowedCommand('node -e "console.log(process.argv.length)"; rm -rf /', allow, { cwd: root, timeoutMs: 5000 }),
+    ).rejects.toBeInstanceOf(CommandNotAllowedError);
+    await expect(runAllowedCommand('node --version', allow, { cwd: root, timeoutMs: 5000 })).rejects.toBeInstanceOf(
+      CommandNotAllowedError,
+    );
+    const result = await runAllowedCommand(' node -e "console.log(process.argv.length)" ', allow, {
+      cwd: root,
+      timeoutMs: 5000,
+    });
     expect(result).toMatchObject({ exitCode: 0, timedOut: false, stdout: '1\n' });
   });
 
   it('gives commands no secrets from the environment and redacts their output', async () => {
     const key = 'sk-ant-api03-command-env-leak-0123456789abcdef';
-    const result = await runCommand('node -e "console.log(JSON.stringify(process.env)); console.log(process.argv[1])"', {
-      cwd: root,
-      timeoutMs: 5000,
-      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', ANTHROPIC_API_KEY: key, GITHUB_TOKEN: 'ghp_abcdefghijklmnopqrstuvwxyz0123', LANG: 'C' },
-      extraArgs: [key],
-    });
+    const result = await runCommand(
+      'node -e "console.log(JSON.stringify(process.env)); console.log(process.argv[1])"',
+      {
+        cwd: root,
+        timeoutMs: 5000,
+        env: {
+          PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+          ANTHROPIC_API_KEY: key,
+          GITHUB_TOKEN: 'ghp_abcdefghijklmnopqrstuvwxyz0123',
+          LANG: 'C',
+        },
+        extraArgs: [key],
+      },
+    );
     expect(result.exitCode).toBe(0);
     expect(result.stdout).not.toContain('ANTHROPIC_API_KEY');
     expect(result.stdout).not.toContain('GITHUB_TOKEN');
@@ -116,7 +147,11 @@ describe('worktree confinement and the command allowlist (real files, real proce
       ].join('\n'),
     );
     const pidFile = join(base, 'child.pid');
-    const result = await runCommand(`node ${join(base, 'spawner.cjs')} ${pidFile}`, { cwd: root, timeoutMs: 500, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' } });
+    const result = await runCommand(`node ${join(base, 'spawner.cjs')} ${pidFile}`, {
+      cwd: root,
+      timeoutMs: 500,
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
+    });
     expect(result.timedOut).toBe(true);
     expect(result.exitCode).toBeNull();
     const pid = Number(await readFile(pidFile, 'utf8'));
@@ -125,15 +160,29 @@ describe('worktree confinement and the command allowlist (real files, real proce
       const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
       return stat !== null && !/^\d+ \(.*\) Z/.test(stat);
     };
-    await eventually(async () => !(await alive()), { timeoutMs: 5000, description: `the grandchild ${pid} to be gone` });
+    await eventually(async () => !(await alive()), {
+      timeoutMs: 5000,
+      description: `the grandchild ${pid} to be gone`,
+    });
   });
 
   it("applies the operator's limits: a command is stopped past its output limit, and each process gets the memory limit", async () => {
-    const flood = await runCommand('yes flooding the implementer', { cwd: root, timeoutMs: 20_000, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' }, limits: { outputBytes: 1024 * 1024, memoryBytes: null } });
+    const flood = await runCommand('yes flooding the implementer', {
+      cwd: root,
+      timeoutMs: 20_000,
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
+      limits: { outputBytes: 1024 * 1024, memoryBytes: null },
+    });
     expect(flood.timedOut).toBe(false);
     expect(flood.stderr).toContain(`wrote more than ${1024 * 1024} bytes of output and was stopped`);
-    const allocate = 'node -e "const kept = []; for (let i = 0; i < 32; i++) kept.push(Buffer.alloc(64 * 1024 * 1024, 1)); console.log(\'allocated\')"';
-    const limited = await runCommand(allocate, { cwd: root, timeoutMs: 20_000, env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' }, limits: { outputBytes: 1024 * 1024, memoryBytes: 512 * 1024 * 1024 } });
+    const allocate =
+      'node -e "const kept = []; for (let i = 0; i < 32; i++) kept.push(Buffer.alloc(64 * 1024 * 1024, 1)); console.log(\'allocated\')"';
+    const limited = await runCommand(allocate, {
+      cwd: root,
+      timeoutMs: 20_000,
+      env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin' },
+      limits: { outputBytes: 1024 * 1024, memoryBytes: 512 * 1024 * 1024 },
+    });
     expect(limited.exitCode).not.toBe(0);
     expect(limited.stdout).not.toContain('allocated');
   });

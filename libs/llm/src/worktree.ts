@@ -41,14 +41,20 @@ export async function realWorktreeRoot(worktreeDir: string): Promise<string> {
  * path that does not exist yet (a new file), the deepest existing ancestor is resolved instead.
  */
 export async function resolveInWorktree(root: string, requested: string): Promise<ResolvedPath> {
-  if (typeof requested !== 'string' || requested.trim() === '') throw new PathOutsideWorktreeError(String(requested), 'empty path');
+  if (typeof requested !== 'string' || requested.trim() === '')
+    throw new PathOutsideWorktreeError(String(requested), 'empty path');
   if (requested.length > MAX_PATH_LENGTH) throw new PathOutsideWorktreeError(requested, 'path too long');
   if (requested.includes('\u0000')) throw new PathOutsideWorktreeError(requested, 'NUL byte in path');
   if (requested.includes('\\')) throw new PathOutsideWorktreeError(requested, 'use forward slashes');
-  if (isAbsolute(requested) || /^[A-Za-z]:/.test(requested)) throw new PathOutsideWorktreeError(requested, 'absolute paths are not allowed; give a path relative to the repository root');
+  if (isAbsolute(requested) || /^[A-Za-z]:/.test(requested))
+    throw new PathOutsideWorktreeError(
+      requested,
+      'absolute paths are not allowed; give a path relative to the repository root',
+    );
   const segments = requested.split('/').filter((s) => s !== '' && s !== '.');
   if (segments.includes('..')) throw new PathOutsideWorktreeError(requested, '".." is not allowed');
-  if (segments.some((s) => s.toLowerCase() === '.git')) throw new PathOutsideWorktreeError(requested, 'the .git directory is off limits');
+  if (segments.some((s) => s.toLowerCase() === '.git'))
+    throw new PathOutsideWorktreeError(requested, 'the .git directory is off limits');
   const lexical = resolve(root, ...segments);
   if (!within(root, lexical)) throw new PathOutsideWorktreeError(requested, 'outside the worktree');
   // Resolve symlinks on the deepest part that exists; whatever it points to must stay inside.
@@ -68,18 +74,25 @@ export async function resolveInWorktree(root: string, requested: string): Promis
     throw new PathOutsideWorktreeError(requested, 'a symbolic link that cannot be resolved');
   }
   const absolute = rest.length === 0 ? real : join(real, ...rest);
-  if (!within(root, absolute)) throw new PathOutsideWorktreeError(requested, 'it resolves (through a symbolic link) outside the worktree');
+  if (!within(root, absolute))
+    throw new PathOutsideWorktreeError(requested, 'it resolves (through a symbolic link) outside the worktree');
   const rel = relative(root, absolute).split(sep).join('/');
-  if (rel.split('/').some((s) => s.toLowerCase() === '.git')) throw new PathOutsideWorktreeError(requested, 'the .git directory is off limits');
+  if (rel.split('/').some((s) => s.toLowerCase() === '.git'))
+    throw new PathOutsideWorktreeError(requested, 'the .git directory is off limits');
   return { absolute, relative: rel === '' ? '.' : rel };
 }
 
 /** Reads a text file (refuses binaries and files over maxBytes). */
-export async function readWorktreeFile(root: string, path: string, maxBytes = 256 * 1024): Promise<{ readonly relative: string; readonly content: string }> {
+export async function readWorktreeFile(
+  root: string,
+  path: string,
+  maxBytes = 256 * 1024,
+): Promise<{ readonly relative: string; readonly content: string }> {
   const target = await resolveInWorktree(root, path);
   const info = await lstat(target.absolute);
   if (!info.isFile()) throw new Error(`${target.relative} is not a regular file`);
-  if (info.size > maxBytes) throw new Error(`${target.relative} has ${info.size} bytes, more than the ${maxBytes} this tool reads`);
+  if (info.size > maxBytes)
+    throw new Error(`${target.relative} has ${info.size} bytes, more than the ${maxBytes} this tool reads`);
   const content = await readFile(target.absolute, 'utf8');
   if (content.includes('\u0000')) throw new Error(`${target.relative} looks binary`);
   return { relative: target.relative, content };
@@ -89,7 +102,8 @@ export async function readWorktreeFile(root: string, path: string, maxBytes = 25
 export async function writeWorktreeFile(root: string, path: string, content: string): Promise<ResolvedPath> {
   const target = await resolveInWorktree(root, path);
   if (target.relative === '.') throw new Error('cannot write the worktree root');
-  if ((await exists(target.absolute)) && (await lstat(target.absolute)).isDirectory()) throw new Error(`${target.relative} is a directory`);
+  if ((await exists(target.absolute)) && (await lstat(target.absolute)).isDirectory())
+    throw new Error(`${target.relative} is a directory`);
   const parent = await resolveInWorktree(root, dirname(target.relative) === '.' ? '.' : dirname(target.relative));
   await mkdir(parent.absolute, { recursive: true });
   await writeFile(target.absolute, content, 'utf8');
@@ -97,18 +111,31 @@ export async function writeWorktreeFile(root: string, path: string, content: str
 }
 
 /** Replaces the single occurrence of `oldText`; refuses when it occurs zero or several times. */
-export async function editWorktreeFile(root: string, path: string, oldText: string, newText: string): Promise<{ readonly relative: string; readonly line: number }> {
+export async function editWorktreeFile(
+  root: string,
+  path: string,
+  oldText: string,
+  newText: string,
+): Promise<{ readonly relative: string; readonly line: number }> {
   if (oldText === '') throw new Error('old_string must not be empty (use write_file to create a file)');
   const { relative: rel, content } = await readWorktreeFile(root, path, 2 * 1024 * 1024);
   const first = content.indexOf(oldText);
-  if (first < 0) throw new Error(`old_string was not found in ${rel}; read the file again and copy the text exactly (without line numbers)`);
-  if (content.indexOf(oldText, first + 1) >= 0) throw new Error(`old_string occurs more than once in ${rel}; include more surrounding lines so it is unique`);
+  if (first < 0)
+    throw new Error(
+      `old_string was not found in ${rel}; read the file again and copy the text exactly (without line numbers)`,
+    );
+  if (content.indexOf(oldText, first + 1) >= 0)
+    throw new Error(`old_string occurs more than once in ${rel}; include more surrounding lines so it is unique`);
   await writeWorktreeFile(root, rel, content.slice(0, first) + newText + content.slice(first + oldText.length));
   return { relative: rel, line: content.slice(0, first).split('\n').length };
 }
 
 /** Lists files under a directory of the worktree (skips .git and node_modules), sorted, capped. */
-export async function listWorktreeFiles(root: string, dir = '.', maxEntries = 2000): Promise<{ readonly files: string[]; readonly truncated: boolean }> {
+export async function listWorktreeFiles(
+  root: string,
+  dir = '.',
+  maxEntries = 2000,
+): Promise<{ readonly files: string[]; readonly truncated: boolean }> {
   const start = await resolveInWorktree(root, dir);
   const files: string[] = [];
   let truncated = false;

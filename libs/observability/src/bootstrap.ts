@@ -7,7 +7,9 @@ import { type ObservedService, type ObservedServiceOptions, startObservedService
 export type BootstrapSettings = Pick<CommonSettings, 'bus' | 'logFormat' | 'logLevel' | 'ops'>;
 
 /** What a service may add to the observed start (its own metrics, observer settings, signal handling, consumer limits). */
-export type BootstrapExtras = Partial<Omit<ObservedServiceOptions, 'name' | 'module' | 'logFormat' | 'logLevel' | 'ops'>>;
+export type BootstrapExtras = Partial<
+  Omit<ObservedServiceOptions, 'name' | 'module' | 'logFormat' | 'logLevel' | 'ops'>
+>;
 
 export interface BootstrapOptions<C extends BootstrapSettings> {
   readonly name: string;
@@ -22,13 +24,23 @@ export interface BootstrapOptions<C extends BootstrapSettings> {
 }
 
 /** Writes `<name>: failed to start: <code>: <why>` (masked by `redact`) and exits 1. */
-export function exitOnStartFailure(name: string, error: unknown, redact: (text: string) => string = (text) => text): never {
-  process.stderr.write(`${name}: failed to start: ${redact(`${error instanceof RloopError ? `${error.code}: ` : ''}${describeError(error)}`)}\n`);
+export function exitOnStartFailure(
+  name: string,
+  error: unknown,
+  redact: (text: string) => string = (text) => text,
+): never {
+  process.stderr.write(
+    `${name}: failed to start: ${redact(`${error instanceof RloopError ? `${error.code}: ` : ''}${describeError(error)}`)}\n`,
+  );
   process.exit(1);
 }
 
 /** Loads a service's config, or exits 1 with one line naming what is wrong (exitOnStartFailure). */
-export async function loadConfigOrExit<C>(name: string, loadConfig: () => C | Promise<C>, redact?: (text: string) => string): Promise<C> {
+export async function loadConfigOrExit<C>(
+  name: string,
+  loadConfig: () => C | Promise<C>,
+  redact?: (text: string) => string,
+): Promise<C> {
   try {
     return await loadConfig();
   } catch (error) {
@@ -44,7 +56,9 @@ export async function loadConfigOrExit<C>(name: string, loadConfig: () => C | Pr
  * @example
  * await bootstrapService({ name: 'gate', loadConfig: loadGateConfig, module: (config) => GateModule.forRoot(config) });
  */
-export async function bootstrapService<C extends BootstrapSettings>(options: BootstrapOptions<C>): Promise<{ readonly config: C; readonly service: ObservedService }> {
+export async function bootstrapService<C extends BootstrapSettings>(
+  options: BootstrapOptions<C>,
+): Promise<{ readonly config: C; readonly service: ObservedService }> {
   const config = await loadConfigOrExit(options.name, options.loadConfig, options.redact);
   const extras = options.extras?.(config) ?? {};
   const service = await startObservedService({

@@ -21,13 +21,37 @@ describe('deploy/grafana/rloop-dashboard.json', () => {
     for (const panel of dashboard.panels) {
       const names = (panel.targets ?? []).flatMap((t) => [...t.expr.matchAll(/\brloop_[a-z0-9_]+/g)].map((m) => m[0]));
       expect({ panel: panel.title, hasQuery: names.length > 0 }).toEqual({ panel: panel.title, hasQuery: true });
-      expect({ panel: panel.title, unknown: names.filter((n) => !exported.has(n)) }).toEqual({ panel: panel.title, unknown: [] });
+      expect({ panel: panel.title, unknown: names.filter((n) => !exported.has(n)) }).toEqual({
+        panel: panel.title,
+        unknown: [],
+      });
     }
   });
 
   it('has a panel for each kind of metric the issue asks for', () => {
-    const queried = new Set(dashboard.panels.flatMap((p) => (p.targets ?? []).flatMap((t) => [...t.expr.matchAll(/\brloop_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, '')))));
-    for (const metric of ['rloop_rounds_started_total', 'rloop_round_duration_seconds', 'rloop_critic_duration_seconds', 'rloop_critic_failures_total', 'rloop_letters_written_total', 'rloop_fixes_total', 'rloop_escalations_total', 'rloop_loop_outcomes_total', 'rloop_llm_tokens_total', 'rloop_llm_cost_usd_total', 'rloop_bus_redeliveries_total', 'rloop_bus_messages_settled_total', 'rloop_journal_append_duration_seconds', 'rloop_journal_append_batch_size']) {
+    const queried = new Set(
+      dashboard.panels.flatMap((p) =>
+        (p.targets ?? []).flatMap((t) =>
+          [...t.expr.matchAll(/\brloop_[a-z0-9_]+/g)].map((m) => m[0].replace(/_(bucket|sum|count)$/, '')),
+        ),
+      ),
+    );
+    for (const metric of [
+      'rloop_rounds_started_total',
+      'rloop_round_duration_seconds',
+      'rloop_critic_duration_seconds',
+      'rloop_critic_failures_total',
+      'rloop_letters_written_total',
+      'rloop_fixes_total',
+      'rloop_escalations_total',
+      'rloop_loop_outcomes_total',
+      'rloop_llm_tokens_total',
+      'rloop_llm_cost_usd_total',
+      'rloop_bus_redeliveries_total',
+      'rloop_bus_messages_settled_total',
+      'rloop_journal_append_duration_seconds',
+      'rloop_journal_append_batch_size',
+    ]) {
       expect({ metric, queried: queried.has(metric) }).toEqual({ metric, queried: true });
     }
   });

@@ -21,7 +21,12 @@ function roundOf(event: RloopEvent): number | undefined {
 
 function attributesOf(event: RloopEvent): Record<string, string | number> {
   const round = roundOf(event);
-  return { 'rloop.plan': event.plan, 'rloop.event_id': event.event_id, 'rloop.event_type': event.type, ...(round === undefined ? {} : { 'rloop.round': round }) };
+  return {
+    'rloop.plan': event.plan,
+    'rloop.event_id': event.event_id,
+    'rloop.event_type': event.type,
+    ...(round === undefined ? {} : { 'rloop.round': round }),
+  };
 }
 
 function failed(result: unknown): boolean {
@@ -51,7 +56,8 @@ export class FleetObserver implements BusObserver {
 
   outgoingHeaders(event: RloopEvent | null): Readonly<Record<string, string>> {
     if (this.tracing === null) return {};
-    if (event === null) return trace.getSpanContext(context.active()) === undefined ? {} : this.tracing.headersOf(context.active());
+    if (event === null)
+      return trace.getSpanContext(context.active()) === undefined ? {} : this.tracing.headersOf(context.active());
     const runId = runOf(event);
     return runId === null ? {} : this.tracing.headersOf(this.tracing.activeFor(runId));
   }
@@ -69,23 +75,58 @@ export class FleetObserver implements BusObserver {
         this.tracing.recordRunRoot(runId, `plan run ${event.plan}`, { ...attributes, 'rloop.run_id': runId }, at);
         return;
       case 'FindingsReported':
-        this.tracing.recordPast(`critic ${event.data.critic_id}`, parent, { ...attributes, 'rloop.critic': event.data.critic_id, 'rloop.findings': event.data.findings.length }, new Date(at.getTime() - event.data.duration_ms), at);
+        this.tracing.recordPast(
+          `critic ${event.data.critic_id}`,
+          parent,
+          { ...attributes, 'rloop.critic': event.data.critic_id, 'rloop.findings': event.data.findings.length },
+          new Date(at.getTime() - event.data.duration_ms),
+          at,
+        );
         return;
       case 'CriticFailed':
-        this.tracing.recordPast(`critic ${event.data.critic_id}`, parent, { ...attributes, 'rloop.critic': event.data.critic_id, 'rloop.failure': event.data.reason }, new Date(at.getTime() - (event.data.duration_ms ?? 0)), at, true);
+        this.tracing.recordPast(
+          `critic ${event.data.critic_id}`,
+          parent,
+          { ...attributes, 'rloop.critic': event.data.critic_id, 'rloop.failure': event.data.reason },
+          new Date(at.getTime() - (event.data.duration_ms ?? 0)),
+          at,
+          true,
+        );
         return;
       case 'LetterWritten':
-        this.tracing.recordPast(`synthesis round ${event.data.letter.round}`, parent, { ...attributes, 'rloop.findings': event.data.letter.findings.length, 'rloop.complete': event.data.letter.complete }, at, at);
+        this.tracing.recordPast(
+          `synthesis round ${event.data.letter.round}`,
+          parent,
+          {
+            ...attributes,
+            'rloop.findings': event.data.letter.findings.length,
+            'rloop.complete': event.data.letter.complete,
+          },
+          at,
+          at,
+        );
         return;
       case 'FixApplied':
-        this.tracing.recordPast(`fix round ${event.data.round}`, parent, { ...attributes, 'rloop.fix_outcome': event.data.outcome, 'rloop.strategy': event.data.strategy }, new Date(at.getTime() - event.data.duration_ms), at, event.data.outcome === 'failed');
+        this.tracing.recordPast(
+          `fix round ${event.data.round}`,
+          parent,
+          { ...attributes, 'rloop.fix_outcome': event.data.outcome, 'rloop.strategy': event.data.strategy },
+          new Date(at.getTime() - event.data.duration_ms),
+          at,
+          event.data.outcome === 'failed',
+        );
         return;
       default:
         return;
     }
   }
 
-  async handle<T>(consumer: string, events: readonly RloopEvent[], deliveries: readonly DeliveryInfo[], run: () => Promise<T>): Promise<T> {
+  async handle<T>(
+    consumer: string,
+    events: readonly RloopEvent[],
+    deliveries: readonly DeliveryInfo[],
+    run: () => Promise<T>,
+  ): Promise<T> {
     this.metrics.deliveries.inc({ consumer }, deliveries.length);
     const again = deliveries.filter((d) => d.deliveries > 1).length;
     if (again > 0) this.metrics.redeliveries.inc({ consumer }, again);
@@ -100,7 +141,12 @@ export class FleetObserver implements BusObserver {
     }
   }
 
-  private async traced<T>(consumer: string, events: readonly RloopEvent[], deliveries: readonly DeliveryInfo[], run: () => Promise<T>): Promise<T> {
+  private async traced<T>(
+    consumer: string,
+    events: readonly RloopEvent[],
+    deliveries: readonly DeliveryInfo[],
+    run: () => Promise<T>,
+  ): Promise<T> {
     const tracing = this.tracing;
     const [first] = events;
     if (tracing === null || first === undefined) return run();
@@ -108,24 +154,45 @@ export class FleetObserver implements BusObserver {
     const runId = runOf(first);
     if (runId === null) return run();
     const parent = tracing.parentFor(runId, deliveries[0]?.headers);
-    return tracing.inSpan(`${this.service} ${first.type}`, SpanKind.CONSUMER, parent, { ...attributesOf(first), 'rloop.run_id': runId, 'messaging.system': 'nats', 'messaging.consumer.group.name': consumer }, async (span) => {
-      const value = await withLogContext({ trace_id: span.spanContext().traceId }, run);
-      if (failed(value)) span.setStatus({ code: SpanStatusCode.ERROR });
-      return value;
-    });
+    return tracing.inSpan(
+      `${this.service} ${first.type}`,
+      SpanKind.CONSUMER,
+      parent,
+      {
+        ...attributesOf(first),
+        'rloop.run_id': runId,
+        'messaging.system': 'nats',
+        'messaging.consumer.group.name': consumer,
+      },
+      async (span) => {
+        const value = await withLogContext({ trace_id: span.spanContext().traceId }, run);
+        if (failed(value)) span.setStatus({ code: SpanStatusCode.ERROR });
+        return value;
+      },
+    );
   }
 
-  async request<T>(subject: string, headers: Readonly<Record<string, readonly string[]>>, run: () => Promise<T>): Promise<T> {
+  async request<T>(
+    subject: string,
+    headers: Readonly<Record<string, readonly string[]>>,
+    run: () => Promise<T>,
+  ): Promise<T> {
     const header = headers['traceparent']?.[0];
     // Only requests made inside a traced piece of work get a span (the CLI's queries carry none).
     if (this.tracing === null || header === undefined) return run();
     const parent = this.tracing.extract(header);
     if (parent === null) return run();
-    return this.tracing.inSpan(`${this.service} ${subject.split('.').slice(-2).join('.')}`, SpanKind.SERVER, parent, { 'messaging.system': 'nats', 'messaging.destination.name': subject }, async (span) => {
-      const value = await withLogContext({ trace_id: span.spanContext().traceId }, run);
-      if (failed(value)) span.setStatus({ code: SpanStatusCode.ERROR });
-      return value;
-    });
+    return this.tracing.inSpan(
+      `${this.service} ${subject.split('.').slice(-2).join('.')}`,
+      SpanKind.SERVER,
+      parent,
+      { 'messaging.system': 'nats', 'messaging.destination.name': subject },
+      async (span) => {
+        const value = await withLogContext({ trace_id: span.spanContext().traceId }, run);
+        if (failed(value)) span.setStatus({ code: SpanStatusCode.ERROR });
+        return value;
+      },
+    );
   }
 
   settled(consumer: string, how: Settlement, count: number): void {
@@ -136,7 +203,13 @@ export class FleetObserver implements BusObserver {
    * A batch (the journal's append) spans several runs: after it, one span per run in that run's
    * trace, under the span that sent the run's first event of the batch.
    */
-  private async batchSpans<T>(tracing: Tracing, consumer: string, events: readonly RloopEvent[], deliveries: readonly DeliveryInfo[], run: () => Promise<T>): Promise<T> {
+  private async batchSpans<T>(
+    tracing: Tracing,
+    consumer: string,
+    events: readonly RloopEvent[],
+    deliveries: readonly DeliveryInfo[],
+    run: () => Promise<T>,
+  ): Promise<T> {
     const started = new Date();
     const result = await run();
     const ended = new Date();
@@ -149,7 +222,20 @@ export class FleetObserver implements BusObserver {
     });
     for (const [runId, { index, count, plan }] of runs) {
       const name = consumer.includes('journal') ? 'journal append' : `${this.service} batch`;
-      tracing.recordPast(name, tracing.parentFor(runId, deliveries[index]?.headers), { 'rloop.plan': plan, 'rloop.run_id': runId, 'rloop.events': count, 'rloop.batch_size': events.length, 'messaging.consumer.group.name': consumer }, started, ended, failed(result));
+      tracing.recordPast(
+        name,
+        tracing.parentFor(runId, deliveries[index]?.headers),
+        {
+          'rloop.plan': plan,
+          'rloop.run_id': runId,
+          'rloop.events': count,
+          'rloop.batch_size': events.length,
+          'messaging.consumer.group.name': consumer,
+        },
+        started,
+        ended,
+        failed(result),
+      );
     }
     return result;
   }
@@ -163,6 +249,12 @@ export class FleetObserver implements BusObserver {
     if (tracing === null || runId === null || !event.data.events.some((e) => e.type === 'LetterWritten')) return;
     const current = event.data.loop_state?.current;
     if (current === null || current === undefined || current.letter === null) return;
-    tracing.recordPast(`round ${current.round}`, tracing.runContext(runId), { 'rloop.plan': event.plan, 'rloop.run_id': runId, 'rloop.round': current.round, 'rloop.phase': current.phase }, new Date(current.started_at), new Date(current.letter.occurred_at));
+    tracing.recordPast(
+      `round ${current.round}`,
+      tracing.runContext(runId),
+      { 'rloop.plan': event.plan, 'rloop.run_id': runId, 'rloop.round': current.round, 'rloop.phase': current.phase },
+      new Date(current.started_at),
+      new Date(current.letter.occurred_at),
+    );
   }
 }

@@ -3,6 +3,20 @@
 export { FleetMetrics } from './metrics.js';
 export { Tracing, runTraceIds, TRACEPARENT, type TracingOptions } from './tracing.js';
 export { FleetObserver, runOf, type FleetObserverOptions } from './fleet-observer.js';
-export { OpsServer, checkReadiness, type OpsServerOptions, type ReadinessCheck, type ReadinessReport, type RouteHandler } from './ops-server.js';
+export {
+  OpsServer,
+  checkReadiness,
+  type OpsServerOptions,
+  type ReadinessCheck,
+  type ReadinessReport,
+  type RouteHandler,
+} from './ops-server.js';
 export { startObservedService, type ObservedService, type ObservedServiceOptions } from './service.js';
-export { bootstrapService, loadConfigOrExit, exitOnStartFailure, type BootstrapOptions, type BootstrapSettings, type BootstrapExtras } from './bootstrap.js';
+export {
+  bootstrapService,
+  loadConfigOrExit,
+  exitOnStartFailure,
+  type BootstrapOptions,
+  type BootstrapSettings,
+  type BootstrapExtras,
+} from './bootstrap.js';

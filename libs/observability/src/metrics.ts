@@ -48,26 +48,129 @@ export class FleetMetrics {
   constructor(service: string, options: { readonly processMetrics?: boolean; readonly journal?: boolean } = {}) {
     this.registry.setDefaultLabels({ service });
     const registers = [this.registry];
-    this.roundsStarted = new Counter({ name: 'rloop_rounds_started_total', help: 'Review rounds started, by phase.', labelNames: ['phase'], registers });
-    this.roundDuration = new Histogram({ name: 'rloop_round_duration_seconds', help: 'From RoundStarted to the round\'s letter, by phase.', labelNames: ['phase'], buckets: WORK_BUCKETS, registers });
-    this.criticDuration = new Histogram({ name: 'rloop_critic_duration_seconds', help: 'How long a critic took on a round, by critic and outcome (reported or the failure reason).', labelNames: ['critic', 'outcome'], buckets: WORK_BUCKETS, registers });
-    this.criticFailures = new Counter({ name: 'rloop_critic_failures_total', help: 'CriticFailed events, by critic and reason.', labelNames: ['critic', 'reason'], registers });
-    this.letters = new Counter({ name: 'rloop_letters_written_total', help: 'Letters written, by phase and whether every core critic reported.', labelNames: ['phase', 'complete'], registers });
-    this.letterFindings = new Counter({ name: 'rloop_letter_findings_total', help: 'Findings in written letters, by severity.', labelNames: ['severity'], registers });
-    this.fixes = new Counter({ name: 'rloop_fixes_total', help: 'Fix attempts, by outcome (committed = applied, reverted, no_change, failed) and strategy.', labelNames: ['outcome', 'strategy'], registers });
-    this.fixDuration = new Histogram({ name: 'rloop_fix_duration_seconds', help: 'How long a fix attempt took (strategy and tests), by strategy.', labelNames: ['strategy'], buckets: WORK_BUCKETS, registers });
-    this.escalations = new Counter({ name: 'rloop_escalations_total', help: 'Escalations raised to people, by reason.', labelNames: ['reason'], registers });
-    this.loopOutcomes = new Counter({ name: 'rloop_loop_outcomes_total', help: 'How runs ended (converged, bypassed, stopped, rejected) or went to people (escalated), from the committed feed.', labelNames: ['outcome'], registers });
-    this.llmTokens = new Counter({ name: 'rloop_llm_tokens_total', help: 'LLM tokens billed, by model, dispatch and kind (input, output, cache_creation, cache_read).', labelNames: ['model', 'dispatch', 'kind'], registers });
-    this.llmCost = new Counter({ name: 'rloop_llm_cost_usd_total', help: 'LLM spend in US dollars, by model and dispatch.', labelNames: ['model', 'dispatch'], registers });
-    this.published = new Counter({ name: 'rloop_bus_events_published_total', help: 'Events published, by type; duplicate="true" when the server already had the event id.', labelNames: ['type', 'duplicate'], registers });
-    this.deliveries = new Counter({ name: 'rloop_bus_deliveries_total', help: 'Messages handed to a handler, by durable consumer.', labelNames: ['consumer'], registers });
-    this.redeliveries = new Counter({ name: 'rloop_bus_redeliveries_total', help: 'Messages handed to a handler again (delivery count above 1), by durable consumer.', labelNames: ['consumer'], registers });
-    this.settled = new Counter({ name: 'rloop_bus_messages_settled_total', help: 'Messages settled by a consumer: acked, retried, parked (RetryLater), waiting (a dependency down) or dead_lettered.', labelNames: ['consumer', 'settlement'], registers });
-    this.handlerDuration = new Histogram({ name: 'rloop_bus_handler_duration_seconds', help: 'Handler calls (one event or one batch), by durable consumer.', labelNames: ['consumer'], buckets: FAST_BUCKETS.concat(WORK_BUCKETS.filter((b) => b > 10)), registers });
+    this.roundsStarted = new Counter({
+      name: 'rloop_rounds_started_total',
+      help: 'Review rounds started, by phase.',
+      labelNames: ['phase'],
+      registers,
+    });
+    this.roundDuration = new Histogram({
+      name: 'rloop_round_duration_seconds',
+      help: "From RoundStarted to the round's letter, by phase.",
+      labelNames: ['phase'],
+      buckets: WORK_BUCKETS,
+      registers,
+    });
+    this.criticDuration = new Histogram({
+      name: 'rloop_critic_duration_seconds',
+      help: 'How long a critic took on a round, by critic and outcome (reported or the failure reason).',
+      labelNames: ['critic', 'outcome'],
+      buckets: WORK_BUCKETS,
+      registers,
+    });
+    this.criticFailures = new Counter({
+      name: 'rloop_critic_failures_total',
+      help: 'CriticFailed events, by critic and reason.',
+      labelNames: ['critic', 'reason'],
+      registers,
+    });
+    this.letters = new Counter({
+      name: 'rloop_letters_written_total',
+      help: 'Letters written, by phase and whether every core critic reported.',
+      labelNames: ['phase', 'complete'],
+      registers,
+    });
+    this.letterFindings = new Counter({
+      name: 'rloop_letter_findings_total',
+      help: 'Findings in written letters, by severity.',
+      labelNames: ['severity'],
+      registers,
+    });
+    this.fixes = new Counter({
+      name: 'rloop_fixes_total',
+      help: 'Fix attempts, by outcome (committed = applied, reverted, no_change, failed) and strategy.',
+      labelNames: ['outcome', 'strategy'],
+      registers,
+    });
+    this.fixDuration = new Histogram({
+      name: 'rloop_fix_duration_seconds',
+      help: 'How long a fix attempt took (strategy and tests), by strategy.',
+      labelNames: ['strategy'],
+      buckets: WORK_BUCKETS,
+      registers,
+    });
+    this.escalations = new Counter({
+      name: 'rloop_escalations_total',
+      help: 'Escalations raised to people, by reason.',
+      labelNames: ['reason'],
+      registers,
+    });
+    this.loopOutcomes = new Counter({
+      name: 'rloop_loop_outcomes_total',
+      help: 'How runs ended (converged, bypassed, stopped, rejected) or went to people (escalated), from the committed feed.',
+      labelNames: ['outcome'],
+      registers,
+    });
+    this.llmTokens = new Counter({
+      name: 'rloop_llm_tokens_total',
+      help: 'LLM tokens billed, by model, dispatch and kind (input, output, cache_creation, cache_read).',
+      labelNames: ['model', 'dispatch', 'kind'],
+      registers,
+    });
+    this.llmCost = new Counter({
+      name: 'rloop_llm_cost_usd_total',
+      help: 'LLM spend in US dollars, by model and dispatch.',
+      labelNames: ['model', 'dispatch'],
+      registers,
+    });
+    this.published = new Counter({
+      name: 'rloop_bus_events_published_total',
+      help: 'Events published, by type; duplicate="true" when the server already had the event id.',
+      labelNames: ['type', 'duplicate'],
+      registers,
+    });
+    this.deliveries = new Counter({
+      name: 'rloop_bus_deliveries_total',
+      help: 'Messages handed to a handler, by durable consumer.',
+      labelNames: ['consumer'],
+      registers,
+    });
+    this.redeliveries = new Counter({
+      name: 'rloop_bus_redeliveries_total',
+      help: 'Messages handed to a handler again (delivery count above 1), by durable consumer.',
+      labelNames: ['consumer'],
+      registers,
+    });
+    this.settled = new Counter({
+      name: 'rloop_bus_messages_settled_total',
+      help: 'Messages settled by a consumer: acked, retried, parked (RetryLater), waiting (a dependency down) or dead_lettered.',
+      labelNames: ['consumer', 'settlement'],
+      registers,
+    });
+    this.handlerDuration = new Histogram({
+      name: 'rloop_bus_handler_duration_seconds',
+      help: 'Handler calls (one event or one batch), by durable consumer.',
+      labelNames: ['consumer'],
+      buckets: FAST_BUCKETS.concat(WORK_BUCKETS.filter((b) => b > 10)),
+      registers,
+    });
     const journal = options.journal ?? false;
-    this.journalAppendDuration = journal ? new Histogram({ name: 'rloop_journal_append_duration_seconds', help: 'One journal transaction that appended events, projections and commit included.', buckets: FAST_BUCKETS, registers }) : null;
-    this.journalAppendBatchSize = journal ? new Histogram({ name: 'rloop_journal_append_batch_size', help: 'Events appended per journal transaction.', buckets: BATCH_BUCKETS, registers }) : null;
+    this.journalAppendDuration = journal
+      ? new Histogram({
+          name: 'rloop_journal_append_duration_seconds',
+          help: 'One journal transaction that appended events, projections and commit included.',
+          buckets: FAST_BUCKETS,
+          registers,
+        })
+      : null;
+    this.journalAppendBatchSize = journal
+      ? new Histogram({
+          name: 'rloop_journal_append_batch_size',
+          help: 'Events appended per journal transaction.',
+          buckets: BATCH_BUCKETS,
+          registers,
+        })
+      : null;
     if (options.processMetrics ?? true) collectDefaultMetrics({ register: this.registry, prefix: 'rloop_' });
   }
 
@@ -80,16 +183,24 @@ export class FleetMetrics {
         this.roundsStarted.inc({ phase: event.data.phase });
         return;
       case 'FindingsReported':
-        this.criticDuration.observe({ critic: event.data.critic_id, outcome: 'reported' }, event.data.duration_ms / 1000);
+        this.criticDuration.observe(
+          { critic: event.data.critic_id, outcome: 'reported' },
+          event.data.duration_ms / 1000,
+        );
         return;
       case 'CriticFailed':
         this.criticFailures.inc({ critic: event.data.critic_id, reason: event.data.reason });
-        if (event.data.duration_ms !== undefined) this.criticDuration.observe({ critic: event.data.critic_id, outcome: event.data.reason }, event.data.duration_ms / 1000);
+        if (event.data.duration_ms !== undefined)
+          this.criticDuration.observe(
+            { critic: event.data.critic_id, outcome: event.data.reason },
+            event.data.duration_ms / 1000,
+          );
         return;
       case 'LetterWritten': {
         const letter = event.data.letter;
         this.letters.inc({ phase: letter.phase, complete: String(letter.complete) });
-        for (const severity of ['critical', 'medium', 'low'] as const) if (letter.counts[severity] > 0) this.letterFindings.inc({ severity }, letter.counts[severity]);
+        for (const severity of ['critical', 'medium', 'low'] as const)
+          if (letter.counts[severity] > 0) this.letterFindings.inc({ severity }, letter.counts[severity]);
         return;
       }
       case 'FixApplied':
@@ -135,6 +246,10 @@ export class FleetMetrics {
 
   /** Every metric name this registry exports (histograms with their _bucket, _sum and _count series). */
   seriesNames(): string[] {
-    return this.registry.getMetricsAsArray().flatMap((m) => (String(m.type) === 'histogram' ? [`${m.name}_bucket`, `${m.name}_sum`, `${m.name}_count`] : [m.name]));
+    return this.registry
+      .getMetricsAsArray()
+      .flatMap((m) =>
+        String(m.type) === 'histogram' ? [`${m.name}_bucket`, `${m.name}_sum`, `${m.name}_count`] : [m.name],
+      );
   }
 }

@@ -2,7 +2,14 @@ import { describe, expect, it } from '@jest/globals';
 import { type EventOf, LoopState, type RloopEvent } from '@rloop/contracts';
 import { FleetMetrics } from './index.js';
 
-const ENVELOPE = { schema_version: 1, plan: 'add-billing', correlation_id: '01JRUN0000000000000000000A', causation_id: null, occurred_at: '2026-11-30T10:00:00.000Z', producer: 'spec' } as const;
+const ENVELOPE = {
+  schema_version: 1,
+  plan: 'add-billing',
+  correlation_id: '01JRUN0000000000000000000A',
+  causation_id: null,
+  occurred_at: '2026-11-30T10:00:00.000Z',
+  producer: 'spec',
+} as const;
 
 /** A loop state under review in the critical phase, its round started and lettered at these times (parsed: the contract the journal announces). */
 function reviewing(startedAt: string, letteredAt: string): LoopState {
@@ -35,7 +42,14 @@ function reviewing(startedAt: string, letteredAt: string): LoopState {
       critics: [],
       reports: {},
       failures: {},
-      letter: { letter_id: 'd_letter00000001', event_id: 'd_event000000002', occurred_at: letteredAt, findings: 0, counts: { critical: 0, medium: 0, low: 0 }, complete: true },
+      letter: {
+        letter_id: 'd_letter00000001',
+        event_id: 'd_event000000002',
+        occurred_at: letteredAt,
+        findings: 0,
+        counts: { critical: 0, medium: 0, low: 0 },
+        complete: true,
+      },
       fix_requested: false,
       fix: null,
     },
@@ -60,7 +74,18 @@ function committed(types: string[], loopState?: LoopState): EventOf<'JournalComm
     ...ENVELOPE,
     event_id: 'd_committed0001',
     type: 'JournalCommitted',
-    data: { run_id: null, refused: [], stream_version: types.length, events: types.map((type, i) => ({ event_id: `01JEVENT00000000000000000${i}`, type, stream_position: i + 1, global_position: String(i + 1) })), ...(loopState === undefined ? {} : { loop_state: loopState }) },
+    data: {
+      run_id: null,
+      refused: [],
+      stream_version: types.length,
+      events: types.map((type, i) => ({
+        event_id: `01JEVENT00000000000000000${i}`,
+        type,
+        stream_position: i + 1,
+        global_position: String(i + 1),
+      })),
+      ...(loopState === undefined ? {} : { loop_state: loopState }),
+    },
   };
 }
 
@@ -72,20 +97,57 @@ async function value(metrics: FleetMetrics, name: string, labels: Record<string,
 describe('loop metrics counted from events', () => {
   it('counts a stored publish, never a duplicate (a replica published the same decision)', async () => {
     const metrics = new FleetMetrics('spec', { processMetrics: false });
-    const failed = { ...ENVELOPE, event_id: '01JEVENT000000000000000001', type: 'CriticFailed', data: { round: 1, critic_id: 'security/sast-scanner', core: true, reason: 'timed_out', message: 'late', duration_ms: 30_000 } } as RloopEvent;
+    const failed = {
+      ...ENVELOPE,
+      event_id: '01JEVENT000000000000000001',
+      type: 'CriticFailed',
+      data: {
+        round: 1,
+        critic_id: 'security/sast-scanner',
+        core: true,
+        reason: 'timed_out',
+        message: 'late',
+        duration_ms: 30_000,
+      },
+    } as RloopEvent;
     metrics.recordPublished(failed, false);
     metrics.recordPublished(failed, true);
-    await expect(value(metrics, 'rloop_critic_failures_total', { critic: 'security/sast-scanner', reason: 'timed_out' })).resolves.toBe(1);
-    await expect(value(metrics, 'rloop_bus_events_published_total', { type: 'CriticFailed', duplicate: 'true' })).resolves.toBe(1);
-    const usage = { ...ENVELOPE, event_id: '01JEVENT000000000000000002', type: 'UsageRecorded', data: { round: 1, dispatch: 'critic', model: 'claude-x', input_tokens: 100, output_tokens: 20, cache_creation_input_tokens: 0, cache_read_input_tokens: 50, cost_usd: 0.25 } } as RloopEvent;
+    await expect(
+      value(metrics, 'rloop_critic_failures_total', { critic: 'security/sast-scanner', reason: 'timed_out' }),
+    ).resolves.toBe(1);
+    await expect(
+      value(metrics, 'rloop_bus_events_published_total', { type: 'CriticFailed', duplicate: 'true' }),
+    ).resolves.toBe(1);
+    const usage = {
+      ...ENVELOPE,
+      event_id: '01JEVENT000000000000000002',
+      type: 'UsageRecorded',
+      data: {
+        round: 1,
+        dispatch: 'critic',
+        model: 'claude-x',
+        input_tokens: 100,
+        output_tokens: 20,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 50,
+        cost_usd: 0.25,
+      },
+    } as RloopEvent;
     metrics.recordPublished(usage, false);
     await expect(value(metrics, 'rloop_llm_tokens_total', { model: 'claude-x', kind: 'cache_read' })).resolves.toBe(50);
-    await expect(value(metrics, 'rloop_llm_cost_usd_total', { model: 'claude-x', dispatch: 'critic' })).resolves.toBe(0.25);
+    await expect(value(metrics, 'rloop_llm_cost_usd_total', { model: 'claude-x', dispatch: 'critic' })).resolves.toBe(
+      0.25,
+    );
   });
 
   it('counts outcomes and round durations from the committed feed', async () => {
     const metrics = new FleetMetrics('spec', { processMetrics: false });
-    metrics.recordCommitted(committed(['LetterWritten', 'EscalationRaised'], reviewing('2026-11-30T10:00:00.000Z', '2026-11-30T10:00:42.000Z')));
+    metrics.recordCommitted(
+      committed(
+        ['LetterWritten', 'EscalationRaised'],
+        reviewing('2026-11-30T10:00:00.000Z', '2026-11-30T10:00:42.000Z'),
+      ),
+    );
     metrics.recordCommitted(committed(['LoopStopped']));
     await expect(value(metrics, 'rloop_loop_outcomes_total', { outcome: 'escalated' })).resolves.toBe(1);
     await expect(value(metrics, 'rloop_loop_outcomes_total', { outcome: 'stopped' })).resolves.toBe(1);

@@ -15,7 +15,10 @@ export interface ReadinessReport {
 }
 
 /** Runs every check (each bounded by `timeoutMs`) and reports them all. */
-export async function checkReadiness(checks: Readonly<Record<string, ReadinessCheck>>, timeoutMs: number): Promise<ReadinessReport> {
+export async function checkReadiness(
+  checks: Readonly<Record<string, ReadinessCheck>>,
+  timeoutMs: number,
+): Promise<ReadinessReport> {
   const results = await Promise.all(
     Object.entries(checks).map(async ([name, check]) => {
       let timer: NodeJS.Timeout | undefined;
@@ -61,7 +64,8 @@ export class OpsServer {
   private constructor(private readonly options: OpsServerOptions) {
     this.server = createServer((request, response) => {
       this.answer(request, response).catch((error: unknown) => {
-        if (!response.headersSent) send(response, 500, 'text/plain; charset=utf-8', `internal error: ${describeError(error)}\n`);
+        if (!response.headersSent)
+          send(response, 500, 'text/plain; charset=utf-8', `internal error: ${describeError(error)}\n`);
         else response.destroy();
       });
     });
@@ -105,7 +109,12 @@ export class OpsServer {
         case '/readyz': {
           const checks = this.options.readiness();
           if (checks === null) {
-            send(response, 503, 'application/json', `${JSON.stringify({ ready: false, checks: { started: { ok: false, detail: 'starting' } } })}\n`);
+            send(
+              response,
+              503,
+              'application/json',
+              `${JSON.stringify({ ready: false, checks: { started: { ok: false, detail: 'starting' } } })}\n`,
+            );
             return;
           }
           const report = await checkReadiness(checks, this.options.checkTimeoutMs ?? 3_000);
@@ -125,6 +134,10 @@ export class OpsServer {
 }
 
 function send(response: ServerResponse, status: number, type: string, body: string): void {
-  response.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'x-content-type-options': 'nosniff' });
+  response.writeHead(status, {
+    'content-type': type,
+    'cache-control': 'no-store',
+    'x-content-type-options': 'nosniff',
+  });
   response.end(body);
 }

@@ -1,7 +1,19 @@
 import { type LoggerService } from '@nestjs/common';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { type NatsConnection } from '@nats-io/transport-node';
-import { type BusStatus, JetStreamClient, type LogFormat, type LogLevelName, type OpsSettings, type RunningService, ServiceLogger, type StartServiceOptions, nestLevelsFrom, startService, stopOnSignals } from '@rloop/bus';
+import {
+  type BusStatus,
+  JetStreamClient,
+  type LogFormat,
+  type LogLevelName,
+  type OpsSettings,
+  type RunningService,
+  ServiceLogger,
+  type StartServiceOptions,
+  nestLevelsFrom,
+  startService,
+  stopOnSignals,
+} from '@rloop/bus';
 import { describeError, subjectsFor } from '@rloop/contracts';
 import { FleetObserver, type FleetObserverOptions } from './fleet-observer.js';
 import { FleetMetrics } from './metrics.js';
@@ -41,9 +53,15 @@ const JOURNAL_PROBE = { plan: 'rloop-readyz-probe' };
  * journal answers.
  */
 export async function startObservedService(options: ObservedServiceOptions): Promise<ObservedService> {
-  const logger = options.logger ?? new ServiceLogger(options.name, { format: options.logFormat, levels: nestLevelsFrom(options.logLevel) });
+  const logger =
+    options.logger ??
+    new ServiceLogger(options.name, { format: options.logFormat, levels: nestLevelsFrom(options.logLevel) });
   const metrics = options.metrics ?? new FleetMetrics(options.name);
-  const tracing = options.tracing ?? (options.ops.tracesEndpoint === null ? null : new Tracing({ service: options.name, endpoint: options.ops.tracesEndpoint }));
+  const tracing =
+    options.tracing ??
+    (options.ops.tracesEndpoint === null
+      ? null
+      : new Tracing({ service: options.name, endpoint: options.ops.tracesEndpoint }));
   const observer = new FleetObserver(options.name, metrics, tracing, options.observe);
   let checks: Readonly<Record<string, ReadinessCheck>> | null = null;
   let http: OpsServer | null = null;
@@ -51,11 +69,17 @@ export async function startObservedService(options: ObservedServiceOptions): Pro
     try {
       http = await OpsServer.start({ ...options.ops.http, registry: metrics.registry, readiness: () => checks });
     } catch (error) {
-      logger.error(`${options.name}: cannot serve /healthz, /readyz and /metrics on ${options.ops.http.host}:${options.ops.http.port}: ${describeError(error)}`, 'Bootstrap');
+      logger.error(
+        `${options.name}: cannot serve /healthz, /readyz and /metrics on ${options.ops.http.host}:${options.ops.http.port}: ${describeError(error)}`,
+        'Bootstrap',
+      );
       if (options.exitOnFailure ?? true) process.exit(1);
       throw error;
     }
-    logger.log(`${options.name}: health and metrics on http://${options.ops.http.host}:${http.port}/ (/healthz, /readyz, /metrics)`, 'Bootstrap');
+    logger.log(
+      `${options.name}: health and metrics on http://${options.ops.http.host}:${http.port}/ (/healthz, /readyz, /metrics)`,
+      'Bootstrap',
+    );
   }
   let running: RunningService;
   try {

@@ -1,10 +1,27 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, TraceFlags, context, propagation, trace } from '@opentelemetry/api';
+import {
+  type Context,
+  ROOT_CONTEXT,
+  type Span,
+  SpanKind,
+  SpanStatusCode,
+  type Tracer,
+  TraceFlags,
+  context,
+  propagation,
+  trace,
+} from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
-import { BasicTracerProvider, BatchSpanProcessor, type IdGenerator, SimpleSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  type IdGenerator,
+  SimpleSpanProcessor,
+  type SpanExporter,
+} from '@opentelemetry/sdk-trace-base';
 
 /** The W3C header that carries the trace context in NATS message headers. */
 export const TRACEPARENT = 'traceparent';
@@ -55,12 +72,15 @@ export class Tracing {
   readonly tracer: Tracer;
 
   constructor(options: TracingOptions) {
-    const exporter = options.exporter ?? new OTLPTraceExporter(options.endpoint === undefined ? {} : { url: options.endpoint });
+    const exporter =
+      options.exporter ?? new OTLPTraceExporter(options.endpoint === undefined ? {} : { url: options.endpoint });
     this.provider = new BasicTracerProvider({
       resource: resourceFromAttributes({ 'service.name': `rloop-${options.service}`, 'service.namespace': 'rloop' }),
       idGenerator: this.ids,
       // Tests read spans as soon as they end; a real exporter gets them in batches.
-      spanProcessors: [options.exporter === undefined ? new BatchSpanProcessor(exporter) : new SimpleSpanProcessor(exporter)],
+      spanProcessors: [
+        options.exporter === undefined ? new BatchSpanProcessor(exporter) : new SimpleSpanProcessor(exporter),
+      ],
     });
     this.tracer = this.provider.getTracer('rloop');
     if (!contextManagerInstalled) {
@@ -74,7 +94,12 @@ export class Tracing {
   /** The context a run's spans hang from when nothing better is known: its root span (remote). */
   runContext(runId: string): Context {
     const { traceId, rootSpanId } = runTraceIds(runId);
-    return trace.setSpanContext(ROOT_CONTEXT, { traceId, spanId: rootSpanId, traceFlags: TraceFlags.SAMPLED, isRemote: true });
+    return trace.setSpanContext(ROOT_CONTEXT, {
+      traceId,
+      spanId: rootSpanId,
+      traceFlags: TraceFlags.SAMPLED,
+      isRemote: true,
+    });
   }
 
   /**
@@ -91,20 +116,27 @@ export class Tracing {
   /** The context a `traceparent` header names, or null when it is not a valid one. */
   extract(header: string): Context | null {
     const carrier: Record<string, string> = { [TRACEPARENT]: header };
-    const extracted = this.propagator.extract(ROOT_CONTEXT, carrier, { get: (c: Record<string, string>, key: string) => c[key], keys: (c: Record<string, string>) => Object.keys(c) });
+    const extracted = this.propagator.extract(ROOT_CONTEXT, carrier, {
+      get: (c: Record<string, string>, key: string) => c[key],
+      keys: (c: Record<string, string>) => Object.keys(c),
+    });
     return trace.getSpanContext(extracted) === undefined ? null : extracted;
   }
 
   /** The context active here when it belongs to the run's trace, else the run's root. */
   activeFor(runId: string): Context {
     const active = trace.getSpanContext(context.active());
-    return active !== undefined && active.traceId === runTraceIds(runId).traceId ? context.active() : this.runContext(runId);
+    return active !== undefined && active.traceId === runTraceIds(runId).traceId
+      ? context.active()
+      : this.runContext(runId);
   }
 
   /** The `traceparent` header for a context. */
   headersOf(ctx: Context): Record<string, string> {
     const carrier: Record<string, string> = {};
-    this.propagator.inject(ctx, carrier, { set: (c: Record<string, string>, key: string, value: string) => void (c[key] = value) });
+    this.propagator.inject(ctx, carrier, {
+      set: (c: Record<string, string>, key: string, value: string) => void (c[key] = value),
+    });
     return carrier;
   }
 
@@ -114,7 +146,11 @@ export class Tracing {
     this.ids.next = { traceId, spanId: rootSpanId };
     let span: Span;
     try {
-      span = this.tracer.startSpan(name, { root: true, kind: SpanKind.PRODUCER, attributes, startTime: at }, ROOT_CONTEXT);
+      span = this.tracer.startSpan(
+        name,
+        { root: true, kind: SpanKind.PRODUCER, attributes, startTime: at },
+        ROOT_CONTEXT,
+      );
     } finally {
       this.ids.next = null;
     }
@@ -122,14 +158,27 @@ export class Tracing {
   }
 
   /** A span for work that already happened (a critic's run, a fix, a round), timed from the event. */
-  recordPast(name: string, parent: Context, attributes: Record<string, string | number | boolean>, start: Date, end: Date, failed = false): void {
+  recordPast(
+    name: string,
+    parent: Context,
+    attributes: Record<string, string | number | boolean>,
+    start: Date,
+    end: Date,
+    failed = false,
+  ): void {
     const span = this.tracer.startSpan(name, { kind: SpanKind.INTERNAL, attributes, startTime: start }, parent);
     if (failed) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end(end);
   }
 
   /** Runs `fn` inside a new span under `parent`; the span ends when `fn` settles. */
-  async inSpan<T>(name: string, kind: SpanKind, parent: Context, attributes: Record<string, string | number>, fn: (span: Span) => Promise<T>): Promise<T> {
+  async inSpan<T>(
+    name: string,
+    kind: SpanKind,
+    parent: Context,
+    attributes: Record<string, string | number>,
+    fn: (span: Span) => Promise<T>,
+  ): Promise<T> {
     const span = this.tracer.startSpan(name, { kind, attributes }, parent);
     try {
       return await context.with(trace.setSpan(parent, span), () => fn(span));

@@ -28,7 +28,15 @@ export type FakeContentBlock =
   /** An (omitted-display) thinking block, as models with adaptive thinking return first. */
   | { readonly type: 'thinking'; readonly thinking?: string };
 
-export const FAKE_STOP_REASONS = ['end_turn', 'tool_use', 'max_tokens', 'refusal', 'stop_sequence', 'pause_turn', 'model_context_window_exceeded'] as const;
+export const FAKE_STOP_REASONS = [
+  'end_turn',
+  'tool_use',
+  'max_tokens',
+  'refusal',
+  'stop_sequence',
+  'pause_turn',
+  'model_context_window_exceeded',
+] as const;
 export type FakeStopReason = (typeof FAKE_STOP_REASONS)[number];
 
 /** A successful reply. stop_reason defaults to tool_use when a tool_use block is present, else end_turn. */
@@ -74,7 +82,11 @@ export const fakeTurn = {
   text(text: string, stopReason: FakeStopReason = 'end_turn'): FakeReply {
     return { kind: 'reply', content: [{ type: 'text', text }], stop_reason: stopReason };
   },
-  toolUse(name: string, input: unknown, options: { readonly text?: string; readonly thinking?: boolean } = {}): FakeReply {
+  toolUse(
+    name: string,
+    input: unknown,
+    options: { readonly text?: string; readonly thinking?: boolean } = {},
+  ): FakeReply {
     return {
       kind: 'reply',
       content: [
@@ -88,13 +100,29 @@ export const fakeTurn = {
     return { kind: 'reply', content: calls.map((c) => ({ type: 'tool_use' as const, name: c.name, input: c.input })) };
   },
   maxTokens(content: readonly FakeContentBlock[] | string): FakeReply {
-    return { kind: 'reply', content: typeof content === 'string' ? [{ type: 'text', text: content }] : content, stop_reason: 'max_tokens' };
+    return {
+      kind: 'reply',
+      content: typeof content === 'string' ? [{ type: 'text', text: content }] : content,
+      stop_reason: 'max_tokens',
+    };
   },
   rateLimited(retryAfterSeconds?: number): FakeError {
-    return { kind: 'error', status: 429, errorType: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit', ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) };
+    return {
+      kind: 'error',
+      status: 429,
+      errorType: 'rate_limit_error',
+      message: 'Number of request tokens has exceeded your per-minute rate limit',
+      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+    };
   },
   overloaded(retryAfterSeconds?: number): FakeError {
-    return { kind: 'error', status: 529, errorType: 'overloaded_error', message: 'Overloaded', ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }) };
+    return {
+      kind: 'error',
+      status: 529,
+      errorType: 'overloaded_error',
+      message: 'Overloaded',
+      ...(retryAfterSeconds === undefined ? {} : { retryAfterSeconds }),
+    };
   },
   serverError(status = 500, message = 'Internal server error'): FakeError {
     return { kind: 'error', status, errorType: 'api_error', message };
@@ -105,27 +133,52 @@ export const fakeTurn = {
       kind: 'error',
       status: 429,
       errorType: 'rate_limit_error',
-      message: "Your organization has reached its usage tier's monthly spend limit. API usage resumes on 2026-12-01 at 00:00 UTC.",
+      message:
+        "Your organization has reached its usage tier's monthly spend limit. API usage resumes on 2026-12-01 at 00:00 UTC.",
       details: { error_code: 'enforced_spend_limit_reached' },
     };
   },
   /** A spend limit the operator set on the organization or workspace: a 400. */
   workspaceSpendLimit(): FakeError {
-    return { kind: 'error', status: 400, errorType: 'invalid_request_error', message: 'You have reached your specified workspace API usage limits. You will regain access on 2026-12-01 at 00:00 UTC.' };
+    return {
+      kind: 'error',
+      status: 400,
+      errorType: 'invalid_request_error',
+      message:
+        'You have reached your specified workspace API usage limits. You will regain access on 2026-12-01 at 00:00 UTC.',
+    };
   },
   billing(): FakeError {
-    return { kind: 'error', status: 402, errorType: 'billing_error', message: 'Your credit balance is too low to access the Anthropic API.' };
+    return {
+      kind: 'error',
+      status: 402,
+      errorType: 'billing_error',
+      message: 'Your credit balance is too low to access the Anthropic API.',
+    };
   },
   permission(): FakeError {
-    return { kind: 'error', status: 403, errorType: 'permission_error', message: 'Your API key does not have permission to use the specified resource.' };
+    return {
+      kind: 'error',
+      status: 403,
+      errorType: 'permission_error',
+      message: 'Your API key does not have permission to use the specified resource.',
+    };
   },
   /** A reply cut off because input and output filled the model's context window. */
   contextWindowExceeded(content: readonly FakeContentBlock[] | string): FakeReply {
-    return { kind: 'reply', content: typeof content === 'string' ? [{ type: 'text', text: content }] : content, stop_reason: 'model_context_window_exceeded' };
+    return {
+      kind: 'reply',
+      content: typeof content === 'string' ? [{ type: 'text', text: content }] : content,
+      stop_reason: 'model_context_window_exceeded',
+    };
   },
   /** A turn the model paused (a long server-side loop): the client sends it back as it is to continue. */
   pauseTurn(content: readonly FakeContentBlock[] | string): FakeReply {
-    return { kind: 'reply', content: typeof content === 'string' ? [{ type: 'text', text: content }] : content, stop_reason: 'pause_turn' };
+    return {
+      kind: 'reply',
+      content: typeof content === 'string' ? [{ type: 'text', text: content }] : content,
+      stop_reason: 'pause_turn',
+    };
   },
   refusal(text = 'I cannot help with that.'): FakeReply {
     return { kind: 'reply', content: [{ type: 'text', text }], stop_reason: 'refusal' };
@@ -231,15 +284,18 @@ function withoutCacheControl(block: Record<string, unknown>): Record<string, unk
 function ttlOf(block: Record<string, unknown>): keyof typeof TTL_MS | null {
   const control = block['cache_control'];
   if (!isRecord(control)) return null;
-  if (control['type'] !== 'ephemeral') throw new ProtocolError(400, 'invalid_request_error', 'cache_control.type: must be "ephemeral"');
+  if (control['type'] !== 'ephemeral')
+    throw new ProtocolError(400, 'invalid_request_error', 'cache_control.type: must be "ephemeral"');
   const ttl = control['ttl'] ?? '5m';
-  if (ttl !== '5m' && ttl !== '1h') throw new ProtocolError(400, 'invalid_request_error', 'cache_control.ttl: must be "5m" or "1h"');
+  if (ttl !== '5m' && ttl !== '1h')
+    throw new ProtocolError(400, 'invalid_request_error', 'cache_control.ttl: must be "5m" or "1h"');
   return ttl;
 }
 
 function textOfToolResultContent(content: unknown): string {
   if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((c) => (isRecord(c) && typeof c['text'] === 'string' ? c['text'] : '')).join('');
+  if (Array.isArray(content))
+    return content.map((c) => (isRecord(c) && typeof c['text'] === 'string' ? c['text'] : '')).join('');
   return '';
 }
 
@@ -259,7 +315,12 @@ function blockTokens(block: Record<string, unknown>): number {
 }
 
 /** Validates a messages / count_tokens body and returns it as the prompt's linear block sequence. */
-function linearize(body: Record<string, unknown>, signatures: ReadonlySet<string>, options: FakeAnthropicOptions, countOnly: boolean): { blocks: LinearBlock[]; request: FakeMessagesRequest } {
+function linearize(
+  body: Record<string, unknown>,
+  signatures: ReadonlySet<string>,
+  options: FakeAnthropicOptions,
+  countOnly: boolean,
+): { blocks: LinearBlock[]; request: FakeMessagesRequest } {
   const bad = (message: string): never => {
     throw new ProtocolError(400, 'invalid_request_error', message);
   };
@@ -270,7 +331,8 @@ function linearize(body: Record<string, unknown>, signatures: ReadonlySet<string
   }
   if (!countOnly) {
     const maxTokens = body['max_tokens'];
-    if (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1) bad('max_tokens: must be a positive integer');
+    if (typeof maxTokens !== 'number' || !Number.isInteger(maxTokens) || maxTokens < 1)
+      bad('max_tokens: must be a positive integer');
   }
   const blocks: LinearBlock[] = [];
   let breakpoints = 0;
@@ -289,7 +351,8 @@ function linearize(body: Record<string, unknown>, signatures: ReadonlySet<string
       if (!isRecord(tool)) bad(`tools.${i}: must be an object`);
       const t = tool as Record<string, unknown>;
       const name = t['name'];
-      if (typeof name !== 'string' || !/^[a-zA-Z0-9_-]{1,128}$/.test(name)) bad(`tools.${i}.name: must match ^[a-zA-Z0-9_-]{1,128}$`);
+      if (typeof name !== 'string' || !/^[a-zA-Z0-9_-]{1,128}$/.test(name))
+        bad(`tools.${i}.name: must match ^[a-zA-Z0-9_-]{1,128}$`);
       if (toolNames.has(name as string)) bad(`tools: tool names must be unique (${String(name)})`);
       toolNames.add(name as string);
       const schema = t['input_schema'];
@@ -302,7 +365,8 @@ function linearize(body: Record<string, unknown>, signatures: ReadonlySet<string
   if (typeof system === 'string') push(`system:${system}`, fakeTokens(system), null);
   else if (Array.isArray(system)) {
     for (const [i, block] of system.entries()) {
-      if (!isRecord(block) || block['type'] !== 'text' || typeof block['text'] !== 'string') bad(`system.${i}: must be a text block`);
+      if (!isRecord(block) || block['type'] !== 'text' || typeof block['text'] !== 'string')
+        bad(`system.${i}: must be a text block`);
       const b = block as Record<string, unknown>;
       if ((b['text'] as string).length === 0) bad(`system.${i}.text: text content blocks must be non-empty`);
       push(`system:${JSON.stringify(withoutCacheControl(b))}`, blockTokens(b), b);
@@ -311,10 +375,15 @@ function linearize(body: Record<string, unknown>, signatures: ReadonlySet<string
 
   const toolChoice = body['tool_choice'];
   if (toolChoice !== undefined) {
-    if (!isRecord(toolChoice) || !['auto', 'any', 'tool', 'none'].includes(String(toolChoice['type']))) bad('tool_choice.type: must be auto, any, tool or none');
+    if (!isRecord(toolChoice) || !['auto', 'any', 'tool', 'none'].includes(String(toolChoice['type'])))
+      bad('tool_choice.type: must be auto, any, tool or none');
     const choice = toolChoice as Record<string, unknown>;
-    if (choice['type'] === 'tool' && !toolNames.has(String(choice['name']))) bad(`tool_choice.name: no tool named ${String(choice['name'])}`);
-    if ((choice['type'] === 'tool' || choice['type'] === 'any') && (options.rejectForcedToolChoice ?? []).includes(model as string)) {
+    if (choice['type'] === 'tool' && !toolNames.has(String(choice['name'])))
+      bad(`tool_choice.name: no tool named ${String(choice['name'])}`);
+    if (
+      (choice['type'] === 'tool' || choice['type'] === 'any') &&
+      (options.rejectForcedToolChoice ?? []).includes(model as string)
+    ) {
       bad(`tool_choice: forced tool use is not supported for model ${String(model)}; use tool_choice auto`);
     }
   }
@@ -334,7 +403,8 @@ function linearize(body: Record<string, unknown>, signatures: ReadonlySet<string
     if (role === previousRole) bad(`messages.${i}: roles must alternate between "user" and "assistant"`);
     previousRole = role as string;
     const content = typeof m['content'] === 'string' ? [{ type: 'text', text: m['content'] }] : m['content'];
-    if (!Array.isArray(content) || content.length === 0) bad(`messages.${i}.content: must be a non-empty string or list`);
+    if (!Array.isArray(content) || content.length === 0)
+      bad(`messages.${i}.content: must be a non-empty string or list`);
     const answered = new Set<string>();
     const toolUses: string[] = [];
     for (const [j, block] of (content as unknown[]).entries()) {
@@ -342,36 +412,53 @@ function linearize(body: Record<string, unknown>, signatures: ReadonlySet<string
       const b = block as Record<string, unknown>;
       const type = b['type'];
       if (type === 'text') {
-        if (typeof b['text'] !== 'string' || b['text'].length === 0) bad(`messages.${i}.content.${j}.text: text content blocks must be non-empty`);
+        if (typeof b['text'] !== 'string' || b['text'].length === 0)
+          bad(`messages.${i}.content.${j}.text: text content blocks must be non-empty`);
       } else if (type === 'tool_use') {
-        if (role !== 'assistant') bad(`messages.${i}.content.${j}: tool_use blocks may only appear in assistant messages`);
-        if (typeof b['id'] !== 'string' || typeof b['name'] !== 'string' || !isRecord(b['input'])) bad(`messages.${i}.content.${j}: tool_use needs id, name and an object input`);
+        if (role !== 'assistant')
+          bad(`messages.${i}.content.${j}: tool_use blocks may only appear in assistant messages`);
+        if (typeof b['id'] !== 'string' || typeof b['name'] !== 'string' || !isRecord(b['input']))
+          bad(`messages.${i}.content.${j}: tool_use needs id, name and an object input`);
         toolUses.push(b['id'] as string);
       } else if (type === 'tool_result') {
         if (role !== 'user') bad(`messages.${i}.content.${j}: tool_result blocks may only appear in user messages`);
         const id = b['tool_use_id'];
         if (typeof id !== 'string' || !pendingToolUses.includes(id)) {
-          bad(`messages.${i}.content.${j}: unexpected tool_use_id ${JSON.stringify(id)} in tool_result; each tool_result must answer a tool_use of the previous assistant message`);
+          bad(
+            `messages.${i}.content.${j}: unexpected tool_use_id ${JSON.stringify(id)} in tool_result; each tool_result must answer a tool_use of the previous assistant message`,
+          );
         }
         answered.add(id as string);
       } else if (type === 'thinking') {
-        if (role !== 'assistant') bad(`messages.${i}.content.${j}: thinking blocks may only appear in assistant messages`);
-        if (typeof b['signature'] !== 'string' || !signatures.has(b['signature'])) bad(`messages.${i}.content.${j}: invalid signature in thinking block (thinking blocks must be passed back unmodified)`);
+        if (role !== 'assistant')
+          bad(`messages.${i}.content.${j}: thinking blocks may only appear in assistant messages`);
+        if (typeof b['signature'] !== 'string' || !signatures.has(b['signature']))
+          bad(
+            `messages.${i}.content.${j}: invalid signature in thinking block (thinking blocks must be passed back unmodified)`,
+          );
       } else if (type !== 'image' && type !== 'document') {
         bad(`messages.${i}.content.${j}.type: unsupported block type ${JSON.stringify(type)}`);
       }
       const rest = withoutCacheControl(b);
       const first = j === 0;
-      push(`${first ? `${role as string}:` : ''}${JSON.stringify(rest)}`, blockTokens(b) + (first ? MESSAGE_OVERHEAD_TOKENS : 0), b);
+      push(
+        `${first ? `${role as string}:` : ''}${JSON.stringify(rest)}`,
+        blockTokens(b) + (first ? MESSAGE_OVERHEAD_TOKENS : 0),
+        b,
+      );
     }
     if (role === 'user' && pendingToolUses.length > 0) {
       const missing = pendingToolUses.filter((id) => !answered.has(id));
-      if (missing.length > 0) bad(`messages.${i}: tool_use ids were found without tool_result blocks immediately after: ${missing.join(', ')}`);
+      if (missing.length > 0)
+        bad(
+          `messages.${i}: tool_use ids were found without tool_result blocks immediately after: ${missing.join(', ')}`,
+        );
     }
     if (role === 'assistant') pendingToolUses = toolUses;
     else pendingToolUses = [];
   }
-  if (previousRole === 'assistant' && pendingToolUses.length > 0) bad('messages: the last assistant message has tool_use blocks without tool_result blocks');
+  if (previousRole === 'assistant' && pendingToolUses.length > 0)
+    bad('messages: the last assistant message has tool_use blocks without tool_result blocks');
 
   const topLevel = body['cache_control'];
   if (topLevel !== undefined) {
@@ -384,7 +471,8 @@ function linearize(body: Record<string, unknown>, signatures: ReadonlySet<string
       breakpoints += 1;
     }
   }
-  if (breakpoints > MAX_BREAKPOINTS) bad(`A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.`);
+  if (breakpoints > MAX_BREAKPOINTS)
+    bad(`A maximum of ${MAX_BREAKPOINTS} blocks with cache_control may be provided. Found ${breakpoints}.`);
   return { blocks, request: body as unknown as FakeMessagesRequest };
 }
 
@@ -405,7 +493,13 @@ function prefixKeys(model: string, blocks: readonly LinearBlock[]): string[] {
   return keys;
 }
 
-function computeUsage(model: string, blocks: readonly LinearBlock[], cache: Map<string, CacheEntry>, now: number, minCacheable: number): { usage: Omit<FakeUsage, 'output_tokens'>; written: CacheEntry[] } {
+function computeUsage(
+  model: string,
+  blocks: readonly LinearBlock[],
+  cache: Map<string, CacheEntry>,
+  now: number,
+  minCacheable: number,
+): { usage: Omit<FakeUsage, 'output_tokens'>; written: CacheEntry[] } {
   const cumulative: number[] = [];
   let total = 0;
   for (const block of blocks) {
@@ -437,7 +531,11 @@ function computeUsage(model: string, blocks: readonly LinearBlock[], cache: Map<
     const key = keys[b] ?? '';
     const previous = cache.get(key);
     // A write still in flight (its response not started) stays unreadable; this one becomes readable when its own response starts.
-    const entry: CacheEntry = { expiresAt: now + TTL_MS[ttl], ttlMs: TTL_MS[ttl], readable: previous !== undefined && previous.readable && previous.expiresAt > now };
+    const entry: CacheEntry = {
+      expiresAt: now + TTL_MS[ttl],
+      ttlMs: TTL_MS[ttl],
+      readable: previous !== undefined && previous.readable && previous.expiresAt > now,
+    };
     cache.set(key, entry);
     written.push(entry);
     const segment = end - writtenUpTo;
@@ -458,24 +556,57 @@ function computeUsage(model: string, blocks: readonly LinearBlock[], cache: Map<
 }
 
 /** Server-sent events of a message, as the streaming Messages API sends them. */
-function streamEvents(message: { content: readonly Record<string, unknown>[]; stop_reason: string; usage: Record<string, unknown> } & Record<string, unknown>): string[] {
-  const event = (type: string, data: Record<string, unknown>): string => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
-  const events = [event('message_start', { message: { ...message, content: [], stop_reason: null, stop_sequence: null, usage: { ...message.usage, output_tokens: 1 } } })];
+function streamEvents(
+  message: {
+    content: readonly Record<string, unknown>[];
+    stop_reason: string;
+    usage: Record<string, unknown>;
+  } & Record<string, unknown>,
+): string[] {
+  const event = (type: string, data: Record<string, unknown>): string =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
+  const events = [
+    event('message_start', {
+      message: {
+        ...message,
+        content: [],
+        stop_reason: null,
+        stop_sequence: null,
+        usage: { ...message.usage, output_tokens: 1 },
+      },
+    }),
+  ];
   message.content.forEach((block, index) => {
     if (block['type'] === 'tool_use') {
       events.push(event('content_block_start', { index, content_block: { ...block, input: {} } }));
-      events.push(event('content_block_delta', { index, delta: { type: 'input_json_delta', partial_json: JSON.stringify(block['input']) } }));
+      events.push(
+        event('content_block_delta', {
+          index,
+          delta: { type: 'input_json_delta', partial_json: JSON.stringify(block['input']) },
+        }),
+      );
     } else if (block['type'] === 'thinking') {
-      events.push(event('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
-      events.push(event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: block['thinking'] } }));
-      events.push(event('content_block_delta', { index, delta: { type: 'signature_delta', signature: block['signature'] } }));
+      events.push(
+        event('content_block_start', { index, content_block: { type: 'thinking', thinking: '', signature: '' } }),
+      );
+      events.push(
+        event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking: block['thinking'] } }),
+      );
+      events.push(
+        event('content_block_delta', { index, delta: { type: 'signature_delta', signature: block['signature'] } }),
+      );
     } else {
       events.push(event('content_block_start', { index, content_block: { type: 'text', text: '', citations: null } }));
       events.push(event('content_block_delta', { index, delta: { type: 'text_delta', text: block['text'] } }));
     }
     events.push(event('content_block_stop', { index }));
   });
-  events.push(event('message_delta', { delta: { stop_reason: message.stop_reason, stop_sequence: null, stop_details: null }, usage: { output_tokens: message.usage['output_tokens'] } }));
+  events.push(
+    event('message_delta', {
+      delta: { stop_reason: message.stop_reason, stop_sequence: null, stop_details: null },
+      usage: { output_tokens: message.usage['output_tokens'] },
+    }),
+  );
   events.push(event('message_stop', {}));
   return events;
 }
@@ -527,26 +658,49 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const path = (req.url ?? '').split('?')[0] ?? '';
     const headers: Record<string, string> = {};
-    for (const [name, value] of Object.entries(req.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : (value ?? '');
+    for (const [name, value] of Object.entries(req.headers))
+      headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : (value ?? '');
     const bearer = /^Bearer\s+(\S+)$/i.exec(headers['authorization'] ?? '');
-    const apiKey = (headers['x-api-key'] ?? '').trim() !== '' ? (headers['x-api-key'] ?? '').trim() : (bearer?.[1] ?? null);
+    const apiKey =
+      (headers['x-api-key'] ?? '').trim() !== '' ? (headers['x-api-key'] ?? '').trim() : (bearer?.[1] ?? null);
     let parsed: unknown = null;
     const send = (status: number, payload: unknown, extraHeaders: Record<string, string> = {}): void => {
       requests.push({ path, headers, apiKey, body: parsed, status, response: payload });
       res.writeHead(status, { 'content-type': 'application/json', 'request-id': nextId('req'), ...extraHeaders });
       res.end(JSON.stringify(payload));
     };
-    const sendError = (status: number, errorType: string, message: string, extraHeaders: Record<string, string> = {}, details?: Readonly<Record<string, unknown>>): void => {
-      send(status, { type: 'error', error: { type: errorType, message, ...(details === undefined ? {} : { details }) }, request_id: nextId('req') }, extraHeaders);
+    const sendError = (
+      status: number,
+      errorType: string,
+      message: string,
+      extraHeaders: Record<string, string> = {},
+      details?: Readonly<Record<string, unknown>>,
+    ): void => {
+      send(
+        status,
+        {
+          type: 'error',
+          error: { type: errorType, message, ...(details === undefined ? {} : { details }) },
+          request_id: nextId('req'),
+        },
+        extraHeaders,
+      );
     };
     try {
       const raw = await readBody(req);
       if (req.method !== 'POST' || (path !== '/v1/messages' && path !== '/v1/messages/count_tokens')) {
         throw new ProtocolError(404, 'not_found_error', `no route for ${req.method ?? '?'} ${path}`);
       }
-      if (apiKey === null) throw new ProtocolError(401, 'authentication_error', 'an API key is required (x-api-key or Authorization: Bearer)');
-      if (options.apiKeys !== undefined && !options.apiKeys.includes(apiKey)) throw new ProtocolError(401, 'authentication_error', 'invalid x-api-key');
-      if ((headers['anthropic-version'] ?? '').trim() === '') throw new ProtocolError(400, 'invalid_request_error', 'anthropic-version header is required');
+      if (apiKey === null)
+        throw new ProtocolError(
+          401,
+          'authentication_error',
+          'an API key is required (x-api-key or Authorization: Bearer)',
+        );
+      if (options.apiKeys !== undefined && !options.apiKeys.includes(apiKey))
+        throw new ProtocolError(401, 'authentication_error', 'invalid x-api-key');
+      if ((headers['anthropic-version'] ?? '').trim() === '')
+        throw new ProtocolError(400, 'invalid_request_error', 'anthropic-version header is required');
       try {
         parsed = JSON.parse(raw);
       } catch {
@@ -562,7 +716,9 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
       const turn = nextTurn(request);
       if (turn === null) {
         protocolErrors.push(`script exhausted at request ${calls.length + 1}`);
-        sendError(500, 'api_error', 'fake script exhausted: no turn left for this request', { 'x-should-retry': 'false' });
+        sendError(500, 'api_error', 'fake script exhausted: no turn left for this request', {
+          'x-should-retry': 'false',
+        });
         return;
       }
       if (turn.kind === 'error') {
@@ -573,7 +729,8 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
         return;
       }
       const content = turn.content.map((block) => {
-        if (block.type === 'tool_use') return { type: 'tool_use', id: block.id ?? nextId('toolu'), name: block.name, input: block.input };
+        if (block.type === 'tool_use')
+          return { type: 'tool_use', id: block.id ?? nextId('toolu'), name: block.name, input: block.input };
         if (block.type === 'thinking') {
           const signature = nextId('sig');
           signatures.add(signature);
@@ -583,7 +740,10 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
       });
       const stopReason = turn.stop_reason ?? (content.some((c) => c.type === 'tool_use') ? 'tool_use' : 'end_turn');
       const computed = computeUsage(request.model, blocks, cache, now(), minCacheable);
-      const usage: FakeUsage = { ...computed.usage, output_tokens: turn.output_tokens ?? fakeTokens(JSON.stringify(content)) };
+      const usage: FakeUsage = {
+        ...computed.usage,
+        output_tokens: turn.output_tokens ?? fakeTokens(JSON.stringify(content)),
+      };
       calls.push({ body: request, usage });
       const message = {
         id: nextId('msg'),
@@ -596,16 +756,35 @@ export async function startFakeAnthropic(options: FakeAnthropicOptions): Promise
         stop_details: null,
         container: null,
         diagnostics: null,
-        usage: { ...usage, server_tool_use: null, service_tier: 'standard', inference_geo: null, output_tokens_details: null, speed: null },
+        usage: {
+          ...usage,
+          server_tool_use: null,
+          service_tier: 'standard',
+          inference_geo: null,
+          output_tokens_details: null,
+          speed: null,
+        },
       };
-      const firstToken = options.timing === undefined ? 0 : typeof options.timing.timeToFirstTokenMs === 'function' ? options.timing.timeToFirstTokenMs(request) : options.timing.timeToFirstTokenMs;
-      const generation = options.timing?.outputTokensPerSecond === undefined ? 0 : Math.round((usage.output_tokens / options.timing.outputTokensPerSecond) * 1000);
+      const firstToken =
+        options.timing === undefined
+          ? 0
+          : typeof options.timing.timeToFirstTokenMs === 'function'
+            ? options.timing.timeToFirstTokenMs(request)
+            : options.timing.timeToFirstTokenMs;
+      const generation =
+        options.timing?.outputTokensPerSecond === undefined
+          ? 0
+          : Math.round((usage.output_tokens / options.timing.outputTokensPerSecond) * 1000);
       await delay(firstToken);
       // The response starts: what this request wrote into the cache is readable from now on.
       for (const entry of computed.written) entry.readable = true;
       if (parsed['stream'] === true) {
         requests.push({ path, headers, apiKey, body: parsed, status: 200, response: message });
-        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', 'request-id': nextId('req') });
+        res.writeHead(200, {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-cache',
+          'request-id': nextId('req'),
+        });
         const [start, ...rest] = streamEvents(message);
         res.write(start ?? '');
         await delay(generation);

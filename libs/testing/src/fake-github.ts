@@ -88,7 +88,12 @@ function notFound(): HttpError {
 }
 
 function validationFailed(resource: string, field: string, message: string): HttpError {
-  return new HttpError(422, { message: 'Validation Failed', errors: [{ resource, code: 'custom', field, message }], documentation_url: DOCS, status: '422' });
+  return new HttpError(422, {
+    message: 'Validation Failed',
+    errors: [{ resource, code: 'custom', field, message }],
+    documentation_url: DOCS,
+    status: '422',
+  });
 }
 
 /** New-side line ranges of a patch's hunks (every line shown in a hunk can carry a comment). */
@@ -133,8 +138,14 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       next.searchParams.set('page', String(n));
       return `${origin}${next.pathname}${next.search}`;
     };
-    const links = [...(current < last ? [`<${at(current + 1)}>; rel="next"`, `<${at(last)}>; rel="last"`] : []), ...(current > 1 ? [`<${at(1)}>; rel="first"`, `<${at(current - 1)}>; rel="prev"`] : [])];
-    return { items: items.slice((current - 1) * perPage, current * perPage), link: links.length === 0 ? null : links.join(', ') };
+    const links = [
+      ...(current < last ? [`<${at(current + 1)}>; rel="next"`, `<${at(last)}>; rel="last"`] : []),
+      ...(current > 1 ? [`<${at(1)}>; rel="first"`, `<${at(current - 1)}>; rel="prev"`] : []),
+    ];
+    return {
+      items: items.slice((current - 1) * perPage, current * perPage),
+      link: links.length === 0 ? null : links.join(', '),
+    };
   };
 
   const findReviewComment = (id: number): { key: string; comment: FakeReviewComment } => {
@@ -145,8 +156,14 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     throw notFound();
   };
 
-  const route = (method: string, url: URL, body: unknown): { status: number; payload: unknown; link?: string | null } => {
-    const m = /^\/repos\/([^/]+)\/([^/]+)\/(pulls|issues)\/(comments\/)?(\d+)(?:\/(files|comments))?$/.exec(url.pathname);
+  const route = (
+    method: string,
+    url: URL,
+    body: unknown,
+  ): { status: number; payload: unknown; link?: string | null } => {
+    const m = /^\/repos\/([^/]+)\/([^/]+)\/(pulls|issues)\/(comments\/)?(\d+)(?:\/(files|comments))?$/.exec(
+      url.pathname,
+    );
     if (m === null) throw notFound();
     const [, owner, repo, kind, commentsPrefix, number, sub] = m;
     if (commentsPrefix !== undefined) {
@@ -155,21 +172,41 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       if (kind === 'pulls') {
         const { key, comment } = findReviewComment(id);
         if (!key.startsWith(`${owner}/${repo}#`)) throw notFound();
-        if (comment.user.login !== login) throw new HttpError(403, { message: 'Resource not accessible by integration', documentation_url: DOCS, status: '403' });
+        if (comment.user.login !== login)
+          throw new HttpError(403, {
+            message: 'Resource not accessible by integration',
+            documentation_url: DOCS,
+            status: '403',
+          });
         if (method === 'DELETE') {
-          reviewComments.set(key, (reviewComments.get(key) ?? []).filter((c) => c.id !== id));
+          reviewComments.set(
+            key,
+            (reviewComments.get(key) ?? []).filter((c) => c.id !== id),
+          );
           return { status: 204, payload: null };
         }
         if (method !== 'PATCH') throw notFound();
         const text = (body as { body?: unknown } | null)?.body;
-        if (typeof text !== 'string' || text === '') throw validationFailed('PullRequestReviewComment', 'body', 'body is missing');
+        if (typeof text !== 'string' || text === '')
+          throw validationFailed('PullRequestReviewComment', 'body', 'body is missing');
         comment.body = text;
         return { status: 200, payload: comment };
       }
       const entry = [...issueComments].find(([, list]) => list.some((c) => c.id === id));
       const comment = entry?.[1].find((c) => c.id === id);
-      if (entry === undefined || comment === undefined || !entry[0].startsWith(`${owner}/${repo}#`) || method !== 'PATCH') throw notFound();
-      if (comment.user.login !== login) throw new HttpError(403, { message: 'Resource not accessible by integration', documentation_url: DOCS, status: '403' });
+      if (
+        entry === undefined ||
+        comment === undefined ||
+        !entry[0].startsWith(`${owner}/${repo}#`) ||
+        method !== 'PATCH'
+      )
+        throw notFound();
+      if (comment.user.login !== login)
+        throw new HttpError(403, {
+          message: 'Resource not accessible by integration',
+          documentation_url: DOCS,
+          status: '403',
+        });
       const text = (body as { body?: unknown } | null)?.body;
       if (typeof text !== 'string' || text === '') throw validationFailed('IssueComment', 'body', 'body is missing');
       comment.body = text;
@@ -178,7 +215,8 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     const key = `${owner}/${repo}#${number}`;
     const pull = options.pulls[key];
     if (pull === undefined) throw notFound();
-    if (kind === 'pulls' && sub === undefined && method === 'GET') return { status: 200, payload: { number: Number(number), state: 'open', head: { sha: pull.headSha } } };
+    if (kind === 'pulls' && sub === undefined && method === 'GET')
+      return { status: 200, payload: { number: Number(number), state: 'open', head: { sha: pull.headSha } } };
     if (kind === 'pulls' && sub === 'files' && method === 'GET') {
       const { items, link } = page(url, pull.files);
       return { status: 200, payload: items, link };
@@ -190,19 +228,57 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
         return { status: 200, payload: items, link };
       }
       if (method !== 'POST') throw notFound();
-      const input = (body ?? {}) as { body?: unknown; commit_id?: unknown; path?: unknown; line?: unknown; side?: unknown; start_line?: unknown; start_side?: unknown };
-      if (typeof input.body !== 'string' || input.body === '') throw validationFailed('PullRequestReviewComment', 'body', 'body is missing');
-      if (input.commit_id !== pull.headSha) throw validationFailed('PullRequestReviewComment', 'pull_request_review_thread.end_commit_oid', 'pull_request_review_thread.end_commit_oid is not part of the pull request');
+      const input = (body ?? {}) as {
+        body?: unknown;
+        commit_id?: unknown;
+        path?: unknown;
+        line?: unknown;
+        side?: unknown;
+        start_line?: unknown;
+        start_side?: unknown;
+      };
+      if (typeof input.body !== 'string' || input.body === '')
+        throw validationFailed('PullRequestReviewComment', 'body', 'body is missing');
+      if (input.commit_id !== pull.headSha)
+        throw validationFailed(
+          'PullRequestReviewComment',
+          'pull_request_review_thread.end_commit_oid',
+          'pull_request_review_thread.end_commit_oid is not part of the pull request',
+        );
       const file = pull.files.find((f) => f.filename === input.path);
-      if (file === undefined) throw validationFailed('PullRequestReviewComment', 'pull_request_review_thread.path', 'pull_request_review_thread.path could not be resolved');
+      if (file === undefined)
+        throw validationFailed(
+          'PullRequestReviewComment',
+          'pull_request_review_thread.path',
+          'pull_request_review_thread.path could not be resolved',
+        );
       const ranges = hunkRanges(file.patch ?? '');
       const line = Number(input.line);
       const startLine = input.start_line === undefined ? null : Number(input.start_line);
       const hunk = ranges.find(([a, b]) => line >= a && line <= b);
-      if ((input.side ?? 'RIGHT') !== 'RIGHT' || !Number.isInteger(line) || hunk === undefined) throw validationFailed('PullRequestReviewComment', 'pull_request_review_thread.line', 'pull_request_review_thread.line must be part of the diff');
-      if (startLine !== null && (!(startLine < line) || startLine < hunk[0])) throw validationFailed('PullRequestReviewComment', 'pull_request_review_thread.start_line', 'pull_request_review_thread.start_line must be part of the same hunk as the line.');
+      if ((input.side ?? 'RIGHT') !== 'RIGHT' || !Number.isInteger(line) || hunk === undefined)
+        throw validationFailed(
+          'PullRequestReviewComment',
+          'pull_request_review_thread.line',
+          'pull_request_review_thread.line must be part of the diff',
+        );
+      if (startLine !== null && (!(startLine < line) || startLine < hunk[0]))
+        throw validationFailed(
+          'PullRequestReviewComment',
+          'pull_request_review_thread.start_line',
+          'pull_request_review_thread.start_line must be part of the same hunk as the line.',
+        );
       nextId += 1;
-      const comment: FakeReviewComment = { id: nextId, body: input.body, path: file.filename, line, start_line: startLine, side: 'RIGHT', commit_id: pull.headSha, user: { login } };
+      const comment: FakeReviewComment = {
+        id: nextId,
+        body: input.body,
+        path: file.filename,
+        line,
+        start_line: startLine,
+        side: 'RIGHT',
+        commit_id: pull.headSha,
+        user: { login },
+      };
       reviewComments.set(key, [...list, comment]);
       return { status: 201, payload: comment };
     }
@@ -228,21 +304,43 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
     let parsedBody: unknown = null;
     const send = (status: number, payload: unknown, headers: Record<string, string> = {}): void => {
       requests.push({ method: req.method ?? 'GET', path: `${url.pathname}${url.search}`, status, body: parsedBody });
-      res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'x-ratelimit-limit': '5000', 'x-ratelimit-remaining': '4999', ...headers });
+      res.writeHead(status, {
+        'content-type': 'application/json; charset=utf-8',
+        'x-ratelimit-limit': '5000',
+        'x-ratelimit-remaining': '4999',
+        ...headers,
+      });
       res.end(status === 204 || payload === null ? '' : JSON.stringify(payload));
     };
     try {
       parsedBody = await readJson(req);
       const n = requests.length + 1;
-      if ((req.headers['user-agent'] ?? '') === '') throw new HttpError(403, { message: 'Request forbidden by administrative rules. Please make sure your request has a User-Agent header (https://docs.github.com/en/rest/overview/resources-in-the-rest-api#user-agent-required).' });
+      if ((req.headers['user-agent'] ?? '') === '')
+        throw new HttpError(403, {
+          message:
+            'Request forbidden by administrative rules. Please make sure your request has a User-Agent header (https://docs.github.com/en/rest/overview/resources-in-the-rest-api#user-agent-required).',
+        });
       const auth = /^(?:Bearer|token)\s+(\S+)$/i.exec(req.headers.authorization ?? '')?.[1];
-      if (auth !== options.token) throw new HttpError(401, { message: 'Bad credentials', documentation_url: DOCS, status: '401' });
+      if (auth !== options.token)
+        throw new HttpError(401, { message: 'Bad credentials', documentation_url: DOCS, status: '401' });
       const retryAfter = options.rateLimitRequests?.[n];
       if (retryAfter !== undefined) {
-        throw new HttpError(403, { message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.', documentation_url: DOCS, status: '403' }, { 'retry-after': String(retryAfter) });
+        throw new HttpError(
+          403,
+          {
+            message: 'You have exceeded a secondary rate limit. Please wait a few minutes before you try again.',
+            documentation_url: DOCS,
+            status: '403',
+          },
+          { 'retry-after': String(retryAfter) },
+        );
       }
       const result = route(req.method ?? 'GET', url, parsedBody);
-      send(result.status, result.payload, result.link === undefined || result.link === null ? {} : { link: result.link });
+      send(
+        result.status,
+        result.payload,
+        result.link === undefined || result.link === null ? {} : { link: result.link },
+      );
     } catch (error) {
       if (error instanceof HttpError) send(error.status, error.payload, error.headers);
       else send(500, { message: error instanceof Error ? error.message : 'internal error' });
@@ -265,6 +363,9 @@ export async function startFakeGitHub(options: FakeGitHubOptions): Promise<FakeG
       nextId += 1;
       reviewComments.set(key, [...(reviewComments.get(key) ?? []), { ...comment, id: nextId }]);
     },
-    close: () => new Promise<void>((resolve, reject) => server.close((error) => (error === undefined ? resolve() : reject(error)))),
+    close: () =>
+      new Promise<void>((resolve, reject) =>
+        server.close((error) => (error === undefined ? resolve() : reject(error))),
+      ),
   };
 }

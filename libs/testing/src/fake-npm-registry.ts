@@ -27,7 +27,10 @@ export interface FakeNpmRegistry {
 }
 
 /** Serves `advisories` (package → advisories) and, for those packages, packuments listing `versions`. */
-export async function startFakeNpmRegistry(advisories: Readonly<Record<string, readonly BulkAdvisory[]>>, versions: Readonly<Record<string, readonly string[]>>): Promise<FakeNpmRegistry> {
+export async function startFakeNpmRegistry(
+  advisories: Readonly<Record<string, readonly BulkAdvisory[]>>,
+  versions: Readonly<Record<string, readonly string[]>>,
+): Promise<FakeNpmRegistry> {
   const queries: Record<string, string[]>[] = [];
   let url = '';
   const server: Server = createServer((req, res) => {
@@ -37,9 +40,17 @@ export async function startFakeNpmRegistry(advisories: Readonly<Record<string, r
       res.setHeader('content-type', 'application/json');
       if (req.method === 'POST' && req.url === '/-/npm/v1/security/advisories/bulk') {
         const raw = Buffer.concat(chunks);
-        const query = JSON.parse((req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8')) as Record<string, string[]>;
+        const query = JSON.parse(
+          (req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8'),
+        ) as Record<string, string[]>;
         queries.push(query);
-        res.end(JSON.stringify(Object.fromEntries(Object.keys(query).flatMap((name) => (advisories[name] === undefined ? [] : [[name, advisories[name]]])))));
+        res.end(
+          JSON.stringify(
+            Object.fromEntries(
+              Object.keys(query).flatMap((name) => (advisories[name] === undefined ? [] : [[name, advisories[name]]])),
+            ),
+          ),
+        );
         return;
       }
       const name = decodeURIComponent((req.url ?? '/').slice(1));
@@ -50,7 +61,12 @@ export async function startFakeNpmRegistry(advisories: Readonly<Record<string, r
             name,
             'dist-tags': { latest: known.at(-1) },
             modified: '2026-01-01T00:00:00.000Z',
-            versions: Object.fromEntries(known.map((v) => [v, { name, version: v, dist: { tarball: `${url}${name}/-/${name}-${v}.tgz`, shasum: '0'.repeat(40) } }])),
+            versions: Object.fromEntries(
+              known.map((v) => [
+                v,
+                { name, version: v, dist: { tarball: `${url}${name}/-/${name}-${v}.tgz`, shasum: '0'.repeat(40) } },
+              ]),
+            ),
           }),
         );
         return;

@@ -26,9 +26,17 @@ export async function startGitDaemon(basePath: string): Promise<GitDaemon> {
   const child: ChildProcess = spawn(
     'git',
     [
-      '-c', 'uploadpack.allowAnySHA1InWant=true',
-      'daemon', '--export-all', '--enable=receive-pack', '--reuseaddr', '--informative-errors',
-      `--base-path=${basePath}`, `--port=${port}`, '--listen=127.0.0.1', basePath,
+      '-c',
+      'uploadpack.allowAnySHA1InWant=true',
+      'daemon',
+      '--export-all',
+      '--enable=receive-pack',
+      '--reuseaddr',
+      '--informative-errors',
+      `--base-path=${basePath}`,
+      `--port=${port}`,
+      '--listen=127.0.0.1',
+      basePath,
     ],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );
@@ -39,7 +47,14 @@ export async function startGitDaemon(basePath: string): Promise<GitDaemon> {
     child.once('exit', (code, signal) => reject(new Error(`git daemon exited (${code ?? signal}) at start: ${log}`)));
   });
   failed.catch(() => undefined);
-  await Promise.race([eventually(async () => ((await portAccepts(port)) ? true : undefined), { timeoutMs: 10_000, intervalMs: 50, description: `git daemon on port ${port}` }), failed]);
+  await Promise.race([
+    eventually(async () => ((await portAccepts(port)) ? true : undefined), {
+      timeoutMs: 10_000,
+      intervalMs: 50,
+      description: `git daemon on port ${port}`,
+    }),
+    failed,
+  ]);
   const baseUrl = `git://127.0.0.1:${port}`;
   return {
     baseUrl,

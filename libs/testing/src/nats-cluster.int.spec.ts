@@ -40,7 +40,11 @@ describe('startPrivateNatsCluster', () => {
     await leader.kill();
     expect(leader.running).toBe(false);
     // The client fails over to a live node and the two survivors elect a new stream leader.
-    await eventually(() => js.publish('probe.a', 'two', { msgID: 'two' }).then(() => true), { timeoutMs: 30_000, intervalMs: 250, description: 'a write after the stream leader was killed' });
+    await eventually(() => js.publish('probe.a', 'two', { msgID: 'two' }).then(() => true), {
+      timeoutMs: 30_000,
+      intervalMs: 250,
+      description: 'a write after the stream leader was killed',
+    });
     const after = await jsm.streams.info('CLUSTER_PROBE');
     expect(after.state.messages).toBe(2);
     expect(after.cluster?.leader).not.toBe(leaderName);

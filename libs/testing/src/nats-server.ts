@@ -9,7 +9,10 @@ import { freePort, portAccepts } from './ports.js';
 import { eventually } from './wait.js';
 
 /** Where the machine's nats-server is (NATS_SERVER_BIN overrides). */
-const NATS_SERVER_BIN = process.env['NATS_SERVER_BIN'] ?? ['/usr/sbin/nats-server', '/usr/local/bin/nats-server', '/usr/bin/nats-server'].find((path) => existsSync(path)) ?? 'nats-server';
+const NATS_SERVER_BIN =
+  process.env['NATS_SERVER_BIN'] ??
+  ['/usr/sbin/nats-server', '/usr/local/bin/nats-server', '/usr/bin/nats-server'].find((path) => existsSync(path)) ??
+  'nats-server';
 
 export interface PrivateNatsServer {
   /** nats://127.0.0.1:<port> */
@@ -28,7 +31,9 @@ export interface PrivateNatsServer {
 }
 
 function exited(child: ChildProcess): Promise<void> {
-  return child.exitCode !== null || child.signalCode !== null ? Promise.resolve() : new Promise((resolve) => child.once('exit', () => resolve()));
+  return child.exitCode !== null || child.signalCode !== null
+    ? Promise.resolve()
+    : new Promise((resolve) => child.once('exit', () => resolve()));
 }
 
 export interface PrivateNatsServerOptions {
@@ -72,10 +77,19 @@ class NatsProcess {
     });
     const failed = new Promise<never>((_resolve, reject) => {
       started.once('error', reject);
-      started.once('exit', (code, signal) => reject(new Error(`nats-server exited (${code ?? signal}) at start: ${this.log}`)));
+      started.once('exit', (code, signal) =>
+        reject(new Error(`nats-server exited (${code ?? signal}) at start: ${this.log}`)),
+      );
     });
     // The race also handles `failed` rejecting later, when the server is killed.
-    await Promise.race([eventually(async () => ((await portAccepts(this.port)) ? true : undefined), { timeoutMs: 10_000, intervalMs: 50, description: `nats-server on port ${this.port}` }), failed]);
+    await Promise.race([
+      eventually(async () => ((await portAccepts(this.port)) ? true : undefined), {
+        timeoutMs: 10_000,
+        intervalMs: 50,
+        description: `nats-server on port ${this.port}`,
+      }),
+      failed,
+    ]);
   }
 
   /** SIGKILL: no flush, no goodbye to the clients or the other nodes. */
@@ -108,7 +122,11 @@ export async function startPrivateNatsServer(options: PrivateNatsServerOptions =
     await writeFile(configFile, options.config);
     configArgs.push('-c', configFile);
   }
-  const server = new NatsProcess([...configArgs, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir], port, storeDir);
+  const server = new NatsProcess(
+    [...configArgs, '-a', '127.0.0.1', '-p', String(port), '-js', '-sd', storeDir],
+    port,
+    storeDir,
+  );
   await server.start();
   return {
     url: `nats://127.0.0.1:${port}`,
@@ -176,12 +194,27 @@ async function reportedMetaLeader(monitorPort: number): Promise<string | undefin
  * client, route and monitoring ports with its own store; resolves once the cluster has a meta leader.
  */
 export async function startPrivateNatsCluster(options: PrivateNatsClusterOptions): Promise<PrivateNatsCluster> {
-  if (!Number.isInteger(options.nodes) || options.nodes < 1) throw new Error(`a private NATS cluster needs a whole number of nodes >= 1, got ${options.nodes}`);
+  if (!Number.isInteger(options.nodes) || options.nodes < 1)
+    throw new Error(`a private NATS cluster needs a whole number of nodes >= 1, got ${options.nodes}`);
   const root = await mkdtemp(join(tmpdir(), 'rloop-nats-cluster-'));
-  const layout: { name: string; port: number; routePort: number; monitorPort: number; storeDir: string; configFile: string }[] = [];
+  const layout: {
+    name: string;
+    port: number;
+    routePort: number;
+    monitorPort: number;
+    storeDir: string;
+    configFile: string;
+  }[] = [];
   for (let index = 0; index < options.nodes; index += 1) {
     const name = `n${index + 1}`;
-    layout.push({ name, port: await freePort(), routePort: await freePort(), monitorPort: await freePort(), storeDir: join(root, name, 'store'), configFile: join(root, name, 'nats-server.conf') });
+    layout.push({
+      name,
+      port: await freePort(),
+      routePort: await freePort(),
+      monitorPort: await freePort(),
+      storeDir: join(root, name, 'store'),
+      configFile: join(root, name, 'nats-server.conf'),
+    });
   }
   const routes = layout.map((node) => `"nats-route://127.0.0.1:${node.routePort}"`).join(', ');
   const servers = await Promise.all(
@@ -222,7 +255,10 @@ export async function startPrivateNatsCluster(options: PrivateNatsClusterOptions
   } catch (error) {
     const logs = layout.map((node, index) => `--- ${node.name}\n${servers[index]?.output() ?? ''}`).join('\n');
     await stop();
-    throw new Error(`the private NATS cluster did not form: ${error instanceof Error ? error.message : String(error)}\n${logs}`, { cause: error });
+    throw new Error(
+      `the private NATS cluster did not form: ${error instanceof Error ? error.message : String(error)}\n${logs}`,
+      { cause: error },
+    );
   }
   const nodes = layout.map((node, index): PrivateNatsNode => {
     const server = servers[index] as NatsProcess;

@@ -1,4 +1,12 @@
-import { type ConsumerInfo, type JetStreamClient, type JetStreamManager, JetStreamApiError, type PubAck, jetstream, jetstreamManager } from '@nats-io/jetstream';
+import {
+  type ConsumerInfo,
+  type JetStreamClient,
+  type JetStreamManager,
+  JetStreamApiError,
+  type PubAck,
+  jetstream,
+  jetstreamManager,
+} from '@nats-io/jetstream';
 import { type NatsConnection, connect } from '@nats-io/transport-node';
 import { DeadLetter, type Subjects, subjectsFor } from '@rloop/contracts';
 import { TEST_NATS_URL } from './environment.js';
@@ -49,7 +57,10 @@ export function subjectMatches(filter: string, subject: string): boolean {
 /** Deletes every stream of a namespace that exists, and its KV buckets (a KV bucket is a stream too). */
 export async function deleteNamespaceStreams(jsm: JetStreamManager, namespace: string): Promise<void> {
   const subjects = subjectsFor(namespace);
-  for (const stream of [...Object.values(subjects.streams), ...[subjects.criticsBucket, subjects.deliveriesBucket, subjects.journalBucket].map((bucket) => `KV_${bucket}`)]) {
+  for (const stream of [
+    ...Object.values(subjects.streams),
+    ...[subjects.criticsBucket, subjects.deliveriesBucket, subjects.journalBucket].map((bucket) => `KV_${bucket}`),
+  ]) {
     try {
       await jsm.streams.delete(stream);
     } catch (error) {
@@ -75,7 +86,13 @@ export async function connectTestNats(namespace: string): Promise<TestNats> {
       const headers: Record<string, string[]> = {};
       for (const key of msg.header?.keys() ?? []) headers[key] = msg.header.values(key);
       const data = msg.data;
-      stored.push({ subject: msg.subject, seq: msg.seq, data, headers, json: () => JSON.parse(new TextDecoder().decode(data)) as unknown });
+      stored.push({
+        subject: msg.subject,
+        seq: msg.seq,
+        data,
+        headers,
+        json: () => JSON.parse(new TextDecoder().decode(data)) as unknown,
+      });
     }
     return stored;
   }
@@ -86,7 +103,8 @@ export async function connectTestNats(namespace: string): Promise<TestNats> {
     jsm,
     namespace,
     subjects,
-    publishRaw: (subject, data, options = {}) => js.publish(subject, data, options.msgId === undefined ? {} : { msgID: options.msgId }),
+    publishRaw: (subject, data, options = {}) =>
+      js.publish(subject, data, options.msgId === undefined ? {} : { msgID: options.msgId }),
     messages,
     deadLetters: async () => {
       try {

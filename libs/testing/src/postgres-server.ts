@@ -12,7 +12,12 @@ import { eventually } from './wait.js';
 const run = promisify(execFile);
 
 /** Where the machine's PostgreSQL programs are (PG_BIN_DIR overrides). */
-const PG_BIN_DIR = process.env['PG_BIN_DIR'] ?? ['/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/16/bin', '/usr/local/bin', '/usr/bin'].find((dir) => existsSync(join(dir, 'initdb'))) ?? '/usr/lib/postgresql/15/bin';
+const PG_BIN_DIR =
+  process.env['PG_BIN_DIR'] ??
+  ['/usr/lib/postgresql/15/bin', '/usr/lib/postgresql/16/bin', '/usr/local/bin', '/usr/bin'].find((dir) =>
+    existsSync(join(dir, 'initdb')),
+  ) ??
+  '/usr/lib/postgresql/15/bin';
 
 export interface PrivatePostgresServer {
   /** postgres://postgres@127.0.0.1:<port>/postgres (trust authentication). */
@@ -52,8 +57,23 @@ export async function startPrivatePostgresServer(): Promise<PrivatePostgresServe
   let running = false;
   const start = async (): Promise<void> => {
     if (running) return;
-    await asServerUser('pg_ctl', ['-D', data, '-l', join(root, 'server.log'), '-w', '-t', '60', '-o', `-p ${port} -k ${root} -c listen_addresses=127.0.0.1`, 'start']);
-    await eventually(async () => ((await portAccepts(port)) ? true : undefined), { timeoutMs: 30_000, intervalMs: 50, description: `PostgreSQL on port ${port}` });
+    await asServerUser('pg_ctl', [
+      '-D',
+      data,
+      '-l',
+      join(root, 'server.log'),
+      '-w',
+      '-t',
+      '60',
+      '-o',
+      `-p ${port} -k ${root} -c listen_addresses=127.0.0.1`,
+      'start',
+    ]);
+    await eventually(async () => ((await portAccepts(port)) ? true : undefined), {
+      timeoutMs: 30_000,
+      intervalMs: 50,
+      description: `PostgreSQL on port ${port}`,
+    });
     running = true;
   };
   const kill = async (): Promise<void> => {
@@ -62,8 +82,16 @@ export async function startPrivatePostgresServer(): Promise<PrivatePostgresServe
     const pid = Number((await readFile(join(data, 'postmaster.pid'), 'utf8')).split('\n')[0]);
     process.kill(pid, 'SIGKILL');
     // The backends notice their postmaster is gone and exit; a new one can start once they have.
-    await eventually(() => (existsSync(`/proc/${pid}`) ? undefined : true), { timeoutMs: 10_000, intervalMs: 20, description: 'the postmaster to exit' });
-    await eventually(async () => ((await portAccepts(port)) ? undefined : true), { timeoutMs: 10_000, intervalMs: 20, description: `port ${port} to close` });
+    await eventually(() => (existsSync(`/proc/${pid}`) ? undefined : true), {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      description: 'the postmaster to exit',
+    });
+    await eventually(async () => ((await portAccepts(port)) ? undefined : true), {
+      timeoutMs: 10_000,
+      intervalMs: 20,
+      description: `port ${port} to close`,
+    });
   };
   await start();
   return {

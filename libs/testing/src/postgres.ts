@@ -29,6 +29,7 @@ export async function createTestDatabase(prefix = 'rloop_t'): Promise<TestDataba
   return {
     url: url.toString(),
     name,
-    drop: () => withAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withAdmin((client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
   };
 }

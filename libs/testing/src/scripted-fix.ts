@@ -20,4 +20,5 @@ export const RED_TEST = [
 export const INVOICE_SIGNATURE = 'export function invoiceNumber(year, sequence) {\n';
 
 /** The line the scripted implementer inserts after INVOICE_SIGNATURE: the fix. */
-export const SEQUENCE_GUARD = '  if (!Number.isInteger(sequence) || sequence < 1) throw new RangeError(`invalid invoice sequence: ${sequence}`);\n';
+export const SEQUENCE_GUARD =
+  '  if (!Number.isInteger(sequence) || sequence < 1) throw new RangeError(`invalid invoice sequence: ${sequence}`);\n';

@@ -10,7 +10,10 @@ export interface EventuallyOptions {
  * Re-checks a condition until it holds (returns a value other than undefined/false) or the
  * timeout passes. For waiting on a checkpoint or a state, never as a fixed sleep.
  */
-export async function eventually<T>(check: () => Promise<T | undefined | false> | T | undefined | false, options: EventuallyOptions = {}): Promise<T> {
+export async function eventually<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  options: EventuallyOptions = {},
+): Promise<T> {
   const timeoutMs = options.timeoutMs ?? 10_000;
   const intervalMs = options.intervalMs ?? 25;
   const deadline = Date.now() + timeoutMs;

@@ -12,7 +12,11 @@ export interface ZipInput {
  * ZIP64 end records when there are more than 65,535 entries or `zip64` is asked for), so readers
  * are tested on archives they meet in the field without a zip tool on the machine.
  */
-export function writeZip(path: string, files: readonly ZipInput[], options: { readonly zip64?: boolean; readonly store?: boolean } = {}): void {
+export function writeZip(
+  path: string,
+  files: readonly ZipInput[],
+  options: { readonly zip64?: boolean; readonly store?: boolean } = {},
+): void {
   const parts: Buffer[] = [];
   const central: Buffer[] = [];
   let offset = 0;

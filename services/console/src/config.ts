@@ -12,7 +12,10 @@ const ConsoleEnvironment = CommonEnvironment.extend({
    * request carrying it may act, recorded as that person. Only set it when nothing but the proxy
    * can reach the console.
    */
-  RLOOP_CONSOLE_TRUSTED_HEADER: z.string().regex(/^[A-Za-z0-9-]{1,64}$/, 'a header name').optional(),
+  RLOOP_CONSOLE_TRUSTED_HEADER: z
+    .string()
+    .regex(/^[A-Za-z0-9-]{1,64}$/, 'a header name')
+    .optional(),
 });
 
 export interface ConsoleConfig extends CommonSettings {
@@ -27,15 +30,20 @@ export async function loadConsoleConfig(env: NodeJS.ProcessEnv = process.env): P
   const parsed = parseEnvironment(ConsoleEnvironment, env, 'console');
   const common = commonSettings(parsed, 'console');
   if (common.ops.http === null) {
-    throw new ValidationError('CONFIG.INVALID_ENVIRONMENT', 'console: bad environment: RLOOP_HTTP_PORT: the console serves its pages there; set a port (`rloop up` gives it 9460)', [
-      { path: 'RLOOP_HTTP_PORT', message: 'required by the console' },
-    ]);
+    throw new ValidationError(
+      'CONFIG.INVALID_ENVIRONMENT',
+      'console: bad environment: RLOOP_HTTP_PORT: the console serves its pages there; set a port (`rloop up` gives it 9460)',
+      [{ path: 'RLOOP_HTTP_PORT', message: 'required by the console' }],
+    );
   }
   const catalogue = await loadYamlConfig(join(common.configDir, 'critics.yaml'), CriticCatalogue);
   return Object.freeze({
     ...common,
     http: common.ops.http,
-    access: { token: parsed.RLOOP_CONSOLE_TOKEN ?? null, trustedHeader: parsed.RLOOP_CONSOLE_TRUSTED_HEADER?.toLowerCase() ?? null },
+    access: {
+      token: parsed.RLOOP_CONSOLE_TOKEN ?? null,
+      trustedHeader: parsed.RLOOP_CONSOLE_TRUSTED_HEADER?.toLowerCase() ?? null,
+    },
     softCaps: { ...catalogue.soft_caps },
   });
 }

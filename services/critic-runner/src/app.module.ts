@@ -11,7 +11,13 @@ import { JournalClientModule } from '@rloop/journal-client';
 
 @Module({})
 export class CriticRunnerModule {
-  static forRoot(config: CriticRunnerConfig, critics: readonly CriticDefinition[], registry: RegistrySettings, llm: LlmCriticHost | null = null, coverage: RecordedCoverageStore = new RecordedCoverageStore()): DynamicModule {
+  static forRoot(
+    config: CriticRunnerConfig,
+    critics: readonly CriticDefinition[],
+    registry: RegistrySettings,
+    llm: LlmCriticHost | null = null,
+    coverage: RecordedCoverageStore = new RecordedCoverageStore(),
+  ): DynamicModule {
     return {
       module: CriticRunnerModule,
       imports: [JournalClientModule],

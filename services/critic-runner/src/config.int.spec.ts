@@ -28,16 +28,25 @@ function configWithCriticsOff(name: string, ids: readonly string[]): string {
 
 describe('critic-runner configuration', () => {
   it('starts with the shipped files, and a policy letting repositories switch a non-core critic off', async () => {
-    const config = await loadCriticRunnerConfig({ RLOOP_HOME: join(dir, 'home'), RLOOP_CONFIG_DIR: configWithCriticsOff('non-core', ['quality/complexity']) });
+    const config = await loadCriticRunnerConfig({
+      RLOOP_HOME: join(dir, 'home'),
+      RLOOP_CONFIG_DIR: configWithCriticsOff('non-core', ['quality/complexity']),
+    });
     expect(config.repoPolicy.critics_off).toEqual(['quality/complexity']);
   });
 
   it('refuses a policy letting repositories switch off a core critic, or one a dynamic trigger makes core (a language toolchain)', async () => {
-    await expect(loadCriticRunnerConfig({ RLOOP_HOME: join(dir, 'home'), RLOOP_CONFIG_DIR: configWithCriticsOff('core', ['security/sast-scanner']) })).rejects.toThrow(
-      /critics_off names core critic\(s\) security\/sast-scanner/,
-    );
-    await expect(loadCriticRunnerConfig({ RLOOP_HOME: join(dir, 'home'), RLOOP_CONFIG_DIR: configWithCriticsOff('dynamic-core', ['toolchain/python', 'quality/complexity']) })).rejects.toThrow(
-      /critics_off names core critic\(s\) toolchain\/python;/,
-    );
+    await expect(
+      loadCriticRunnerConfig({
+        RLOOP_HOME: join(dir, 'home'),
+        RLOOP_CONFIG_DIR: configWithCriticsOff('core', ['security/sast-scanner']),
+      }),
+    ).rejects.toThrow(/critics_off names core critic\(s\) security\/sast-scanner/);
+    await expect(
+      loadCriticRunnerConfig({
+        RLOOP_HOME: join(dir, 'home'),
+        RLOOP_CONFIG_DIR: configWithCriticsOff('dynamic-core', ['toolchain/python', 'quality/complexity']),
+      }),
+    ).rejects.toThrow(/critics_off names core critic\(s\) toolchain\/python;/);
   });
 });

@@ -65,16 +65,21 @@ export async function loadCriticRunnerConfig(env: NodeJS.ProcessEnv = process.en
   const core = repoPolicy.critics_off.filter((id) => everCore.has(id));
   if (core.length > 0) {
     const path = join(common.configDir, 'repo-policy.yaml');
-    throw new ValidationError('CONFIG.INVALID', `${path}: critics_off names core critic(s) ${core.join(', ')}; a core critic that does not run keeps every round incomplete — make it non-core in critics.yaml instead`, [
-      { path: 'critics_off', message: 'names a core critic' },
-    ]);
+    throw new ValidationError(
+      'CONFIG.INVALID',
+      `${path}: critics_off names core critic(s) ${core.join(', ')}; a core critic that does not run keeps every round incomplete — make it non-core in critics.yaml instead`,
+      [{ path: 'critics_off', message: 'names a core critic' }],
+    );
   }
   let anthropic: AnthropicSettings | null = null;
   if (parsed.ANTHROPIC_API_KEY !== undefined) {
     // Registered before anything can fail, so no error or log line below can carry it.
     registerSecret(parsed.ANTHROPIC_API_KEY);
     const models = await loadModelCatalogue(join(common.configDir, 'models.yaml'));
-    if (models.roles === null) throw new LlmConfigError(`${join(common.configDir, 'models.yaml')} names no roles: the LLM critics need roles.critics`);
+    if (models.roles === null)
+      throw new LlmConfigError(
+        `${join(common.configDir, 'models.yaml')} names no roles: the LLM critics need roles.critics`,
+      );
     anthropic = {
       apiKey: parsed.ANTHROPIC_API_KEY,
       ...(parsed.ANTHROPIC_BASE_URL === undefined ? {} : { baseURL: parsed.ANTHROPIC_BASE_URL }),

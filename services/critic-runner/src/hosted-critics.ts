@@ -8,14 +8,29 @@ import type { RecordedCoverageStore } from './rounds/recorded-coverage.js';
  * catalogue's timeouts, and — with an API key — the LLM critics it names (the code reviewer and
  * the prompt critics). Rounds run the LLM ones through the host, bound to the round.
  */
-export function hostedCritics(config: CriticRunnerConfig, llm: LlmCriticHost | null = null, coverage: RecordedCoverageStore | null = null): CriticDefinition[] {
-  const wanted = new Set(Object.entries(config.catalogue.critics).filter(([, entry]) => entry.host === 'builtin' && entry.requires === undefined).map(([id]) => id));
-  return [...builtInCritics({
+export function hostedCritics(
+  config: CriticRunnerConfig,
+  llm: LlmCriticHost | null = null,
+  coverage: RecordedCoverageStore | null = null,
+): CriticDefinition[] {
+  const wanted = new Set(
+    Object.entries(config.catalogue.critics)
+      .filter(([, entry]) => entry.host === 'builtin' && entry.requires === undefined)
+      .map(([id]) => id),
+  );
+  return [
+    ...builtInCritics({
       useRepoEslintConfig: config.repositoryEslintConfig,
       allowBuildScripts: config.cargoBuildScripts,
       hostEnv: config.hostEnv,
-      settings: Object.fromEntries(Object.entries(config.catalogue.critics).flatMap(([id, entry]) => (entry.settings === undefined ? [] : [[id, entry.settings]]))),
+      settings: Object.fromEntries(
+        Object.entries(config.catalogue.critics).flatMap(([id, entry]) =>
+          entry.settings === undefined ? [] : [[id, entry.settings]],
+        ),
+      ),
       ...(config.advisories === null ? {} : { advisories: config.advisories }),
       ...(coverage === null ? {} : { testCoverage: coverage.source() }),
-    }).filter((critic) => wanted.has(critic.id)), ...(llm === null ? [] : llm.staticDefinitions())];
+    }).filter((critic) => wanted.has(critic.id)),
+    ...(llm === null ? [] : llm.staticDefinitions()),
+  ];
 }

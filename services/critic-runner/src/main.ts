@@ -19,13 +19,22 @@ const { service } = await bootstrapService({
   module: (config) => {
     const anthropicLog = new Logger('Anthropic');
     // With ANTHROPIC_API_KEY the LLM critics are hosted (and registered) beside the built-in ones.
-    const llm = config.anthropic === null ? null : new LlmCriticHost(config.anthropic, config.catalogue, { warn: (m) => anthropicLog.warn(m), info: (m) => anthropicLog.log(m) });
+    const llm =
+      config.anthropic === null
+        ? null
+        : new LlmCriticHost(config.anthropic, config.catalogue, {
+            warn: (m) => anthropicLog.warn(m),
+            info: (m) => anthropicLog.log(m),
+          });
     // What the plan's test runs recorded, shared by the rounds controller (fills it) and quality/test-coverage (reads it).
     const coverage = new RecordedCoverageStore();
     return CriticRunnerModule.forRoot(config, hostedCritics(config, llm, coverage), registry, llm, coverage);
   },
   // The runner leaves the registry before it stops pulling (stopOnSignals below), so the panel stops dispatching to it first.
-  extras: (config) => ({ bus: { ...config.bus, consumer: { concurrency: config.roundConcurrency } }, handleSignals: false }),
+  extras: (config) => ({
+    bus: { ...config.bus, consumer: { concurrency: config.roundConcurrency } },
+    handleSignals: false,
+  }),
 });
 stopOnSignals(
   'critic-runner',

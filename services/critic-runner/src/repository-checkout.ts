@@ -9,7 +9,11 @@ import { type ReadOnlyCheckout, readOnlyCheckout, repositoryCacheAt } from '@rlo
  * critic-runner needs no disk shared with the gate. A plan given by local path is read in place
  * (a fleet on one host).
  */
-export async function checkoutRound(state: LoopState, round: { readonly repo_path: string; readonly commit: string }, workRoot: string): Promise<ReadOnlyCheckout> {
+export async function checkoutRound(
+  state: LoopState,
+  round: { readonly repo_path: string; readonly commit: string },
+  workRoot: string,
+): Promise<ReadOnlyCheckout> {
   const url = state.gated?.repo_url;
   if (url === undefined) return readOnlyCheckout(round.repo_path, round.commit, { workRoot });
   return repositoryCacheAt(join(workRoot, 'repos')).readOnlyCheckout(url, round.commit, { workRoot });

@@ -9,6 +9,11 @@ import { JournalClientModule } from '@rloop/journal-client';
 @Module({})
 export class GateModule {
   static forRoot(config: GateConfig): DynamicModule {
-    return { module: GateModule, imports: [JournalClientModule], controllers: [SubmitController, GatingController, ReleaseController], providers: [{ provide: GATE_CONFIG, useValue: config }] };
+    return {
+      module: GateModule,
+      imports: [JournalClientModule],
+      controllers: [SubmitController, GatingController, ReleaseController],
+      providers: [{ provide: GATE_CONFIG, useValue: config }],
+    };
   }
 }

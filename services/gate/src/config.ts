@@ -1,7 +1,13 @@
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { CommonEnvironment, type CommonSettings, commonSettings, loadYamlConfig, parseEnvironment } from '@rloop/bus';
-import { type AgentsTrust, RefinementTriggers, type ScopeLockMode, TRUST_CONFIG_FILE, TrustConfig } from '@rloop/domain';
+import {
+  type AgentsTrust,
+  RefinementTriggers,
+  type ScopeLockMode,
+  TRUST_CONFIG_FILE,
+  TrustConfig,
+} from '@rloop/domain';
 import { z } from 'zod';
 import type { RepositoryPolicy } from './intake/repository.js';
 
@@ -42,7 +48,10 @@ export async function loadGateConfig(env: NodeJS.ProcessEnv = process.env): Prom
   const triggers = await loadYamlConfig(join(common.configDir, 'refinement-triggers.yaml'), RefinementTriggers);
   const trustFile = join(common.configDir, TRUST_CONFIG_FILE);
   const trust = await loadYamlConfig(trustFile, TrustConfig);
-  const roots = [...trust.repositories.local_roots, ...(parsed.RLOOP_REPO_ROOTS?.split(':').filter((r) => r !== '') ?? [])];
+  const roots = [
+    ...trust.repositories.local_roots,
+    ...(parsed.RLOOP_REPO_ROOTS?.split(':').filter((r) => r !== '') ?? []),
+  ];
   return Object.freeze({
     ...common,
     triggers,
@@ -52,7 +61,12 @@ export async function loadGateConfig(env: NodeJS.ProcessEnv = process.env): Prom
     agents: trust.agents,
     repositories: {
       localRoots: roots.map((root) => resolveRoot(root, common.home)),
-      url: { schemes: trust.repositories.url.schemes, hosts: trust.repositories.url.hosts, localAddresses: trust.repositories.url.local_addresses, configFile: trustFile },
+      url: {
+        schemes: trust.repositories.url.schemes,
+        hosts: trust.repositories.url.hosts,
+        localAddresses: trust.repositories.url.local_addresses,
+        configFile: trustFile,
+      },
     },
     trustFile,
     scopeLock: trust.scope_lock.on_overlap,

@@ -9,6 +9,11 @@ import { JournalClientModule } from '@rloop/journal-client';
 @Module({})
 export class ImplementerModule {
   static forRoot(config: ImplementerConfig): DynamicModule {
-    return { module: ImplementerModule, imports: [JournalClientModule], controllers: [ImplementerController, HandoffController], providers: [{ provide: IMPLEMENTER_CONFIG, useValue: config }, anthropicClientsProvider] };
+    return {
+      module: ImplementerModule,
+      imports: [JournalClientModule],
+      controllers: [ImplementerController, HandoffController],
+      providers: [{ provide: IMPLEMENTER_CONFIG, useValue: config }, anthropicClientsProvider],
+    };
   }
 }

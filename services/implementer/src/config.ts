@@ -3,8 +3,23 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { CommonEnvironment, type CommonSettings, commonSettings, loadYamlConfig, parseEnvironment } from '@rloop/bus';
 import type { CodingAgent } from '@rloop/contracts';
-import { type AgentsTrust, type CredentialSource, DEFAULT_UNSERVED_FIX_POLICY, TRUST_CONFIG_FILE, TrustConfig, type UnservedFixPolicy } from '@rloop/domain';
-import { type BudgetLimits, LlmConfigError, type ModelCatalogue, type ModelSpec, findModelOrThrow, loadModelCatalogue, registerSecret } from '@rloop/llm';
+import {
+  type AgentsTrust,
+  type CredentialSource,
+  DEFAULT_UNSERVED_FIX_POLICY,
+  TRUST_CONFIG_FILE,
+  TrustConfig,
+  type UnservedFixPolicy,
+} from '@rloop/domain';
+import {
+  type BudgetLimits,
+  LlmConfigError,
+  type ModelCatalogue,
+  type ModelSpec,
+  findModelOrThrow,
+  loadModelCatalogue,
+  registerSecret,
+} from '@rloop/llm';
 import { z } from 'zod';
 import { AgentCredentialError } from './errors.js';
 import { commandEnvironment } from './shell/environment.js';
@@ -101,11 +116,16 @@ const MIB = 1024 * 1024;
 async function readCredential(source: CredentialSource, env: NodeJS.ProcessEnv, where: string): Promise<string> {
   if ('from_env' in source) {
     const value = env[source.from_env];
-    if (value === undefined || value.trim() === '') throw new AgentCredentialError(`${where} reads ${source.from_env}, which is not set in the implementer's environment`);
+    if (value === undefined || value.trim() === '')
+      throw new AgentCredentialError(
+        `${where} reads ${source.from_env}, which is not set in the implementer's environment`,
+      );
     return value.trim();
   }
   const text = await readFile(source.from_file, 'utf8').catch((error: unknown) => {
-    throw new AgentCredentialError(`${where} reads ${source.from_file}, which cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new AgentCredentialError(
+      `${where} reads ${source.from_file}, which cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
   });
   if (text.trim() === '') throw new AgentCredentialError(`${where} reads ${source.from_file}, which is empty`);
   return text.trim();
@@ -116,7 +136,11 @@ async function readCredential(source: CredentialSource, env: NodeJS.ProcessEnv, 
  * redaction (logs, errors and tool output mask it) before anything can print it; a credential the
  * operator named but that is missing stops the implementer at start, naming it.
  */
-export async function agentPolicies(agents: AgentsTrust, env: NodeJS.ProcessEnv, trustFile: string): Promise<Partial<Record<CodingAgent, AgentPolicy>>> {
+export async function agentPolicies(
+  agents: AgentsTrust,
+  env: NodeJS.ProcessEnv,
+  trustFile: string,
+): Promise<Partial<Record<CodingAgent, AgentPolicy>>> {
   const policies: Partial<Record<CodingAgent, AgentPolicy>> = {};
   for (const [agent, trust] of Object.entries(agents) as [CodingAgent, AgentsTrust[CodingAgent]][]) {
     if (trust === undefined) continue;
@@ -126,25 +150,45 @@ export async function agentPolicies(agents: AgentsTrust, env: NodeJS.ProcessEnv,
       const value = await readCredential(source, env, where);
       registerSecret(value);
       // The same value under another name would hand the fleet's own key to a process that runs a plan's code.
-      if (value === env['ANTHROPIC_API_KEY']?.trim()) throw new AgentCredentialError(`${where} is the fleet's own ANTHROPIC_API_KEY: give the agent a key of its own (one it can spend and lose without the fleet's)`);
+      if (value === env['ANTHROPIC_API_KEY']?.trim())
+        throw new AgentCredentialError(
+          `${where} is the fleet's own ANTHROPIC_API_KEY: give the agent a key of its own (one it can spend and lose without the fleet's)`,
+        );
       credentials[name] = value;
     }
-    policies[agent] = { env: credentials, timeoutMs: trust.timeout_minutes === undefined ? null : trust.timeout_minutes * 60_000 };
+    policies[agent] = {
+      env: credentials,
+      timeoutMs: trust.timeout_minutes === undefined ? null : trust.timeout_minutes * 60_000,
+    };
   }
   return policies;
 }
 
 /** The command policy from config/trust.yaml and the service's environment. */
-export async function commandPolicy(trust: TrustConfig, env: NodeJS.ProcessEnv, home: string, trustFile: string): Promise<CommandPolicy> {
+export async function commandPolicy(
+  trust: TrustConfig,
+  env: NodeJS.ProcessEnv,
+  home: string,
+  trustFile: string,
+): Promise<CommandPolicy> {
   const { sandbox } = trust.commands;
   return {
     allow: trust.commands.allow,
     env: commandEnvironment(env, trust.commands.env),
-    limits: { outputBytes: trust.commands.limits.output_mb * MIB, memoryBytes: trust.commands.limits.memory_mb === null ? null : trust.commands.limits.memory_mb * MIB },
+    limits: {
+      outputBytes: trust.commands.limits.output_mb * MIB,
+      memoryBytes: trust.commands.limits.memory_mb === null ? null : trust.commands.limits.memory_mb * MIB,
+    },
     sandbox:
       sandbox.kind === 'none'
         ? null
-        : { kind: sandbox.kind, network: sandbox.network, readOnly: sandbox.read_only, writable: sandbox.writable, hidden: [...new Set([env['HOME'] ?? homedir(), home, ...sandbox.hidden])] },
+        : {
+            kind: sandbox.kind,
+            network: sandbox.network,
+            readOnly: sandbox.read_only,
+            writable: sandbox.writable,
+            hidden: [...new Set([env['HOME'] ?? homedir(), home, ...sandbox.hidden])],
+          },
     trustFile,
     recordCoverage: trust.commands.record_coverage,
     agents: trust.agents,
@@ -164,7 +208,10 @@ export async function loadImplementerConfig(env: NodeJS.ProcessEnv = process.env
     registerSecret(parsed.ANTHROPIC_API_KEY);
     const path = join(common.configDir, 'models.yaml');
     const models = await loadModelCatalogue(path);
-    if (models.roles === null) throw new LlmConfigError(`${path} names no roles: the anthropic strategy needs roles.test_writer and roles.implementer`);
+    if (models.roles === null)
+      throw new LlmConfigError(
+        `${path} names no roles: the anthropic strategy needs roles.test_writer and roles.implementer`,
+      );
     anthropic = {
       apiKey: parsed.ANTHROPIC_API_KEY,
       ...(parsed.ANTHROPIC_BASE_URL === undefined ? {} : { baseURL: parsed.ANTHROPIC_BASE_URL }),

@@ -14,7 +14,10 @@ export const IMPLEMENTER_ERROR_CODES = {
 /** The plan's branch is checked out somewhere we do not own (e.g. the user's own checkout): we will not move it. */
 export class BranchCheckedOutError extends IllegalStateError {
   constructor(branch: string, where: string) {
-    super(IMPLEMENTER_ERROR_CODES.branchCheckedOut, `branch ${branch} is checked out at ${where}; rloop only moves it inside its own worktree`);
+    super(
+      IMPLEMENTER_ERROR_CODES.branchCheckedOut,
+      `branch ${branch} is checked out at ${where}; rloop only moves it inside its own worktree`,
+    );
   }
 }
 

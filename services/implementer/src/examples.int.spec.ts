@@ -28,7 +28,13 @@ describe('the example plans', () => {
   afterAll(() => tmp.cleanup());
 
   it('are all covered here', () => {
-    expect(readdirSync(root('examples/plans')).sort()).toEqual(['bypassed.yaml', 'fixable-high-effort.yaml', 'invalid.yaml', 'risk-surface.yaml', 'unfixable.yaml']);
+    expect(readdirSync(root('examples/plans')).sort()).toEqual([
+      'bypassed.yaml',
+      'fixable-high-effort.yaml',
+      'invalid.yaml',
+      'risk-surface.yaml',
+      'unfixable.yaml',
+    ]);
   });
 
   it.each([
@@ -41,7 +47,10 @@ describe('the example plans', () => {
     expect(spec.repo.path).toBe(`../../.rloop/samples/${variant}`);
     const resolved = resolvePlanFiles(spec.files, files.get(variant) ?? []);
     expect(resolved.issues).toEqual([]);
-    const decision = decideGate({ title: spec.title, description: spec.description, effort_level: spec.effort_level, files: resolved.files }, triggers);
+    const decision = decideGate(
+      { title: spec.title, description: spec.description, effort_level: spec.effort_level, files: resolved.files },
+      triggers,
+    );
     expect(decision.verdict).toBe(verdict);
     expect(decision.rules.map((r) => r.rule)).toEqual(rules);
     // `npm run demo` and the README's quick start run these plans: config/trust.yaml allows their commands and their repositories.
@@ -53,6 +62,15 @@ describe('the example plans', () => {
     const result = PlanSpec.safeParse(plan('invalid.yaml'));
     expect(result.success).toBe(false);
     const paths = (result.error?.issues ?? []).map((i) => i.path.join('.'));
-    expect(paths.sort()).toEqual(['', 'effort_level', 'files', 'implementer.command', 'repo', 'slug', 'test_cmd', 'title']);
+    expect(paths.sort()).toEqual([
+      '',
+      'effort_level',
+      'files',
+      'implementer.command',
+      'repo',
+      'slug',
+      'test_cmd',
+      'title',
+    ]);
   });
 });

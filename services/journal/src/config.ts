@@ -14,16 +14,19 @@ const JournalEnvironment = CommonEnvironment.extend({
 
 export interface JournalConfig extends CommonSettings {
   /** PostgreSQL (with the owner's URL for migrations, when given) or PGlite. */
-  readonly store: { readonly databaseUrl: string; readonly migrationUrl: string | null } | { readonly pgliteDir: string };
+  readonly store:
+    { readonly databaseUrl: string; readonly migrationUrl: string | null } | { readonly pgliteDir: string };
   readonly batchSize: number;
 }
 
 function storeOf(env: z.infer<typeof JournalEnvironment>, home: string): JournalConfig['store'] {
   if (env.DATABASE_URL === undefined) {
     if (env.DATABASE_MIGRATION_URL !== undefined) {
-      throw new ValidationError('CONFIG.INVALID_ENVIRONMENT', 'journal: bad environment: DATABASE_MIGRATION_URL: needs DATABASE_URL (the role the journal runs as)', [
-        { path: 'DATABASE_MIGRATION_URL', message: 'needs DATABASE_URL' },
-      ]);
+      throw new ValidationError(
+        'CONFIG.INVALID_ENVIRONMENT',
+        'journal: bad environment: DATABASE_MIGRATION_URL: needs DATABASE_URL (the role the journal runs as)',
+        [{ path: 'DATABASE_MIGRATION_URL', message: 'needs DATABASE_URL' }],
+      );
     }
     return { pgliteDir: join(home, 'journal') };
   }

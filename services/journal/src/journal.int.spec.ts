@@ -4,13 +4,27 @@ import { fileURLToPath } from 'node:url';
 import { JetStreamClient, type RunningService, startService } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
 import { JournalClient } from '@rloop/journal-client';
-import { TEST_NATS_URL, type TestDatabase, type TestNats, connectTestNats, createTestDatabase, eventually, uniqueNamespace } from '@rloop/testing';
+import {
+  TEST_NATS_URL,
+  type TestDatabase,
+  type TestNats,
+  connectTestNats,
+  createTestDatabase,
+  eventually,
+  uniqueNamespace,
+} from '@rloop/testing';
 import { JournalModule } from './app.module.js';
 import { loadJournalConfig } from './config.js';
 import { openJournalStore } from './open-store.js';
 import { envelopeFactory } from './testing/envelopes.test-helpers.js';
 
-const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined, verbose: () => undefined };
+const quiet = {
+  log: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  debug: () => undefined,
+  verbose: () => undefined,
+};
 const SHA = 'a'.repeat(40);
 
 let namespace: string;
@@ -27,14 +41,36 @@ function submitted(plan: string, runId: string): EventOf<'PlanSubmitted'> {
     'PlanSubmitted',
     plan,
     runId,
-    { plan: { slug: plan, title: 'T', description: '', effort_level: 'high', files: ['a.ts'], repo: { path: '/r', ref: 'HEAD' }, test_cmd: 'true', implementer: { strategy: 'autofix' } }, submission_id: runId },
+    {
+      plan: {
+        slug: plan,
+        title: 'T',
+        description: '',
+        effort_level: 'high',
+        files: ['a.ts'],
+        repo: { path: '/r', ref: 'HEAD' },
+        test_cmd: 'true',
+        implementer: { strategy: 'autofix' },
+      },
+      submission_id: runId,
+    },
     runId,
   );
 }
 
 /** The gate's decision, made on the run's first version (its PlanSubmitted). */
 function gated(plan: string, runId: string): EventOf<'LoopGated'> {
-  return { ...envelope('LoopGated', plan, runId, { verdict: 'run', rules: [], commit: SHA, files: ['a.ts'], repo_path: '/r', test_cmd: 'true' }), decision: { expected_version: 1, id: `d_gated_${runId}` } };
+  return {
+    ...envelope('LoopGated', plan, runId, {
+      verdict: 'run',
+      rules: [],
+      commit: SHA,
+      files: ['a.ts'],
+      repo_path: '/r',
+      test_cmd: 'true',
+    }),
+    decision: { expected_version: 1, id: `d_gated_${runId}` },
+  };
 }
 
 beforeAll(async () => {
@@ -42,7 +78,14 @@ beforeAll(async () => {
   database = await createTestDatabase('rloop_journal');
   const config = loadJournalConfig({ NATS_URL: TEST_NATS_URL, RLOOP_NAMESPACE: namespace, DATABASE_URL: database.url });
   const store = await openJournalStore(config);
-  service = await startService({ name: 'journal', module: JournalModule.forRoot(config, store), bus: config.bus, logger: quiet, handleSignals: false, exitOnFailure: false });
+  service = await startService({
+    name: 'journal',
+    module: JournalModule.forRoot(config, store),
+    bus: config.bus,
+    logger: quiet,
+    handleSignals: false,
+    exitOnFailure: false,
+  });
   client = new JetStreamClient({ service: 'journal-spec', servers: TEST_NATS_URL, namespace }, quiet);
   await client.connect();
   journal = new JournalClient(client);
@@ -63,7 +106,10 @@ describe('the journal service', () => {
     await client.publish(gated('plan-a', runId));
     const committed = await eventually(
       async () => {
-        const messages = await nats.messages(nats.subjects.streams.commits, nats.subjects.event('JournalCommitted', 'plan-a'));
+        const messages = await nats.messages(
+          nats.subjects.streams.commits,
+          nats.subjects.event('JournalCommitted', 'plan-a'),
+        );
         const last = messages.at(-1)?.json() as EventOf<'JournalCommitted'> | undefined;
         return last !== undefined && last.data.stream_version >= 2 ? last : undefined;
       },
@@ -85,7 +131,9 @@ describe('the journal service', () => {
     const event = submitted('plan-b', runId);
     await client.publish(event);
     await eventually(async () => (await journal.loopState('plan-b')).version === 1);
-    await nats.publishRaw(nats.subjects.event('PlanSubmitted', 'plan-b'), JSON.stringify(event), { msgId: 'another-message-id' });
+    await nats.publishRaw(nats.subjects.event('PlanSubmitted', 'plan-b'), JSON.stringify(event), {
+      msgId: 'another-message-id',
+    });
     await client.publish(gated('plan-b', runId));
     await eventually(async () => (await journal.loopState('plan-b')).version === 2);
     const { entries } = await journal.events('plan-b', { scope: 'all' });
@@ -98,20 +146,35 @@ describe('the journal service', () => {
     await client.publish(original);
     await eventually(async () => (await journal.loopState('plan-c')).version === 1);
     const forged = { ...original, data: { ...original.data, plan: { ...original.data.plan, title: 'forged' } } };
-    await nats.publishRaw(nats.subjects.event('PlanSubmitted', 'plan-c'), JSON.stringify(forged), { msgId: 'forged-copy' });
+    await nats.publishRaw(nats.subjects.event('PlanSubmitted', 'plan-c'), JSON.stringify(forged), {
+      msgId: 'forged-copy',
+    });
     await client.publish(gated('plan-c', runId));
-    await eventually(async () => (await journal.loopState('plan-c')).version === 2, { description: 'the LoopGated after the forged copy' });
-    const letter = await eventually(async () => (await nats.deadLetters()).find((d) => d.subject === nats.subjects.event('PlanSubmitted', 'plan-c')));
-    expect(letter).toMatchObject({ reason: 'handler_rejected', code: 'JOURNAL.EVENT_ID_CONFLICT', consumer: expect.stringContaining('journal-ingest') });
+    await eventually(async () => (await journal.loopState('plan-c')).version === 2, {
+      description: 'the LoopGated after the forged copy',
+    });
+    const letter = await eventually(async () =>
+      (await nats.deadLetters()).find((d) => d.subject === nats.subjects.event('PlanSubmitted', 'plan-c')),
+    );
+    expect(letter).toMatchObject({
+      reason: 'handler_rejected',
+      code: 'JOURNAL.EVENT_ID_CONFLICT',
+      consumer: expect.stringContaining('journal-ingest'),
+    });
     const { entries } = await journal.events('plan-c', { scope: 'all' });
-    expect(entries.map((e) => (e.event.type === 'PlanSubmitted' ? e.event.data.plan.title : e.event.type))).toEqual(['T', 'LoopGated']);
+    expect(entries.map((e) => (e.event.type === 'PlanSubmitted' ? e.event.data.plan.title : e.event.type))).toEqual([
+      'T',
+      'LoopGated',
+    ]);
   });
 
   it('answers queries: status, a missing letter as a typed error, a malformed query as a validation error', async () => {
     const plans = await journal.status();
     expect(plans.map((p) => p.plan)).toEqual(expect.arrayContaining(['plan-a', 'plan-b', 'plan-c']));
     await expect(journal.letter('d_no_such_letter_000')).rejects.toMatchObject({ code: 'JOURNAL.NOT_FOUND' });
-    await expect(client.request('journal.loop_state', { plan: 'Not A Slug' })).rejects.toMatchObject({ code: 'JOURNAL.INVALID_QUERY' });
+    await expect(client.request('journal.loop_state', { plan: 'Not A Slug' })).rejects.toMatchObject({
+      code: 'JOURNAL.INVALID_QUERY',
+    });
     expect(await journal.hasEvent('01JRUNA0000000000000000001')).toMatchObject({ found: true, plan: 'plan-a' });
   });
 
@@ -129,7 +192,10 @@ describe('the journal process at start', () => {
 
   function run(env: NodeJS.ProcessEnv): Promise<{ code: number | null; output: string }> {
     return new Promise((resolve) => {
-      const child = spawn(process.execPath, [entry], { env: { ...process.env, RLOOP_NAMESPACE: uniqueNamespace('js'), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [entry], {
+        env: { ...process.env, RLOOP_NAMESPACE: uniqueNamespace('js'), ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -138,7 +204,10 @@ describe('the journal process at start', () => {
   }
 
   it('exits with one line naming host and database when DATABASE_URL cannot connect', async () => {
-    const { code, output } = await run({ NATS_URL: TEST_NATS_URL, DATABASE_URL: 'postgres://rloop:secret-password@127.0.0.1:5999/nowhere' });
+    const { code, output } = await run({
+      NATS_URL: TEST_NATS_URL,
+      DATABASE_URL: 'postgres://rloop:secret-password@127.0.0.1:5999/nowhere',
+    });
     expect(code).toBe(1);
     expect(output).toMatch(/127\.0\.0\.1:5999/);
     expect(output).toContain('nowhere');
@@ -146,7 +215,11 @@ describe('the journal process at start', () => {
   }, 30_000);
 
   it('retries an unreachable NATS with a clear line per attempt, then exits non-zero', async () => {
-    const { code, output } = await run({ NATS_URL: 'nats://127.0.0.1:4299', DATABASE_URL: database.url, RLOOP_NATS_CONNECT_TIMEOUT_MS: '1500' });
+    const { code, output } = await run({
+      NATS_URL: 'nats://127.0.0.1:4299',
+      DATABASE_URL: database.url,
+      RLOOP_NATS_CONNECT_TIMEOUT_MS: '1500',
+    });
     expect(code).toBe(1);
     expect(output).toMatch(/NATS at nats:\/\/127\.0\.0\.1:4299 unreachable/);
     expect(output).toMatch(/journal: failed to start: BUS\.CONNECT_FAILED/);

@@ -21,10 +21,16 @@ if (process.argv[2] === 'migrate') {
     process.exit(0);
   }
   const { databaseUrl, migrationUrl } = config.store;
-  const report = await migrateJournal(migrationUrl ?? databaseUrl, migrationUrl === null ? null : databaseUrl).catch(fail);
-  process.stdout.write(`journal: ${report.applied.length === 0 ? 'the schema was up to date' : `applied ${report.applied.join(', ')}`}\n`);
+  const report = await migrateJournal(migrationUrl ?? databaseUrl, migrationUrl === null ? null : databaseUrl).catch(
+    fail,
+  );
+  process.stdout.write(
+    `journal: ${report.applied.length === 0 ? 'the schema was up to date' : `applied ${report.applied.join(', ')}`}\n`,
+  );
   if (report.runtimeRole !== null) {
-    process.stdout.write(`journal: runtime role ${report.runtimeRole.role}${report.runtimeRole.created ? ' created and' : ''} granted ${report.runtimeRole.tables.length} tables (SELECT/INSERT on events; no UPDATE, DELETE or TRUNCATE; owns nothing)\n`);
+    process.stdout.write(
+      `journal: runtime role ${report.runtimeRole.role}${report.runtimeRole.created ? ' created and' : ''} granted ${report.runtimeRole.tables.length} tables (SELECT/INSERT on events; no UPDATE, DELETE or TRUNCATE; owns nothing)\n`,
+    );
   }
   process.exit(0);
 }
@@ -39,4 +45,9 @@ if (process.argv[2] === 'rebuild') {
 }
 // Append latency and batch size are measured around the store's transactions, in the service's registry.
 const metrics = new FleetMetrics('journal', { journal: true });
-await bootstrapService({ name: 'journal', loadConfig: () => config, module: () => JournalModule.forRoot(config, observeAppends(store, metrics)), extras: () => ({ metrics }) });
+await bootstrapService({
+  name: 'journal',
+  loadConfig: () => config,
+  module: () => JournalModule.forRoot(config, observeAppends(store, metrics)),
+  extras: () => ({ metrics }),
+});

@@ -16,7 +16,10 @@ import { type JournalTables, migrateProjections } from './projections/schema.js'
  * A migration that changed what the projections hold asks for a replay (projection_replays): it is
  * done here, before the journal serves anyone.
  */
-export async function openJournalStore(config: JournalConfig, log: (line: string) => void = () => undefined): Promise<EventStoreClient> {
+export async function openJournalStore(
+  config: JournalConfig,
+  log: (line: string) => void = () => undefined,
+): Promise<EventStoreClient> {
   if ('pgliteDir' in config.store) {
     const embedded = await createEventStore({ pgliteDir: config.store.pgliteDir });
     try {
@@ -54,11 +57,25 @@ export async function openJournalStore(config: JournalConfig, log: (line: string
 }
 
 /** Replays the projections from the events when a migration asked for it, then forgets the request. */
-async function replayIfAsked(store: EventStoreClient, config: JournalConfig, log: (line: string) => void): Promise<void> {
+async function replayIfAsked(
+  store: EventStoreClient,
+  config: JournalConfig,
+  log: (line: string) => void,
+): Promise<void> {
   const db = store.db as unknown as Kysely<JournalTables>;
   const asked = await db.selectFrom('projection_replays').select(['reason']).execute();
   if (asked.length === 0) return;
   const replayed = await new ProjectionCatchUp(store, SYSTEM_CLOCK, await loadLoopConfig(config.configDir)).rebuild();
-  await db.deleteFrom('projection_replays').where('reason', 'in', asked.map((r) => r.reason)).execute();
-  if (replayed > 0) log(`journal: the projections changed shape (${asked.map((r) => r.reason).join(', ')}); replayed ${replayed} events into them`);
+  await db
+    .deleteFrom('projection_replays')
+    .where(
+      'reason',
+      'in',
+      asked.map((r) => r.reason),
+    )
+    .execute();
+  if (replayed > 0)
+    log(
+      `journal: the projections changed shape (${asked.map((r) => r.reason).join(', ')}); replayed ${replayed} events into them`,
+    );
 }

@@ -90,7 +90,10 @@ afterAll(async () => {
 
 describe('the journal’s two PostgreSQL roles', () => {
   it('migrates as the owner at start (DATABASE_MIGRATION_URL), creates the runtime role and grants it exactly the journal’s privileges', async () => {
-    const config = loadJournalConfig({ DATABASE_URL: as(database, RUNTIME, 'runtime-pw'), DATABASE_MIGRATION_URL: as(database, OWNER) });
+    const config = loadJournalConfig({
+      DATABASE_URL: as(database, RUNTIME, 'runtime-pw'),
+      DATABASE_MIGRATION_URL: as(database, OWNER),
+    });
     const store = await openJournalStore(config);
     await store.close();
     const granted = await admin(database, async (c) => {
@@ -102,13 +105,27 @@ describe('the journal’s two PostgreSQL roles', () => {
       for (const row of rows) (byTable[row.table_name] ??= []).push(row.privilege_type);
       return byTable;
     });
-    const expected = Object.fromEntries(Object.entries(JOURNAL_RUNTIME_GRANTS).filter(([, p]) => p.length > 0).map(([t, p]) => [t, [...p].sort()]));
+    const expected = Object.fromEntries(
+      Object.entries(JOURNAL_RUNTIME_GRANTS)
+        .filter(([, p]) => p.length > 0)
+        .map(([t, p]) => [t, [...p].sort()]),
+    );
     expect(granted).toEqual(expected);
     expect(granted['events']).toEqual(['INSERT', 'SELECT']);
     // Every table the migrations made is named in the grants (a new table must be given its privileges on purpose).
-    const tables = await admin(database, async (c) => (await c.query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'`)).rows.map((r) => r.name));
+    const tables = await admin(database, async (c) =>
+      (await c.query<{ name: string }>(`SELECT tablename AS name FROM pg_tables WHERE schemaname = 'public'`)).rows.map(
+        (r) => r.name,
+      ),
+    );
     expect(tables.filter((t) => !(t in JOURNAL_RUNTIME_GRANTS))).toEqual([]);
-    const owners = await admin(database, async (c) => (await c.query<{ owner: string }>(`SELECT DISTINCT tableowner AS owner FROM pg_tables WHERE schemaname = 'public'`)).rows.map((r) => r.owner));
+    const owners = await admin(database, async (c) =>
+      (
+        await c.query<{ owner: string }>(
+          `SELECT DISTINCT tableowner AS owner FROM pg_tables WHERE schemaname = 'public'`,
+        )
+      ).rows.map((r) => r.owner),
+    );
     expect(owners).toEqual([OWNER]);
   }, 60_000);
 
@@ -123,10 +140,13 @@ describe('the journal’s two PostgreSQL roles', () => {
       const projections = new ProjectionCatchUp(store, SYSTEM_CLOCK, await loadLoopConfig(DEFAULT_CONFIG_DIR));
       // A rebuild replays what lies below the server-wide commit horizon; a transaction of another
       // test on this PostgreSQL can hold it back for a moment, so rebuild until the event is in.
-      const replayed = await eventually(async () => {
-        const n = await projections.rebuild();
-        return n > 0 ? n : undefined;
-      }, { timeoutMs: 30_000, description: 'the event to be replayed into the projections' });
+      const replayed = await eventually(
+        async () => {
+          const n = await projections.rebuild();
+          return n > 0 ? n : undefined;
+        },
+        { timeoutMs: 30_000, description: 'the event to be replayed into the projections' },
+      );
       expect(replayed).toBe(1);
     } finally {
       await store.close();
@@ -164,13 +184,18 @@ describe('the journal’s two PostgreSQL roles', () => {
   it('refuses to start as the runtime role on a schema that needs migrations, saying what to run', async () => {
     await migrateJournal(as(database, OWNER), as(database, RUNTIME, 'runtime-pw'));
     // The latest migration forgotten, as on a database the owner has not migrated since an upgrade.
-    await admin(database, (c) => c.query(`DELETE FROM rloop_journal_migrations WHERE name = '0004_runs_and_decisions'`));
+    await admin(database, (c) =>
+      c.query(`DELETE FROM rloop_journal_migrations WHERE name = '0004_runs_and_decisions'`),
+    );
     const failed = await openJournalStore(loadJournalConfig({ DATABASE_URL: as(database, RUNTIME) })).then(
       () => null,
       (error: unknown) => error,
     );
     expect(failed).toBeInstanceOf(RloopError);
-    expect(failed).toMatchObject({ code: 'JOURNAL.SCHEMA_BEHIND', message: expect.stringContaining('run `node services/journal/dist/main.js migrate` with DATABASE_MIGRATION_URL') });
+    expect(failed).toMatchObject({
+      code: 'JOURNAL.SCHEMA_BEHIND',
+      message: expect.stringContaining('run `node services/journal/dist/main.js migrate` with DATABASE_MIGRATION_URL'),
+    });
     await migrateJournal(as(database, OWNER), null);
   }, 60_000);
 
@@ -178,7 +203,11 @@ describe('the journal’s two PostgreSQL roles', () => {
     const fresh = await freshDatabase();
     const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
       const child = spawn(process.execPath, [JOURNAL_MAIN, 'migrate'], {
-        env: { ...process.env, DATABASE_MIGRATION_URL: as(fresh, OWNER), DATABASE_URL: as(fresh, RUNTIME, 'runtime-pw') },
+        env: {
+          ...process.env,
+          DATABASE_MIGRATION_URL: as(fresh, OWNER),
+          DATABASE_URL: as(fresh, RUNTIME, 'runtime-pw'),
+        },
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       let output = '';
@@ -186,8 +215,16 @@ describe('the journal’s two PostgreSQL roles', () => {
       child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
       child.on('exit', (code) => resolve({ code, output }));
     });
-    expect(result).toMatchObject({ code: 0, output: expect.stringMatching(/applied store\/0001_initial_schema, .*journal\/0003_usage_indexes[\s\S]*runtime role rloop_journal_\w+ granted \d+ tables/) });
+    expect(result).toMatchObject({
+      code: 0,
+      output: expect.stringMatching(
+        /applied store\/0001_initial_schema, .*journal\/0003_usage_indexes[\s\S]*runtime role rloop_journal_\w+ granted \d+ tables/,
+      ),
+    });
     expect(result.output).not.toContain('runtime-pw');
-    expect(await asRuntime(fresh, `DELETE FROM events`)).toEqual({ code: '42501', message: 'permission denied for table events' });
+    expect(await asRuntime(fresh, `DELETE FROM events`)).toEqual({
+      code: '42501',
+      message: 'permission denied for table events',
+    });
   }, 60_000);
 });

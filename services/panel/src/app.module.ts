@@ -11,6 +11,11 @@ import { JournalClientModule } from '@rloop/journal-client';
 @Module({})
 export class PanelModule {
   static forRoot(config: PanelConfig): DynamicModule {
-    return { module: PanelModule, imports: [JournalClientModule], controllers: [DecideController, DetectController, FixDeadlineController], providers: [{ provide: PANEL_CONFIG, useValue: config }, PanelRegistry, LoopDetector] };
+    return {
+      module: PanelModule,
+      imports: [JournalClientModule],
+      controllers: [DecideController, DetectController, FixDeadlineController],
+      providers: [{ provide: PANEL_CONFIG, useValue: config }, PanelRegistry, LoopDetector],
+    };
   }
 }

@@ -1,5 +1,12 @@
 import { join } from 'node:path';
-import { CRITIC_HEALTH_DEFAULTS, CommonEnvironment, type CommonSettings, commonSettings, loadYamlConfig, parseEnvironment } from '@rloop/bus';
+import {
+  CRITIC_HEALTH_DEFAULTS,
+  CommonEnvironment,
+  type CommonSettings,
+  commonSettings,
+  loadYamlConfig,
+  parseEnvironment,
+} from '@rloop/bus';
 import { CriticCatalogue, DEFAULT_UNSERVED_FIX_POLICY, LoopConfig } from '@rloop/domain';
 import { z } from 'zod';
 
@@ -7,7 +14,12 @@ const PanelEnvironment = CommonEnvironment.extend({
   /** Only its presence matters: without it, critics that need an LLM are left out of the panel. Never logged. */
   ANTHROPIC_API_KEY: z.string().min(1).optional(),
   /** The fleet's critic heartbeat interval; the registry bucket (created by the first service to start) expires entries after three. */
-  RLOOP_CRITIC_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(CRITIC_HEALTH_DEFAULTS.heartbeatIntervalMs),
+  RLOOP_CRITIC_HEARTBEAT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(CRITIC_HEALTH_DEFAULTS.heartbeatIntervalMs),
   /** How long a starting panel waits for the catalogue's critics to register before it decides anything (default: three heartbeats). */
   RLOOP_PANEL_REGISTRY_GRACE_MS: z.coerce.number().int().min(0).max(600_000).optional(),
   /**
@@ -62,5 +74,12 @@ export async function loadPanelConfig(env: NodeJS.ProcessEnv = process.env): Pro
     // TODO(calibration): twelve heartbeats (a minute by default) outlasts a restart of NATS or a critic service.
     retryWaitMs: heartbeatIntervalMs * 12,
   };
-  return Object.freeze({ ...common, catalogue, loop, anthropicConfigured: parsed.ANTHROPIC_API_KEY !== undefined, registry, fixDeadlineMs: parsed.RLOOP_FIX_DEADLINE_MS });
+  return Object.freeze({
+    ...common,
+    catalogue,
+    loop,
+    anthropicConfigured: parsed.ANTHROPIC_API_KEY !== undefined,
+    registry,
+    fixDeadlineMs: parsed.RLOOP_FIX_DEADLINE_MS,
+  });
 }

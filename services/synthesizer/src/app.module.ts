@@ -7,6 +7,11 @@ import { SYNTHESIZER_CONFIG } from './tokens.js';
 @Module({})
 export class SynthesizerModule {
   static forRoot(config: SynthesizerConfig): DynamicModule {
-    return { module: SynthesizerModule, imports: [JournalClientModule], controllers: [LettersController], providers: [{ provide: SYNTHESIZER_CONFIG, useValue: config }] };
+    return {
+      module: SynthesizerModule,
+      imports: [JournalClientModule],
+      controllers: [LettersController],
+      providers: [{ provide: SYNTHESIZER_CONFIG, useValue: config }],
+    };
   }
 }

@@ -10,6 +10,7 @@ export interface SynthesizerConfig extends CommonSettings {
 /** Parses the synthesizer's environment and config/loop.yaml once, at start; a bad file fails the start, naming it. */
 export async function loadSynthesizerConfig(env: NodeJS.ProcessEnv = process.env): Promise<SynthesizerConfig> {
   const common = commonSettings(parseEnvironment(CommonEnvironment, env, 'synthesizer'), 'synthesizer');
-  const knownConflicts = (await loadYamlConfig(join(common.configDir, 'loop.yaml'), LoopConfig)).critic_disagreement.known_conflicts;
+  const knownConflicts = (await loadYamlConfig(join(common.configDir, 'loop.yaml'), LoopConfig)).critic_disagreement
+    .known_conflicts;
   return Object.freeze({ ...common, knownConflicts });
 }

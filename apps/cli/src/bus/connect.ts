@@ -1,8 +1,25 @@
 import type { LoggerService } from '@nestjs/common';
 import { type ConsumerMessages, DeliverPolicy, jetstream } from '@nats-io/jetstream';
 import { type NatsConnection, PermissionViolationError } from '@nats-io/transport-node';
-import { BUS_ERROR_CODES, BusAuthError, BusConnectionError, BusPermissionError, BusRequestError, JetStreamClient, NatsEnvironment, type NatsConnectionSettings, natsConnectionSettings } from '@rloop/bus';
-import { DEFAULT_NAMESPACE, type RloopEvent, type Subjects, ValidationError, parseEvent, subjectsFor } from '@rloop/contracts';
+import {
+  BUS_ERROR_CODES,
+  BusAuthError,
+  BusConnectionError,
+  BusPermissionError,
+  BusRequestError,
+  JetStreamClient,
+  NatsEnvironment,
+  type NatsConnectionSettings,
+  natsConnectionSettings,
+} from '@rloop/bus';
+import {
+  DEFAULT_NAMESPACE,
+  type RloopEvent,
+  type Subjects,
+  ValidationError,
+  parseEvent,
+  subjectsFor,
+} from '@rloop/contracts';
 import { JournalClient } from '@rloop/journal-client';
 import { CliError } from '../program.js';
 
@@ -29,9 +46,14 @@ export interface ResolvedBusFlags {
  */
 export function resolveBusFlags(flags: BusFlags, env: NodeJS.ProcessEnv = process.env): ResolvedBusFlags {
   const natsUrl = flags.natsUrl ?? env['NATS_URL'] ?? DEFAULT_NATS_URL;
-  const cleaned = Object.fromEntries(Object.entries({ ...env, NATS_URL: natsUrl }).filter(([, value]) => value !== undefined && value !== ''));
+  const cleaned = Object.fromEntries(
+    Object.entries({ ...env, NATS_URL: natsUrl }).filter(([, value]) => value !== undefined && value !== ''),
+  );
   const parsed = NatsEnvironment.safeParse(cleaned);
-  if (!parsed.success) throw new CliError(`bad NATS settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  if (!parsed.success)
+    throw new CliError(
+      `bad NATS settings: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   let nats: NatsConnectionSettings;
   try {
     nats = natsConnectionSettings(parsed.data, 'rloop');
@@ -43,7 +65,13 @@ export function resolveBusFlags(flags: BusFlags, env: NodeJS.ProcessEnv = proces
 }
 
 /** The CLI prints its own messages; the bus's log lines would only repeat them. */
-const quiet: LoggerService = { log: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined, verbose: () => undefined };
+const quiet: LoggerService = {
+  log: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  debug: () => undefined,
+  verbose: () => undefined,
+};
 
 export interface CliBus {
   readonly client: JetStreamClient;
@@ -55,7 +83,9 @@ export interface CliBus {
 
 /** The one line a user needs when NATS is not there. `servers` are printed: never pass a URL with user info. */
 export function natsUnreachable(servers: readonly string[]): CliError {
-  return new CliError(`cannot reach NATS at ${servers.join(', ')} — start it with \`nats-server -js\` (JetStream on), or point NATS_URL / --nats-url at yours`);
+  return new CliError(
+    `cannot reach NATS at ${servers.join(', ')} — start it with \`nats-server -js\` (JetStream on), or point NATS_URL / --nats-url at yours`,
+  );
 }
 
 /**
@@ -64,7 +94,9 @@ export function natsUnreachable(servers: readonly string[]): CliError {
  */
 export function fleetNotAnswering(error: BusRequestError): CliError {
   const what = error.code === BUS_ERROR_CODES.noResponders ? `no service answers ${error.subject}` : error.message;
-  return new CliError(`${what} — is the fleet running? start it with \`rloop up\`, or point --namespace / RLOOP_NAMESPACE at the one it uses`);
+  return new CliError(
+    `${what} — is the fleet running? start it with \`rloop up\`, or point --namespace / RLOOP_NAMESPACE at the one it uses`,
+  );
 }
 
 /** The NATS permission violation behind an error, if that is what it is. */
@@ -80,15 +112,27 @@ export function asCliError(error: unknown): CliError {
   if (error instanceof CliError) return error;
   const violation = permissionViolationOf(error);
   if (error instanceof BusPermissionError || violation !== null) {
-    const what = error instanceof BusPermissionError ? error.message : `NATS refused: this client's user may not ${violation?.operation === 'subscription' ? 'subscribe to' : 'publish to'} ${violation?.subject ?? '?'}`;
-    return new CliError(`${what} — this command needs another NATS user (docs/security.md#the-bus: submitter posts plans; ops reads, resumes and stops)`);
+    const what =
+      error instanceof BusPermissionError
+        ? error.message
+        : `NATS refused: this client's user may not ${violation?.operation === 'subscription' ? 'subscribe to' : 'publish to'} ${violation?.subject ?? '?'}`;
+    return new CliError(
+      `${what} — this command needs another NATS user (docs/security.md#the-bus: submitter posts plans; ops reads, resumes and stops)`,
+    );
   }
   if (error instanceof BusRequestError && error.code !== BUS_ERROR_CODES.requestFailed) return fleetNotAnswering(error);
   return new CliError(error instanceof Error ? error.message : String(error));
 }
 
 /** Connects to the fleet's NATS; a missing server is one clear line, not a stack trace. */
-export async function connectCli(flags: BusFlags, options: { readonly connectTimeoutMs?: number; readonly requestTimeoutMs?: number; readonly env?: NodeJS.ProcessEnv } = {}): Promise<CliBus> {
+export async function connectCli(
+  flags: BusFlags,
+  options: {
+    readonly connectTimeoutMs?: number;
+    readonly requestTimeoutMs?: number;
+    readonly env?: NodeJS.ProcessEnv;
+  } = {},
+): Promise<CliBus> {
   const { namespace, nats } = resolveBusFlags(flags, options.env);
   const client = new JetStreamClient(
     {
@@ -107,10 +151,19 @@ export async function connectCli(flags: BusFlags, options: { readonly connectTim
     connection = await client.connect();
   } catch (error) {
     if (error instanceof BusConnectionError) throw natsUnreachable(nats.servers);
-    if (error instanceof BusAuthError) throw new CliError(`${error.message} — check NATS_CREDS, NATS_NKEY, NATS_USER/NATS_PASSWORD, NATS_TOKEN or the TLS variables`);
+    if (error instanceof BusAuthError)
+      throw new CliError(
+        `${error.message} — check NATS_CREDS, NATS_NKEY, NATS_USER/NATS_PASSWORD, NATS_TOKEN or the TLS variables`,
+      );
     throw error;
   }
-  return { client, journal: new JournalClient(client, options.requestTimeoutMs ?? 10_000), subjects: subjectsFor(namespace), connection, close: () => client.close() };
+  return {
+    client,
+    journal: new JournalClient(client, options.requestTimeoutMs ?? 10_000),
+    subjects: subjectsFor(namespace),
+    connection,
+    close: () => client.close(),
+  };
 }
 
 export interface FollowOptions {
@@ -129,12 +182,17 @@ export interface FollowOptions {
  * for only new events, a plain subscription. Messages that fail their contract are skipped here:
  * the consumers that own them dead-letter them.
  */
-export async function followEvents(bus: CliBus, options: FollowOptions): Promise<{ readonly events: AsyncIterable<RloopEvent>; stop(): Promise<void> }> {
+export async function followEvents(
+  bus: CliBus,
+  options: FollowOptions,
+): Promise<{ readonly events: AsyncIterable<RloopEvent>; stop(): Promise<void> }> {
   if (options.onlyNew === true) return followLive(bus, options.filter);
   const js = jetstream(bus.connection);
   const consumer = await js.consumers.get(bus.subjects.streams[options.channel ?? 'events'], {
     filter_subjects: options.filter,
-    ...(options.since === undefined ? { deliver_policy: DeliverPolicy.All } : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: options.since.toISOString() }),
+    ...(options.since === undefined
+      ? { deliver_policy: DeliverPolicy.All }
+      : { deliver_policy: DeliverPolicy.StartTime, opt_start_time: options.since.toISOString() }),
   });
   const messages: ConsumerMessages = await consumer.consume();
   async function* events(): AsyncGenerator<RloopEvent> {
@@ -158,7 +216,10 @@ export async function followEvents(bus: CliBus, options: FollowOptions): Promise
  * user allowed to subscribe to `…escalation_raised.*` (ops) follows escalations without any right
  * on the streams. A re-published duplicate (same event id) is shown once.
  */
-function followLive(bus: CliBus, filter: string): { readonly events: AsyncIterable<RloopEvent>; stop(): Promise<void> } {
+function followLive(
+  bus: CliBus,
+  filter: string,
+): { readonly events: AsyncIterable<RloopEvent>; stop(): Promise<void> } {
   const subscription = bus.connection.subscribe(filter);
   const seen = new Set<string>();
   async function* events(): AsyncGenerator<RloopEvent> {
@@ -176,5 +237,8 @@ function followLive(bus: CliBus, filter: string): { readonly events: AsyncIterab
     }
   }
   // Leaving the loop over `events` closes the subscription already.
-  return { events: events(), stop: async () => void (subscription.isClosed() ? undefined : await subscription.drain()) };
+  return {
+    events: events(),
+    stop: async () => void (subscription.isClosed() ? undefined : await subscription.drain()),
+  };
 }

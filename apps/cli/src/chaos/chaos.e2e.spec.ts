@@ -19,7 +19,12 @@ const PLANS = 20;
 const UNFIXABLE_EVERY = 4;
 /** The whole run, references and chaos, stays under this. */
 const BUDGET_MS = 6 * 60_000;
-const REPLICAS: Partial<Record<FleetService, number>> = { panel: 3, synthesizer: 3, 'critic-runner': 3, implementer: 2 };
+const REPLICAS: Partial<Record<FleetService, number>> = {
+  panel: 3,
+  synthesizer: 3,
+  'critic-runner': 3,
+  implementer: 2,
+};
 const KEY = 'AKIAZ7Q4N2LM8RT3KXWP';
 const CONFIG_JS = `export const region = 'eu-west-1';\nexport const accessKeyId = '${KEY}';\n`;
 /** The fix of a fixable plan: the key comes from the environment (after a pause, so that kills land during fixes too). */
@@ -50,22 +55,38 @@ type Kind = 'fixable' | 'unfixable';
 async function submit(slug: string, kind: Kind): Promise<string> {
   const repo = await scriptedRepo(join(t.home, 'repos', slug), { 'src/config.js': CONFIG_JS });
   const command = `node ${join(t.home, 'scripts', kind === 'fixable' ? 'fix.mjs' : 'no-fix.mjs')}`;
-  const reply = await t.submit(samplePlan(slug, repo, { files: ['src/**/*.js'], implementer: { strategy: 'command', command } }));
+  const reply = await t.submit(
+    samplePlan(slug, repo, { files: ['src/**/*.js'], implementer: { strategy: 'command', command } }),
+  );
   if (reply.status !== 'accepted') throw new Error(`${slug}: ${JSON.stringify(reply)}`);
   return reply.event_id;
 }
 
 async function ended(plans: readonly string[]): Promise<Set<string>> {
   const statuses = await t.bus.journal.status();
-  return new Set(statuses.filter((s) => plans.includes(s.plan) && (s.outcome_event_id !== null || s.status === 'escalated')).map((s) => s.plan));
+  return new Set(
+    statuses
+      .filter((s) => plans.includes(s.plan) && (s.outcome_event_id !== null || s.status === 'escalated'))
+      .map((s) => s.plan),
+  );
 }
 
 async function journalRows(): Promise<{ rows: StoredRow[]; refused: Record<string, number> }> {
   const client = new pg.Client({ connectionString: t.database.url });
   await client.connect();
   try {
-    const rows = (await client.query<StoredRow>('SELECT stream_id, stream_position::int AS stream_position, event_id, type, schema_version, data, metadata FROM events ORDER BY global_position')).rows;
-    const refused = Object.fromEntries((await client.query<{ reason: string; n: number }>('SELECT reason, count(*)::int AS n FROM refused_decisions GROUP BY reason')).rows.map((r) => [r.reason, r.n]));
+    const rows = (
+      await client.query<StoredRow>(
+        'SELECT stream_id, stream_position::int AS stream_position, event_id, type, schema_version, data, metadata FROM events ORDER BY global_position',
+      )
+    ).rows;
+    const refused = Object.fromEntries(
+      (
+        await client.query<{ reason: string; n: number }>(
+          'SELECT reason, count(*)::int AS n FROM refused_decisions GROUP BY reason',
+        )
+      ).rows.map((r) => [r.reason, r.n]),
+    );
     return { rows, refused };
   } finally {
     await client.end();
@@ -73,94 +94,147 @@ async function journalRows(): Promise<{ rows: StoredRow[]; refused: Record<strin
 }
 
 describe('chaos: replicas killed with -9 while 20 plans run', () => {
-  it('every plan ends as it does undisturbed; the journal holds no step decided twice, no decision on a state it was not made on, and no dead letter but the injected ones', async () => {
-    // How each kind of plan ends undisturbed.
-    await Promise.all([submit('chaos-reference-fixable', 'fixable'), submit('chaos-reference-unfixable', 'unfixable')]);
-    await eventually(async () => ((await ended(['chaos-reference-fixable', 'chaos-reference-unfixable'])).size === 2 ? true : undefined), { timeoutMs: 120_000, intervalMs: 250, description: 'the reference plans' });
-    const storyOf = async (plan: string): Promise<string[]> => loopStory((await t.bus.journal.events(plan)).entries.map((e) => e.event));
-    const expected: Record<Kind, { status: string; story: string[] }> = {
-      fixable: { status: (await t.bus.journal.loopState('chaos-reference-fixable')).state?.status ?? '', story: await storyOf('chaos-reference-fixable') },
-      unfixable: { status: (await t.bus.journal.loopState('chaos-reference-unfixable')).state?.status ?? '', story: await storyOf('chaos-reference-unfixable') },
-    };
-    expect([expected.fixable.status, expected.unfixable.status]).toEqual(['converged', 'escalated']);
+  it(
+    'every plan ends as it does undisturbed; the journal holds no step decided twice, no decision on a state it was not made on, and no dead letter but the injected ones',
+    async () => {
+      // How each kind of plan ends undisturbed.
+      await Promise.all([
+        submit('chaos-reference-fixable', 'fixable'),
+        submit('chaos-reference-unfixable', 'unfixable'),
+      ]);
+      await eventually(
+        async () =>
+          (await ended(['chaos-reference-fixable', 'chaos-reference-unfixable'])).size === 2 ? true : undefined,
+        { timeoutMs: 120_000, intervalMs: 250, description: 'the reference plans' },
+      );
+      const storyOf = async (plan: string): Promise<string[]> =>
+        loopStory((await t.bus.journal.events(plan)).entries.map((e) => e.event));
+      const expected: Record<Kind, { status: string; story: string[] }> = {
+        fixable: {
+          status: (await t.bus.journal.loopState('chaos-reference-fixable')).state?.status ?? '',
+          story: await storyOf('chaos-reference-fixable'),
+        },
+        unfixable: {
+          status: (await t.bus.journal.loopState('chaos-reference-unfixable')).state?.status ?? '',
+          story: await storyOf('chaos-reference-unfixable'),
+        },
+      };
+      expect([expected.fixable.status, expected.unfixable.status]).toEqual(['converged', 'escalated']);
 
-    // What the test injects, and so the only dead letters it expects: a message that is not JSON, and a decision of a run no journal saw.
-    const garbageSubject = nats.subjects.event('PlanSubmitted', 'chaos-garbage');
-    await nats.publishRaw(garbageSubject, 'this is not an event');
-    const forged: EventOf<'RoundStarted'> = {
-      event_id: 'd_chaos_forged_round_01',
-      type: 'RoundStarted',
-      schema_version: currentVersion('RoundStarted'),
-      plan: 'chaos-forged',
-      correlation_id: '01JRUNCHAOSFORGED000000001',
-      causation_id: null,
-      occurred_at: new Date().toISOString(),
-      producer: 'chaos-test',
-      decision: { expected_version: 3, id: 'd_chaos_forged_round_01' },
-      data: { round: 1, phase: 'critical', phase_round: 1, k: 3, mode: 'loop', commit: 'a'.repeat(40), base_commit: 'a'.repeat(40), repo_path: '/tmp', files: [], critics: [], not_configured: [], deadline_at: new Date().toISOString() },
-    };
-    await t.bus.client.publishEvent(forged);
+      // What the test injects, and so the only dead letters it expects: a message that is not JSON, and a decision of a run no journal saw.
+      const garbageSubject = nats.subjects.event('PlanSubmitted', 'chaos-garbage');
+      await nats.publishRaw(garbageSubject, 'this is not an event');
+      const forged: EventOf<'RoundStarted'> = {
+        event_id: 'd_chaos_forged_round_01',
+        type: 'RoundStarted',
+        schema_version: currentVersion('RoundStarted'),
+        plan: 'chaos-forged',
+        correlation_id: '01JRUNCHAOSFORGED000000001',
+        causation_id: null,
+        occurred_at: new Date().toISOString(),
+        producer: 'chaos-test',
+        decision: { expected_version: 3, id: 'd_chaos_forged_round_01' },
+        data: {
+          round: 1,
+          phase: 'critical',
+          phase_round: 1,
+          k: 3,
+          mode: 'loop',
+          commit: 'a'.repeat(40),
+          base_commit: 'a'.repeat(40),
+          repo_path: '/tmp',
+          files: [],
+          critics: [],
+          not_configured: [],
+          deadline_at: new Date().toISOString(),
+        },
+      };
+      await t.bus.client.publishEvent(forged);
 
-    const chaosStart = Date.now();
-    const kinds = new Map<string, Kind>(Array.from({ length: PLANS }, (_, i) => [`chaos-${String(i + 1).padStart(2, '0')}`, i % UNFIXABLE_EVERY === UNFIXABLE_EVERY - 1 ? 'unfixable' : 'fixable'] as const));
-    const plans = [...kinds.keys()];
-    const runs = new Map(await Promise.all(plans.map(async (plan) => [plan, await submit(plan, kinds.get(plan) ?? 'fixable')] as const)));
+      const chaosStart = Date.now();
+      const kinds = new Map<string, Kind>(
+        Array.from(
+          { length: PLANS },
+          (_, i) =>
+            [
+              `chaos-${String(i + 1).padStart(2, '0')}`,
+              i % UNFIXABLE_EVERY === UNFIXABLE_EVERY - 1 ? 'unfixable' : 'fixable',
+            ] as const,
+        ),
+      );
+      const plans = [...kinds.keys()];
+      const runs = new Map(
+        await Promise.all(plans.map(async (plan) => [plan, await submit(plan, kinds.get(plan) ?? 'fixable')] as const)),
+      );
 
-    // Kill a random replica every 2-4 s until every plan has ended; each is started again at once
-    // (in the background: the next kill does not wait for it), and a replica still starting is not killed.
-    const victims: FleetMember[] = t.fleet.members.filter((m) => (REPLICAS[m.service] ?? 1) > 1);
-    const starting = new Set<string>();
-    const restarts: Promise<void>[] = [];
-    const killed: string[] = [];
-    for (;;) {
-      if ((await ended(plans)).size === plans.length) break;
-      if (Date.now() - startedAt > BUDGET_MS) {
-        await Promise.allSettled(restarts);
-        throw new Error(`not every plan ended within ${BUDGET_MS / 60_000} minutes (${killed.length} kills): ${JSON.stringify(await t.bus.journal.status())}`);
+      // Kill a random replica every 2-4 s until every plan has ended; each is started again at once
+      // (in the background: the next kill does not wait for it), and a replica still starting is not killed.
+      const victims: FleetMember[] = t.fleet.members.filter((m) => (REPLICAS[m.service] ?? 1) > 1);
+      const starting = new Set<string>();
+      const restarts: Promise<void>[] = [];
+      const killed: string[] = [];
+      for (;;) {
+        if ((await ended(plans)).size === plans.length) break;
+        if (Date.now() - startedAt > BUDGET_MS) {
+          await Promise.allSettled(restarts);
+          throw new Error(
+            `not every plan ended within ${BUDGET_MS / 60_000} minutes (${killed.length} kills): ${JSON.stringify(await t.bus.journal.status())}`,
+          );
+        }
+        await new Promise((resolve) => setTimeout(resolve, 2_000 + Math.floor(Math.random() * 2_000)));
+        const alive = victims.filter((m) => !starting.has(m.label));
+        const victim = alive[Math.floor(Math.random() * alive.length)];
+        if (victim === undefined) continue;
+        await t.fleet.kill(victim.service, victim.index);
+        killed.push(victim.label);
+        starting.add(victim.label);
+        restarts.push(t.fleet.restart(victim.service, victim.index).finally(() => starting.delete(victim.label)));
       }
-      await new Promise((resolve) => setTimeout(resolve, 2_000 + Math.floor(Math.random() * 2_000)));
-      const alive = victims.filter((m) => !starting.has(m.label));
-      const victim = alive[Math.floor(Math.random() * alive.length)];
-      if (victim === undefined) continue;
-      await t.fleet.kill(victim.service, victim.index);
-      killed.push(victim.label);
-      starting.add(victim.label);
-      restarts.push(t.fleet.restart(victim.service, victim.index).finally(() => starting.delete(victim.label)));
-    }
-    await Promise.all(restarts);
-    const chaosMs = Date.now() - chaosStart;
-    const kills = killed.length;
+      await Promise.all(restarts);
+      const chaosMs = Date.now() - chaosStart;
+      const kills = killed.length;
 
-    // Every plan ended as its kind does undisturbed.
-    for (const plan of plans) {
-      const kind = kinds.get(plan) ?? 'fixable';
-      const { state } = await t.bus.journal.loopState(plan);
-      expect({ plan, run: state?.run_id, status: state?.status, story: await storyOf(plan) }).toEqual({ plan, run: runs.get(plan), status: expected[kind].status, story: expected[kind].story });
-    }
+      // Every plan ended as its kind does undisturbed.
+      for (const plan of plans) {
+        const kind = kinds.get(plan) ?? 'fixable';
+        const { state } = await t.bus.journal.loopState(plan);
+        expect({ plan, run: state?.run_id, status: state?.status, story: await storyOf(plan) }).toEqual({
+          plan,
+          run: runs.get(plan),
+          status: expected[kind].status,
+          story: expected[kind].story,
+        });
+      }
 
-    // The whole journal, as stored: no step decided twice, every decision on the state it was made on.
-    const { rows, refused } = await journalRows();
-    const history = checkHistory(rows);
-    expect(history.problems).toEqual([]);
-    expect(history.runs.filter((r) => plans.includes(r.plan))).toHaveLength(PLANS);
+      // The whole journal, as stored: no step decided twice, every decision on the state it was made on.
+      const { rows, refused } = await journalRows();
+      const history = checkHistory(rows);
+      expect(history.problems).toEqual([]);
+      expect(history.runs.filter((r) => plans.includes(r.plan))).toHaveLength(PLANS);
 
-    // Nothing dead-lettered but what was injected (one dead letter per consumer that received it).
-    const letters = await nats.deadLetters();
-    const unexpected = letters.filter((d) => !(d.subject === garbageSubject || d.payload.includes(forged.event_id)));
-    expect(unexpected.map((d) => `${d.consumer} ${d.subject} ${d.code}: ${d.message}`)).toEqual([]);
-    expect(letters.some((d) => d.subject === garbageSubject && d.reason === 'invalid_payload')).toBe(true);
-    expect(letters.some((d) => d.payload.includes(forged.event_id) && d.code === 'JOURNAL.ORPHAN_EVENT')).toBe(true);
+      // Nothing dead-lettered but what was injected (one dead letter per consumer that received it).
+      const letters = await nats.deadLetters();
+      const unexpected = letters.filter((d) => !(d.subject === garbageSubject || d.payload.includes(forged.event_id)));
+      expect(unexpected.map((d) => `${d.consumer} ${d.subject} ${d.code}: ${d.message}`)).toEqual([]);
+      expect(letters.some((d) => d.subject === garbageSubject && d.reason === 'invalid_payload')).toBe(true);
+      expect(letters.some((d) => d.payload.includes(forged.event_id) && d.code === 'JOURNAL.ORPHAN_EVENT')).toBe(true);
 
-    const figures = {
-      plans: PLANS,
-      kills,
-      killed_by_service: Object.fromEntries([...new Set(killed.map((k) => k.split('#')[0] ?? k))].sort().map((service): [string, number] => [service, killed.filter((k) => k.startsWith(`${service}#`)).length])),
-      decisions_refused: refused,
-      events: rows.length,
-      chaos_seconds: Math.round(chaosMs / 1000),
-      wall_seconds: Math.round((Date.now() - startedAt) / 1000),
-    };
-    process.stdout.write(`chaos figures: ${JSON.stringify(figures)}\n`);
-    expect(kills).toBeGreaterThanOrEqual(5);
-  }, BUDGET_MS + 60_000);
+      const figures = {
+        plans: PLANS,
+        kills,
+        killed_by_service: Object.fromEntries(
+          [...new Set(killed.map((k) => k.split('#')[0] ?? k))]
+            .sort()
+            .map((service): [string, number] => [service, killed.filter((k) => k.startsWith(`${service}#`)).length]),
+        ),
+        decisions_refused: refused,
+        events: rows.length,
+        chaos_seconds: Math.round(chaosMs / 1000),
+        wall_seconds: Math.round((Date.now() - startedAt) / 1000),
+      };
+      process.stdout.write(`chaos figures: ${JSON.stringify(figures)}\n`);
+      expect(kills).toBeGreaterThanOrEqual(5);
+    },
+    BUDGET_MS + 60_000,
+  );
 });

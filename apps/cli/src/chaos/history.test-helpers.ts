@@ -69,7 +69,8 @@ export function checkHistory(rows: readonly StoredRow[]): { readonly problems: s
   for (const [streamId, streamRows] of byStream) {
     const ordered = [...streamRows].sort((a, b) => a.stream_position - b.stream_position);
     ordered.forEach((row, i) => {
-      if (row.stream_position !== i + 1) problems.push(`${streamId}: position ${row.stream_position} where ${i + 1} was due`);
+      if (row.stream_position !== i + 1)
+        problems.push(`${streamId}: position ${row.stream_position} where ${i + 1} was due`);
     });
     const events = ordered.map(rowEvent);
     const plan = streamId.split('/')[0] ?? streamId;
@@ -77,24 +78,35 @@ export function checkHistory(rows: readonly StoredRow[]): { readonly problems: s
     events.forEach((event, i) => {
       const position = i + 1;
       const where = `${streamId}@${position} ${event.type} ${event.event_id}`;
-      if (DECISION_TYPES.has(event.type) && event.decision === undefined) problems.push(`${where}: a decision without the version it was made on`);
+      if (DECISION_TYPES.has(event.type) && event.decision === undefined)
+        problems.push(`${where}: a decision without the version it was made on`);
       if (event.decision !== undefined) {
-        if (event.decision.expected_version >= position) problems.push(`${where}: decided on version ${event.decision.expected_version}, appended at ${position}`);
+        if (event.decision.expected_version >= position)
+          problems.push(`${where}: decided on version ${event.decision.expected_version}, appended at ${position}`);
         const admission = admitDecision(state, event.decision);
-        if (!admission.admitted) problems.push(`${where}: decided on version ${event.decision.expected_version}, but the run had changed at ${state.changed.at} (${admission.reason})`);
+        if (!admission.admitted)
+          problems.push(
+            `${where}: decided on version ${event.decision.expected_version}, but the run had changed at ${state.changed.at} (${admission.reason})`,
+          );
       }
       state = evolveLoop(state, event, position);
     });
     const of = (type: JournaledEvent['type']): JournaledEvent[] => events.filter((e) => e.type === type);
-    for (const [round, n] of countBy(of('RoundStarted').map((e) => String(roundOf(e))))) if (n > 1) problems.push(`${streamId}: round ${round} started ${n} times`);
-    for (const [round, n] of countBy(of('LetterWritten').map((e) => String(roundOf(e))))) if (n > 1) problems.push(`${streamId}: ${n} letters for round ${round}`);
-    const letters = new Set(of('LetterWritten').map((e) => (e.type === 'LetterWritten' ? e.data.letter.letter_id : '')));
+    for (const [round, n] of countBy(of('RoundStarted').map((e) => String(roundOf(e)))))
+      if (n > 1) problems.push(`${streamId}: round ${round} started ${n} times`);
+    for (const [round, n] of countBy(of('LetterWritten').map((e) => String(roundOf(e)))))
+      if (n > 1) problems.push(`${streamId}: ${n} letters for round ${round}`);
+    const letters = new Set(
+      of('LetterWritten').map((e) => (e.type === 'LetterWritten' ? e.data.letter.letter_id : '')),
+    );
     const requested = of('FixRequested').map((e) => (e.type === 'FixRequested' ? e.data.letter.letter_id : ''));
     for (const [letter, n] of countBy(requested)) {
       if (n > 1) problems.push(`${streamId}: ${n} fix requests for letter ${letter}`);
-      if (!letters.has(letter)) problems.push(`${streamId}: a fix request for letter ${letter}, which the run never wrote`);
+      if (!letters.has(letter))
+        problems.push(`${streamId}: a fix request for letter ${letter}, which the run never wrote`);
     }
-    for (const [round, n] of countBy(of('FixApplied').map((e) => String(roundOf(e))))) if (n > 1) problems.push(`${streamId}: round ${round} fixed ${n} times`);
+    for (const [round, n] of countBy(of('FixApplied').map((e) => String(roundOf(e)))))
+      if (n > 1) problems.push(`${streamId}: round ${round} fixed ${n} times`);
     runs.push({ streamId, plan, state, events });
   }
   return { problems, runs };

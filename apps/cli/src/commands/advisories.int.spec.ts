@@ -15,11 +15,19 @@ import { MINIMIST_ADVISORY, writeMinimistRepo } from './advisories.test-helpers.
 
 const CLI = fileURLToPath(new URL('../../bin/rloop.js', import.meta.url));
 
-function rloop(args: readonly string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number; stdout: string; stderr: string }> {
+function rloop(
+  args: readonly string[],
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { env: { ...process.env, RLOOP_ADVISORIES: '', ...env } }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { env: { ...process.env, RLOOP_ADVISORIES: '', ...env } },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -52,25 +60,36 @@ describe('rloop advisories update', () => {
     const home = join(work, 'home');
     const update = await rloop(['advisories', 'update', '--ecosystem', 'npm', '--url', base], { RLOOP_HOME: home });
     expect(update).toMatchObject({ code: 0 });
-    expect(update.stdout).toContain(`npm: 1 records, newest modified 2026-11-01T00:00:00Z, 0.0 MiB → ${join(home, 'advisories', 'npm', 'all.zip')}`);
+    expect(update.stdout).toContain(
+      `npm: 1 records, newest modified 2026-11-01T00:00:00Z, 0.0 MiB → ${join(home, 'advisories', 'npm', 'all.zip')}`,
+    );
     expect(update.stdout).toContain(`Use it: RLOOP_ADVISORIES=${join(home, 'advisories')}`);
 
     const repo = join(work, 'repo');
     writeMinimistRepo(repo);
     // RLOOP_ADVISORIES is what an operator sets; no registry is asked (npm_config_registry points nowhere).
-    const review = await rloop(['review', repo, '--json', '--no-cache', '--critics', 'toolchain/dependency-audit'], { RLOOP_ADVISORIES: join(home, 'advisories'), npm_config_registry: 'http://127.0.0.1:9/' });
+    const review = await rloop(['review', repo, '--json', '--no-cache', '--critics', 'toolchain/dependency-audit'], {
+      RLOOP_ADVISORIES: join(home, 'advisories'),
+      npm_config_registry: 'http://127.0.0.1:9/',
+    });
     expect(review.code).toBe(1);
     const letter = Letter.parse(JSON.parse(review.stdout));
-    expect(letter.findings.map((f) => [f.finding_type, f.file, f.line_range.start])).toEqual([['cve/GHSA-vh95-rmgr-6w4m', 'package.json', 3]]);
+    expect(letter.findings.map((f) => [f.finding_type, f.file, f.line_range.start])).toEqual([
+      ['cve/GHSA-vh95-rmgr-6w4m', 'package.json', 3],
+    ]);
     // The notes say which export was read and how old it is (the review runs at today's date).
-    expect(review.stderr).toMatch(/OSV export .*advisories: 1 npm record\(s\); newest record modified 2026-11-01, \d+ day\(s\) before this review/);
+    expect(review.stderr).toMatch(
+      /OSV export .*advisories: 1 npm record\(s\); newest record modified 2026-11-01, \d+ day\(s\) before this review/,
+    );
   }, 60_000);
 
   it('exits 1 with the way around it when the host cannot be reached, and 2 for an unknown ecosystem', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
     const offline = await rloop(['advisories', 'update', '--url', closed, '--dir', join(work, 'offline')]);
     expect(offline.code).toBe(1);
-    expect(offline.stderr).toMatch(/rloop: could not reach http:\/\/127\.0\.0\.1:\d+\/npm\/all\.zip \(ECONNREFUSED.*\): this machine has no route to it; download .* and copy it to .*offline\/npm\/all\.zip/);
+    expect(offline.stderr).toMatch(
+      /rloop: could not reach http:\/\/127\.0\.0\.1:\d+\/npm\/all\.zip \(ECONNREFUSED.*\): this machine has no route to it; download .* and copy it to .*offline\/npm\/all\.zip/,
+    );
     const unknown = await rloop(['advisories', 'update', '--ecosystem', 'maven', '--dir', join(work, 'x')]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toMatch(/unknown ecosystem "maven"; the audit reads npm, crates.io, Go, PyPI/);

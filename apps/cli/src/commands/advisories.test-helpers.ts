@@ -9,7 +9,12 @@ export const MINIMIST_ADVISORY = {
   modified: '2026-11-01T00:00:00Z',
   aliases: ['CVE-2020-7598'],
   summary: 'Prototype Pollution in minimist',
-  affected: [{ package: { ecosystem: 'npm', name: 'minimist' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '0.2.1' }] }] }],
+  affected: [
+    {
+      package: { ecosystem: 'npm', name: 'minimist' },
+      ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '0.2.1' }] }],
+    },
+  ],
   database_specific: { severity: 'MODERATE' },
 };
 
@@ -17,6 +22,9 @@ export const MINIMIST_ADVISORY = {
 export function writeMinimistRepo(dir: string): void {
   mkdirSync(dir, { recursive: true });
   writeFileSync(join(dir, 'package.json'), '{\n  "dependencies": {\n    "minimist": "0.0.8"\n  }\n}\n');
-  const lock = { lockfileVersion: 3, packages: { '': { dependencies: { minimist: '0.0.8' } }, 'node_modules/minimist': { version: '0.0.8' } } };
+  const lock = {
+    lockfileVersion: 3,
+    packages: { '': { dependencies: { minimist: '0.0.8' } }, 'node_modules/minimist': { version: '0.0.8' } },
+  };
   writeFileSync(join(dir, 'package-lock.json'), JSON.stringify(lock));
 }

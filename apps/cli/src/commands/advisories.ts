@@ -1,6 +1,13 @@
 import { statSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { AdvisoriesDownloadError, ECOSYSTEMS, type Ecosystem, OSV_EXPORT_BASE_URL, ecosystemNamed, updateAdvisories } from '@rloop/critics';
+import {
+  AdvisoriesDownloadError,
+  ECOSYSTEMS,
+  type Ecosystem,
+  OSV_EXPORT_BASE_URL,
+  ecosystemNamed,
+  updateAdvisories,
+} from '@rloop/critics';
 import { CliError, type CommandRegistrar } from '../program.js';
 import { note, out } from './options.js';
 
@@ -18,7 +25,11 @@ export function advisoriesDir(given: string | undefined, env: NodeJS.ProcessEnv 
     } catch {
       // Not there yet: the update creates it as a directory.
     }
-    if (file) throw new CliError(`RLOOP_ADVISORIES names a file (${configured}); pass --dir <directory> to download into, and point RLOOP_ADVISORIES at it`, 2);
+    if (file)
+      throw new CliError(
+        `RLOOP_ADVISORIES names a file (${configured}); pass --dir <directory> to download into, and point RLOOP_ADVISORIES at it`,
+        2,
+      );
     return resolve(configured);
   }
   return resolve(env['RLOOP_HOME'] ?? '.rloop', 'advisories');
@@ -27,17 +38,24 @@ export function advisoriesDir(given: string | undefined, env: NodeJS.ProcessEnv 
 function ecosystemsOf(names: readonly string[]): Ecosystem[] {
   return names.map((name) => {
     const ecosystem = ecosystemNamed(name);
-    if (ecosystem === null) throw new CliError(`unknown ecosystem "${name}"; the audit reads ${ECOSYSTEMS.join(', ')}`, 2);
+    if (ecosystem === null)
+      throw new CliError(`unknown ecosystem "${name}"; the audit reads ${ECOSYSTEMS.join(', ')}`, 2);
     return ecosystem;
   });
 }
 
 /** `rloop advisories update [--ecosystem npm …] [--dir <dir>] [--url <mirror>]`. */
 export const registerAdvisories: CommandRegistrar = (program) => {
-  const advisories = program.command('advisories').description("the OSV export the dependency audit reads offline (RLOOP_ADVISORIES), instead of asking npm's registry");
+  const advisories = program
+    .command('advisories')
+    .description(
+      "the OSV export the dependency audit reads offline (RLOOP_ADVISORIES), instead of asking npm's registry",
+    );
   advisories
     .command('update')
-    .description("download osv.dev's export of each ecosystem (<dir>/<ecosystem>/all.zip) for offline dependency audits")
+    .description(
+      "download osv.dev's export of each ecosystem (<dir>/<ecosystem>/all.zip) for offline dependency audits",
+    )
     .option('--ecosystem <name...>', `ecosystems to download (${ECOSYSTEMS.join(', ')})`, ['npm'])
     .option('--dir <dir>', 'the export directory (default: $RLOOP_ADVISORIES, else $RLOOP_HOME/advisories)')
     .option('--url <base>', "a mirror of osv.dev's export bucket", OSV_EXPORT_BASE_URL)
@@ -52,7 +70,9 @@ export const registerAdvisories: CommandRegistrar = (program) => {
         note(`rloop: downloading ${opts.url.replace(/\/+$/, '')}/${ecosystem}/all.zip …`);
         try {
           const result = await updateAdvisories({ ecosystem, dir, baseUrl: opts.url });
-          out(`${ecosystem}: ${result.records} records, newest modified ${result.newestModified ?? 'unknown'}, ${(result.bytes / 1_048_576).toFixed(1)} MiB → ${result.file}`);
+          out(
+            `${ecosystem}: ${result.records} records, newest modified ${result.newestModified ?? 'unknown'}, ${(result.bytes / 1_048_576).toFixed(1)} MiB → ${result.file}`,
+          );
         } catch (error) {
           if (error instanceof AdvisoriesDownloadError) throw new CliError(error.message, 1);
           throw error;

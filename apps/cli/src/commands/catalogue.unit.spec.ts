@@ -8,7 +8,10 @@ describe('the command catalogue', () => {
       const program = new Command('rloop');
       (await entry.load())(program);
       const command = program.commands.find((c) => c.name() === entry.name);
-      expect({ name: entry.name, description: command?.description() }).toEqual({ name: entry.name, description: entry.summary });
+      expect({ name: entry.name, description: command?.description() }).toEqual({
+        name: entry.name,
+        description: entry.summary,
+      });
     }
   });
 

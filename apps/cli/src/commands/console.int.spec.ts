@@ -10,7 +10,10 @@ import { consoleAddressFile, writeConsoleAddress } from './console.js';
 const RLOOP = fileURLToPath(new URL('../../bin/rloop.js', import.meta.url));
 
 function rloop(home: string, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const run = spawnSync(process.execPath, [RLOOP, ...args], { env: { ...process.env, RLOOP_HOME: home }, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, [RLOOP, ...args], {
+    env: { ...process.env, RLOOP_HOME: home },
+    encoding: 'utf8',
+  });
   return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
@@ -18,7 +21,10 @@ describe('rloop console', () => {
   it('prints the URL `rloop up` left, whose token file only its owner can read', async () => {
     const home = await mkdtemp(join(tmpdir(), 'rloop-console-'));
     try {
-      const file = await writeConsoleAddress({ url: 'http://127.0.0.1:9460/', token: 'a-token-of-sixteen-chars' }, consoleAddressFile(home));
+      const file = await writeConsoleAddress(
+        { url: 'http://127.0.0.1:9460/', token: 'a-token-of-sixteen-chars' },
+        consoleAddressFile(home),
+      );
       expect((await stat(file)).mode & 0o777).toBe(0o600);
       const run = rloop(home, 'console', '--print');
       expect(run).toMatchObject({ status: 0, stdout: 'console: http://127.0.0.1:9460/\n' });

@@ -10,7 +10,10 @@ export function consoleAddressFile(home: string = process.env['RLOOP_HOME'] ?? '
   return join(resolve(home), 'console.json');
 }
 
-export async function writeConsoleAddress(address: { readonly url: string; readonly token: string }, file: string = consoleAddressFile()): Promise<string> {
+export async function writeConsoleAddress(
+  address: { readonly url: string; readonly token: string },
+  file: string = consoleAddressFile(),
+): Promise<string> {
   await mkdir(dirname(file), { recursive: true });
   await writeFile(file, `${JSON.stringify(address)}\n`, { mode: 0o600 });
   await chmod(file, 0o600);
@@ -22,7 +25,9 @@ async function readConsoleAddress(file: string): Promise<{ url: string; token: s
   try {
     raw = JSON.parse(await readFile(file, 'utf8'));
   } catch {
-    throw new CliError(`no console address in ${file} — start the fleet with \`rloop up\` (it serves the console and writes this file), or pass --url`);
+    throw new CliError(
+      `no console address in ${file} — start the fleet with \`rloop up\` (it serves the console and writes this file), or pass --url`,
+    );
   }
   const { url, token } = (raw ?? {}) as { url?: unknown; token?: unknown };
   if (typeof url !== 'string') throw new CliError(`${file} names no console url`);
@@ -36,17 +41,27 @@ async function readConsoleAddress(file: string): Promise<{ url: string; token: s
 export const registerConsole: CommandRegistrar = (program) => {
   program
     .command('console')
-    .description('open the console (loops, convergence charts, escalations, critics) in a browser, signed in with the ops token `rloop up` made')
+    .description(
+      'open the console (loops, convergence charts, escalations, critics) in a browser, signed in with the ops token `rloop up` made',
+    )
     .option('--url <url>', 'the console to open (default: the one `rloop up` started, from $RLOOP_HOME/console.json)')
     .option('--print', 'only print the URL')
     .action(async (opts: { url?: string; print?: boolean }, _command: Command) => {
-      const address = opts.url === undefined ? await readConsoleAddress(consoleAddressFile()) : { url: opts.url, token: null };
-      const signedIn = address.token === null ? address.url : `${address.url.replace(/#.*$/, '')}#token=${encodeURIComponent(address.token)}`;
+      const address =
+        opts.url === undefined ? await readConsoleAddress(consoleAddressFile()) : { url: opts.url, token: null };
+      const signedIn =
+        address.token === null
+          ? address.url
+          : `${address.url.replace(/#.*$/, '')}#token=${encodeURIComponent(address.token)}`;
       out(`console: ${address.url}`);
       if (opts.print === true) return;
       const opener = process.platform === 'darwin' ? 'open' : 'xdg-open';
       const child = spawn(opener, [signedIn], { stdio: 'ignore', detached: true });
-      child.on('error', () => note(`rloop: could not run ${opener}; open ${address.url} yourself (the ops token is in ${consoleAddressFile()})`));
+      child.on('error', () =>
+        note(
+          `rloop: could not run ${opener}; open ${address.url} yourself (the ops token is in ${consoleAddressFile()})`,
+        ),
+      );
       child.unref();
     });
 };

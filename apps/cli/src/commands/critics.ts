@@ -20,7 +20,11 @@ export interface CriticListing {
   readonly instance_details: CriticRegistrySnapshot['critics'][number]['instances'];
 }
 
-async function lastOfEach<T extends 'CriticRegistered' | 'CriticHeartbeat'>(jsm: JetStreamManager, subjects: Subjects, type: T): Promise<{ event: EventOf<T>; at: Date }[]> {
+async function lastOfEach<T extends 'CriticRegistered' | 'CriticHeartbeat'>(
+  jsm: JetStreamManager,
+  subjects: Subjects,
+  type: T,
+): Promise<{ event: EventOf<T>; at: Date }[]> {
   const stream = subjects.streams.critics;
   const info = await jsm.streams.info(stream, { subjects_filter: subjects.eventFilter(type) });
   const found: { event: EventOf<T>; at: Date }[] = [];
@@ -37,7 +41,10 @@ async function lastOfEach<T extends 'CriticRegistered' | 'CriticHeartbeat'>(jsm:
  * Every critic the registry knows (pure): live entries from the health bucket, plus critics whose
  * entries have expired but whose registration the short-lived registry stream still holds.
  */
-export function criticListings(snapshot: CriticRegistrySnapshot, remembered: readonly { registration: EventOf<'CriticRegistered'>; lastSeen: Date }[]): CriticListing[] {
+export function criticListings(
+  snapshot: CriticRegistrySnapshot,
+  remembered: readonly { registration: EventOf<'CriticRegistered'>; lastSeen: Date }[],
+): CriticListing[] {
   const listings = new Map<string, CriticListing>();
   for (const c of snapshot.critics) {
     listings.set(c.critic_id, {
@@ -91,11 +98,20 @@ export const registerCritics: CommandRegistrar = (program) => {
       const bus = await connectCli(busFlagsOf(command));
       try {
         const bucket = await findCriticHealthBucket(bus.connection, bus.subjects.namespace);
-        const snapshot: CriticRegistrySnapshot = bucket === null ? { read_at: new Date().toISOString(), critics: [], invalid: [] } : await readCriticRegistry(bucket);
+        const snapshot: CriticRegistrySnapshot =
+          bucket === null
+            ? { read_at: new Date().toISOString(), critics: [], invalid: [] }
+            : await readCriticRegistry(bucket);
         const jsm = await jetstreamManager(bus.connection);
-        const [registrations, heartbeats] = await Promise.all([lastOfEach(jsm, bus.subjects, 'CriticRegistered'), lastOfEach(jsm, bus.subjects, 'CriticHeartbeat')]);
+        const [registrations, heartbeats] = await Promise.all([
+          lastOfEach(jsm, bus.subjects, 'CriticRegistered'),
+          lastOfEach(jsm, bus.subjects, 'CriticHeartbeat'),
+        ]);
         const lastBeat = new Map(heartbeats.map((h) => [h.event.data.critic_id, h.at]));
-        const remembered = registrations.map((r) => ({ registration: r.event, lastSeen: lastBeat.get(r.event.data.critic_id) ?? r.at }));
+        const remembered = registrations.map((r) => ({
+          registration: r.event,
+          lastSeen: lastBeat.get(r.event.data.critic_id) ?? r.at,
+        }));
         const listings = criticListings(snapshot, remembered);
         if (opts.json === true) {
           out(JSON.stringify({ critics: listings, invalid_entries: snapshot.invalid }, null, 2));
@@ -108,9 +124,14 @@ export const registerCritics: CommandRegistrar = (program) => {
         const now = new Date();
         out(`${pad('CRITIC', 40)} ${pad('EVIDENCE', 10)} ${pad('HEALTH', 7)} ${pad('INSTANCES', 9)} LAST SEEN`);
         for (const l of listings) {
-          out(`${pad(l.critic_id, 40)} ${pad(l.evidence, 10)} ${pad(l.health, 7)} ${pad(`${l.instances_alive}/${l.instances}`, 9)} ${l.last_seen} (${ago(l.last_seen, now)})`);
+          out(
+            `${pad(l.critic_id, 40)} ${pad(l.evidence, 10)} ${pad(l.health, 7)} ${pad(`${l.instances_alive}/${l.instances}`, 9)} ${l.last_seen} (${ago(l.last_seen, now)})`,
+          );
         }
-        for (const bad of snapshot.invalid) out(`! registry entry ${bad.key} is not a critic health entry: ${bad.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+        for (const bad of snapshot.invalid)
+          out(
+            `! registry entry ${bad.key} is not a critic health entry: ${bad.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+          );
       } finally {
         await bus.close();
       }

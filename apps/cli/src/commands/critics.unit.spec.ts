@@ -3,7 +3,15 @@ import type { CriticRegistrySnapshot } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
 import { criticListings } from './critics.js';
 
-const instance = (id: string, health: 'alive' | 'stale') => ({ instance_id: id, health, status: 'healthy' as const, in_flight: 0, uptime_ms: 1, version: '1', last_seen: '2026-01-01T00:00:00.000Z' });
+const instance = (id: string, health: 'alive' | 'stale') => ({
+  instance_id: id,
+  health,
+  status: 'healthy' as const,
+  in_flight: 0,
+  uptime_ms: 1,
+  version: '1',
+  last_seen: '2026-01-01T00:00:00.000Z',
+});
 
 const snapshot: CriticRegistrySnapshot = {
   read_at: '2026-01-01T00:00:01.000Z',
@@ -34,7 +42,17 @@ function registration(criticId: string): EventOf<'CriticRegistered'> {
     causation_id: null,
     occurred_at: '2025-12-31T23:00:00.000Z',
     producer: 'x',
-    data: { critic_id: criticId, instance_id: 'old', evidence: 'llm', description: 'gone now', triggers: ['**/*.sql'], phases: ['critical'], timeout_ms: 1000, heartbeat_interval_ms: 1000, version: '1' },
+    data: {
+      critic_id: criticId,
+      instance_id: 'old',
+      evidence: 'llm',
+      description: 'gone now',
+      triggers: ['**/*.sql'],
+      phases: ['critical'],
+      timeout_ms: 1000,
+      heartbeat_interval_ms: 1000,
+      version: '1',
+    },
   };
 }
 

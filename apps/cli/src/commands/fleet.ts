@@ -32,16 +32,25 @@ function fleetEnv(flags: { natsUrl?: string; namespace?: string }, extra: NodeJS
 
 /** Where each member's endpoints are, for the lines `rloop up` prints. */
 function endpointLines(members: readonly FleetMember[], host: string): string[] {
-  return members.filter((m) => m.httpPort !== null && m.service !== 'console').map((m) => `  ${m.label.padEnd(16)} http://${host}:${m.httpPort}/metrics  (/healthz, /readyz)`);
+  return members
+    .filter((m) => m.httpPort !== null && m.service !== 'console')
+    .map((m) => `  ${m.label.padEnd(16)} http://${host}:${m.httpPort}/metrics  (/healthz, /readyz)`);
 }
 
 /** `rloop up`: the whole fleet on this machine, until Ctrl-C. */
 export const registerUp: CommandRegistrar = (program) => {
   program
     .command('up')
-    .description('start the whole fleet on this machine (journal, gate, panel, critic-runner, synthesizer, implementer) and the console')
+    .description(
+      'start the whole fleet on this machine (journal, gate, panel, critic-runner, synthesizer, implementer) and the console',
+    )
     .option('--replicas <n>', 'instances of each service', parsePositiveInt, 1)
-    .option('--port <n>', 'the console listens here, each service (/healthz, /readyz, /metrics) on the next ports; 0: no HTTP endpoints', parsePort, 9460)
+    .option(
+      '--port <n>',
+      'the console listens here, each service (/healthz, /readyz, /metrics) on the next ports; 0: no HTTP endpoints',
+      parsePort,
+      9460,
+    )
     .option('-q, --quiet', "do not echo the services' log lines")
     .addHelpText(
       'after',
@@ -69,7 +78,9 @@ export const registerUp: CommandRegistrar = (program) => {
       if (opts.port !== 0) {
         const url = `http://127.0.0.1:${opts.port}/`;
         const saved = await writeConsoleAddress({ url, token });
-        out(`console: ${url}  (\`rloop console\` opens it signed in; ops token in ${saved}${madeUp ? ', made up for this run' : ''})`);
+        out(
+          `console: ${url}  (\`rloop console\` opens it signed in; ops token in ${saved}${madeUp ? ', made up for this run' : ''})`,
+        );
         for (const line of endpointLines(fleet.members, '127.0.0.1')) out(line);
       }
       await new Promise<void>((resolveStop, rejectStop) => {
@@ -81,7 +92,9 @@ export const registerUp: CommandRegistrar = (program) => {
         process.once('SIGTERM', stop);
         fleet.unexpectedExit.then(
           (member) => {
-            note(`rloop: ${member.label} exited unexpectedly; stopping the fleet. Last lines:\n${member.tail.join('\n')}`);
+            note(
+              `rloop: ${member.label} exited unexpectedly; stopping the fleet. Last lines:\n${member.tail.join('\n')}`,
+            );
             process.exitCode = 1;
             stop();
           },
@@ -92,7 +105,11 @@ export const registerUp: CommandRegistrar = (program) => {
 };
 
 /** Writes the run's journal and letters next to each other, for reading after the fleet is gone. */
-async function exportRun(bus: CliBus, plan: string, dir: string): Promise<{ journal: string; letters: string[]; escalation: string | null }> {
+async function exportRun(
+  bus: CliBus,
+  plan: string,
+  dir: string,
+): Promise<{ journal: string; letters: string[]; escalation: string | null }> {
   await mkdir(join(dir, 'letters'), { recursive: true });
   const { entries } = await bus.journal.events(plan);
   const events: JournaledEvent[] = entries.map((e) => e.event);
@@ -126,34 +143,56 @@ async function scrapeMetrics(fleet: Fleet, dir: string): Promise<string> {
     if (member.httpPort === null) continue;
     const response = await fetch(`http://127.0.0.1:${member.httpPort}/metrics`);
     if (!response.ok) throw new CliError(`${member.label}'s /metrics answered ${response.status}`);
-    await writeFile(join(dir, `${member.service}${member.index === 1 ? '' : `-${member.index}`}.prom`), await response.text());
+    await writeFile(
+      join(dir, `${member.service}${member.index === 1 ? '' : `-${member.index}`}.prom`),
+      await response.text(),
+    );
   }
   return relative(process.cwd(), dir) || dir;
 }
 
 interface SampleRepoModule {
-  createSampleRepo(dir: string, variant: 'fixable' | 'unfixable', options?: { force?: boolean }): Promise<{ dir: string; commit: string }>;
+  createSampleRepo(
+    dir: string,
+    variant: 'fixable' | 'unfixable',
+    options?: { force?: boolean },
+  ): Promise<{ dir: string; commit: string }>;
 }
 
 /** `rloop demo`: the fleet on a sample plan, start to finish. */
 export const registerDemo: CommandRegistrar = (program) => {
   program
     .command('demo')
-    .description('run the fleet on a sample repository and plan: gate, critic rounds, letters, fixes, outcome — then stop')
+    .description(
+      'run the fleet on a sample repository and plan: gate, critic rounds, letters, fixes, outcome — then stop',
+    )
     .option('--variant <variant>', 'fixable (converges) | unfixable (escalates)', 'fixable')
     .option('-v, --verbose', "echo the services' log lines")
-    .option('--metrics', "serve every service's /metrics during the run (ports from 9461) and save a scrape of each next to the journal before the fleet stops")
+    .option(
+      '--metrics',
+      "serve every service's /metrics during the run (ports from 9461) and save a scrape of each next to the journal before the fleet stops",
+    )
     .action(async (opts: { variant: string; verbose?: boolean; metrics?: boolean }, command: Command) => {
-      if (opts.variant !== 'fixable' && opts.variant !== 'unfixable') throw new CliError(`--variant must be fixable or unfixable, not ${opts.variant}`);
+      if (opts.variant !== 'fixable' && opts.variant !== 'unfixable')
+        throw new CliError(`--variant must be fixable or unfixable, not ${opts.variant}`);
       const flags = busFlagsOf(command);
       await ensureNats(flags);
       const home = resolve(process.env['RLOOP_HOME'] ?? join(REPO_ROOT, '.rloop'));
-      const samples = (await import(new URL('../../../../examples/sample-repo.mjs', import.meta.url).href)) as SampleRepoModule;
+      const samples = (await import(
+        new URL('../../../../examples/sample-repo.mjs', import.meta.url).href
+      )) as SampleRepoModule;
       const repo = await samples.createSampleRepo(join(home, 'samples', opts.variant), opts.variant, { force: true });
       note(`rloop demo: sample repository (${opts.variant}) at ${repo.dir}, commit ${repo.commit.slice(0, 12)}`);
-      const planFile = join(REPO_ROOT, 'examples', 'plans', opts.variant === 'fixable' ? 'fixable-high-effort.yaml' : 'unfixable.yaml');
+      const planFile = join(
+        REPO_ROOT,
+        'examples',
+        'plans',
+        opts.variant === 'fixable' ? 'fixable-high-effort.yaml' : 'unfixable.yaml',
+      );
       const plan = { ...(await loadPlanFile(planFile)), repo: { path: repo.dir, ref: 'main' } };
-      note(`rloop demo: starting the fleet (journal: ${process.env['DATABASE_URL'] === undefined ? `embedded PGlite under ${relative(process.cwd(), home) || '.'}` : 'DATABASE_URL'})…`);
+      note(
+        `rloop demo: starting the fleet (journal: ${process.env['DATABASE_URL'] === undefined ? `embedded PGlite under ${relative(process.cwd(), home) || '.'}` : 'DATABASE_URL'})…`,
+      );
       const fleet: Fleet = await startFleet({
         env: fleetEnv(flags, { RLOOP_HOME: home }),
         ...(opts.metrics === true ? { httpPortBase: DEMO_METRICS_PORT - 1 } : {}),
@@ -170,7 +209,10 @@ export const registerDemo: CommandRegistrar = (program) => {
           note(`rloop demo: stopped the previous ${slug} run (${previous.status})`);
         }
         const reply = await postPlan(bus, plan);
-        if (reply.status === 'rejected') throw new CliError(`the sample plan was rejected: ${reply.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`);
+        if (reply.status === 'rejected')
+          throw new CliError(
+            `the sample plan was rejected: ${reply.errors.map((e) => `${e.path}: ${e.message}`).join('; ')}`,
+          );
         note(`rloop demo: plan ${reply.plan} accepted; following the loop…`);
         const result = await watchRun(bus, reply.plan, reply.event_id, { json: false, timeoutMs: 15 * 60_000 });
         await waitForJournal(bus, reply.plan, reply.event_id);
@@ -181,7 +223,9 @@ export const registerDemo: CommandRegistrar = (program) => {
         out(reportSummaryLineFor(report, reportPath));
         out(`branch:  rloop/${reply.plan} in ${repo.dir} (git -C ${repo.dir} log --oneline rloop/${reply.plan})`);
         out(`journal: ${exported.journal}`);
-        out(`letters: ${exported.letters.length > 0 ? relative(process.cwd(), join(home, 'demo', reply.plan, 'letters')) : '(none)'} (${exported.letters.length} rounds)`);
+        out(
+          `letters: ${exported.letters.length > 0 ? relative(process.cwd(), join(home, 'demo', reply.plan, 'letters')) : '(none)'} (${exported.letters.length} rounds)`,
+        );
         if (exported.escalation !== null) out(`escalation report: ${exported.escalation}`);
         if (opts.metrics === true) out(`metrics: ${await scrapeMetrics(fleet, join(dir, 'metrics'))}`);
         process.exitCode = exitCodeFor(result.outcome);

@@ -5,7 +5,10 @@ import type { BusFlags } from '../bus/connect.js';
 /** The global flags every networked command understands (see `rloop --help`). */
 export function busFlagsOf(command: Command): BusFlags {
   const opts = command.optsWithGlobals<{ natsUrl?: string; namespace?: string }>();
-  return { ...(opts.natsUrl === undefined ? {} : { natsUrl: opts.natsUrl }), ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }) };
+  return {
+    ...(opts.natsUrl === undefined ? {} : { natsUrl: opts.natsUrl }),
+    ...(opts.namespace === undefined ? {} : { namespace: opts.namespace }),
+  };
 }
 
 // What the CLI prints comes from the journal, critics, repositories and models: control characters

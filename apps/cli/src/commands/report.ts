@@ -2,7 +2,13 @@ import type { Command } from 'commander';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join, relative, resolve } from 'node:path';
 import type { JournaledEvent } from '@rloop/contracts';
-import { type LoopReport, buildLoopReport, renderReportHtml, renderReportMarkdown, reportSummaryLine } from '@rloop/domain';
+import {
+  type LoopReport,
+  buildLoopReport,
+  renderReportHtml,
+  renderReportMarkdown,
+  reportSummaryLine,
+} from '@rloop/domain';
 import { type CliBus, connectCli } from '../bus/connect.js';
 import { CliError, type CommandRegistrar } from '../program.js';
 import { busFlagsOf, out } from './options.js';
@@ -15,8 +21,13 @@ export async function loadLoopReport(bus: CliBus, slug: string): Promise<LoopRep
   const { entries } = await bus.journal.events(slug);
   if (entries.length === 0) throw new CliError(`no plan ${slug} in the journal`);
   const events: JournaledEvent[] = entries.map((e) => e.event);
-  const types = [...new Set(events.flatMap((e) => (e.type === 'LetterWritten' ? e.data.letter.findings.map((f) => f.finding_type) : [])))];
-  const learnings = types.length === 0 ? [] : await bus.journal.learnings({ findingTypes: types, minLoops: 2, limit: 50 });
+  const types = [
+    ...new Set(
+      events.flatMap((e) => (e.type === 'LetterWritten' ? e.data.letter.findings.map((f) => f.finding_type) : [])),
+    ),
+  ];
+  const learnings =
+    types.length === 0 ? [] : await bus.journal.learnings({ findingTypes: types, minLoops: 2, limit: 50 });
   return buildLoopReport(events, learnings);
 }
 
@@ -54,8 +65,10 @@ export async function waitForJournal(bus: CliBus, plan: string, runId: string, t
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const { state } = await bus.journal.loopState(plan);
-    if (state !== null && state.run_id === runId && (state.outcome_event_id !== null || state.status === 'escalated')) return;
-    if (Date.now() > deadline) throw new CliError(`the journal did not record the end of ${plan} within ${timeoutMs / 1000} s`);
+    if (state !== null && state.run_id === runId && (state.outcome_event_id !== null || state.status === 'escalated'))
+      return;
+    if (Date.now() > deadline)
+      throw new CliError(`the journal did not record the end of ${plan} within ${timeoutMs / 1000} s`);
     await new Promise((resolveWait) => setTimeout(resolveWait, 50));
   }
 }
@@ -64,12 +77,15 @@ export async function waitForJournal(bus: CliBus, plan: string, runId: string, t
 export const registerReport: CommandRegistrar = (program) => {
   program
     .command('report')
-    .description("a loop's final report: outcome and why, the trend, key moments, what was fixed (finding → round → commit), what is open, learnings, tests added, cost and time per round")
+    .description(
+      "a loop's final report: outcome and why, the trend, key moments, what was fixed (finding → round → commit), what is open, learnings, tests added, cost and time per round",
+    )
     .argument('<slug>', 'the plan (its latest run)')
     .option('--format <format>', 'md | html (one self-contained page with the chart) | json', 'md')
     .option('-o, --output <file>', 'write it to a file instead of stdout')
     .action(async (slug: string, opts: { format: string; output?: string }, command: Command) => {
-      if (!(REPORT_FORMATS as readonly string[]).includes(opts.format)) throw new CliError(`--format must be md, html or json, not ${opts.format}`);
+      if (!(REPORT_FORMATS as readonly string[]).includes(opts.format))
+        throw new CliError(`--format must be md, html or json, not ${opts.format}`);
       const bus = await connectCli(busFlagsOf(command));
       try {
         const text = renderReport(await loadLoopReport(bus, slug), opts.format as ReportFormat);

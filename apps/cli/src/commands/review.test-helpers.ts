@@ -39,7 +39,10 @@ export interface ReviewRun {
 }
 
 /** `rloop review <args>`: its exit code, stdout, and stderr followed by the one-line error the binary would print. */
-export async function runReviewCli(args: readonly string[], options: { env?: Partial<ReviewEnvironment>; extraCritics?: CriticDefinition[] } = {}): Promise<ReviewRun> {
+export async function runReviewCli(
+  args: readonly string[],
+  options: { env?: Partial<ReviewEnvironment>; extraCritics?: CriticDefinition[] } = {},
+): Promise<ReviewRun> {
   const out: string[] = [];
   const err: string[] = [];
   const io: ReviewIo = {

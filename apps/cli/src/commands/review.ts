@@ -65,27 +65,34 @@ interface RawOptions {
 function wholeNumber(option: string, min: number): (value: string) => number {
   return (value) => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new CliError(`${option} expects a whole number of ${min} or more, got "${value}"`, REVIEW_EXIT_CODES.usage);
+    if (!Number.isInteger(n) || n < min)
+      throw new CliError(`${option} expects a whole number of ${min} or more, got "${value}"`, REVIEW_EXIT_CODES.usage);
     return n;
   };
 }
 
 /** The format from --format or one of the old flags (--json, --sarif, --md); two at once is a usage error. */
-export function formatOf(options: Pick<RawOptions, 'format' | 'json' | 'sarif' | 'md'>, fallback: ReportFormat): ReportFormat {
+export function formatOf(
+  options: Pick<RawOptions, 'format' | 'json' | 'sarif' | 'md'>,
+  fallback: ReportFormat,
+): ReportFormat {
   const chosen = [
     ...(options.format === undefined ? [] : [options.format]),
     ...(options.json === true ? ['json'] : []),
     ...(options.sarif === true ? ['sarif'] : []),
     ...(options.md === true ? ['md'] : []),
   ];
-  if (new Set(chosen).size > 1) throw new CliError(`choose one output format, not ${chosen.join(' and ')}`, REVIEW_EXIT_CODES.usage);
+  if (new Set(chosen).size > 1)
+    throw new CliError(`choose one output format, not ${chosen.join(' and ')}`, REVIEW_EXIT_CODES.usage);
   const format = chosen[0] ?? fallback;
-  if (!(REPORT_FORMATS as readonly string[]).includes(format)) throw new CliError(`--format must be one of ${REPORT_FORMATS.join(', ')}, not ${format}`, REVIEW_EXIT_CODES.usage);
+  if (!(REPORT_FORMATS as readonly string[]).includes(format))
+    throw new CliError(`--format must be one of ${REPORT_FORMATS.join(', ')}, not ${format}`, REVIEW_EXIT_CODES.usage);
   return format as ReportFormat;
 }
 
 function toRequest(path: string, o: RawOptions): ReviewRequest {
-  if (!(FAIL_ON as readonly string[]).includes(o.failOn)) throw new CliError(`--fail-on must be one of ${FAIL_ON.join(', ')}, not ${o.failOn}`, REVIEW_EXIT_CODES.usage);
+  if (!(FAIL_ON as readonly string[]).includes(o.failOn))
+    throw new CliError(`--fail-on must be one of ${FAIL_ON.join(', ')}, not ${o.failOn}`, REVIEW_EXIT_CODES.usage);
   return {
     path,
     format: formatOf(o, 'stylish'),
@@ -126,24 +133,40 @@ export function reviewCommandWith(io: ReviewIo | null = null): CommandRegistrar 
   return (program: Command): void => {
     program
       .command('review')
-      .description('review a directory with every check and print the findings (exit 0 clean, 1 findings, 2 usage error, 3 incomplete)')
+      .description(
+        'review a directory with every check and print the findings (exit 0 clean, 1 findings, 2 usage error, 3 incomplete)',
+      )
       .argument('<path>', 'directory to review (a git checkout or not)')
       .option('--files <glob...>', 'review only files matching these globs; !glob leaves files out')
       .option('--exclude <glob...>', 'never review files matching these globs (on top of .rloop.yaml and .rloopignore)')
       .option('--base <ref>', 'review only lines changed since this git ref (e.g. origin/main in a pull request)')
       .addOption(new Option('--format <format>', 'output format').choices(REPORT_FORMATS))
       .option('-o, --output <file>', 'write the report to a file instead of stdout')
-      .option('--sarif-output <file>', 'also write SARIF to a file (as do --json-output, --md-output, --stylish-output, --github-output, --gitlab-output)')
+      .option(
+        '--sarif-output <file>',
+        'also write SARIF to a file (as do --json-output, --md-output, --stylish-output, --github-output, --gitlab-output)',
+      )
       .option('--json-output <file>', 'also write the JSON report to a file')
       .option('--md-output <file>', 'also write the Markdown report to a file')
       .option('--stylish-output <file>', 'also write the terminal report (no colour) to a file')
       .addOption(new Option('--github-output <file>', 'also write GitHub workflow annotations to a file').hideHelp())
       .option('--gitlab-output <file>', "also write GitLab's code quality report to a file")
-      .addOption(new Option('--fail-on <tier>', 'lowest tier that fails the review (exit 1)').choices(FAIL_ON).default('critical'))
-      .option('--max-findings <n>', 'also fail (exit 1) when there are more than n findings of any tier', wholeNumber('--max-findings', 0))
+      .addOption(
+        new Option('--fail-on <tier>', 'lowest tier that fails the review (exit 1)')
+          .choices(FAIL_ON)
+          .default('critical'),
+      )
+      .option(
+        '--max-findings <n>',
+        'also fail (exit 1) when there are more than n findings of any tier',
+        wholeNumber('--max-findings', 0),
+      )
       .option('--config <file>', 'configuration file (default: .rloop.yaml at the repository root)')
       .option('--baseline <file>', 'report only findings that are not in this baseline')
-      .option('--write-baseline <file>', 'record every current finding in a baseline file (then exit 0, or 3 when incomplete)')
+      .option(
+        '--write-baseline <file>',
+        'record every current finding in a baseline file (then exit 0, or 3 when incomplete)',
+      )
       .option('-v, --verbose', 'show code excerpts and each check as it runs')
       .option('--no-llm', 'do not run the LLM review even when ANTHROPIC_API_KEY is set')
       .option('--critics <id...>', 'run only these checks')
@@ -151,10 +174,22 @@ export function reviewCommandWith(io: ReviewIo | null = null): CommandRegistrar 
       .option('--cache-dir <dir>', 'incremental analysis cache (default: ~/.cache/rloop/review/<hash of path>)')
       .option('--no-cache', 'do not read or write the incremental cache')
       .option('--registry <url>', 'npm registry for the dependency audit')
-      .option('--advisories <path>', 'audit dependencies offline against this OSV export (a directory or all.zip; default: $RLOOP_ADVISORIES; `rloop advisories update` downloads one)')
-      .option('--coverage <path>', "what the tests ran: coverage-final.json (c8 --reporter=json, jest --coverage, vitest, nyc) or a NODE_V8_COVERAGE directory; reports changed lines the tests never run")
-      .option('--allow-build-scripts', "let cargo run the crates' build scripts and proc macros for the Rust check (the repository's code: only for repositories you trust)")
-      .option('--repo-eslint-config', "load the repository's own ESLint config (it runs the repository's code: only for repositories you trust)")
+      .option(
+        '--advisories <path>',
+        'audit dependencies offline against this OSV export (a directory or all.zip; default: $RLOOP_ADVISORIES; `rloop advisories update` downloads one)',
+      )
+      .option(
+        '--coverage <path>',
+        'what the tests ran: coverage-final.json (c8 --reporter=json, jest --coverage, vitest, nyc) or a NODE_V8_COVERAGE directory; reports changed lines the tests never run',
+      )
+      .option(
+        '--allow-build-scripts',
+        "let cargo run the crates' build scripts and proc macros for the Rust check (the repository's code: only for repositories you trust)",
+      )
+      .option(
+        '--repo-eslint-config',
+        "load the repository's own ESLint config (it runs the repository's code: only for repositories you trust)",
+      )
       .option(
         '--max-file-bytes <n>',
         'read files up to this size; larger ones are skipped and no longer make the review incomplete (default: .rloop.yaml max_file_bytes, else 4 MiB and a skipped file makes it incomplete)',

@@ -5,7 +5,15 @@ import { type LoopState, escapeControlChars } from '@rloop/domain';
 import { type CliBus, connectCli, fleetNotAnswering, followEvents, permissionViolationOf } from '../bus/connect.js';
 import { loadPlanFile } from '../plans/load-plan.js';
 import { CliError, type CommandRegistrar } from '../program.js';
-import { OUTCOMES, type Outcome, type Progress, exitCodeFor, initialProgress, reduceProgress, renderProgress } from '../watch/progress.js';
+import {
+  OUTCOMES,
+  type Outcome,
+  type Progress,
+  exitCodeFor,
+  initialProgress,
+  reduceProgress,
+  renderProgress,
+} from '../watch/progress.js';
 import { busFlagsOf, note, out, parsePositiveInt } from './options.js';
 import { loadLoopReport, reportDir, reportSummaryLineFor, waitForJournal, writeLoopReport } from './report.js';
 
@@ -22,8 +30,13 @@ const WATCH_POLL_MS = 2_000;
  * never became the plan's current one (another submission held the slug) ends when the journal
  * has its PlanRejected.
  */
-export function outcomeOf(state: Pick<LoopState, 'run_id' | 'status'> | null, runId: string, runEvents: readonly RloopEvent[]): Outcome | null {
-  if (state !== null && state.run_id === runId) return (OUTCOMES as readonly string[]).includes(state.status) ? (state.status as Outcome) : null;
+export function outcomeOf(
+  state: Pick<LoopState, 'run_id' | 'status'> | null,
+  runId: string,
+  runEvents: readonly RloopEvent[],
+): Outcome | null {
+  if (state !== null && state.run_id === runId)
+    return (OUTCOMES as readonly string[]).includes(state.status) ? (state.status as Outcome) : null;
   return runEvents.some((e) => e.type === 'PlanRejected') ? 'rejected' : null;
 }
 
@@ -35,8 +48,17 @@ export function outcomeOf(state: Pick<LoopState, 'run_id' | 'status'> | null, ru
  * the watch. `onEvent` sees every committed event of the run; the progress line is redrawn on a
  * terminal and printed per change otherwise.
  */
-export async function watchRun(bus: CliBus, plan: string, runId: string, options: { json: boolean; timeoutMs?: number }): Promise<WatchResult> {
-  const follow = await followEvents(bus, { filter: bus.subjects.event('JournalCommitted', plan), channel: 'commits', onlyNew: true });
+export async function watchRun(
+  bus: CliBus,
+  plan: string,
+  runId: string,
+  options: { json: boolean; timeoutMs?: number },
+): Promise<WatchResult> {
+  const follow = await followEvents(bus, {
+    filter: bus.subjects.event('JournalCommitted', plan),
+    channel: 'commits',
+    onlyNew: true,
+  });
   const tty = process.stderr.isTTY && !options.json;
   let progress = initialProgress(plan);
   let lastLine = '';
@@ -79,7 +101,8 @@ export async function watchRun(bus: CliBus, plan: string, runId: string, options
       lostSince = null;
     } catch (error) {
       if (!(error instanceof BusRequestError) || error.code === BUS_ERROR_CODES.requestFailed) throw error;
-      if (lostSince === null && !options.json) note(`${plan}: the journal does not answer (${error.message}); still watching`);
+      if (lostSince === null && !options.json)
+        note(`${plan}: the journal does not answer (${error.message}); still watching`);
       lostSince ??= Date.now();
     }
   };
@@ -92,7 +115,10 @@ export async function watchRun(bus: CliBus, plan: string, runId: string, options
       if (left <= 0) break;
       pending ??= announcements.next();
       let timer: NodeJS.Timeout | undefined;
-      const woke = await Promise.race([pending.then((r) => (r.done === true ? 'ended' : 'announced')), new Promise<'poll'>((resolve) => (timer = setTimeout(() => resolve('poll'), left)))]);
+      const woke = await Promise.race([
+        pending.then((r) => (r.done === true ? 'ended' : 'announced')),
+        new Promise<'poll'>((resolve) => (timer = setTimeout(() => resolve('poll'), left))),
+      ]);
       clearTimeout(timer);
       if (woke !== 'poll') pending = null;
       if (woke === 'ended') break;
@@ -102,7 +128,10 @@ export async function watchRun(bus: CliBus, plan: string, runId: string, options
     if (tty) process.stderr.write('\n');
     await follow.stop();
   }
-  if (outcome === null) throw new CliError(`stopped watching ${plan} before the loop ended (timeout); it goes on in the fleet — see \`rloop status ${plan}\``);
+  if (outcome === null)
+    throw new CliError(
+      `stopped watching ${plan} before the loop ended (timeout); it goes on in the fleet — see \`rloop status ${plan}\``,
+    );
   return { outcome, progress: { ...progress, outcome } };
 }
 
@@ -158,12 +187,20 @@ export const registerSubmit: CommandRegistrar = (program) => {
           process.exitCode = 1;
           return;
         }
-        if (opts.json !== true) note(`accepted: ${reply.plan} (event ${reply.event_id}${reply.duplicate ? ', already submitted before' : ''})`);
+        if (opts.json !== true)
+          note(
+            `accepted: ${reply.plan} (event ${reply.event_id}${reply.duplicate ? ', already submitted before' : ''})`,
+          );
         if (opts.watch !== true && opts.json !== true) return;
-        const result = await watchRun(bus, reply.plan, reply.event_id, { json: opts.json === true, ...(opts.timeout === undefined ? {} : { timeoutMs: opts.timeout * 1000 }) }).catch((error: unknown) => {
+        const result = await watchRun(bus, reply.plan, reply.event_id, {
+          json: opts.json === true,
+          ...(opts.timeout === undefined ? {} : { timeoutMs: opts.timeout * 1000 }),
+        }).catch((error: unknown) => {
           // A submitter may post plans but not follow the journal: the plan runs all the same.
           if (permissionViolationOf(error) === null) throw error;
-          throw new CliError(`accepted: ${reply.plan} (event ${reply.event_id}), but this NATS user may not follow what the journal commits — see \`rloop status ${reply.plan}\` as a user that may (docs/security.md#the-bus)`);
+          throw new CliError(
+            `accepted: ${reply.plan} (event ${reply.event_id}), but this NATS user may not follow what the journal commits — see \`rloop status ${reply.plan}\` as a user that may (docs/security.md#the-bus)`,
+          );
         });
         if (opts.json === true) out(summaryLine(reply.plan, result.outcome, result.progress.round));
         else note(await finishedSummary(bus, reply.plan, reply.event_id));
@@ -173,4 +210,3 @@ export const registerSubmit: CommandRegistrar = (program) => {
       }
     });
 };
-

@@ -40,7 +40,11 @@ function renderUser(identity: NatsIdentity, publicKey: string): string {
  * The `authorization` block for these identities, each authenticated by the nkey in `keys`
  * (public keys only: the configuration holds no secret). Deterministic for the same input.
  */
-export function renderAuthConfig(identities: readonly NatsIdentity[], keys: ReadonlyMap<string, string>, namespace: string): string {
+export function renderAuthConfig(
+  identities: readonly NatsIdentity[],
+  keys: ReadonlyMap<string, string>,
+  namespace: string,
+): string {
   const users = identities.map((identity) => {
     const key = keys.get(identity.name);
     if (key === undefined) throw new Error(`no nkey for ${identity.name}`);
@@ -63,7 +67,8 @@ export function renderAuthConfig(identities: readonly NatsIdentity[], keys: Read
 /** The public nkey of each user named in a rendered configuration (the comment line before its block). */
 export function keysOfAuthConfig(text: string): Map<string, string> {
   const keys = new Map<string, string>();
-  for (const match of text.matchAll(/# (\S+) \([a-z]+\):[^\n]*\n\s*\{\n\s*nkey: "(U[A-Z2-7]+)"/g)) keys.set(match[1] ?? '', match[2] ?? '');
+  for (const match of text.matchAll(/# (\S+) \([a-z]+\):[^\n]*\n\s*\{\n\s*nkey: "(U[A-Z2-7]+)"/g))
+    keys.set(match[1] ?? '', match[2] ?? '');
   return keys;
 }
 
@@ -92,12 +97,19 @@ async function writeSecret(path: string, content: string): Promise<void> {
  * and `<out>/secrets/nats/<name>.env` (NATS_NKEY and NATS_INBOX_PREFIX for that user), both 0600.
  * Refuses to replace existing credentials unless `force` (every key is then new).
  */
-export async function writeNatsConfig(options: { readonly out: string; readonly namespace: string; readonly critics: readonly string[]; readonly force: boolean }): Promise<GeneratedNatsConfig> {
+export async function writeNatsConfig(options: {
+  readonly out: string;
+  readonly namespace: string;
+  readonly critics: readonly string[];
+  readonly force: boolean;
+}): Promise<GeneratedNatsConfig> {
   const out = resolve(options.out);
   const authPath = join(out, 'nats', 'auth.conf');
   const secretsDir = join(out, 'secrets', 'nats');
   if (!options.force && (await exists(secretsDir))) {
-    throw new Error(`${secretsDir} exists: its seeds are what the running fleet signs in with; pass --force to replace every key`);
+    throw new Error(
+      `${secretsDir} exists: its seeds are what the running fleet signs in with; pass --force to replace every key`,
+    );
   }
   const identities = fleetPermissions({ namespace: options.namespace, critics: options.critics });
   const keys = new Map<string, string>();
@@ -117,7 +129,16 @@ export async function writeNatsConfig(options: { readonly out: string; readonly 
     const seedFile = join(secretsDir, `${identity.name}.nk`);
     await writeSecret(seedFile, `${seeds.get(identity.name) ?? ''}\n`);
     const envFile = join(secretsDir, `${identity.name}.env`);
-    await writeSecret(envFile, [`# NATS user ${identity.name} (${identity.role}) of namespace ${options.namespace}`, `NATS_NKEY=${seedFile}`, `NATS_INBOX_PREFIX=${identity.inboxPrefix}`, `RLOOP_NAMESPACE=${options.namespace}`, ''].join('\n'));
+    await writeSecret(
+      envFile,
+      [
+        `# NATS user ${identity.name} (${identity.role}) of namespace ${options.namespace}`,
+        `NATS_NKEY=${seedFile}`,
+        `NATS_INBOX_PREFIX=${identity.inboxPrefix}`,
+        `RLOOP_NAMESPACE=${options.namespace}`,
+        '',
+      ].join('\n'),
+    );
     seedFiles.push(seedFile);
     envFiles.push(envFile);
   }

@@ -54,7 +54,8 @@ export const FLEET_BUS_USE: Readonly<Record<string, ServiceBusUse>> = {
     journalClaim: true,
   },
   gate: {
-    description: 'the gate: answers plans.submit, gates accepted plans, queues overlapping ones and starts them when the loops they wait for end',
+    description:
+      'the gate: answers plans.submit, gates accepted plans, queues overlapping ones and starts them when the loops they wait for end',
     consumes: [
       { handler: 'gate-plans', selector: 'PlanSubmitted' },
       { handler: 'gate-scope-release', selector: 'JournalCommitted' },
@@ -73,14 +74,30 @@ export const FLEET_BUS_USE: Readonly<Record<string, ServiceBusUse>> = {
       { handler: 'panel-fix-deadline', selector: 'JournalCommitted' },
     ],
     // CriticFailed: a core critic the panel cannot dispatch (no live host) fails the round it starts.
-    publishes: ['RoundStarted', 'FixRequested', 'PhaseAdvanced', 'LoopConverged', 'LoopBypassed', 'EscalationRaised', 'CriticFailed', 'LoopDetected'],
+    publishes: [
+      'RoundStarted',
+      'FixRequested',
+      'PhaseAdvanced',
+      'LoopConverged',
+      'LoopBypassed',
+      'EscalationRaised',
+      'CriticFailed',
+      'LoopDetected',
+    ],
     answers: [],
     registry: 'read',
   },
   'critic-runner': {
     description: 'the critic-runner: hosts the built-in (and LLM) critics',
     consumes: [{ handler: 'critic-runner-committed-rounds', selector: 'JournalCommitted' }],
-    publishes: ['FindingsReported', 'CriticFailed', 'UsageRecorded', 'EscalationRaised', 'CriticRegistered', 'CriticHeartbeat'],
+    publishes: [
+      'FindingsReported',
+      'CriticFailed',
+      'UsageRecorded',
+      'EscalationRaised',
+      'CriticRegistered',
+      'CriticHeartbeat',
+    ],
     answers: [],
     registry: 'write',
   },
@@ -98,12 +115,20 @@ export const FLEET_BUS_USE: Readonly<Record<string, ServiceBusUse>> = {
       { handler: 'implementer-committed-fixes', selector: 'JournalCommitted' },
       { handler: 'implementer-committed-handoffs', selector: 'JournalCommitted' },
     ],
-    publishes: ['BaselineRecorded', 'TestsWritten', 'FixApplied', 'UsageRecorded', 'EscalationRaised', 'BranchHandedOff'],
+    publishes: [
+      'BaselineRecorded',
+      'TestsWritten',
+      'FixApplied',
+      'UsageRecorded',
+      'EscalationRaised',
+      'BranchHandedOff',
+    ],
     answers: [],
     registry: 'none',
   },
   console: {
-    description: 'the console: pages over the journal and live loop updates; resumes and stops loops for a person with the ops token',
+    description:
+      'the console: pages over the journal and live loop updates; resumes and stops loops for a person with the ops token',
     consumes: [],
     publishes: ['LoopResumed', 'LoopStopped'],
     answers: [],
@@ -134,11 +159,21 @@ function jsApi(...parts: string[]): string {
  * readiness check looks for its own). Fleet services only: an external client never changes them.
  */
 function streamProvisioning(subjects: Subjects): string[] {
-  return Object.values(subjects.streams).flatMap((stream) => [jsApi('STREAM.INFO', stream), jsApi('STREAM.CREATE', stream), jsApi('STREAM.UPDATE', stream), jsApi('CONSUMER.LIST', stream)]);
+  return Object.values(subjects.streams).flatMap((stream) => [
+    jsApi('STREAM.INFO', stream),
+    jsApi('STREAM.CREATE', stream),
+    jsApi('STREAM.UPDATE', stream),
+    jsApi('CONSUMER.LIST', stream),
+  ]);
 }
 
 /** A durable consumer's lifecycle, bound to its name and (in the create subject, NATS ≥ 2.9) its filter. */
-function durableUse(subjects: Subjects, service: string, handler: string, selector: EventSelector): { publish: string[]; name: string } {
+function durableUse(
+  subjects: Subjects,
+  service: string,
+  handler: string,
+  selector: EventSelector,
+): { publish: string[]; name: string } {
   const name = durableName(service, handler);
   const { stream, filter } = consumerTarget(subjects, selector);
   return {
@@ -157,20 +192,37 @@ function registryUse(subjects: Subjects, mode: 'read' | 'write', criticToken = '
   const bucket = subjects.criticsBucket;
   const stream = `KV_${bucket}`;
   const open = [jsApi('STREAM.INFO', stream), jsApi('STREAM.CREATE', stream)];
-  return mode === 'read' ? [...open, jsApi('STREAM.MSG.GET', stream)] : [...open, `$KV.${bucket}.${criticToken === '*' ? '>' : `${criticToken}.>`}`];
+  return mode === 'read'
+    ? [...open, jsApi('STREAM.MSG.GET', stream)]
+    : [...open, `$KV.${bucket}.${criticToken === '*' ? '>' : `${criticToken}.>`}`];
 }
 
 /** A KV bucket a service reads and writes whole (opens or creates it, gets, puts and deletes keys). */
 function bucketUse(bucket: string): string[] {
   const stream = `KV_${bucket}`;
-  return [jsApi('STREAM.INFO', stream), jsApi('STREAM.CREATE', stream), jsApi('STREAM.MSG.GET', stream), `$KV.${bucket}.>`];
+  return [
+    jsApi('STREAM.INFO', stream),
+    jsApi('STREAM.CREATE', stream),
+    jsApi('STREAM.MSG.GET', stream),
+    `$KV.${bucket}.>`,
+  ];
 }
 
 function inboxOf(name: string): string {
   return `_INBOX.${subjectToken(name)}`;
 }
 
-function identity(name: string, role: Role, description: string, publish: readonly string[], options: { readonly deny?: readonly string[]; readonly subscribe?: readonly string[]; readonly allowResponses?: boolean } = {}): NatsIdentity {
+function identity(
+  name: string,
+  role: Role,
+  description: string,
+  publish: readonly string[],
+  options: {
+    readonly deny?: readonly string[];
+    readonly subscribe?: readonly string[];
+    readonly allowResponses?: boolean;
+  } = {},
+): NatsIdentity {
   const inboxPrefix = inboxOf(name);
   return {
     name,
@@ -186,7 +238,8 @@ function identity(name: string, role: Role, description: string, publish: readon
 /** One fleet service: its consumers, publishes, the journal's read queries, its answers. */
 function serviceIdentity(subjects: Subjects, service: string, use: ServiceBusUse): NatsIdentity {
   const publish: string[] = [jsApi('INFO'), ...streamProvisioning(subjects)];
-  for (const { handler, selector } of use.consumes) publish.push(...durableUse(subjects, service, handler, selector).publish);
+  for (const { handler, selector } of use.consumes)
+    publish.push(...durableUse(subjects, service, handler, selector).publish);
   // A consumer counts the deliveries that were not attempts in the namespace's delivery ledger.
   if (use.consumes.length > 0) publish.push(...bucketUse(subjects.deliveriesBucket));
   if (use.journalClaim === true) publish.push(...bucketUse(subjects.journalBucket));
@@ -194,7 +247,10 @@ function serviceIdentity(subjects: Subjects, service: string, use: ServiceBusUse
   if (use.registry !== 'none') publish.push(...registryUse(subjects, use.registry));
   // Every journal query but those reserved to ops (the journal too: its readiness check asks itself).
   publish.push(subjects.journalQueryFilter);
-  const subscribe = [...use.answers.map((op) => operationSubject(subjects, op)), ...(use.follows ?? []).map((type) => eventPattern(subjects, type))];
+  const subscribe = [
+    ...use.answers.map((op) => operationSubject(subjects, op)),
+    ...(use.follows ?? []).map((type) => eventPattern(subjects, type)),
+  ];
   return identity(service, 'service', use.description, publish, {
     deny: OPS_ONLY_QUERIES.map((op) => requestSubject(subjects, op)),
     subscribe,
@@ -204,7 +260,9 @@ function serviceIdentity(subjects: Subjects, service: string, use: ServiceBusUse
 
 /** May only post plans (request `plans.submit`) and read the gate's reply. */
 function submitterIdentity(subjects: Subjects): NatsIdentity {
-  return identity('submitter', 'submitter', 'posts plans (request plans.submit) and reads the reply, nothing else', [subjects.planSubmit]);
+  return identity('submitter', 'submitter', 'posts plans (request plans.submit) and reads the reply, nothing else', [
+    subjects.planSubmit,
+  ]);
 }
 
 /**
@@ -261,7 +319,12 @@ function criticIdentity(subjects: Subjects, criticId: string): NatsIdentity {
     `$KV.${subjects.criticsBucket}.${token}.>`,
     requestSubject(subjects, 'journal.event'),
   ];
-  return identity(name, 'critic', `the external critic ${criticId}: its own dispatches, reports, heartbeats and registry entry`, publish);
+  return identity(
+    name,
+    'critic',
+    `the external critic ${criticId}: its own dispatches, reports, heartbeats and registry entry`,
+    publish,
+  );
 }
 
 export interface FleetPermissionsOptions {

@@ -7,7 +7,10 @@ import { keysOfAuthConfig, renderAuthConfig } from './nats-config.js';
 import { FLEET_BUS_USE, type NatsIdentity, fleetPermissions } from './nats-permissions.js';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
-const identities = fleetPermissions({ namespace: 'rloop', critics: ['examples/no-console-log', 'examples/todo-without-ticket'] });
+const identities = fleetPermissions({
+  namespace: 'rloop',
+  critics: ['examples/no-console-log', 'examples/todo-without-ticket'],
+});
 
 function user(name: string): NatsIdentity {
   const found = identities.find((i) => i.name === name);
@@ -17,7 +20,10 @@ function user(name: string): NatsIdentity {
 
 /** Whether the identity may publish to a concrete subject (allow minus deny, NATS wildcards). */
 function mayPublish(identity: NatsIdentity, subject: string): boolean {
-  return identity.publish.allow.some((p) => subjectMatches(p, subject)) && !identity.publish.deny.some((p) => subjectMatches(p, subject));
+  return (
+    identity.publish.allow.some((p) => subjectMatches(p, subject)) &&
+    !identity.publish.deny.some((p) => subjectMatches(p, subject))
+  );
 }
 
 function sources(dir: string): string[] {
@@ -31,10 +37,25 @@ function sources(dir: string): string[] {
 describe('the fleet’s NATS permissions', () => {
   it('knows every handler each service declares, and no other (kept beside @OnEvent/@OnEventBatch/@OnRequest)', () => {
     for (const [service, use] of Object.entries(FLEET_BUS_USE)) {
-      const code = sources(join(ROOT, 'services', service, 'src')).map((f) => readFileSync(f, 'utf8')).join('\n');
-      const handlers = [...code.matchAll(/@OnEvent(?:Batch)?\(\s*([^,]+),\s*\{[^}]*name:\s*'([^']+)'/g)].map((m) => `${m[2]} ${m[1]}`).sort();
-      expect({ service, handlers }).toEqual({ service, handlers: use.consumes.map((c) => `${c.handler} ${c.selector.startsWith('channel:') ? 'ALL_JOURNALED_EVENTS' : `'${c.selector}'`}`).sort() });
-      const answers = [...new Set([...code.matchAll(/@OnRequest\('([^']+)'\)/g)].map((m) => (m[1]?.startsWith('journal.') === true ? 'journal.*' : m[1])))];
+      const code = sources(join(ROOT, 'services', service, 'src'))
+        .map((f) => readFileSync(f, 'utf8'))
+        .join('\n');
+      const handlers = [...code.matchAll(/@OnEvent(?:Batch)?\(\s*([^,]+),\s*\{[^}]*name:\s*'([^']+)'/g)]
+        .map((m) => `${m[2]} ${m[1]}`)
+        .sort();
+      expect({ service, handlers }).toEqual({
+        service,
+        handlers: use.consumes
+          .map((c) => `${c.handler} ${c.selector.startsWith('channel:') ? 'ALL_JOURNALED_EVENTS' : `'${c.selector}'`}`)
+          .sort(),
+      });
+      const answers = [
+        ...new Set(
+          [...code.matchAll(/@OnRequest\('([^']+)'\)/g)].map((m) =>
+            m[1]?.startsWith('journal.') === true ? 'journal.*' : m[1],
+          ),
+        ),
+      ];
       expect({ service, answers }).toEqual({ service, answers: [...use.answers] });
     }
   });
@@ -47,8 +68,21 @@ describe('the fleet’s NATS permissions', () => {
 
   it('lets ops follow escalations, resume or stop, query the journal and rebuild it — and decide nothing else', () => {
     const ops = user('ops');
-    for (const subject of ['rloop.v1.events.loop_resumed.p', 'rloop.v1.events.loop_stopped.p', 'rloop.v1.journal.rebuild', 'rloop.v1.journal.status']) expect({ subject, ok: mayPublish(ops, subject) }).toEqual({ subject, ok: true });
-    for (const subject of ['rloop.v1.plans.submit', 'rloop.v1.events.loop_converged.p', 'rloop.v1.events.round_started.p', 'rloop.v1.events.findings_reported.p.c', '$JS.API.STREAM.CREATE.RLOOP_EVENTS', '$JS.API.STREAM.DELETE.RLOOP_EVENTS']) {
+    for (const subject of [
+      'rloop.v1.events.loop_resumed.p',
+      'rloop.v1.events.loop_stopped.p',
+      'rloop.v1.journal.rebuild',
+      'rloop.v1.journal.status',
+    ])
+      expect({ subject, ok: mayPublish(ops, subject) }).toEqual({ subject, ok: true });
+    for (const subject of [
+      'rloop.v1.plans.submit',
+      'rloop.v1.events.loop_converged.p',
+      'rloop.v1.events.round_started.p',
+      'rloop.v1.events.findings_reported.p.c',
+      '$JS.API.STREAM.CREATE.RLOOP_EVENTS',
+      '$JS.API.STREAM.DELETE.RLOOP_EVENTS',
+    ]) {
       expect({ subject, ok: mayPublish(ops, subject) }).toEqual({ subject, ok: false });
     }
     expect(ops.subscribe.allow).toEqual(['_INBOX.ops.>', 'rloop.v1.events.escalation_raised.*']);

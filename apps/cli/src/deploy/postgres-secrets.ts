@@ -39,15 +39,29 @@ export async function writePostgresSecrets(options: PostgresSecretsOptions): Pro
     () => true,
     () => false,
   );
-  if (exists && !options.force) throw new Error(`${dir} exists: the database was initialised with these passwords; pass --force to write new ones (and change them in PostgreSQL too)`);
+  if (exists && !options.force)
+    throw new Error(
+      `${dir} exists: the database was initialised with these passwords; pass --force to write new ones (and change them in PostgreSQL too)`,
+    );
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const ownerPassword = password();
   const runtimePassword = password();
   const at = `${options.host}:5432/${options.database}`;
   const runtimeUrl = `postgres://${options.runtimeRole}:${runtimePassword}@${at}`;
-  const paths: GeneratedPostgresSecrets = { ownerPassword: join(dir, 'owner-password'), journalEnv: join(dir, 'journal.env'), migrateEnv: join(dir, 'migrate.env') };
+  const paths: GeneratedPostgresSecrets = {
+    ownerPassword: join(dir, 'owner-password'),
+    journalEnv: join(dir, 'journal.env'),
+    migrateEnv: join(dir, 'migrate.env'),
+  };
   await writeSecret(paths.ownerPassword, `${ownerPassword}\n`);
-  await writeSecret(paths.journalEnv, ['# The journal service: the runtime role (SELECT/INSERT on events, its projections; no DDL).', `DATABASE_URL=${runtimeUrl}`, ''].join('\n'));
+  await writeSecret(
+    paths.journalEnv,
+    [
+      '# The journal service: the runtime role (SELECT/INSERT on events, its projections; no DDL).',
+      `DATABASE_URL=${runtimeUrl}`,
+      '',
+    ].join('\n'),
+  );
   await writeSecret(
     paths.migrateEnv,
     [

@@ -52,13 +52,22 @@ describe('rloop submit --watch on a three-node cluster', () => {
     const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
 
     // Mid-loop: the first round has started, and the watch is listening on some node.
-    await eventually(() => stdout.includes('"type":"RoundStarted"'), { timeoutMs: 60_000, description: 'the watch to print the first RoundStarted' });
-    const watched = await eventually(() => nodeSubscribedTo(t.bus.subjects.event('JournalCommitted', slug)), { timeoutMs: 10_000, description: 'the node the watch listens on' });
+    await eventually(() => stdout.includes('"type":"RoundStarted"'), {
+      timeoutMs: 60_000,
+      description: 'the watch to print the first RoundStarted',
+    });
+    const watched = await eventually(() => nodeSubscribedTo(t.bus.subjects.event('JournalCommitted', slug)), {
+      timeoutMs: 10_000,
+      description: 'the node the watch listens on',
+    });
     const printedBefore = stdout.split('\n').filter((line) => line.startsWith('{"event_id"')).length;
     await watched.kill();
 
     const code = await exited;
-    const events = stdout.split('\n').filter((line) => line.startsWith('{"event_id"')).map((line) => JSON.parse(line) as { event_id: string; type: string });
+    const events = stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{"event_id"'))
+      .map((line) => JSON.parse(line) as { event_id: string; type: string });
     expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
     expect(events.length).toBeGreaterThan(printedBefore);
     expect(events.at(-1)?.type).toBe('LoopConverged');

@@ -37,7 +37,14 @@ beforeAll(async () => {
   await mkdir(shots, { recursive: true });
   browser = await chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+    ],
   });
   context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   page = await context.newPage();
@@ -49,12 +56,18 @@ afterAll(async () => {
   await t?.stop();
 }, 60_000);
 
-async function journalRounds(plan: string): Promise<{ round: number; counts: { critical: number; medium: number; low: number } | null }[]> {
+async function journalRounds(
+  plan: string,
+): Promise<{ round: number; counts: { critical: number; medium: number; low: number } | null }[]> {
   const { entries } = await t.bus.journal.events(plan);
-  return entries.flatMap((e) => (e.event.type === 'RoundStarted' ? [{ round: e.event.data.round, counts: null }] : [])).map((r) => {
-    const letter = entries.find((e) => e.event.type === 'LetterWritten' && e.event.data.letter.round === r.round)?.event;
-    return { round: r.round, counts: letter?.type === 'LetterWritten' ? letter.data.letter.counts : null };
-  });
+  return entries
+    .flatMap((e) => (e.event.type === 'RoundStarted' ? [{ round: e.event.data.round, counts: null }] : []))
+    .map((r) => {
+      const letter = entries.find(
+        (e) => e.event.type === 'LetterWritten' && e.event.data.letter.round === r.round,
+      )?.event;
+      return { round: r.round, counts: letter?.type === 'LetterWritten' ? letter.data.letter.counts : null };
+    });
 }
 
 describe('the console in a real browser, against a running fleet', () => {
@@ -80,11 +93,23 @@ describe('the console in a real browser, against a running fleet', () => {
     const rounds = await journalRounds('browser-fixable');
     // Runs in the page: Chart.js's own record of what it drew.
     const drawn = await page.evaluate(() => {
-      const chart = (globalThis as unknown as { Chart: { getChart(id: string): { data: { labels: string[]; datasets: { label: string; data: (number | null)[] }[] } } | undefined } }).Chart.getChart('convergence');
-      return chart === undefined ? null : { labels: chart.data.labels, datasets: chart.data.datasets.map((d) => ({ label: d.label, data: d.data })) };
+      const chart = (
+        globalThis as unknown as {
+          Chart: {
+            getChart(
+              id: string,
+            ): { data: { labels: string[]; datasets: { label: string; data: (number | null)[] }[] } } | undefined;
+          };
+        }
+      ).Chart.getChart('convergence');
+      return chart === undefined
+        ? null
+        : { labels: chart.data.labels, datasets: chart.data.datasets.map((d) => ({ label: d.label, data: d.data })) };
     });
     expect(drawn?.labels).toEqual(rounds.map((r) => `round ${r.round}`));
-    expect(drawn?.datasets.find((d) => d.label === 'critical')?.data).toEqual(rounds.map((r) => r.counts?.critical ?? null));
+    expect(drawn?.datasets.find((d) => d.label === 'critical')?.data).toEqual(
+      rounds.map((r) => r.counts?.critical ?? null),
+    );
     expect(rounds.length).toBeGreaterThan(1);
     expect(rounds[0]?.counts?.critical).toBeGreaterThan(0);
 
@@ -95,7 +120,9 @@ describe('the console in a real browser, against a running fleet', () => {
     // A round opens its letter, rendered, with its critics' outcomes and the fix's diff.
     await page.click('details.round[data-round="1"] > summary');
     await page.waitForSelector('details.round[data-round="1"] .finding');
-    await expect(page.locator('details.round[data-round="1"] table.critics tbody tr').count()).resolves.toBeGreaterThan(2);
+    await expect(page.locator('details.round[data-round="1"] table.critics tbody tr').count()).resolves.toBeGreaterThan(
+      2,
+    );
     await expect(page.locator('details.round[data-round="1"] pre.diff').textContent()).resolves.toContain('diff --git');
     await page.screenshot({ path: join(shots, 'loop.png'), fullPage: true });
     expect(pageErrors).toEqual([]);
@@ -132,7 +159,15 @@ describe('the console in a real browser, against a running fleet', () => {
       causation_id: null,
       occurred_at: new Date().toISOString(),
       producer: 'browser-spec',
-      data: { dispatch: 'browser-spec', model: 'claude-test', input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cost_usd: 0.01 },
+      data: {
+        dispatch: 'browser-spec',
+        model: 'claude-test',
+        input_tokens: 1,
+        output_tokens: 1,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        cost_usd: 0.01,
+      },
     });
     await heading?.waitForElementState('hidden');
     await expect(page.inputValue('#resume-note')).resolves.toBe('raised the cap from the console');
@@ -144,7 +179,11 @@ describe('the console in a real browser, against a running fleet', () => {
     // Recorded exactly as `rloop resume` records it: a LoopResumed with the note and the cap, and the loop goes on.
     const { entries } = await t.bus.journal.events('browser-unfixable');
     const resumed = entries.map((e) => e.event).find((e) => e.type === 'LoopResumed');
-    expect(resumed?.type === 'LoopResumed' ? resumed.data : null).toMatchObject({ note: 'raised the cap from the console', raise_cap: 1, by: 'ops token (console)' });
+    expect(resumed?.type === 'LoopResumed' ? resumed.data : null).toMatchObject({
+      note: 'raised the cap from the console',
+      raise_cap: 1,
+      by: 'ops token (console)',
+    });
     expect(resumed?.producer).toMatch(/^console@/);
     await eventually(
       async () => {
@@ -158,7 +197,9 @@ describe('the console in a real browser, against a running fleet', () => {
   it('shows the critics registry, and is read-only without the ops token', async () => {
     await page.goto(`${base}/#/critics`);
     await page.locator('#critics tr[data-critic="toolchain/compiler-linter"]').waitFor();
-    await expect(page.locator('#critics tr[data-critic="toolchain/compiler-linter"]').textContent()).resolves.toContain('alive');
+    await expect(page.locator('#critics tr[data-critic="toolchain/compiler-linter"]').textContent()).resolves.toContain(
+      'alive',
+    );
     await page.screenshot({ path: join(shots, 'critics.png') });
 
     const anonymous = await browser.newPage();
@@ -167,7 +208,16 @@ describe('the console in a real browser, against a running fleet', () => {
       await anonymous.waitForSelector('#convergence');
       await expect(anonymous.locator('#session').textContent()).resolves.toBe('read-only');
       expect(await anonymous.locator('#stop').isDisabled()).toBe(true);
-      const refused = await anonymous.evaluate(async () => (await fetch('/api/loops/browser-unfixable/stop', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status);
+      const refused = await anonymous.evaluate(
+        async () =>
+          (
+            await fetch('/api/loops/browser-unfixable/stop', {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: '{}',
+            })
+          ).status,
+      );
       expect(refused).toBe(403);
     } finally {
       await anonymous.close();

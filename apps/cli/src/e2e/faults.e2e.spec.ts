@@ -46,7 +46,9 @@ afterAll(async () => {
 async function run(slug: string, marker: string | null): Promise<string> {
   const repo = await scriptedRepo(join(t.home, 'repos', slug), { 'src/config.js': CONFIG_JS });
   const command = `node ${join(t.home, 'scripts', 'fix.mjs')}${marker === null ? '' : ` ${marker}`}`;
-  const reply = await t.submit(samplePlan(slug, repo, { files: ['src/**/*.js'], implementer: { strategy: 'command', command } }));
+  const reply = await t.submit(
+    samplePlan(slug, repo, { files: ['src/**/*.js'], implementer: { strategy: 'command', command } }),
+  );
   if (reply.status !== 'accepted') throw new Error(JSON.stringify(reply));
   return reply.event_id;
 }
@@ -56,12 +58,16 @@ async function eventsOf(plan: string): Promise<JournaledEvent[]> {
 }
 
 async function until(plan: string, description: string, check: (events: JournaledEvent[]) => boolean): Promise<void> {
-  await eventually(async () => (check(await eventsOf(plan)) ? true : undefined), { timeoutMs: 60_000, intervalMs: 50, description });
+  await eventually(async () => (check(await eventsOf(plan)) ? true : undefined), {
+    timeoutMs: 60_000,
+    intervalMs: 50,
+    description,
+  });
 }
 
-
 const PROJECTIONS: Readonly<Record<string, string>> = {
-  loop_states: 'SELECT plan, run_id, status, phase, round, state, version, findings_open, spend_usd, updated_at FROM loop_states ORDER BY plan',
+  loop_states:
+    'SELECT plan, run_id, status, phase, round, state, version, findings_open, spend_usd, updated_at FROM loop_states ORDER BY plan',
   letters: 'SELECT * FROM letters ORDER BY letter_id',
   escalations: 'SELECT * FROM escalations ORDER BY escalation_id',
   loop_memory: 'SELECT * FROM loop_memory ORDER BY plan',
@@ -99,11 +105,17 @@ describe('faults: services killed mid-round', () => {
     const runId = await run('f-faulted', marker);
     // Round 1 is being fixed (the fix command has started): kill -9 the implementer, and the synthesizer.
     await until('f-faulted', 'the fix request of round 1', (events) => events.some((e) => e.type === 'FixRequested'));
-    await eventually(() => (existsSync(marker) ? true : undefined), { timeoutMs: 20_000, intervalMs: 20, description: 'the fix command to start' });
+    await eventually(() => (existsSync(marker) ? true : undefined), {
+      timeoutMs: 20_000,
+      intervalMs: 20,
+      description: 'the fix command to start',
+    });
     await crash(['implementer', 'synthesizer']);
     const killedDuringFix = Date.now();
     // Round 2 is under review (its critics are running): kill -9 the critic-runner, the journal and the panel.
-    await until('f-faulted', 'round 2 to start', (events) => events.some((e) => e.type === 'RoundStarted' && e.data.round === 2));
+    await until('f-faulted', 'round 2 to start', (events) =>
+      events.some((e) => e.type === 'RoundStarted' && e.data.round === 2),
+    );
     await crash(['critic-runner', 'journal', 'panel']);
 
     const faulted = await t.outcome('f-faulted', runId, 90_000);
@@ -118,7 +130,11 @@ describe('faults: services killed mid-round', () => {
     // (checked once it would have finished its wait had it lived).
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, killedDuringFix + 11_000 - Date.now())));
     expect(existsSync(`${marker}.survived`)).toBe(false);
-    expect(t.lines.filter((line) => /implementer.*killed `.*fix\.mjs.*` \(pid \d+\), left running by implementer pid \d+, which is gone/.test(line)).length).toBeGreaterThanOrEqual(1);
+    expect(
+      t.lines.filter((line) =>
+        /implementer.*killed `.*fix\.mjs.*` \(pid \d+\), left running by implementer pid \d+, which is gone/.test(line),
+      ).length,
+    ).toBeGreaterThanOrEqual(1);
   }, 150_000);
 
   it('projections rebuilt from zero equal the live ones', async () => {

@@ -9,14 +9,25 @@ import { parse as parseYaml, stringify as toYaml } from 'yaml';
 import { jetstreamManager } from '@nats-io/jetstream';
 import { type JournaledEvent, SubmitReply } from '@rloop/contracts';
 import type { LoopState } from '@rloop/domain';
-import { TEST_NATS_URL, type TestDatabase, createTestDatabase, deleteNamespaceStreams, eventually, uniqueNamespace } from '@rloop/testing';
+import {
+  TEST_NATS_URL,
+  type TestDatabase,
+  createTestDatabase,
+  deleteNamespaceStreams,
+  eventually,
+  uniqueNamespace,
+} from '@rloop/testing';
 import { type CliBus, connectCli } from '../bus/connect.js';
 import { type Fleet, type FleetOptions, type FleetService, startFleet } from '../fleet/supervisor.js';
 
 const REPO_ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
 interface SampleRepoModule {
-  createSampleRepo(dir: string, variant: 'fixable' | 'unfixable', options?: { force?: boolean }): Promise<{ dir: string; commit: string }>;
+  createSampleRepo(
+    dir: string,
+    variant: 'fixable' | 'unfixable',
+    options?: { force?: boolean },
+  ): Promise<{ dir: string; commit: string }>;
 }
 
 /** A running fleet for a spec (see startTestFleet and startReadmeFleet). */
@@ -39,7 +50,10 @@ export interface TestFleet extends FleetUnderTest {
   readonly database: TestDatabase;
 }
 
-export interface TestFleetOptions extends Pick<FleetOptions, 'replicas' | 'services' | 'httpPortOf' | 'readyTimeoutMs'> {
+export interface TestFleetOptions extends Pick<
+  FleetOptions,
+  'replicas' | 'services' | 'httpPortOf' | 'readyTimeoutMs'
+> {
   /** Changes to config/critics.yaml for this fleet (e.g. smaller soft caps). */
   readonly catalogue?: (catalogue: Record<string, unknown>) => Record<string, unknown>;
   /** Changes to config/models.yaml for this fleet (e.g. small budgets). */
@@ -84,13 +98,19 @@ export async function startReadmeFleet(options: Omit<TestFleetOptions, 'database
     execFileSync('git', ['check-ignore', '-q', home], { cwd: REPO_ROOT });
   } catch (error) {
     await rm(home, { recursive: true, force: true });
-    throw new Error(`${home} is not ignored by the project's git tree: the README layout needs .rloop/ in .gitignore`, { cause: error });
+    throw new Error(`${home} is not ignored by the project's git tree: the README layout needs .rloop/ in .gitignore`, {
+      cause: error,
+    });
   }
   return launchFleet(options, home, null);
 }
 
 /** Starts the services with `home` as RLOOP_HOME and the journal on `database`, or on PGlite under the home when null. */
-async function launchFleet(options: Omit<TestFleetOptions, 'database'>, home: string, database: TestDatabase | null): Promise<FleetUnderTest> {
+async function launchFleet(
+  options: Omit<TestFleetOptions, 'database'>,
+  home: string,
+  database: TestDatabase | null,
+): Promise<FleetUnderTest> {
   const namespace = options.namespace ?? uniqueNamespace('e');
   const natsUrl = options.natsUrl ?? TEST_NATS_URL;
   const configDir = join(home, 'config');
@@ -107,7 +127,10 @@ async function launchFleet(options: Omit<TestFleetOptions, 'database'>, home: st
   }
   {
     const path = join(configDir, 'trust.yaml');
-    const trust = parseYaml(await readFile(path, 'utf8')) as { commands: Record<string, unknown>; repositories: Record<string, unknown> };
+    const trust = parseYaml(await readFile(path, 'utf8')) as {
+      commands: Record<string, unknown>;
+      repositories: Record<string, unknown>;
+    };
     const scripts = join(home, 'scripts').replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
     const testTrust = {
       ...trust,
@@ -141,20 +164,27 @@ async function launchFleet(options: Omit<TestFleetOptions, 'database'>, home: st
   });
   const busEnv = { ...process.env, ...options.busEnv };
   const bus = await connectCli({ natsUrl, namespace }, { env: busEnv });
-  const samples = (await import(new URL('../../../../examples/sample-repo.mjs', import.meta.url).href)) as SampleRepoModule;
+  const samples = (await import(
+    new URL('../../../../examples/sample-repo.mjs', import.meta.url).href
+  )) as SampleRepoModule;
   return {
     fleet,
     bus,
     namespace,
     home,
     lines,
-    sampleRepo: async (variant, name = variant) => (await samples.createSampleRepo(join(home, 'repos', name), variant, { force: true })).dir,
+    sampleRepo: async (variant, name = variant) =>
+      (await samples.createSampleRepo(join(home, 'repos', name), variant, { force: true })).dir,
     submit: async (plan) => SubmitReply.parse(await bus.client.request('plans.submit', plan, { timeoutMs: 60_000 })),
     outcome: (plan, runId, timeoutMs = 120_000) =>
       eventually(
         async () => {
           const { state } = await bus.journal.loopState(plan);
-          return state !== null && state.run_id === runId && (state.outcome_event_id !== null || state.status === 'escalated') ? state : undefined;
+          return state !== null &&
+            state.run_id === runId &&
+            (state.outcome_event_id !== null || state.status === 'escalated')
+            ? state
+            : undefined;
         },
         { timeoutMs, intervalMs: 100, description: `the end of ${plan}` },
       ),
@@ -171,7 +201,11 @@ async function launchFleet(options: Omit<TestFleetOptions, 'database'>, home: st
 }
 
 /** A plan for a sample repository (the shape of examples/plans, with the repository path filled in). */
-export function samplePlan(slug: string, repoPath: string, overrides: Record<string, unknown> = {}): Record<string, unknown> {
+export function samplePlan(
+  slug: string,
+  repoPath: string,
+  overrides: Record<string, unknown> = {},
+): Record<string, unknown> {
   return {
     slug,
     title: 'Tidy the invoicing helpers',
@@ -194,15 +228,25 @@ export async function scriptedRepo(dir: string, files: Readonly<Record<string, s
   const { dirname } = await import('node:path');
   const all: Record<string, string> = {
     'package.json': `${JSON.stringify({ name: 'scripted', version: '1.0.0', private: true, type: 'module' }, null, 2)}\n`,
-    'test/ok.test.mjs': "import test from 'node:test';\n\ntest('the module loads', async () => {\n  await import('../src/config.js');\n});\n",
+    'test/ok.test.mjs':
+      "import test from 'node:test';\n\ntest('the module loads', async () => {\n  await import('../src/config.js');\n});\n",
     ...files,
   };
   for (const [path, content] of Object.entries(all)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), content);
   }
-  const env = { ...process.env, GIT_AUTHOR_NAME: 'Test', GIT_AUTHOR_EMAIL: 'test@example.com', GIT_COMMITTER_NAME: 'Test', GIT_COMMITTER_EMAIL: 'test@example.com' };
-  const git = (...args: string[]): void => void execFileSync('git', ['-C', dir, '-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null', ...args], { env });
+  const env = {
+    ...process.env,
+    GIT_AUTHOR_NAME: 'Test',
+    GIT_AUTHOR_EMAIL: 'test@example.com',
+    GIT_COMMITTER_NAME: 'Test',
+    GIT_COMMITTER_EMAIL: 'test@example.com',
+  };
+  const git = (...args: string[]): void =>
+    void execFileSync('git', ['-C', dir, '-c', 'commit.gpgsign=false', '-c', 'core.hooksPath=/dev/null', ...args], {
+      env,
+    });
   git('init', '-q', '-b', 'main');
   git('add', '-A');
   git('commit', '-q', '--no-verify', '-m', 'scripted repository');
@@ -210,12 +254,20 @@ export async function scriptedRepo(dir: string, files: Readonly<Record<string, s
 }
 
 /** Runs the real `rloop` command against a test fleet; resolves with its exit code and output. */
-export async function rloopCli(t: FleetUnderTest, args: readonly string[]): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }> {
+export async function rloopCli(
+  t: FleetUnderTest,
+  args: readonly string[],
+): Promise<{ readonly code: number | null; readonly stdout: string; readonly stderr: string }> {
   const { spawn } = await import('node:child_process');
   const entry = fileURLToPath(new URL('../../bin/rloop.js', import.meta.url));
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [entry, ...args], {
-      env: { ...process.env, NATS_URL: TEST_NATS_URL, RLOOP_NAMESPACE: t.namespace, RLOOP_CONFIG_DIR: join(t.home, 'config') },
+      env: {
+        ...process.env,
+        NATS_URL: TEST_NATS_URL,
+        RLOOP_NAMESPACE: t.namespace,
+        RLOOP_CONFIG_DIR: join(t.home, 'config'),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stdout = '';
@@ -237,13 +289,17 @@ export function loopStory(events: readonly JournaledEvent[]): string[] {
       case 'RoundStarted':
         return [`round ${e.data.round} ${e.data.phase}`];
       case 'LetterWritten':
-        return [`letter ${e.data.letter.round}: ${e.data.letter.findings.map((f) => `${f.raised_by} ${f.finding_type} ${f.file}:${f.line_range.start}`).join(', ') || 'clean'}`];
+        return [
+          `letter ${e.data.letter.round}: ${e.data.letter.findings.map((f) => `${f.raised_by} ${f.finding_type} ${f.file}:${f.line_range.start}`).join(', ') || 'clean'}`,
+        ];
       case 'FixApplied':
         return [`fix ${e.data.round}: ${e.data.outcome} ${e.data.fixes_applied.map((f) => f.file).join(', ')}`];
       case 'CriticFailed':
         return [`critic failed ${e.data.round}: ${e.data.critic_id} ${e.data.reason}: ${e.data.message}`];
       case 'EscalationRaised':
-        return [`${e.type} ${e.data.report.trigger.kind} ${e.data.report.trigger.heuristic ?? ''}: ${e.data.report.trigger.detail}`];
+        return [
+          `${e.type} ${e.data.report.trigger.kind} ${e.data.report.trigger.heuristic ?? ''}: ${e.data.report.trigger.detail}`,
+        ];
       case 'PhaseAdvanced':
       case 'LoopConverged':
       case 'LoopDetected':

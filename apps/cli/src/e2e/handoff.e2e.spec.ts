@@ -20,12 +20,47 @@ let t: TestFleet;
 
 const KEY_A = 'AKIAZ7Q4N2LM8RT3KXWP';
 const KEY_B = 'AKIAQ3W8E5R2T7Y4U9IP';
-const CONFIG_JS = ["export const region = 'eu-west-1';", `export const accessKeyId = '${KEY_A}';`, `export const backupKeyId = '${KEY_B}';`, ''].join('\n');
+const CONFIG_JS = [
+  "export const region = 'eu-west-1';",
+  `export const accessKeyId = '${KEY_A}';`,
+  `export const backupKeyId = '${KEY_B}';`,
+  '',
+].join('\n');
 
 /** Two copies of one function too complex for quality/complexity (cyclomatic and cognitive 18). */
 function pricing(name: string): string {
-  const kinds = ['apple', 'pear', 'plum', 'fig', 'kiwi', 'lime', 'date', 'sloe', 'yuzu', 'nashi', 'quince', 'medlar', 'guava', 'mango', 'papaya', 'lychee', 'olive'];
-  return ['/**', ' * @param {string} kind', ' * @param {number} count', ' * @returns {number}', ' */', `export function ${name}(kind, count) {`, '  let price = 0;', ...kinds.map((k, i) => `  if (kind === '${k}') price += ${i + 3};`), '  return price * count;', '}', ''].join('\n');
+  const kinds = [
+    'apple',
+    'pear',
+    'plum',
+    'fig',
+    'kiwi',
+    'lime',
+    'date',
+    'sloe',
+    'yuzu',
+    'nashi',
+    'quince',
+    'medlar',
+    'guava',
+    'mango',
+    'papaya',
+    'lychee',
+    'olive',
+  ];
+  return [
+    '/**',
+    ' * @param {string} kind',
+    ' * @param {number} count',
+    ' * @returns {number}',
+    ' */',
+    `export function ${name}(kind, count) {`,
+    '  let price = 0;',
+    ...kinds.map((k, i) => `  if (kind === '${k}') price += ${i + 3};`),
+    '  return price * count;',
+    '}',
+    '',
+  ].join('\n');
 }
 
 const SCRIPTS: Readonly<Record<string, string>> = {
@@ -47,9 +82,19 @@ appendFileSync('src/notes.js', '// round ' + process.env.RLOOP_ROUND + ' tidied 
 };
 
 /** Submits a scripted plan; resolves once it is accepted, with the run's outcome still to come (wrapped: an async function would wait for it). */
-async function submit(slug: string, files: Readonly<Record<string, string>>, script: keyof typeof SCRIPTS): Promise<{ readonly outcome: Promise<LoopState> }> {
+async function submit(
+  slug: string,
+  files: Readonly<Record<string, string>>,
+  script: keyof typeof SCRIPTS,
+): Promise<{ readonly outcome: Promise<LoopState> }> {
   const repo = await scriptedRepo(join(t.home, 'repos', slug), files);
-  const reply = await t.submit(samplePlan(slug, repo, { title: `Scripted ${script} implementer`, files: ['src/**/*.js'], implementer: { strategy: 'command', command: `node ${join(t.home, 'scripts', `${script}.mjs`)}` } }));
+  const reply = await t.submit(
+    samplePlan(slug, repo, {
+      title: `Scripted ${script} implementer`,
+      files: ['src/**/*.js'],
+      implementer: { strategy: 'command', command: `node ${join(t.home, 'scripts', `${script}.mjs`)}` },
+    }),
+  );
   if (reply.status !== 'accepted') throw new Error(`plan ${slug} was not accepted: ${JSON.stringify(reply)}`);
   const outcome = t.outcome(slug, reply.event_id, 240_000);
   // Awaited by the tests; this keeps an early failure from being an unhandled rejection meanwhile.
@@ -77,8 +122,20 @@ beforeAll(async () => {
   t = await startTestFleet({ readyTimeoutMs: 180_000 });
   await mkdir(join(t.home, 'scripts'), { recursive: true });
   for (const [name, body] of Object.entries(SCRIPTS)) await writeFile(join(t.home, 'scripts', `${name}.mjs`), body);
-  ({ outcome: worse } = await submit('ho-worse', { 'src/config.js': CONFIG_JS, 'src/extra.js': 'export const extra = 1;\n' }, 'worsen'));
-  ({ outcome: disagree } = await submit('cd-disagree', { 'src/config.js': "export const region = 'eu-west-1';\n", 'src/pricing.js': `${pricing('priceOfFruit')}\n${pricing('costOfFruit')}`, 'src/notes.js': 'export const notes = [];\n' }, 'elsewhere'));
+  ({ outcome: worse } = await submit(
+    'ho-worse',
+    { 'src/config.js': CONFIG_JS, 'src/extra.js': 'export const extra = 1;\n' },
+    'worsen',
+  ));
+  ({ outcome: disagree } = await submit(
+    'cd-disagree',
+    {
+      'src/config.js': "export const region = 'eu-west-1';\n",
+      'src/pricing.js': `${pricing('priceOfFruit')}\n${pricing('costOfFruit')}`,
+      'src/notes.js': 'export const notes = [];\n',
+    },
+    'elsewhere',
+  ));
 }, 300_000);
 
 afterAll(async () => {
@@ -90,20 +147,36 @@ describe('best-round handoff', () => {
     const state = await worse;
     expect(state.status).toBe('escalated');
     let seen: JournaledEvent[] = [];
-    const events = await eventually(async () => {
-      seen = await eventsOf('ho-worse');
-      return seen.some((e) => e.type === 'BranchHandedOff') ? seen : undefined;
-    }, { timeoutMs: 90_000, description: 'the BranchHandedOff of ho-worse' }).catch((error: unknown) => {
-      throw new Error(`${String(error)}; journal: ${seen.map((e) => e.type).join(', ')}; implementer: ${t.lines.filter((l) => l.startsWith('implementer') && /Handoff|ERROR|WARN/.test(l)).slice(-10).join(' | ')}`);
+    const events = await eventually(
+      async () => {
+        seen = await eventsOf('ho-worse');
+        return seen.some((e) => e.type === 'BranchHandedOff') ? seen : undefined;
+      },
+      { timeoutMs: 90_000, description: 'the BranchHandedOff of ho-worse' },
+    ).catch((error: unknown) => {
+      throw new Error(
+        `${String(error)}; journal: ${seen.map((e) => e.type).join(', ')}; implementer: ${t.lines
+          .filter((l) => l.startsWith('implementer') && /Handoff|ERROR|WARN/.test(l))
+          .slice(-10)
+          .join(' | ')}`,
+      );
     });
     const letters = only(events, 'LetterWritten').map((e) => e.data.letter);
     expect(letters.slice(0, 3).map((l) => l.counts.critical)).toEqual([2, 1, 2]);
     const round2 = letters.find((l) => l.round === 2);
     const [handoff] = only(events, 'BranchHandedOff');
     const escalation = only(events, 'EscalationRaised')[0];
-    if (round2 === undefined || handoff === undefined || escalation === undefined) throw new Error('no round 2 letter, handoff or escalation');
+    if (round2 === undefined || handoff === undefined || escalation === undefined)
+      throw new Error('no round 2 letter, handoff or escalation');
     // The best round is round 2's commit (a round that re-reviewed that same commit ties, and the latest wins).
-    expect(handoff.data).toMatchObject({ trigger: { kind: 'escalated', event_id: escalation.data.escalation_id }, branch: 'rloop/ho-worse', best_commit: round2.commit, counts: { critical: 1 }, moved: true, last_ref: 'refs/rloop/ho-worse/last' });
+    expect(handoff.data).toMatchObject({
+      trigger: { kind: 'escalated', event_id: escalation.data.escalation_id },
+      branch: 'rloop/ho-worse',
+      best_commit: round2.commit,
+      counts: { critical: 1 },
+      moved: true,
+      last_ref: 'refs/rloop/ho-worse/last',
+    });
     const repo = join(t.home, 'repos', 'ho-worse');
     expect(rev(repo, 'refs/heads/rloop/ho-worse')).toBe(round2.commit);
     expect(rev(repo, 'refs/rloop/ho-worse/last')).toBe(handoff.data.last_commit);
@@ -114,7 +187,9 @@ describe('best-round handoff', () => {
     const report = await rloopCli(t, ['report', 'ho-worse', '--format', 'md']);
     expect(report.code).toBe(0);
     expect(report.stdout).toContain('## Where the branch is left');
-    expect(report.stdout).toContain(`rloop/ho-worse is left at round ${handoff.data.best_round} (${round2.commit.slice(0, 12)})`);
+    expect(report.stdout).toContain(
+      `rloop/ho-worse is left at round ${handoff.data.best_round} (${round2.commit.slice(0, 12)})`,
+    );
   }, 300_000);
 });
 
@@ -125,18 +200,31 @@ describe('critic disagreement, by default', () => {
     const events = await eventsOf('cd-disagree');
     const letters = only(events, 'LetterWritten').map((e) => e.data.letter);
     const first = letters.find((l) => l.disagreements.length > 0);
-    if (first === undefined) throw new Error(`no letter of cd-disagree has a disagreement: ${JSON.stringify(letters.map((l) => [l.round, l.phase, l.findings.map((f) => f.finding_type)]))}`);
+    if (first === undefined)
+      throw new Error(
+        `no letter of cd-disagree has a disagreement: ${JSON.stringify(letters.map((l) => [l.round, l.phase, l.findings.map((f) => f.finding_type)]))}`,
+      );
     expect(first.phase).toBe('medium');
-    expect(first.disagreements[0]?.critic_ids.sort()).toEqual(['quality/complexity', 'quality/duplicate-code-detector']);
+    expect(first.disagreements[0]?.critic_ids.sort()).toEqual([
+      'quality/complexity',
+      'quality/duplicate-code-detector',
+    ]);
     expect(first.disagreements[0]?.file).toBe('src/pricing.js');
     expect(first.summary).toContain('between critics');
 
     const detected = only(events, 'LoopDetected');
     expect(detected.map((d) => [d.data.heuristic, d.data.round])).toEqual([['critic_disagreement', first.round + 1]]);
     const escalation = only(events, 'EscalationRaised')[0];
-    expect(escalation?.data).toMatchObject({ reason: 'heuristic', round: first.round + 1, report: { trigger: { kind: 'heuristic', heuristic: 'critic_disagreement' } } });
+    expect(escalation?.data).toMatchObject({
+      reason: 'heuristic',
+      round: first.round + 1,
+      report: { trigger: { kind: 'heuristic', heuristic: 'critic_disagreement' } },
+    });
     const sides = escalation?.data.report.disagreement ?? [];
-    expect([...new Set(sides.map((s) => s.critic_id))].sort()).toEqual(['quality/complexity', 'quality/duplicate-code-detector']);
+    expect([...new Set(sides.map((s) => s.critic_id))].sort()).toEqual([
+      'quality/complexity',
+      'quality/duplicate-code-detector',
+    ]);
     expect(escalation?.data.markdown).toContain('quality/duplicate-code-detector');
   }, 300_000);
 });

@@ -19,7 +19,12 @@ let t: TestFleet;
 
 const KEY_A = 'AKIAZ7Q4N2LM8RT3KXWP';
 const KEY_B = 'AKIAQ3W8E5R2T7Y4U9IP';
-const CONFIG_JS = [...Array.from({ length: 10 }, (_, i) => `// configuration note ${i + 1}`), "export const region = 'eu-west-1';", `export const accessKeyId = '${KEY_A}';`, ''].join('\n');
+const CONFIG_JS = [
+  ...Array.from({ length: 10 }, (_, i) => `// configuration note ${i + 1}`),
+  "export const region = 'eu-west-1';",
+  `export const accessKeyId = '${KEY_A}';`,
+  '',
+].join('\n');
 const OTHER_JS = 'export const backupKeyId = process.env.BACKUP_KEY_ID;\n';
 const NOTES_JS = 'export const notes = [];\n';
 
@@ -50,10 +55,19 @@ appendFileSync('src/notes.js', '// round ' + process.env.RLOOP_ROUND + ' tidied 
 };
 
 async function scriptedPlan(slug: string, script: 'oscillate' | 'wall' | 'untouched' | 'nothing'): Promise<string> {
-  const repo = await scriptedRepo(join(t.home, 'repos', slug), { 'src/config.js': CONFIG_JS, 'src/other.js': OTHER_JS, 'src/notes.js': NOTES_JS });
+  const repo = await scriptedRepo(join(t.home, 'repos', slug), {
+    'src/config.js': CONFIG_JS,
+    'src/other.js': OTHER_JS,
+    'src/notes.js': NOTES_JS,
+  });
   const command = script === 'nothing' ? 'true' : `node ${join(t.home, 'scripts', `${script}.mjs`)}`;
   const reply = await t.submit(
-    samplePlan(slug, repo, { title: `Scripted ${script} implementer`, files: ['src/**/*.js'], test_cmd: 'node --test', implementer: { strategy: 'command', command } }),
+    samplePlan(slug, repo, {
+      title: `Scripted ${script} implementer`,
+      files: ['src/**/*.js'],
+      test_cmd: 'node --test',
+      implementer: { strategy: 'command', command },
+    }),
   );
   if (reply.status !== 'accepted') throw new Error(`plan ${slug} was not accepted: ${JSON.stringify(reply)}`);
   return reply.event_id;
@@ -92,7 +106,9 @@ afterAll(async () => {
   await t?.stop();
 }, 60_000);
 
-async function escalated(slug: string): Promise<{ state: LoopState; events: JournaledEvent[]; escalation: EventOf<'EscalationRaised'> }> {
+async function escalated(
+  slug: string,
+): Promise<{ state: LoopState; events: JournaledEvent[]; escalation: EventOf<'EscalationRaised'> }> {
   const state = await runs.get(slug);
   if (state === undefined) throw new Error(`no run for ${slug}`);
   const events = await eventsOf(slug);
@@ -109,7 +125,11 @@ describe('scripted implementers that get stuck escalate naming the right heurist
     expect(detected.map((d) => [d.data.heuristic, d.data.round])).toEqual([['oscillation', 3]]);
     expect(detected[0]?.data.message).toContain('came back in round 3');
     expect(detected[0]?.data.evidence['cycles']).toHaveLength(1);
-    expect(escalation.data).toMatchObject({ reason: 'heuristic', round: 3, report: { trigger: { kind: 'heuristic', heuristic: 'oscillation' } } });
+    expect(escalation.data).toMatchObject({
+      reason: 'heuristic',
+      round: 3,
+      report: { trigger: { kind: 'heuristic', heuristic: 'oscillation' } },
+    });
     // The LoopDetected is journaled before the panel's decision that acts on it.
     expect(events.indexOf(detected[0] as JournaledEvent)).toBeLessThan(events.indexOf(escalation));
     const timeline = escalation.data.report.findings.find((f) => f.file === 'src/config.js');
@@ -124,7 +144,11 @@ describe('scripted implementers that get stuck escalate naming the right heurist
   it('an implementer that hits the wall (a different change each round, the key stays) escalates with implementer_wall and shows each attempt', async () => {
     const { events, escalation } = await escalated('h-wall');
     expect(only(events, 'LoopDetected').map((d) => d.data.heuristic)).toEqual(['implementer_wall']);
-    expect(escalation.data).toMatchObject({ reason: 'heuristic', round: 4, report: { trigger: { heuristic: 'implementer_wall' } } });
+    expect(escalation.data).toMatchObject({
+      reason: 'heuristic',
+      round: 4,
+      report: { trigger: { heuristic: 'implementer_wall' } },
+    });
     const timeline = escalation.data.report.findings.find((f) => f.file === 'src/config.js');
     expect(timeline?.attempts.map((a) => a.round)).toEqual([1, 2, 3]);
     for (const attempt of timeline?.attempts ?? []) expect(attempt.diff).toContain(`attempt ${attempt.round}`);
@@ -134,7 +158,9 @@ describe('scripted implementers that get stuck escalate naming the right heurist
 
   it('an implementer that leaves the finding untouched escalates with persistent_issue after three rounds', async () => {
     const { events, escalation } = await escalated('h-untouched');
-    expect(only(events, 'LoopDetected').map((d) => [d.data.heuristic, d.data.round])).toEqual([['persistent_issue', 3]]);
+    expect(only(events, 'LoopDetected').map((d) => [d.data.heuristic, d.data.round])).toEqual([
+      ['persistent_issue', 3],
+    ]);
     expect(escalation.data.report.trigger).toMatchObject({ kind: 'heuristic', heuristic: 'persistent_issue' });
     expect(escalation.data.report.trigger.detail).toContain('3 consecutive rounds');
   });
@@ -145,8 +171,14 @@ describe('scripted implementers that get stuck escalate naming the right heurist
     // timed out on a loaded machine) is not the implementer's and does not count, so it can be later.
     const unchanged = only(events, 'FixApplied').filter((f) => f.data.outcome === 'no_change');
     expect(unchanged.length).toBeGreaterThanOrEqual(2);
-    expect(only(events, 'LoopDetected').map((d) => [d.data.heuristic, d.data.round])).toEqual([['stall', unchanged[1]?.data.round]]);
-    expect(only(events, 'FixApplied').filter((f) => f.data.round < (unchanged[1]?.data.round ?? 0)).every((f) => f.data.commit === null)).toBe(true);
+    expect(only(events, 'LoopDetected').map((d) => [d.data.heuristic, d.data.round])).toEqual([
+      ['stall', unchanged[1]?.data.round],
+    ]);
+    expect(
+      only(events, 'FixApplied')
+        .filter((f) => f.data.round < (unchanged[1]?.data.round ?? 0))
+        .every((f) => f.data.commit === null),
+    ).toBe(true);
     expect(escalation.data.report.trigger).toMatchObject({ kind: 'heuristic', heuristic: 'stall' });
   });
 });
@@ -157,14 +189,26 @@ describe('people act on escalations with the rloop command', () => {
     const running = await rloopCli(t, ['stop', 'h-nope']);
     expect(running).toMatchObject({ code: 1, stderr: 'rloop: no plan h-nope in the journal\n' });
 
-    const resumed = await rloopCli(t, ['resume', 'h-untouched', '--note', 'looked at it, go on', '--raise-cap', '2', '--by', 'ops@test']);
+    const resumed = await rloopCli(t, [
+      'resume',
+      'h-untouched',
+      '--note',
+      'looked at it, go on',
+      '--raise-cap',
+      '2',
+      '--by',
+      'ops@test',
+    ]);
     expect(resumed.stderr).toBe('');
     expect(resumed.code).toBe(0);
     expect(resumed.stdout).toContain('resumed h-untouched');
-    const events = await eventually(async () => {
-      const all = await eventsOf('h-untouched');
-      return all.some((e) => e.type === 'RoundStarted' && e.data.round === 4) ? all : undefined;
-    }, { timeoutMs: 15_000, description: 'round 4 of h-untouched after the resume' });
+    const events = await eventually(
+      async () => {
+        const all = await eventsOf('h-untouched');
+        return all.some((e) => e.type === 'RoundStarted' && e.data.round === 4) ? all : undefined;
+      },
+      { timeoutMs: 15_000, description: 'round 4 of h-untouched after the resume' },
+    );
     const resume = only(events, 'LoopResumed')[0];
     expect(resume?.data).toMatchObject({ note: 'looked at it, go on', raise_cap: 2, by: 'ops@test' });
 
@@ -172,27 +216,58 @@ describe('people act on escalations with the rloop command', () => {
     expect(stopped.code).toBe(0);
     expect((await t.bus.journal.loopState('h-untouched')).state?.status).toBe('stopped');
     const twice = await rloopCli(t, ['stop', 'h-untouched']);
-    expect(twice).toMatchObject({ code: 1, stderr: 'rloop: h-untouched has already ended (stopped): there is nothing to stop\n' });
+    expect(twice).toMatchObject({
+      code: 1,
+      stderr: 'rloop: h-untouched has already ended (stopped): there is nothing to stop\n',
+    });
     const late = await rloopCli(t, ['resume', 'h-untouched']);
-    expect(late).toMatchObject({ code: 1, stderr: 'rloop: h-untouched is stopped, not escalated: there is nothing to resume (the loop has ended; submit the plan again for a new run)\n' });
+    expect(late).toMatchObject({
+      code: 1,
+      stderr:
+        'rloop: h-untouched is stopped, not escalated: there is nothing to resume (the loop has ended; submit the plan again for a new run)\n',
+    });
   }, 60_000);
 
   it('the journal exports the spec shape with the detection, and calibrate counts the heuristics', async () => {
     await Promise.all([...runs.values()]);
     const yaml = await rloopCli(t, ['journal', 'h-oscillate', '--format', 'yaml']);
     expect(yaml.code).toBe(0);
-    const doc = parseYaml(yaml.stdout) as { plan: string; started_at: string; phase: string; rounds: Record<string, unknown>[] };
+    const doc = parseYaml(yaml.stdout) as {
+      plan: string;
+      started_at: string;
+      phase: string;
+      rounds: Record<string, unknown>[];
+    };
     expect(doc).toMatchObject({ plan: 'h-oscillate', phase: 'critical' });
     expect(Object.keys(doc.rounds[0] ?? {})).toEqual(
-      expect.arrayContaining(['round', 'phase', 'timestamp', 'critics_dispatched', 'letter_id', 'findings_by_critic', 'fixes_applied', 'tests_added', 'tests_result', 'convergence_delta']),
+      expect.arrayContaining([
+        'round',
+        'phase',
+        'timestamp',
+        'critics_dispatched',
+        'letter_id',
+        'findings_by_critic',
+        'fixes_applied',
+        'tests_added',
+        'tests_result',
+        'convergence_delta',
+      ]),
     );
-    expect(doc.rounds[2]).toMatchObject({ round: 3, loop_detected: [{ heuristic: 'oscillation' }], escalated: { reason: 'heuristic', heuristic: 'oscillation' } });
+    expect(doc.rounds[2]).toMatchObject({
+      round: 3,
+      loop_detected: [{ heuristic: 'oscillation' }],
+      escalated: { reason: 'heuristic', heuristic: 'oscillation' },
+    });
 
     const calibrated = await rloopCli(t, ['calibrate', '--json']);
     expect(calibrated.code).toBe(0);
-    const report = JSON.parse(calibrated.stdout) as { runs: number; heuristics: Record<string, { fired: number; runs: number }> };
+    const report = JSON.parse(calibrated.stdout) as {
+      runs: number;
+      heuristics: Record<string, { fired: number; runs: number }>;
+    };
     expect(report.runs).toBeGreaterThanOrEqual(4);
-    for (const h of ['oscillation', 'implementer_wall', 'persistent_issue', 'stall']) expect(report.heuristics[h]?.fired).toBeGreaterThanOrEqual(1);
+    for (const h of ['oscillation', 'implementer_wall', 'persistent_issue', 'stall'])
+      expect(report.heuristics[h]?.fired).toBeGreaterThanOrEqual(1);
     const text = await rloopCli(t, ['calibrate']);
     expect(text.stdout).toContain('Rounds each phase needed to come clean');
 

@@ -7,13 +7,22 @@ import { execFileSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import type { RloopEvent } from '@rloop/contracts';
-import { type FakeAnthropic, type FakeMessagesRequest, type FakeTurn, INVOICE_SIGNATURE, RED_TEST, RED_TEST_PATH, SEQUENCE_GUARD, fakeTurn, startFakeAnthropic } from '@rloop/testing';
+import {
+  type FakeAnthropic,
+  type FakeMessagesRequest,
+  type FakeTurn,
+  INVOICE_SIGNATURE,
+  RED_TEST,
+  RED_TEST_PATH,
+  SEQUENCE_GUARD,
+  fakeTurn,
+  startFakeAnthropic,
+} from '@rloop/testing';
 import { type TestFleet, samplePlan, startTestFleet } from './fleet.test-helpers.js';
 
 const API_KEY = 'sk-ant-api03-e2eLlmFleetKey-7f3a9c1d5e2b8046aa71c3d9e5f0b2c4';
 const SCENARIOS = ['A', 'B', 'C', 'D'] as const;
 type Scenario = (typeof SCENARIOS)[number];
-
 
 function finding(scenario: Scenario, lines: { start: number; end: number }): Record<string, unknown> {
   return {
@@ -34,7 +43,9 @@ function finding(scenario: Scenario, lines: { start: number; end: number }): Rec
 function firstUserText(request: FakeMessagesRequest): string {
   const content = request.messages[0]?.content;
   if (typeof content === 'string') return content;
-  return Array.isArray(content) ? content.map((b: { text?: unknown }) => (typeof b.text === 'string' ? b.text : '')).join('\n') : '';
+  return Array.isArray(content)
+    ? content.map((b: { text?: unknown }) => (typeof b.text === 'string' ? b.text : '')).join('\n')
+    : '';
 }
 
 function scenarioOf(text: string): Scenario | null {
@@ -55,7 +66,9 @@ function script(request: FakeMessagesRequest): FakeTurn {
     switch (scenario) {
       case 'A':
         // Reports the unchecked sequence until the code under review throws for it.
-        return fakeTurn.toolUse('report_findings', { findings: text.includes('throw new RangeError') ? [] : [finding('A', { start: 20, end: 22 })] });
+        return fakeTurn.toolUse('report_findings', {
+          findings: text.includes('throw new RangeError') ? [] : [finding('A', { start: 20, end: 22 })],
+        });
       case 'B':
         return fakeTurn.toolUse('report_findings', { findings: [finding('B', { start: 20, end: 22 })] });
       case 'C':
@@ -74,15 +87,29 @@ function script(request: FakeMessagesRequest): FakeTurn {
   } else if (tools.includes('write_test_file') && (scenario === 'A' || scenario === 'B')) {
     if (turn > 1) return fakeTurn.text('One failing test written for the finding.');
     const id = /"id": "([^"]+)"/.exec(text)?.[1] ?? 'unknown';
-    return fakeTurn.toolUse('write_test_file', { path: RED_TEST_PATH, content: RED_TEST, finding_ids: [id], test_name: 'invoiceNumber rejects a sequence below 1' });
+    return fakeTurn.toolUse('write_test_file', {
+      path: RED_TEST_PATH,
+      content: RED_TEST,
+      finding_ids: [id],
+      test_name: 'invoiceNumber rejects a sequence below 1',
+    });
   } else if (tools.includes('edit_file') && scenario === 'A') {
-    if (turn === 1) return fakeTurn.toolUse('edit_file', { path: 'src/tax.js', old_string: INVOICE_SIGNATURE, new_string: `${INVOICE_SIGNATURE}${SEQUENCE_GUARD}` });
+    if (turn === 1)
+      return fakeTurn.toolUse('edit_file', {
+        path: 'src/tax.js',
+        old_string: INVOICE_SIGNATURE,
+        new_string: `${INVOICE_SIGNATURE}${SEQUENCE_GUARD}`,
+      });
     if (turn === 3) return fakeTurn.toolUse('run_tests', { command: 'node --test' });
     return fakeTurn.text('invoiceNumber now throws a RangeError for a sequence below 1.');
   } else if (tools.includes('edit_file') && scenario === 'B') {
     // A "fix" that only edits a test (an existing one: the red test itself is read-only).
     if (turn === 1) {
-      return fakeTurn.toolUse('edit_file', { path: 'test/invoice-number.test.mjs', old_string: "test('invoice numbers are zero-padded'", new_string: "test('invoice numbers are zero-padded, checked'" });
+      return fakeTurn.toolUse('edit_file', {
+        path: 'test/invoice-number.test.mjs',
+        old_string: "test('invoice numbers are zero-padded'",
+        new_string: "test('invoice numbers are zero-padded, checked'",
+      });
     }
     return fakeTurn.text('Adjusted the test.');
   }
@@ -109,18 +136,30 @@ async function events(scenario: Scenario): Promise<RloopEvent[]> {
   return (await t.bus.journal.events(PLANS[scenario].slug)).entries.map((e) => e.event);
 }
 
-function ofType<T extends RloopEvent['type']>(list: readonly RloopEvent[], type: T): Extract<RloopEvent, { type: T }>[] {
+function ofType<T extends RloopEvent['type']>(
+  list: readonly RloopEvent[],
+  type: T,
+): Extract<RloopEvent, { type: T }>[] {
   return list.filter((e): e is Extract<RloopEvent, { type: T }> => e.type === type);
 }
 
 const repos = new Map<Scenario, string>();
 
 beforeAll(async () => {
-  fake = await startFakeAnthropic({ script, knownModels: ['claude-sonnet-5-5'], rejectForcedToolChoice: ['claude-sonnet-5-5'] });
+  fake = await startFakeAnthropic({
+    script,
+    knownModels: ['claude-sonnet-5-5'],
+    rejectForcedToolChoice: ['claude-sonnet-5-5'],
+  });
   t = await startTestFleet({
     env: { ANTHROPIC_API_KEY: API_KEY, ANTHROPIC_BASE_URL: fake.url },
     // The reviewer is the only LLM critic (the billing trigger's LLM critics are dropped); small caps end plan B soon.
-    catalogue: (c) => ({ ...c, core: ['quality/code-reviewer', 'security/secrets-detector'], dynamic: [], soft_caps: { critical: 2, medium: 2, low: 2, final_sweep: 2 } }),
+    catalogue: (c) => ({
+      ...c,
+      core: ['quality/code-reviewer', 'security/secrets-detector'],
+      dynamic: [],
+      soft_caps: { critical: 2, medium: 2, low: 2, final_sweep: 2 },
+    }),
     models: (m) => ({ ...m, budgets: { daily_usd: 1000, per_plan_usd: 5, per_dispatch_usd: null } }),
   });
   for (const scenario of SCENARIOS) repos.set(scenario, await t.sampleRepo('fixable', PLANS[scenario].slug));
@@ -149,7 +188,10 @@ async function outcome(scenario: Scenario): Promise<string> {
     // Where the loop stood and what the fleet said last, so a hang is diagnosable from the failure alone.
     const state = (await t.bus.journal.loopState(slug)).state;
     const tail = t.lines.filter((l) => l.includes(slug) || /error|warn/i.test(l)).slice(-40);
-    throw new Error(`${error instanceof Error ? error.message : String(error)}\n${slug} is ${state?.status ?? 'unknown'} at round ${state?.round ?? 0}; last lines:\n${tail.join('\n')}`, { cause: error });
+    throw new Error(
+      `${error instanceof Error ? error.message : String(error)}\n${slug} is ${state?.status ?? 'unknown'} at round ${state?.round ?? 0}; last lines:\n${tail.join('\n')}`,
+      { cause: error },
+    );
   }
 }
 
@@ -159,10 +201,20 @@ describe('the LLM judgement layer and the anthropic fix cycle, end to end agains
     const list = await events('A');
     const written = ofType(list, 'TestsWritten');
     expect(written).toHaveLength(1);
-    expect(written[0]?.data).toMatchObject({ round: 1, red: ['invoiceNumber rejects a sequence below 1'], passed_at_once: [], tests: [{ file: RED_TEST_PATH }] });
+    expect(written[0]?.data).toMatchObject({
+      round: 1,
+      red: ['invoiceNumber rejects a sequence below 1'],
+      passed_at_once: [],
+      tests: [{ file: RED_TEST_PATH }],
+    });
     const fixes = ofType(list, 'FixApplied');
     expect(fixes).toHaveLength(1);
-    expect(fixes[0]?.data).toMatchObject({ strategy: 'anthropic', outcome: 'committed', tests_added: [RED_TEST_PATH], tests_result: { failed: 0, regressions: 0 } });
+    expect(fixes[0]?.data).toMatchObject({
+      strategy: 'anthropic',
+      outcome: 'committed',
+      tests_added: [RED_TEST_PATH],
+      tests_result: { failed: 0, regressions: 0 },
+    });
     // The fix commit holds the guard and the red test, now green.
     const repo = repos.get('A') ?? '';
     expect(git(repo, 'show', `rloop/${PLANS.A.slug}:src/tax.js`)).toContain('throw new RangeError');
@@ -174,10 +226,17 @@ describe('the LLM judgement layer and the anthropic fix cycle, end to end agains
     expect(converged?.type === 'LoopConverged' && converged.data.panel.critics).toContain('quality/code-reviewer');
     // Every dispatch's cost is in the journal, and `rloop status` adds it up.
     const usage = ofType(list, 'UsageRecorded');
-    expect(new Set(usage.map((u) => u.data.dispatch))).toEqual(new Set(['quality/code-reviewer', 'test-writer', 'implementer']));
-    expect(usage.every((u) => u.data.model === 'claude-sonnet-5-5' && u.data.cost_usd > 0 && u.data.round !== undefined)).toBe(true);
+    expect(new Set(usage.map((u) => u.data.dispatch))).toEqual(
+      new Set(['quality/code-reviewer', 'test-writer', 'implementer']),
+    );
+    expect(
+      usage.every((u) => u.data.model === 'claude-sonnet-5-5' && u.data.cost_usd > 0 && u.data.round !== undefined),
+    ).toBe(true);
     const [status] = await t.bus.journal.status(PLANS.A.slug);
-    expect(status?.spend_usd).toBeCloseTo(usage.reduce((sum, u) => sum + u.data.cost_usd, 0), 6);
+    expect(status?.spend_usd).toBeCloseTo(
+      usage.reduce((sum, u) => sum + u.data.cost_usd, 0),
+      6,
+    );
   }, 150_000);
 
   it("(b) a fix that only edits a test is refused by the verifier: nothing is committed and the refusal's reasons are in FixApplied", async () => {
@@ -207,7 +266,13 @@ describe('the LLM judgement layer and the anthropic fix cycle, end to end agains
     const reports = ofType(list, 'FindingsReported').filter((e) => e.data.critic_id === 'quality/code-reviewer');
     expect(reports.length).toBeGreaterThan(0);
     expect(reports.every((r) => r.data.findings.length === 0)).toBe(true);
-    expect(t.lines.some((l) => l.includes(`${PLANS.C.slug} round 1: quality/code-reviewer: 0 finding(s) kept, 1 dropped for naming files or lines it was not given (src/tax.js:40-44)`))).toBe(true);
+    expect(
+      t.lines.some((l) =>
+        l.includes(
+          `${PLANS.C.slug} round 1: quality/code-reviewer: 0 finding(s) kept, 1 dropped for naming files or lines it was not given (src/tax.js:40-44)`,
+        ),
+      ),
+    ).toBe(true);
   }, 150_000);
 
   it('(d) a plan whose spend reaches its budget is escalated with what was spent, and its LLM critics are not dispatched again', async () => {
@@ -216,10 +281,20 @@ describe('the LLM judgement layer and the anthropic fix cycle, end to end agains
     const escalation = ofType(list, 'EscalationRaised')[0];
     expect(escalation?.data.reason).toBe('budget');
     expect(escalation?.data.round).toBe(2);
-    expect(escalation?.data.report.trigger.detail).toMatch(/^the per-plan LLM budget of \$5\.00 is reached before the round's LLM critics: \$6\.\d\d spent on this plan's loop/);
+    expect(escalation?.data.report.trigger.detail).toMatch(
+      /^the per-plan LLM budget of \$5\.00 is reached before the round's LLM critics: \$6\.\d\d spent on this plan's loop/,
+    );
     expect(escalation?.data.markdown).toContain('budget');
     const failed = ofType(list, 'CriticFailed').filter((e) => e.data.round === 2);
-    expect(failed).toEqual([expect.objectContaining({ data: expect.objectContaining({ critic_id: 'quality/code-reviewer', reason: 'not_runnable', message: expect.stringContaining('not run: the per-plan LLM budget') as unknown }) })]);
+    expect(failed).toEqual([
+      expect.objectContaining({
+        data: expect.objectContaining({
+          critic_id: 'quality/code-reviewer',
+          reason: 'not_runnable',
+          message: expect.stringContaining('not run: the per-plan LLM budget') as unknown,
+        }),
+      }),
+    ]);
     // The model was asked once for this plan: round 2 never reached it.
     expect(fake.messageCalls().filter((c) => scenarioOf(firstUserText(c.body)) === 'D')).toHaveLength(1);
     const spent = ofType(list, 'UsageRecorded').reduce((sum, u) => sum + u.data.cost_usd, 0);
@@ -243,7 +318,10 @@ describe('the LLM judgement layer and the anthropic fix cycle, end to end agains
     const client = new pg.Client({ connectionString: t.database.url });
     await client.connect();
     try {
-      const { rows } = await client.query<{ n: number; leaked: number }>(`SELECT count(*)::int AS n, count(*) FILTER (WHERE data::text LIKE $1 OR metadata::text LIKE $1)::int AS leaked FROM events`, [`%${API_KEY}%`]);
+      const { rows } = await client.query<{ n: number; leaked: number }>(
+        `SELECT count(*)::int AS n, count(*) FILTER (WHERE data::text LIKE $1 OR metadata::text LIKE $1)::int AS leaked FROM events`,
+        [`%${API_KEY}%`],
+      );
       expect(rows[0]?.n).toBeGreaterThan(50);
       expect(rows[0]?.leaked).toBe(0);
     } finally {

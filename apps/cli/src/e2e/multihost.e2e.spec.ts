@@ -10,7 +10,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { jetstreamManager } from '@nats-io/jetstream';
 import type { JournaledEvent } from '@rloop/contracts';
-import { type GitDaemon, type PrivateNatsCluster, type TestDatabase, createTestDatabase, eventually, startGitDaemon, startPrivateNatsCluster, uniqueNamespace } from '@rloop/testing';
+import {
+  type GitDaemon,
+  type PrivateNatsCluster,
+  type TestDatabase,
+  createTestDatabase,
+  eventually,
+  startGitDaemon,
+  startPrivateNatsCluster,
+  uniqueNamespace,
+} from '@rloop/testing';
 import { type TestFleet, loopStory, samplePlan, startTestFleet } from './fleet.test-helpers.js';
 
 const PLANS = 10;
@@ -27,7 +36,10 @@ let hostB: TestFleet;
 /** The gate takes repositories by URL from the git daemon on 127.0.0.1 (a hosting service here). */
 const trustUrls = (trust: Record<string, unknown>): Record<string, unknown> => {
   const repositories = trust['repositories'] as Record<string, unknown>;
-  return { ...trust, repositories: { ...repositories, url: { schemes: ['git'], hosts: ['127.0.0.1'], local_addresses: true } } };
+  return {
+    ...trust,
+    repositories: { ...repositories, url: { schemes: ['git'], hosts: ['127.0.0.1'], local_addresses: true } },
+  };
 };
 
 /** A sample repository as a bare repository the daemon serves (a pushed-to repository has no checkout). */
@@ -50,7 +62,15 @@ function duplicates(events: readonly JournaledEvent[]): string[] {
   for (const e of events) seen.set(e.event_id, (seen.get(e.event_id) ?? 0) + 1);
   const twice = [...seen].filter(([, n]) => n > 1).map(([id]) => id);
   // The same step under two ids: two RoundStarted for one round, two fixes for one letter.
-  const steps = events.flatMap((e) => (e.type === 'RoundStarted' ? [`round ${e.data.round}`] : e.type === 'FixApplied' ? [`fix ${e.data.letter_id}`] : e.type === 'LetterWritten' ? [`letter ${e.data.letter.round}`] : []));
+  const steps = events.flatMap((e) =>
+    e.type === 'RoundStarted'
+      ? [`round ${e.data.round}`]
+      : e.type === 'FixApplied'
+        ? [`fix ${e.data.letter_id}`]
+        : e.type === 'LetterWritten'
+          ? [`letter ${e.data.letter.round}`]
+          : [],
+  );
   return [...twice, ...steps.filter((step, i) => steps.indexOf(step) !== i)];
 }
 
@@ -62,7 +82,14 @@ beforeAll(async () => {
   const namespace = uniqueNamespace('mh');
   const env = { RLOOP_STREAM_REPLICAS: '3', RLOOP_ACK_WAIT_MS: '3000' };
   hostA = await startTestFleet({ natsUrl: cluster.url, database, namespace, env, trust: trustUrls });
-  hostB = await startTestFleet({ natsUrl: cluster.url, database, namespace, env, trust: trustUrls, services: [...SECOND_HOST] });
+  hostB = await startTestFleet({
+    natsUrl: cluster.url,
+    database,
+    namespace,
+    env,
+    trust: trustUrls,
+    services: [...SECOND_HOST],
+  });
   expect(hostA.home).not.toBe(hostB.home);
 }, 240_000);
 
@@ -99,11 +126,18 @@ describe('two hosts without a shared disk, on a three-node NATS cluster', () => 
       const events = (await hostA.bus.journal.events(slug)).entries.map((e) => e.event);
       expect({ slug, twice: duplicates(events) }).toEqual({ slug, twice: [] });
       // The result is on the plan's repository, where any host (and the user) finds it.
-      const head = execFileSync('git', ['-C', join(served, `${slug}.git`), 'rev-parse', `refs/heads/rloop/${slug}`], { encoding: 'utf8' }).trim();
+      const head = execFileSync('git', ['-C', join(served, `${slug}.git`), 'rev-parse', `refs/heads/rloop/${slug}`], {
+        encoding: 'utf8',
+      }).trim();
       expect({ slug, head }).toEqual({ slug, head: states[i]?.head });
     }
     // Both hosts did the work: each implementer's own cache holds copies of plans' repositories.
-    const cached = (home: string): number => Number(execFileSync('sh', ['-c', `ls -d ${join(home, 'implementer', 'repos')}/*.git 2>/dev/null | wc -l`], { encoding: 'utf8' }).trim());
+    const cached = (home: string): number =>
+      Number(
+        execFileSync('sh', ['-c', `ls -d ${join(home, 'implementer', 'repos')}/*.git 2>/dev/null | wc -l`], {
+          encoding: 'utf8',
+        }).trim(),
+      );
     expect(cached(hostA.home) + cached(hostB.home)).toBeGreaterThan(0);
   }, 900_000);
 
@@ -111,8 +145,12 @@ describe('two hosts without a shared disk, on a three-node NATS cluster', () => 
     const url = await servedRepo('killed');
     const reply = await hostA.submit(urlPlan('mh-killed', url));
     if (reply.status !== 'accepted') throw new Error(JSON.stringify(reply));
-    const events = async (): Promise<JournaledEvent[]> => (await hostA.bus.journal.events('mh-killed')).entries.map((e) => e.event);
-    await eventually(async () => ((await events()).some((e) => e.type === 'RoundStarted' && e.data.round === 2) ? true : undefined), { timeoutMs: 180_000, intervalMs: 20, description: 'round 2 of mh-killed' });
+    const events = async (): Promise<JournaledEvent[]> =>
+      (await hostA.bus.journal.events('mh-killed')).entries.map((e) => e.event);
+    await eventually(
+      async () => ((await events()).some((e) => e.type === 'RoundStarted' && e.data.round === 2) ? true : undefined),
+      { timeoutMs: 180_000, intervalMs: 20, description: 'round 2 of mh-killed' },
+    );
     const jsm = await jetstreamManager(hostA.bus.connection);
     const leader = (await jsm.streams.info(hostA.bus.subjects.streams.events)).cluster?.leader;
     const node = cluster.nodes.find((n) => n.name === leader);
@@ -120,13 +158,19 @@ describe('two hosts without a shared disk, on a three-node NATS cluster', () => 
     const killedAt = Date.now();
     await node.kill();
     // The loop goes on without the node: an event produced after the kill is journaled within 30 s.
-    await eventually(async () => ((await events().catch(() => [])).some((e) => Date.parse(e.occurred_at) > killedAt) ? true : undefined), { timeoutMs: 30_000, intervalMs: 100, description: 'an event of mh-killed produced after the kill' });
+    await eventually(
+      async () =>
+        (await events().catch(() => [])).some((e) => Date.parse(e.occurred_at) > killedAt) ? true : undefined,
+      { timeoutMs: 30_000, intervalMs: 100, description: 'an event of mh-killed produced after the kill' },
+    );
     await node.restart();
     const state = await hostA.outcome('mh-killed', reply.event_id, 600_000);
     const all = await events();
     expect({ status: state.status, story: loopStory(all) }).toMatchObject({ status: 'converged' });
     // No round lost: no critic of any round timed out, and no round was decided twice.
-    expect(all.filter((e) => e.type === 'CriticFailed' && e.data.reason === 'timed_out').map((e) => loopStory([e]))).toEqual([]);
+    expect(
+      all.filter((e) => e.type === 'CriticFailed' && e.data.reason === 'timed_out').map((e) => loopStory([e])),
+    ).toEqual([]);
     expect(duplicates(all)).toEqual([]);
   }, 900_000);
 });

@@ -23,20 +23,29 @@ afterEach(async () => {
 
 async function measure(replicas: 1 | 3): Promise<{ stallMs: number; rounds: number; story: string[] }> {
   cluster = await startPrivateNatsCluster({ nodes: 3 });
-  t = await startTestFleet({ natsUrl: cluster.url, env: { RLOOP_STREAM_REPLICAS: String(replicas), RLOOP_ACK_WAIT_MS: '3000' } });
+  t = await startTestFleet({
+    natsUrl: cluster.url,
+    env: { RLOOP_STREAM_REPLICAS: String(replicas), RLOOP_ACK_WAIT_MS: '3000' },
+  });
   const fleet = t;
   const slug = `stall-r${replicas}`;
   const reply = await fleet.submit(samplePlan(slug, await fleet.sampleRepo('fixable', slug)));
   if (reply.status !== 'accepted') throw new Error(JSON.stringify(reply));
-  const events = async (): Promise<JournaledEvent[]> => (await fleet.bus.journal.events(slug)).entries.map((e) => e.event);
-  await eventually(async () => ((await events()).some((e) => e.type === 'RoundStarted' && e.data.round === 2) ? true : undefined), { timeoutMs: 120_000, intervalMs: 20, description: 'round 2' });
+  const events = async (): Promise<JournaledEvent[]> =>
+    (await fleet.bus.journal.events(slug)).entries.map((e) => e.event);
+  await eventually(
+    async () => ((await events()).some((e) => e.type === 'RoundStarted' && e.data.round === 2) ? true : undefined),
+    { timeoutMs: 120_000, intervalMs: 20, description: 'round 2' },
+  );
   const jsm = await jetstreamManager(fleet.bus.connection);
   const leader = (await jsm.streams.info(fleet.bus.subjects.streams.events)).cluster?.leader;
   const node = cluster.nodes.find((n) => n.name === leader);
   if (node === undefined) throw new Error(`no node leads the events stream (${String(leader)})`);
   const killedAt = Date.now();
   await node.kill();
-  const restart = new Promise<void>((resolve, reject) => setTimeout(() => void node.restart().then(resolve, reject), DOWN_MS));
+  const restart = new Promise<void>((resolve, reject) =>
+    setTimeout(() => void node.restart().then(resolve, reject), DOWN_MS),
+  );
   const firstAfter = await eventually(
     async () => {
       const after = (await events().catch(() => [])).find((e) => Date.parse(e.occurred_at) > killedAt);
@@ -48,7 +57,11 @@ async function measure(replicas: 1 | 3): Promise<{ stallMs: number; rounds: numb
   const outcome = await fleet.outcome(slug, reply.event_id, 600_000);
   expect(outcome.status).toBe('converged');
   const all = await events();
-  return { stallMs: firstAfter - killedAt, rounds: all.filter((e) => e.type === 'RoundStarted').length, story: loopStory(all) };
+  return {
+    stallMs: firstAfter - killedAt,
+    rounds: all.filter((e) => e.type === 'RoundStarted').length,
+    story: loopStory(all),
+  };
 }
 
 describe('node-kill stall, R1 against R3', () => {
@@ -57,13 +70,17 @@ describe('node-kill stall, R1 against R3', () => {
   it('R3: the loop goes on while the node is down', async () => {
     const r3 = await measure(3);
     figures['R3'] = { stall_s: r3.stallMs / 1000, rounds: r3.rounds };
-    process.stdout.write(`node-kill stall R3: ${(r3.stallMs / 1000).toFixed(1)} s (rounds ${r3.rounds})\n${r3.story.join('\n')}\n`);
+    process.stdout.write(
+      `node-kill stall R3: ${(r3.stallMs / 1000).toFixed(1)} s (rounds ${r3.rounds})\n${r3.story.join('\n')}\n`,
+    );
   }, 900_000);
 
   it('R1: the loop waits for the node that held its streams', async () => {
     const r1 = await measure(1);
     figures['R1'] = { stall_s: r1.stallMs / 1000, rounds: r1.rounds, node_down_s: DOWN_MS / 1000 };
-    process.stdout.write(`node-kill stall R1: ${(r1.stallMs / 1000).toFixed(1)} s with the node down ${DOWN_MS / 1000} s (rounds ${r1.rounds})\n${r1.story.join('\n')}\n`);
+    process.stdout.write(
+      `node-kill stall R1: ${(r1.stallMs / 1000).toFixed(1)} s with the node down ${DOWN_MS / 1000} s (rounds ${r1.rounds})\n${r1.story.join('\n')}\n`,
+    );
     process.stdout.write(`${JSON.stringify(figures)}\n`);
   }, 900_000);
 });

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { JournaledEvent } from '@rloop/contracts';
-import { type PrivateNatsServer, type PrivatePostgresServer, eventually, startPrivateNatsServer, startPrivatePostgresServer } from '@rloop/testing';
+import {
+  type PrivateNatsServer,
+  type PrivatePostgresServer,
+  eventually,
+  startPrivateNatsServer,
+  startPrivatePostgresServer,
+} from '@rloop/testing';
 import { type TestFleet, loopStory, samplePlan, startTestFleet } from './fleet.test-helpers.js';
 
 // The infrastructure goes down: kill -9 the NATS server, then the journal's PostgreSQL, in the
@@ -15,7 +21,11 @@ let t: TestFleet;
 beforeAll(async () => {
   [nats, postgres] = await Promise.all([startPrivateNatsServer(), startPrivatePostgresServer()]);
   // Messages that were in flight when a server died come back after 3 s instead of minutes.
-  t = await startTestFleet({ natsUrl: nats.url, database: { name: 'postgres', url: postgres.url, drop: () => Promise.resolve() }, env: { RLOOP_ACK_WAIT_MS: '3000' } });
+  t = await startTestFleet({
+    natsUrl: nats.url,
+    database: { name: 'postgres', url: postgres.url, drop: () => Promise.resolve() },
+    env: { RLOOP_ACK_WAIT_MS: '3000' },
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -32,17 +42,20 @@ async function submitted(slug: string): Promise<string> {
 }
 
 async function roundStarted(plan: string, round: number): Promise<void> {
-  await eventually(async () => ((await eventsOf(plan)).some((e) => e.type === 'RoundStarted' && e.data.round === round) ? true : undefined), {
-    timeoutMs: 60_000,
-    intervalMs: 20,
-    description: `round ${round} of ${plan} to start`,
-  });
+  await eventually(
+    async () =>
+      (await eventsOf(plan)).some((e) => e.type === 'RoundStarted' && e.data.round === round) ? true : undefined,
+    {
+      timeoutMs: 60_000,
+      intervalMs: 20,
+      description: `round ${round} of ${plan} to start`,
+    },
+  );
 }
 
 async function eventsOf(plan: string): Promise<JournaledEvent[]> {
   return (await t.bus.journal.events(plan)).entries.map((e) => e.event);
 }
-
 
 describe('outages: NATS and PostgreSQL killed mid-round', () => {
   let reference: string[];
@@ -54,7 +67,11 @@ describe('outages: NATS and PostgreSQL killed mid-round', () => {
   }, 90_000);
 
   /** Runs the sample plan, takes a server down for a while when round 2 starts, and checks the loop ends like the reference. */
-  async function outage(slug: string, server: PrivateNatsServer | PrivatePostgresServer, downMs: number): Promise<void> {
+  async function outage(
+    slug: string,
+    server: PrivateNatsServer | PrivatePostgresServer,
+    downMs: number,
+  ): Promise<void> {
     const runId = await submitted(slug);
     await roundStarted(slug, 2);
     await server.kill();
@@ -76,7 +93,10 @@ describe('outages: NATS and PostgreSQL killed mid-round', () => {
     // Each service lost the bus, and no message was given up on.
     const during = t.lines.slice(linesBefore);
     for (const service of ['journal', 'gate', 'panel', 'critic-runner', 'synthesizer', 'implementer']) {
-      expect({ service, disconnected: during.some((line) => line.includes(`${service}: disconnected from NATS`)) }).toEqual({ service, disconnected: true });
+      expect({
+        service,
+        disconnected: during.some((line) => line.includes(`${service}: disconnected from NATS`)),
+      }).toEqual({ service, disconnected: true });
     }
     expect(during.filter((line) => line.includes(': dead-lettered '))).toEqual([]);
   }, 240_000);

@@ -7,13 +7,29 @@ import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../../../', import.meta.url));
 
-function run(command: string, args: readonly string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+function run(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     // PATH without the workspace's node_modules/.bin: `npx rloop` must find the installed package, not the checkout.
-    const env = { ...process.env, PATH: (process.env['PATH'] ?? '').split(':').filter((p) => !p.includes('node_modules')).join(':'), NO_COLOR: '1' };
-    execFile(command, [...args], { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 600_000 }, (error, stdout, stderr) => {
-      resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
-    });
+    const env = {
+      ...process.env,
+      PATH: (process.env['PATH'] ?? '')
+        .split(':')
+        .filter((p) => !p.includes('node_modules'))
+        .join(':'),
+      NO_COLOR: '1',
+    };
+    execFile(
+      command,
+      [...args],
+      { cwd, env, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, timeout: 600_000 },
+      (error, stdout, stderr) => {
+        resolve({ code: error === null ? 0 : typeof error.code === 'number' ? error.code : -1, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -41,9 +57,20 @@ describe('the rloop npm package', () => {
     // The dependency audit needs the registry's advisory endpoint, which this network does not serve.
     const review = await run('npx', ['rloop', 'review', '.', '--skip', 'toolchain/dependency-audit'], project);
     expect(review.code).toBe(1);
-    expect(review.stdout).toMatch(/^src\/app\.js\n {2}2:1 {2}critical +Code injection: request input reaches eval {2}sast\/code-injection$/m);
+    expect(review.stdout).toMatch(
+      /^src\/app\.js\n {2}2:1 {2}critical +Code injection: request input reaches eval {2}sast\/code-injection$/m,
+    );
     expect(review.stdout).toMatch(/✖ 1 finding \(1 critical, 0 medium, 0 low\) in 1 file/);
-    const sarif = await run('npx', ['rloop', 'review', '.', '--skip', 'toolchain/dependency-audit', '--format', 'sarif'], project);
-    expect(JSON.parse(sarif.stdout)).toMatchObject({ version: '2.1.0', runs: [{ tool: { driver: { name: 'rloop', version: version.version } }, invocations: [{ executionSuccessful: true }] }] });
+    const sarif = await run(
+      'npx',
+      ['rloop', 'review', '.', '--skip', 'toolchain/dependency-audit', '--format', 'sarif'],
+      project,
+    );
+    expect(JSON.parse(sarif.stdout)).toMatchObject({
+      version: '2.1.0',
+      runs: [
+        { tool: { driver: { name: 'rloop', version: version.version } }, invocations: [{ executionSuccessful: true }] },
+      ],
+    });
   }, 300_000);
 });

@@ -27,8 +27,15 @@ describe('two replicas of every service on one plan', () => {
     expect(state.status).toBe('converged');
     const { entries } = await t.bus.journal.events('e2e-replicas');
     const events: RloopEvent[] = entries.map((e) => e.event);
-    const once = (type: RloopEvent['type'], key: (e: RloopEvent) => string) => [...countBy(events.filter((e) => e.type === type), key).values()].every((n) => n === 1);
-    const round = (e: RloopEvent) => String((e.data as { round?: number }).round ?? (e.data as { letter?: { round: number } }).letter?.round);
+    const once = (type: RloopEvent['type'], key: (e: RloopEvent) => string) =>
+      [
+        ...countBy(
+          events.filter((e) => e.type === type),
+          key,
+        ).values(),
+      ].every((n) => n === 1);
+    const round = (e: RloopEvent) =>
+      String((e.data as { round?: number }).round ?? (e.data as { letter?: { round: number } }).letter?.round);
     expect(once('RoundStarted', round)).toBe(true);
     expect(once('LetterWritten', round)).toBe(true);
     expect(once('FixRequested', round)).toBe(true);

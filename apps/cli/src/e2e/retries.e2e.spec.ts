@@ -21,7 +21,12 @@ beforeAll(async () => {
     catalogue: (c) => ({
       ...c,
       round_grace_ms: 2_000,
-      critics: Object.fromEntries(Object.entries(c['critics'] as Record<string, Record<string, unknown>>).map(([id, entry]) => [id, { ...entry, timeout_ms: 20_000 }])),
+      critics: Object.fromEntries(
+        Object.entries(c['critics'] as Record<string, Record<string, unknown>>).map(([id, entry]) => [
+          id,
+          { ...entry, timeout_ms: 20_000 },
+        ]),
+      ),
     }),
     // Held messages come back after 3 s; critics heartbeat every second (a retry waits 12 s for them).
     env: { RLOOP_ACK_WAIT_MS: '3000', RLOOP_CRITIC_HEARTBEAT_MS: '1000' },
@@ -36,11 +41,19 @@ async function eventsOf(plan: string): Promise<JournaledEvent[]> {
   return (await t.bus.journal.events(plan)).entries.map((e) => e.event);
 }
 
-async function until(plan: string, description: string, check: (events: JournaledEvent[]) => boolean, timeoutMs = 90_000): Promise<JournaledEvent[]> {
-  return eventually(async () => {
-    const events = await eventsOf(plan);
-    return check(events) ? events : undefined;
-  }, { timeoutMs, intervalMs: 100, description });
+async function until(
+  plan: string,
+  description: string,
+  check: (events: JournaledEvent[]) => boolean,
+  timeoutMs = 90_000,
+): Promise<JournaledEvent[]> {
+  return eventually(
+    async () => {
+      const events = await eventsOf(plan);
+      return check(events) ? events : undefined;
+    },
+    { timeoutMs, intervalMs: 100, description },
+  );
 }
 
 /** The most times the panel has parked one of its messages, from the namespace's delivery ledger. */
@@ -49,7 +62,9 @@ async function panelParks(): Promise<number> {
   const bucket = await KvBucket.find(t.bus.connection, subjects.deliveriesBucket);
   if (bucket === null) return 0;
   const prefix = `${durableName('panel', 'panel-decide')}.`;
-  const parks = (await bucket.entries()).filter((e) => e.key.startsWith(prefix)).map((e) => (JSON.parse(new TextDecoder().decode(e.value)) as { parked: number }).parked);
+  const parks = (await bucket.entries())
+    .filter((e) => e.key.startsWith(prefix))
+    .map((e) => (JSON.parse(new TextDecoder().decode(e.value)) as { parked: number }).parked);
   return Math.max(0, ...parks);
 }
 
@@ -62,8 +77,14 @@ describe('rounds run again', () => {
     // Round 1's critics die with the critic-runner: at the deadline the letter is incomplete, and the
     // retried round waits (parking its commit every heartbeat) for them to heartbeat again.
     await t.fleet.kill('critic-runner');
-    await until('r-parked', 'the incomplete letter of round 1', (events) => events.some((e) => e.type === 'LetterWritten' && !e.data.letter.complete));
-    await eventually(async () => ((await panelParks()) >= 6 ? true : undefined), { timeoutMs: 30_000, intervalMs: 200, description: 'six parks by the panel (more than its 5 attempts)' });
+    await until('r-parked', 'the incomplete letter of round 1', (events) =>
+      events.some((e) => e.type === 'LetterWritten' && !e.data.letter.complete),
+    );
+    await eventually(async () => ((await panelParks()) >= 6 ? true : undefined), {
+      timeoutMs: 30_000,
+      intervalMs: 200,
+      description: 'six parks by the panel (more than its 5 attempts)',
+    });
     await t.fleet.kill('panel');
     await t.fleet.restart('panel');
     await t.fleet.restart('critic-runner');
@@ -91,12 +112,18 @@ describe('rounds run again', () => {
     const [escalation] = escalations;
     if (escalation?.type !== 'EscalationRaised') throw new Error('no escalation');
     expect(escalation.data).toMatchObject({ reason: 'critic_failures', round: 2 });
-    expect(escalation.data.report.trigger.detail).toMatch(/^core critic toolchain\/dependency-audit could not run \(not_runnable\) in rounds 1 and 2: .*lockfile/);
-    expect(escalation.data.report.recommended_action).toMatch(/lockfile .*npm install --package-lock-only.*advisory source/);
+    expect(escalation.data.report.trigger.detail).toMatch(
+      /^core critic toolchain\/dependency-audit could not run \(not_runnable\) in rounds 1 and 2: .*lockfile/,
+    );
+    expect(escalation.data.report.recommended_action).toMatch(
+      /lockfile .*npm install --package-lock-only.*advisory source/,
+    );
     // The second round waited after the first one's letter (retry_backoff.initial_ms, 2 s by default).
     const letter1 = events.find((e) => e.type === 'LetterWritten' && e.data.letter.round === 1);
     const round2 = events.find((e) => e.type === 'RoundStarted' && e.data.round === 2);
-    expect(Date.parse(round2?.occurred_at ?? '') - Date.parse(letter1?.occurred_at ?? '')).toBeGreaterThanOrEqual(2_000);
+    expect(Date.parse(round2?.occurred_at ?? '') - Date.parse(letter1?.occurred_at ?? '')).toBeGreaterThanOrEqual(
+      2_000,
+    );
     expect(events.filter((e) => e.type === 'RoundStarted')).toHaveLength(2);
   }, 180_000);
 });

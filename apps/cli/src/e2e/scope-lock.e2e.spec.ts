@@ -48,13 +48,16 @@ async function queuedFor(plan: string, holders: readonly string[]): Promise<void
   await eventually(
     async () => {
       const [status] = await t.bus.journal.status(plan);
-      return status?.status === 'queued' && JSON.stringify(status.waiting_for) === JSON.stringify(holders) ? true : undefined;
+      return status?.status === 'queued' && JSON.stringify(status.waiting_for) === JSON.stringify(holders)
+        ? true
+        : undefined;
     },
     { timeoutMs: 60_000, intervalMs: 100, description: `${plan} queued for ${holders.join(', ')}` },
   );
 }
 
-const quick = (slug: string, repo: string, files: readonly string[]) => samplePlan(slug, repo, { title: `Quick fix: ${slug}`, files });
+const quick = (slug: string, repo: string, files: readonly string[]) =>
+  samplePlan(slug, repo, { title: `Quick fix: ${slug}`, files });
 
 describe('scope locking on the real fleet', () => {
   it('queues a plan whose files overlap a running loop, shows it in `rloop status`, starts it when that loop converges; a plan on other files runs at once', async () => {
@@ -79,16 +82,22 @@ describe('scope locking on the real fleet', () => {
     expect(aside.map((e) => e.event.type)).not.toContain('LoopQueued');
     expect(first(aside, 'LoopGated').at).toBeLessThan(first(holder, 'LoopConverged').at);
     const queued = first(waiter, 'LoopQueued').event;
-    expect(queued.type === 'LoopQueued' && queued.data.waiting_for).toEqual([{ plan: 'sl-holder', run_id: holderRun, files: ['src/money.ts'] }]);
+    expect(queued.type === 'LoopQueued' && queued.data.waiting_for).toEqual([
+      { plan: 'sl-holder', run_id: holderRun, files: ['src/money.ts'] },
+    ]);
     // Started by the gate after the journal committed the holder's end, with the gating it was queued with.
     const gated = first(waiter, 'LoopGated');
     expect(gated.at).toBeGreaterThan(first(holder, 'LoopConverged').at);
-    expect(gated.event.type === 'LoopGated' && gated.event.data).toEqual(queued.type === 'LoopQueued' ? (({ waiting_for: _holders, ...gating }) => gating)(queued.data) : null);
+    expect(gated.event.type === 'LoopGated' && gated.event.data).toEqual(
+      queued.type === 'LoopQueued' ? (({ waiting_for: _holders, ...gating }) => gating)(queued.data) : null,
+    );
   }, 400_000);
 
   it('never deadlocks on a cycle of overlaps (A∩B, B∩C, C∩A), and keeps the queue across a restart of the gate', async () => {
     const repo = await t.sampleRepo('fixable', 'cycle');
-    const a = await accepted(samplePlan('sl-cycle-a', repo, { files: ['src/money.ts', 'src/tax.js', 'src/billing/**'] }));
+    const a = await accepted(
+      samplePlan('sl-cycle-a', repo, { files: ['src/money.ts', 'src/tax.js', 'src/billing/**'] }),
+    );
     const b = await accepted(quick('sl-cycle-b', repo, ['src/tax.js', 'src/index.ts']));
     const c = await accepted(quick('sl-cycle-c', repo, ['src/index.ts', 'src/money.ts']));
     await queuedFor('sl-cycle-b', ['sl-cycle-a']);
@@ -106,7 +115,9 @@ describe('scope locking on the real fleet', () => {
     expect((await t.outcome('sl-cycle-c', c)).status).toBe('bypassed');
     const [aEvents, bEvents, cEvents] = await Promise.all(['sl-cycle-a', 'sl-cycle-b', 'sl-cycle-c'].map(runEvents));
     if (aEvents === undefined || bEvents === undefined || cEvents === undefined) throw new Error('missing events');
-    const waits = cEvents.flatMap((e) => (e.event.type === 'LoopQueued' ? [e.event.data.waiting_for.map((h) => h.plan)] : []));
+    const waits = cEvents.flatMap((e) =>
+      e.event.type === 'LoopQueued' ? [e.event.data.waiting_for.map((h) => h.plan)] : [],
+    );
     expect(waits).toEqual([['sl-cycle-a', 'sl-cycle-b'], ['sl-cycle-b']]);
     expect(first(bEvents, 'LoopGated').at).toBeGreaterThan(first(aEvents, 'LoopConverged').at);
     expect(first(cEvents, 'LoopGated').at).toBeGreaterThan(first(bEvents, 'LoopBypassed').at);
@@ -125,7 +136,12 @@ describe('scope locking on the real fleet', () => {
     expect(later.status).toBe('rejected');
     const rejected = first(await runEvents('sl-rejected'), 'PlanRejected').event;
     expect(rejected.type === 'PlanRejected' && rejected.data.errors).toEqual([
-      { path: 'files', message: expect.stringContaining('overlap loops still running on the same repository: sl-reject-holder (src/money.ts)') as unknown },
+      {
+        path: 'files',
+        message: expect.stringContaining(
+          'overlap loops still running on the same repository: sl-reject-holder (src/money.ts)',
+        ) as unknown,
+      },
     ]);
     const [holder] = await t.bus.journal.status('sl-reject-holder');
     expect(holder?.run_id).toBe(holderRun);

@@ -23,7 +23,9 @@ interface OtlpValue {
 interface OtlpExport {
   readonly resourceSpans?: readonly {
     readonly resource?: { readonly attributes?: readonly { readonly key: string; readonly value: OtlpValue }[] };
-    readonly scopeSpans?: readonly { readonly spans?: readonly { traceId: string; spanId: string; parentSpanId?: string; name: string }[] }[];
+    readonly scopeSpans?: readonly {
+      readonly spans?: readonly { traceId: string; spanId: string; parentSpanId?: string; name: string }[];
+    }[];
   }[];
 }
 
@@ -47,7 +49,14 @@ beforeAll(async () => {
         for (const resource of body.resourceSpans ?? []) {
           const service = resource.resource?.attributes?.find((a) => a.key === 'service.name')?.value.stringValue ?? '';
           for (const scope of resource.scopeSpans ?? []) {
-            for (const s of scope.spans ?? []) spans.push({ traceId: hex(s.traceId), spanId: hex(s.spanId), parentSpanId: hex(s.parentSpanId), name: s.name, service });
+            for (const s of scope.spans ?? [])
+              spans.push({
+                traceId: hex(s.traceId),
+                spanId: hex(s.spanId),
+                parentSpanId: hex(s.parentSpanId),
+                name: s.name,
+                service,
+              });
           }
         }
         response.writeHead(200, { 'content-type': 'application/json' });
@@ -82,7 +91,9 @@ describe('tracing a loop across the fleet', () => {
       () => {
         const ours = spans.filter((s) => s.traceId === traceId);
         const ids = new Set(ours.map((s) => s.spanId));
-        const complete = ours.some((s) => s.name === `round ${state.round}`) && ours.every((s) => s.parentSpanId === '' || ids.has(s.parentSpanId));
+        const complete =
+          ours.some((s) => s.name === `round ${state.round}`) &&
+          ours.every((s) => s.parentSpanId === '' || ids.has(s.parentSpanId));
         return complete ? ours : undefined;
       },
       { timeoutMs: 60_000, intervalMs: 500, description: 'a complete trace of the run' },
@@ -98,7 +109,16 @@ describe('tracing a loop across the fleet', () => {
     expect(names).toContain('fix round 1');
     expect(names).toContain('journal append');
     expect(names).toContain('panel JournalCommitted');
-    expect(new Set(trace.map((s) => s.service))).toEqual(new Set(['rloop-gate', 'rloop-journal', 'rloop-panel', 'rloop-critic-runner', 'rloop-synthesizer', 'rloop-implementer']));
+    expect(new Set(trace.map((s) => s.service))).toEqual(
+      new Set([
+        'rloop-gate',
+        'rloop-journal',
+        'rloop-panel',
+        'rloop-critic-runner',
+        'rloop-synthesizer',
+        'rloop-implementer',
+      ]),
+    );
     // Nothing of this run leaked into another trace.
     expect(spans.filter((s) => s.traceId !== traceId && s.name.includes('traced-fixable'))).toEqual([]);
   }, 240_000);

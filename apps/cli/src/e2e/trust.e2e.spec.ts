@@ -37,12 +37,31 @@ afterAll(async () => {
   await t?.stop();
 }, 60_000);
 
-function forged<T extends JournaledEvent['type']>(type: T, plan: string, runId: string, id: string, data: EventOf<T>['data']): EventOf<T> {
-  return { event_id: id, type, schema_version: currentVersion(type), plan, correlation_id: runId, causation_id: null, occurred_at: new Date().toISOString(), producer: 'forger@elsewhere', data } as EventOf<T>;
+function forged<T extends JournaledEvent['type']>(
+  type: T,
+  plan: string,
+  runId: string,
+  id: string,
+  data: EventOf<T>['data'],
+): EventOf<T> {
+  return {
+    event_id: id,
+    type,
+    schema_version: currentVersion(type),
+    plan,
+    correlation_id: runId,
+    causation_id: null,
+    occurred_at: new Date().toISOString(),
+    producer: 'forger@elsewhere',
+    data,
+  } as EventOf<T>;
 }
 
 async function deadLetter(id: string): Promise<{ code: string }> {
-  return eventually(async () => (await nats.deadLetters()).find((d) => d.payload.includes(id)), { timeoutMs: 30_000, description: `the journal refusing ${id}` });
+  return eventually(async () => (await nats.deadLetters()).find((d) => d.payload.includes(id)), {
+    timeoutMs: 30_000,
+    description: `the journal refusing ${id}`,
+  });
 }
 
 /** Waits until a service's consumer of the journal's announcements has nothing pending (it had its chance to act). */
@@ -58,9 +77,13 @@ async function caughtUp(service: string, handler: string): Promise<void> {
 
 describe('workers and the watch trust only the journal', () => {
   it('a RoundStarted on the bus naming another repository makes the critic-runner check nothing out of it', async () => {
-    const secret = await scriptedRepo(join(t.home, 'repos', 'secret'), { 'src/config.js': `export const accessKeyId = '${KEY}';\n` });
+    const secret = await scriptedRepo(join(t.home, 'repos', 'secret'), {
+      'src/config.js': `export const accessKeyId = '${KEY}';\n`,
+    });
     const secretCommit = execFileSync('git', ['-C', secret, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
-    const repo = await scriptedRepo(join(t.home, 'repos', 't-round'), { 'src/config.js': "export const region = 'eu-west-1';\n" });
+    const repo = await scriptedRepo(join(t.home, 'repos', 't-round'), {
+      'src/config.js': "export const region = 'eu-west-1';\n",
+    });
     const reply = await t.submit(samplePlan('t-round', repo, { files: ['src/**/*.js'] }));
     if (reply.status !== 'accepted') throw new Error(JSON.stringify(reply));
     await t.outcome('t-round', reply.event_id, 90_000);
@@ -74,7 +97,9 @@ describe('workers and the watch trust only the journal', () => {
       base_commit: secretCommit,
       repo_path: secret,
       files: ['src/config.js'],
-      critics: [{ critic_id: 'security/secrets-detector', evidence: 'pattern', core: true, reason: 'core', timeout_ms: 60_000 }],
+      critics: [
+        { critic_id: 'security/secrets-detector', evidence: 'pattern', core: true, reason: 'core', timeout_ms: 60_000 },
+      ],
       not_configured: [],
       deadline_at: new Date(Date.now() + 60_000).toISOString(),
     });
@@ -82,12 +107,18 @@ describe('workers and the watch trust only the journal', () => {
     expect(await deadLetter(round.event_id)).toMatchObject({ code: 'JOURNAL.UNVERSIONED_DECISION' });
     await caughtUp('critic-runner', 'critic-runner-committed-rounds');
     expect(existsSync(join(t.home, 'critic-runner', 'checkouts', secretCommit))).toBe(false);
-    expect((await t.bus.journal.events('t-round')).entries.filter((e) => e.event.type === 'FindingsReported' && e.event.data.round === 99)).toEqual([]);
+    expect(
+      (await t.bus.journal.events('t-round')).entries.filter(
+        (e) => e.event.type === 'FindingsReported' && e.event.data.round === 99,
+      ),
+    ).toEqual([]);
   }, 150_000);
 
   it('a FixRequested on the bus for a plan that never existed makes the implementer run nothing', async () => {
     const marker = join(t.home, 'forged-fix-ran');
-    const repo = await scriptedRepo(join(t.home, 'repos', 't-ghost'), { 'src/config.js': "export const region = 'eu-west-1';\n" });
+    const repo = await scriptedRepo(join(t.home, 'repos', 't-ghost'), {
+      'src/config.js': "export const region = 'eu-west-1';\n",
+    });
     const commit = execFileSync('git', ['-C', repo, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
     const runId = '01JRUNGHOST000000000000001';
     const request = forged('FixRequested', 't-ghost', runId, 'd_forged_fix_00000001', {
@@ -124,24 +155,50 @@ describe('workers and the watch trust only the journal', () => {
     expect(existsSync(join(t.home, 'worktrees', 't-ghost'))).toBe(false);
   }, 60_000);
 
-  it('submit --watch ends on the run\'s committed state: a LoopConverged on the bus during round 1 (refused, or journaled but unsupported by the history) does not end it', async () => {
-    const repo = await scriptedRepo(join(t.home, 'repos', 't-watch'), { 'src/config.js': `export const region = 'eu-west-1';\nexport const accessKeyId = '${KEY}';\n` });
+  it("submit --watch ends on the run's committed state: a LoopConverged on the bus during round 1 (refused, or journaled but unsupported by the history) does not end it", async () => {
+    const repo = await scriptedRepo(join(t.home, 'repos', 't-watch'), {
+      'src/config.js': `export const region = 'eu-west-1';\nexport const accessKeyId = '${KEY}';\n`,
+    });
     const planFile = join(t.home, 't-watch.yaml');
-    await writeFile(planFile, toYaml(samplePlan('t-watch', repo, { files: ['src/**/*.js'], implementer: { strategy: 'command', command: `node ${join(t.home, 'scripts', 'slow-fix.mjs')}` } })));
+    await writeFile(
+      planFile,
+      toYaml(
+        samplePlan('t-watch', repo, {
+          files: ['src/**/*.js'],
+          implementer: { strategy: 'command', command: `node ${join(t.home, 'scripts', 'slow-fix.mjs')}` },
+        }),
+      ),
+    );
     const watching = rloopCli(t, ['submit', planFile, '--json']);
     // Round 1's fix is under way: the run is far from converged.
-    const state = await eventually(async () => {
-      const { state: s } = await t.bus.journal.loopState('t-watch');
-      return s !== null && s.status === 'fixing' ? s : undefined;
-    }, { timeoutMs: 60_000, intervalMs: 50, description: 'round 1 being fixed' });
+    const state = await eventually(
+      async () => {
+        const { state: s } = await t.bus.journal.loopState('t-watch');
+        return s !== null && s.status === 'fixing' ? s : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 50, description: 'round 1 being fixed' },
+    );
     const runId = state.run_id ?? '';
-    const converged = (id: string) => forged('LoopConverged', 't-watch', runId, id, { rounds: 1, letter_id: 'd_forged_letter_0002', final_commit: state.head ?? '', branch: 'rloop/t-watch', panel: { critics: [], not_configured: [] } });
+    const converged = (id: string) =>
+      forged('LoopConverged', 't-watch', runId, id, {
+        rounds: 1,
+        letter_id: 'd_forged_letter_0002',
+        final_commit: state.head ?? '',
+        branch: 'rloop/t-watch',
+        panel: { critics: [], not_configured: [] },
+      });
     // As anyone could publish it (the journal refuses it), and with the run's version (journaled, but the fold ignores it).
     await t.bus.client.publishEvent(converged('d_forged_converged_01'));
-    await t.bus.client.publishEvent({ ...converged('d_forged_converged_02'), decision: { expected_version: state.version, id: 'd_forged_converged_02' } });
+    await t.bus.client.publishEvent({
+      ...converged('d_forged_converged_02'),
+      decision: { expected_version: state.version, id: 'd_forged_converged_02' },
+    });
     const { code, stdout } = await watching;
     expect(code).toBe(0);
-    const lines = stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     const final = await t.bus.journal.loopState('t-watch');
     expect(final.state?.status).toBe('converged');
     expect(final.state?.outcome_event_id).not.toMatch(/^d_forged/);

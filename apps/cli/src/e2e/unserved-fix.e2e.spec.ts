@@ -18,7 +18,13 @@ beforeAll(async () => {
   daemon = await startGitDaemon(served);
   t = await startTestFleet({
     env: { RLOOP_FIX_DEADLINE_MS: '5000' },
-    trust: (trust) => ({ ...trust, repositories: { ...(trust['repositories'] as Record<string, unknown>), url: { schemes: ['git'], hosts: ['127.0.0.1'], local_addresses: true } } }),
+    trust: (trust) => ({
+      ...trust,
+      repositories: {
+        ...(trust['repositories'] as Record<string, unknown>),
+        url: { schemes: ['git'], hosts: ['127.0.0.1'], local_addresses: true },
+      },
+    }),
   });
 }, 120_000);
 
@@ -36,7 +42,10 @@ describe('a fix request that cannot be served', () => {
     const hook = join(bare, 'hooks', 'pre-receive');
     await writeFile(hook, '#!/bin/sh\necho "pushes to this repository are closed" >&2\nexit 1\n');
     await chmod(hook, 0o755);
-    const reply = await t.submit({ ...samplePlan('unserved-fix', '/unused'), repo: { url: daemon.urlOf('refused.git'), ref: 'main' } });
+    const reply = await t.submit({
+      ...samplePlan('unserved-fix', '/unused'),
+      repo: { url: daemon.urlOf('refused.git'), ref: 'main' },
+    });
     if (reply.status !== 'accepted') throw new Error(JSON.stringify(reply));
     const state = await t.outcome('unserved-fix', reply.event_id, 180_000);
     expect(state.status).toBe('escalated');

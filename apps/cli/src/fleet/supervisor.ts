@@ -71,7 +71,8 @@ function waitForExit(child: ChildProcess): Promise<void> {
  * ready fails the start with its last lines.
  */
 export async function startFleet(options: FleetOptions): Promise<Fleet> {
-  const replicasOf = (service: FleetService): number => (typeof options.replicas === 'object' ? (options.replicas[service] ?? 1) : (options.replicas ?? 1));
+  const replicasOf = (service: FleetService): number =>
+    typeof options.replicas === 'object' ? (options.replicas[service] ?? 1) : (options.replicas ?? 1);
   const services = options.services ?? FLEET_SERVICES;
   const readyTimeoutMs = options.readyTimeoutMs ?? 60_000;
   const members: FleetMember[] = [];
@@ -83,7 +84,12 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
 
   function launch(member: Omit<FleetMember, 'child'>): Promise<FleetMember> {
     const entry = serviceEntry(member.service);
-    if (!existsSync(entry)) return Promise.reject(new Error(`${entry} is missing: run \`npm run build\` first (the fleet runs from a checkout of Refinement Loop or its Docker image; the npm package has \`rloop review\` and the bus commands)`));
+    if (!existsSync(entry))
+      return Promise.reject(
+        new Error(
+          `${entry} is missing: run \`npm run build\` first (the fleet runs from a checkout of Refinement Loop or its Docker image; the npm package has \`rloop review\` and the bus commands)`,
+        ),
+      );
     // Several services on one machine must not share a port: a member without one of its own has none.
     const env = { ...options.env, ...options.envFor?.(member.service), RLOOP_HTTP_PORT: String(member.httpPort ?? 0) };
     const child = spawn(process.execPath, [entry], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -92,7 +98,12 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     return new Promise<FleetMember>((resolve, reject) => {
       let ready = false;
       const timer = setTimeout(() => {
-        if (!ready) reject(new Error(`${member.label} was not ready after ${readyTimeoutMs} ms; last lines:\n${member.tail.join('\n')}`));
+        if (!ready)
+          reject(
+            new Error(
+              `${member.label} was not ready after ${readyTimeoutMs} ms; last lines:\n${member.tail.join('\n')}`,
+            ),
+          );
       }, readyTimeoutMs);
       const onLine = (line: string): void => {
         member.tail.push(line);
@@ -109,7 +120,11 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
       child.once('exit', (code, signal) => {
         clearTimeout(timer);
         if (!ready) {
-          reject(new Error(`${member.label} exited (${signal ?? `code ${code}`}) before it was ready; last lines:\n${member.tail.join('\n')}`));
+          reject(
+            new Error(
+              `${member.label} exited (${signal ?? `code ${code}`}) before it was ready; last lines:\n${member.tail.join('\n')}`,
+            ),
+          );
         } else if (!stopping.has(full)) {
           reportUnexpected(full);
         }
@@ -148,7 +163,13 @@ export async function startFleet(options: FleetOptions): Promise<Fleet> {
     for (const service of services) {
       const starting: Promise<FleetMember>[] = [];
       for (let index = 1; index <= replicasOf(service); index += 1) {
-        const member: Omit<FleetMember, 'child'> = { service, index, label: `${service}#${index}`, httpPort: portFor(service, index), tail: [] };
+        const member: Omit<FleetMember, 'child'> = {
+          service,
+          index,
+          label: `${service}#${index}`,
+          httpPort: portFor(service, index),
+          tail: [],
+        };
         const ready = launch(member);
         // Observed below; this keeps an early failure from being an unhandled rejection meanwhile.
         ready.catch(() => undefined);

@@ -19,11 +19,17 @@ function annotation(f: Finding): string {
     `line=${f.line_range.start}`,
     `endLine=${f.line_range.end}`,
     ...(f.column === undefined ? [] : [`col=${f.column}`]),
-    ...(f.column !== undefined && f.end_column !== undefined && f.line_range.start === f.line_range.end ? [`endColumn=${f.end_column}`] : []),
+    ...(f.column !== undefined && f.end_column !== undefined && f.line_range.start === f.line_range.end
+      ? [`endColumn=${f.end_column}`]
+      : []),
     `title=${escapeProperty(`${f.finding_type} (${f.severity}${f.tool_severity === undefined ? '' : `, ${f.tool_severity}`})`)}`,
   ];
   const related = f.related_locations.slice(0, 3).map((l) => `${l.note} (${l.file}:${lineSpan(l.line_range)})`);
-  const message = [shortTitle(f), f.expected_behaviour, ...(related.length === 0 ? [] : [`Related: ${related.join('; ')}`])].join('\n');
+  const message = [
+    shortTitle(f),
+    f.expected_behaviour,
+    ...(related.length === 0 ? [] : [`Related: ${related.join('; ')}`]),
+  ].join('\n');
   return `::${COMMAND[f.severity]} ${properties.join(',')}::${escapeData(message)}`;
 }
 
@@ -35,7 +41,9 @@ function annotation(f: Finding): string {
 export function renderGithubAnnotations(report: ReviewReport): string {
   const lines = report.letter.findings.map(annotation);
   for (const c of report.letter.critics.filter((x) => x.outcome !== 'reported')) {
-    lines.push(`::error title=${escapeProperty(`rloop: ${c.critic_id} did not finish`)}::${escapeData(c.message ?? 'the review is incomplete')}`);
+    lines.push(
+      `::error title=${escapeProperty(`rloop: ${c.critic_id} did not finish`)}::${escapeData(c.message ?? 'the review is incomplete')}`,
+    );
   }
   return lines.length === 0 ? '' : `${lines.join('\n')}\n`;
 }

@@ -41,7 +41,15 @@ export function letterOf(findings: Finding[], extra: Partial<Letter> = {}): Lett
     commit: 'a'.repeat(40),
     mode: 'single_pass',
     created_at: '2026-11-30T00:00:00.000Z',
-    critics: [{ critic_id: 'security/sast-scanner', core: true, outcome: 'reported', findings_total: findings.length, findings_kept: findings.length }],
+    critics: [
+      {
+        critic_id: 'security/sast-scanner',
+        core: true,
+        outcome: 'reported',
+        findings_total: findings.length,
+        findings_kept: findings.length,
+      },
+    ],
     findings,
     counts: { critical: count('critical'), medium: count('medium'), low: count('low') },
     complete: true,

@@ -13,7 +13,10 @@ export function renderReport(format: ReportFormat, report: ReviewReport, p: Pale
     case 'json':
       return `${JSON.stringify(report.letter, null, 2)}\n`;
     case 'sarif': {
-      const readLine = report.readLines === undefined ? undefined : (file: string, line: number): string | null => report.readLines?.(file)?.[line - 1] ?? null;
+      const readLine =
+        report.readLines === undefined
+          ? undefined
+          : (file: string, line: number): string | null => report.readLines?.(file)?.[line - 1] ?? null;
       return `${JSON.stringify(letterToSarif(report.letter, { toolVersion: report.toolVersion, ...(readLine === undefined ? {} : { readLine }) }), null, 2)}\n`;
     }
     case 'md':

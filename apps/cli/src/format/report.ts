@@ -44,7 +44,8 @@ export function lineSpan(range: { readonly start: number; readonly end: number }
 /** A finding's title without the rule id the tool put in front (it is shown on its own). */
 export function shortTitle(finding: Pick<Finding, 'title' | 'finding_type'>): string {
   const rule = finding.finding_type.slice(finding.finding_type.indexOf('/') + 1);
-  for (const prefix of [`ESLint ${rule}: `, `${rule}: `, `${finding.finding_type}: `]) if (finding.title.startsWith(prefix)) return finding.title.slice(prefix.length);
+  for (const prefix of [`ESLint ${rule}: `, `${rule}: `, `${finding.finding_type}: `])
+    if (finding.title.startsWith(prefix)) return finding.title.slice(prefix.length);
   return finding.title;
 }
 
@@ -58,7 +59,15 @@ export function secondLine(finding: Finding): string | null {
   const at = (l: (typeof related)[number]): string => `${l.file}:${lineSpan(l.line_range)}`;
   if (finding.finding_type.startsWith('sast/') || finding.finding_type.startsWith('validation/')) {
     // Source and sink on the flagged line itself: the line says it all.
-    if (related.every((l) => l.file === finding.file && l.line_range.start >= finding.line_range.start && l.line_range.end <= finding.line_range.end)) return null;
+    if (
+      related.every(
+        (l) =>
+          l.file === finding.file &&
+          l.line_range.start >= finding.line_range.start &&
+          l.line_range.end <= finding.line_range.end,
+      )
+    )
+      return null;
     const steps = related.map((l) => `${l.note.replace(/^(taint source|passed on here): /, '')} (${at(l)})`);
     return `path: ${[...steps, `here (${finding.file}:${finding.line_range.start})`].join(' → ')}`;
   }

@@ -3,7 +3,11 @@ import { type ReviewReport, failsAt, plural, secondLine, shortTitle } from './re
 import { escapeControlChars, oneLine, roundCoverageGaps } from '@rloop/domain';
 import type { Palette } from './terminal.js';
 
-const TIER_COLOUR: Readonly<Record<Severity, keyof Pick<Palette, 'red' | 'yellow' | 'blue'>>> = { critical: 'red', medium: 'yellow', low: 'blue' };
+const TIER_COLOUR: Readonly<Record<Severity, keyof Pick<Palette, 'red' | 'yellow' | 'blue'>>> = {
+  critical: 'red',
+  medium: 'yellow',
+  low: 'blue',
+};
 
 function position(f: Finding): string {
   return `${f.line_range.start}:${f.column ?? 1}`;
@@ -15,8 +19,10 @@ function excerpt(f: Finding, report: ReviewReport, p: Palette, indent: string): 
   const last = Math.min(f.line_range.end, f.line_range.start + 2);
   const width = String(last).length;
   const out: string[] = [];
-  for (let n = f.line_range.start; n <= last && n <= lines.length; n += 1) out.push(`${indent}${p.dim(`${String(n).padStart(width)} |`)} ${escapeControlChars(lines[n - 1] ?? '')}`);
-  if (f.line_range.end > last) out.push(`${indent}${p.dim(`${' '.repeat(width)} | … ${f.line_range.end - last} more line(s)`)}`);
+  for (let n = f.line_range.start; n <= last && n <= lines.length; n += 1)
+    out.push(`${indent}${p.dim(`${String(n).padStart(width)} |`)} ${escapeControlChars(lines[n - 1] ?? '')}`);
+  if (f.line_range.end > last)
+    out.push(`${indent}${p.dim(`${' '.repeat(width)} | … ${f.line_range.end - last} more line(s)`)}`);
   return out;
 }
 
@@ -31,14 +37,18 @@ export function renderStylish(report: ReviewReport, p: Palette): string {
   for (const f of letter.findings) byFile.set(f.file, [...(byFile.get(f.file) ?? []), f]);
   const out: string[] = [];
   for (const file of [...byFile.keys()].sort()) {
-    const findings = (byFile.get(file) ?? []).sort((a, b) => a.line_range.start - b.line_range.start || (a.column ?? 1) - (b.column ?? 1));
+    const findings = (byFile.get(file) ?? []).sort(
+      (a, b) => a.line_range.start - b.line_range.start || (a.column ?? 1) - (b.column ?? 1),
+    );
     out.push(p.underline(oneLine(file)));
     const posWidth = Math.max(...findings.map((f) => position(f).length));
     const toolWidth = Math.max(0, ...findings.map((f) => oneLine(f.tool_severity ?? '').length));
     for (const f of findings) {
       const tier = p[TIER_COLOUR[f.severity]](f.severity.padEnd(8));
       const tool = toolWidth === 0 ? '' : `  ${p.dim(oneLine(f.tool_severity ?? '').padEnd(toolWidth))}`;
-      out.push(`  ${p.dim(position(f).padStart(posWidth))}  ${tier}${tool}  ${oneLine(shortTitle(f))}  ${p.dim(oneLine(f.finding_type))}`);
+      out.push(
+        `  ${p.dim(position(f).padStart(posWidth))}  ${tier}${tool}  ${oneLine(shortTitle(f))}  ${p.dim(oneLine(f.finding_type))}`,
+      );
       const indent = `  ${' '.repeat(posWidth)}  `;
       const second = secondLine(f);
       if (second !== null) out.push(`${indent}${p.dim(oneLine(second))}`);
@@ -55,7 +65,10 @@ function mechanicalFixes(findings: readonly Finding[]): string | null {
   const eslint = findings.filter((f) => f.autofix === 'eslint').length;
   const codemod = findings.filter((f) => f.autofix === 'codemod').length;
   if (eslint + codemod === 0) return null;
-  const by = [...(eslint > 0 ? [`${eslint} by \`eslint --fix\``] : []), ...(codemod > 0 ? [`${codemod} by rloop's codemods, which the fleet's autofix strategy applies`] : [])];
+  const by = [
+    ...(eslint > 0 ? [`${eslint} by \`eslint --fix\``] : []),
+    ...(codemod > 0 ? [`${codemod} by rloop's codemods, which the fleet's autofix strategy applies`] : []),
+  ];
   return `${plural(eslint + codemod, 'finding')} can be fixed mechanically: ${by.join('; ')}.`;
 }
 
@@ -70,8 +83,18 @@ export function summaryLines(report: ReviewReport, p: Palette): string[] {
   const failed = letter.critics.filter((c) => c.outcome !== 'reported');
   // Files under review a check could not analyse (excluded files are not among them: never under review).
   const gaps = roundCoverageGaps(letter.critics);
-  const mark = failed.length > 0 || gaps.length > 0 ? p.red('!') : failing > 0 ? p.red('✖') : total > 0 ? p.yellow('●') : p.green('✔');
-  const counts = total === 0 ? 'no findings' : `${plural(total, 'finding')} (${critical} critical, ${medium} medium, ${low} low) in ${plural(files, 'file')}`;
+  const mark =
+    failed.length > 0 || gaps.length > 0
+      ? p.red('!')
+      : failing > 0
+        ? p.red('✖')
+        : total > 0
+          ? p.yellow('●')
+          : p.green('✔');
+  const counts =
+    total === 0
+      ? 'no findings'
+      : `${plural(total, 'finding')} (${critical} critical, ${medium} medium, ${low} low) in ${plural(files, 'file')}`;
   const extras = [
     ...((letter.suppressed?.length ?? 0) > 0 ? [`${letter.suppressed?.length ?? 0} suppressed`] : []),
     ...(report.filesReviewed === undefined ? [] : [`${plural(report.filesReviewed, 'file')} reviewed`]),
@@ -80,13 +103,25 @@ export function summaryLines(report: ReviewReport, p: Palette): string[] {
     ...(report.durationMs === undefined ? [] : [`${(report.durationMs / 1000).toFixed(1)} s`]),
   ];
   const lines = [`${mark} ${p.bold(counts)}${p.dim(` · ${extras.join(' · ')}`)}`];
-  for (const c of failed) lines.push(`  ${p.red(`${oneLine(c.critic_id)} did not finish`)}${c.message === undefined ? '' : `: ${oneLine(c.message)}`}`);
+  for (const c of failed)
+    lines.push(
+      `  ${p.red(`${oneLine(c.critic_id)} did not finish`)}${c.message === undefined ? '' : `: ${oneLine(c.message)}`}`,
+    );
   for (const gap of gaps.slice(0, 5)) lines.push(`  ${p.red('not analysed')}: ${oneLine(gap.text)}`);
   if (gaps.length > 5) lines.push(`  ${p.red('not analysed')}: and ${gaps.length - 5} more`);
   if (report.failOn !== 'none') {
-    lines.push(p.dim(`  ${failing > 0 ? `${plural(failing, 'finding')} at ${report.failOn} or above fail the review` : `Nothing at ${report.failOn} or above`} (--fail-on ${report.failOn}).`));
+    lines.push(
+      p.dim(
+        `  ${failing > 0 ? `${plural(failing, 'finding')} at ${report.failOn} or above fail the review` : `Nothing at ${report.failOn} or above`} (--fail-on ${report.failOn}).`,
+      ),
+    );
   }
-  if (total > 0) lines.push(p.dim('  Each finding shows its tier, then the tool’s own level; tool warnings rank as critical, since a review is clean only at zero warnings.'));
+  if (total > 0)
+    lines.push(
+      p.dim(
+        '  Each finding shows its tier, then the tool’s own level; tool warnings rank as critical, since a review is clean only at zero warnings.',
+      ),
+    );
   const fixes = mechanicalFixes(letter.findings);
   if (fixes !== null) lines.push(p.dim(`  ${fixes}`));
   for (const note of report.notes) lines.push(p.dim(`  ${oneLine(note)}`));

@@ -35,7 +35,10 @@ export function palette(enabled: boolean): Palette {
  * off), then NO_COLOR (any non-empty value turns it off, https://no-color.org), then whether the
  * stream is a terminal.
  */
-export function colourWanted(env: { readonly FORCE_COLOR?: string | undefined; readonly NO_COLOR?: string | undefined }, isTty: boolean): boolean {
+export function colourWanted(
+  env: { readonly FORCE_COLOR?: string | undefined; readonly NO_COLOR?: string | undefined },
+  isTty: boolean,
+): boolean {
   if (env.FORCE_COLOR !== undefined) return !['0', 'false'].includes(env.FORCE_COLOR.trim().toLowerCase());
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   return isTty;

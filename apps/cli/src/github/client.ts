@@ -8,7 +8,21 @@ export class GitHubApiError extends RloopError {
     message: string,
     options: { readonly cause?: unknown; readonly retryable?: boolean } = {},
   ) {
-    super(status === 0 ? 'GITHUB.UNREACHABLE' : status === 401 ? 'GITHUB.UNAUTHORIZED' : status === 403 || status === 429 ? 'GITHUB.FORBIDDEN' : status === 404 ? 'GITHUB.NOT_FOUND' : status === 422 ? 'GITHUB.VALIDATION_FAILED' : 'GITHUB.HTTP', message, options);
+    super(
+      status === 0
+        ? 'GITHUB.UNREACHABLE'
+        : status === 401
+          ? 'GITHUB.UNAUTHORIZED'
+          : status === 403 || status === 429
+            ? 'GITHUB.FORBIDDEN'
+            : status === 404
+              ? 'GITHUB.NOT_FOUND'
+              : status === 422
+                ? 'GITHUB.VALIDATION_FAILED'
+                : 'GITHUB.HTTP',
+      message,
+      options,
+    );
   }
 }
 
@@ -38,10 +52,17 @@ export function nextPageUrl(link: string | null): string | null {
 }
 
 function describe(status: number, body: ErrorBody | null, what: string): string {
-  const detail = [body?.message, ...(body?.errors ?? []).map((e) => e.message ?? [e.field, e.code].filter(Boolean).join(' '))].filter((t): t is string => t !== undefined && t !== '').join('; ');
-  if (status === 401) return `GitHub refused the token for ${what} (401${detail === '' ? '' : `: ${detail}`}); check GITHUB_TOKEN`;
+  const detail = [
+    body?.message,
+    ...(body?.errors ?? []).map((e) => e.message ?? [e.field, e.code].filter(Boolean).join(' ')),
+  ]
+    .filter((t): t is string => t !== undefined && t !== '')
+    .join('; ');
+  if (status === 401)
+    return `GitHub refused the token for ${what} (401${detail === '' ? '' : `: ${detail}`}); check GITHUB_TOKEN`;
   if (status === 404) return `GitHub has no ${what}, or the token may not see it (404)`;
-  if (status === 403) return `GitHub forbids ${what} (403${detail === '' ? '' : `: ${detail}`}); the token needs pull-requests: write and issues: write`;
+  if (status === 403)
+    return `GitHub forbids ${what} (403${detail === '' ? '' : `: ${detail}`}); the token needs pull-requests: write and issues: write`;
   return `GitHub answered ${status} to ${what}${detail === '' ? '' : `: ${detail}`}`;
 }
 
@@ -76,7 +97,10 @@ export class GitHubClient {
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         });
       } catch (error) {
-        throw new GitHubApiError(0, `GitHub did not answer ${what}: ${(error as Error).message}`, { cause: error, retryable: true });
+        throw new GitHubApiError(0, `GitHub did not answer ${what}: ${(error as Error).message}`, {
+          cause: error,
+          retryable: true,
+        });
       }
       if (response.ok) {
         const text = await response.text();
@@ -88,7 +112,12 @@ export class GitHubClient {
         await this.wait(waitMs);
         continue;
       }
-      if (waitMs !== null) throw new GitHubApiError(response.status, `GitHub rate limit for ${what}: ${errorBody?.message ?? 'rate limited'} (try again in ${Math.ceil(waitMs / 1000)} s)`, { retryable: true });
+      if (waitMs !== null)
+        throw new GitHubApiError(
+          response.status,
+          `GitHub rate limit for ${what}: ${errorBody?.message ?? 'rate limited'} (try again in ${Math.ceil(waitMs / 1000)} s)`,
+          { retryable: true },
+        );
       throw new GitHubApiError(response.status, describe(response.status, errorBody, what));
     }
   }

@@ -16,7 +16,13 @@ export interface ExistingComment {
 }
 
 export interface CommentPlan {
-  readonly create: readonly { readonly key: string; readonly path: string; readonly line: number; readonly startLine: number | null; readonly body: string }[];
+  readonly create: readonly {
+    readonly key: string;
+    readonly path: string;
+    readonly line: number;
+    readonly startLine: number | null;
+    readonly body: string;
+  }[];
   readonly update: readonly { readonly id: number; readonly body: string }[];
   readonly remove: readonly number[];
   /** Findings that are not on a line of the diff (shown in the summary only). */
@@ -74,7 +80,13 @@ function resolvedBody(previous: string, key: string, sha: string): string {
  * line of the diff (at most `max`, most severe first), the earlier comment of the same finding
  * updated instead of a new one, and earlier comments whose finding is gone marked resolved.
  */
-export function planComments(findings: readonly Finding[], hunks: DiffHunks, existing: readonly ExistingComment[], headSha: string, max: number): CommentPlan {
+export function planComments(
+  findings: readonly Finding[],
+  hunks: DiffHunks,
+  existing: readonly ExistingComment[],
+  headSha: string,
+  max: number,
+): CommentPlan {
   const ours = new Map<string, ExistingComment>();
   for (const comment of existing) {
     const key = MARK.exec(comment.body)?.[1];
@@ -97,13 +109,24 @@ export function planComments(findings: readonly Finding[], hunks: DiffHunks, exi
       continue;
     }
     if (earlier !== undefined) remove.push(earlier.id);
-    create.push({ key, path: f.file, line: f.line_range.end, startLine: f.line_range.start === f.line_range.end ? null : f.line_range.start, body });
+    create.push({
+      key,
+      path: f.file,
+      line: f.line_range.end,
+      startLine: f.line_range.start === f.line_range.end ? null : f.line_range.start,
+      body,
+    });
   }
   for (const [key, comment] of ours) {
     if (wanted.has(key) || MARK.exec(comment.body)?.[2] !== undefined) continue;
     update.push({ id: comment.id, body: resolvedBody(comment.body, key, headSha) });
   }
-  return { create, update, remove, outsideDiff: [...findings.filter((f) => !inDiff(hunks, f)), ...commentable.slice(max)] };
+  return {
+    create,
+    update,
+    remove,
+    outsideDiff: [...findings.filter((f) => !inDiff(hunks, f)), ...commentable.slice(max)],
+  };
 }
 
 /** The one summary comment of the pull request. */
@@ -113,7 +136,14 @@ export function summaryBody(letter: Letter, outsideDiff: readonly Finding[], fai
   const total = critical + medium + low;
   const failing = letter.findings.filter((f) => failsAt(f, failOn)).length;
   const failed = letter.critics.filter((c) => c.outcome !== 'reported');
-  const head = failed.length > 0 ? '⚠️ Review incomplete' : failing > 0 ? `❌ ${plural(failing, 'finding')} at ${failOn} or above` : total > 0 ? '🟡 Findings below the failing tier' : '✅ No findings';
+  const head =
+    failed.length > 0
+      ? '⚠️ Review incomplete'
+      : failing > 0
+        ? `❌ ${plural(failing, 'finding')} at ${failOn} or above`
+        : total > 0
+          ? '🟡 Findings below the failing tier'
+          : '✅ No findings';
   const lines = [
     SUMMARY_MARK,
     `### rloop review — ${head}`,
@@ -121,19 +151,32 @@ export function summaryBody(letter: Letter, outsideDiff: readonly Finding[], fai
     `${total === 0 ? 'No findings' : `${plural(total, 'finding')}: ${critical} critical, ${medium} medium, ${low} low`} on commit ${mdCode(letter.commit.slice(0, 12))}.` +
       (suppressed.length > 0 ? ` ${plural(suppressed.length, 'finding')} suppressed by the repository.` : ''),
   ];
-  for (const c of failed) lines.push('', `⚠️ ${mdCode(c.critic_id)} did not finish${c.message === undefined ? '' : `: ${escapeMarkdown(c.message)}`}`);
+  for (const c of failed)
+    lines.push(
+      '',
+      `⚠️ ${mdCode(c.critic_id)} did not finish${c.message === undefined ? '' : `: ${escapeMarkdown(c.message)}`}`,
+    );
   if (outsideDiff.length > 0) {
     lines.push('', `<details><summary>${plural(outsideDiff.length, 'finding')} not on a changed line</summary>`, '');
-    for (const f of outsideDiff.slice(0, 30)) lines.push(`- ${TIER_ICON[f.severity]} ${mdCode(`${f.file}:${lineSpan(f.line_range)}`)} ${escapeMarkdown(shortTitle(f))} (${mdCode(f.finding_type)})`);
+    for (const f of outsideDiff.slice(0, 30))
+      lines.push(
+        `- ${TIER_ICON[f.severity]} ${mdCode(`${f.file}:${lineSpan(f.line_range)}`)} ${escapeMarkdown(shortTitle(f))} (${mdCode(f.finding_type)})`,
+      );
     if (outsideDiff.length > 30) lines.push(`- … and ${outsideDiff.length - 30} more`);
     lines.push('', '</details>');
   }
   if (suppressed.length > 0) {
     lines.push('', `<details><summary>${plural(suppressed.length, 'suppressed finding')}</summary>`, '');
-    for (const s of suppressed.slice(0, 30)) lines.push(`- ${mdCode(`${s.file}:${s.line}`)} ${mdCode(s.finding_type)} — ${s.kind}: ${escapeMarkdown(s.reason)}`);
+    for (const s of suppressed.slice(0, 30))
+      lines.push(
+        `- ${mdCode(`${s.file}:${s.line}`)} ${mdCode(s.finding_type)} — ${s.kind}: ${escapeMarkdown(s.reason)}`,
+      );
     lines.push('', '</details>');
   }
-  lines.push('', `<sub>rloop ${escapeMarkdown(version)} · tool warnings rank as critical: a review is clean only at zero warnings.</sub>`);
+  lines.push(
+    '',
+    `<sub>rloop ${escapeMarkdown(version)} · tool warnings rank as critical: a review is clean only at zero warnings.</sub>`,
+  );
   return lines.join('\n');
 }
 
@@ -156,11 +199,22 @@ export interface PrReportResult {
  * marked resolved so a run replaces the previous one's comments instead of piling up) and one
  * summary comment, found again by its hidden marker and edited in place.
  */
-export async function reportOnPullRequest(client: GitHubClient, target: PrTarget, letter: Letter, options: { readonly failOn: FailOn; readonly maxComments: number; readonly version: string }): Promise<PrReportResult> {
+export async function reportOnPullRequest(
+  client: GitHubClient,
+  target: PrTarget,
+  letter: Letter,
+  options: { readonly failOn: FailOn; readonly maxComments: number; readonly version: string },
+): Promise<PrReportResult> {
   const base = `/repos/${encodeURIComponent(target.owner)}/${encodeURIComponent(target.repo)}`;
   const { data: pull } = await client.request<{ head: { sha: string } }>('GET', `${base}/pulls/${target.pull}`);
-  const files = await client.paginate<{ filename: string; status: string; patch?: string }>(`${base}/pulls/${target.pull}/files`);
-  const hunks = new Map(files.filter((f) => f.status !== 'removed' && f.patch !== undefined).map((f) => [f.filename, hunksOfPatch(f.patch ?? '')]));
+  const files = await client.paginate<{ filename: string; status: string; patch?: string }>(
+    `${base}/pulls/${target.pull}/files`,
+  );
+  const hunks = new Map(
+    files
+      .filter((f) => f.status !== 'removed' && f.patch !== undefined)
+      .map((f) => [f.filename, hunksOfPatch(f.patch ?? '')]),
+  );
   const existing = await client.paginate<ExistingComment>(`${base}/pulls/${target.pull}/comments`);
   const plan = planComments(letter.findings, hunks, existing, pull.head.sha, options.maxComments);
   for (const id of plan.remove) await client.request('DELETE', `${base}/pulls/comments/${id}`);
@@ -186,5 +240,11 @@ export async function reportOnPullRequest(client: GitHubClient, target: PrTarget
     await client.request('PATCH', `${base}/issues/comments/${earlier.id}`, { body });
     summary = 'updated';
   }
-  return { created: plan.create.length, updated: plan.update.length, removed: plan.remove.length, summary, outsideDiff: plan.outsideDiff.length };
+  return {
+    created: plan.create.length,
+    updated: plan.update.length,
+    removed: plan.remove.length,
+    summary,
+    outsideDiff: plan.outsideDiff.length,
+  };
 }

@@ -22,14 +22,21 @@ function readLetter(path: string): Letter {
     throw new CliError(`${path} is not JSON: write it with rloop review --format json --output ${path}`, 2);
   }
   const parsed = Letter.safeParse(json);
-  if (!parsed.success) throw new CliError(`${path} is not a review written by rloop review --format json (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'})`, 2);
+  if (!parsed.success)
+    throw new CliError(
+      `${path} is not a review written by rloop review --format json (${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'})`,
+      2,
+    );
   return parsed.data;
 }
 
 function pullFromEvent(env: ReviewEnvironment): number | null {
   if (env.githubEventPath === null) return null;
   try {
-    const event = JSON.parse(readFileSync(env.githubEventPath, 'utf8')) as { pull_request?: { number?: unknown }; number?: unknown };
+    const event = JSON.parse(readFileSync(env.githubEventPath, 'utf8')) as {
+      pull_request?: { number?: unknown };
+      number?: unknown;
+    };
     const n = event.pull_request?.number ?? event.number;
     return typeof n === 'number' && Number.isInteger(n) ? n : null;
   } catch {
@@ -40,10 +47,21 @@ function pullFromEvent(env: ReviewEnvironment): number | null {
 
 function targetOf(options: ReportPrOptions, env: ReviewEnvironment): PrTarget {
   const repo = options.repo ?? env.githubRepository;
-  if (repo === null || !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo)) throw new CliError(repo === null ? 'no repository: pass --repo owner/name (or run in GitHub Actions, which sets GITHUB_REPOSITORY)' : `--repo ${repo} is not owner/name`, 2);
+  if (repo === null || !/^[A-Za-z0-9_.-]+\/[A-Za-z0-9_.-]+$/.test(repo))
+    throw new CliError(
+      repo === null
+        ? 'no repository: pass --repo owner/name (or run in GitHub Actions, which sets GITHUB_REPOSITORY)'
+        : `--repo ${repo} is not owner/name`,
+      2,
+    );
   const pull = options.pr === undefined ? pullFromEvent(env) : Number(options.pr);
-  if (pull === null) throw new CliError('no pull request: pass --pr <number> (or run on a pull_request event, whose payload names it)', 2);
-  if (!Number.isInteger(pull) || pull < 1) throw new CliError(`--pr ${options.pr ?? ''} is not a pull request number`, 2);
+  if (pull === null)
+    throw new CliError(
+      'no pull request: pass --pr <number> (or run on a pull_request event, whose payload names it)',
+      2,
+    );
+  if (!Number.isInteger(pull) || pull < 1)
+    throw new CliError(`--pr ${options.pr ?? ''} is not a pull request number`, 2);
   const [owner = '', name = ''] = repo.split('/');
   return { owner, repo: name, pull };
 }
@@ -59,11 +77,20 @@ export async function runReportPr(path: string, options: ReportPrOptions): Promi
   // What is posted on a pull request is public to everyone who can read it: secrets masked.
   const letter = maskSecretsDeep(readLetter(path));
   const target = targetOf(options, env);
-  if (env.githubToken === null) throw new CliError('no GitHub token: set GITHUB_TOKEN (in a workflow: env: GITHUB_TOKEN: ${{ github.token }})', 2);
+  if (env.githubToken === null)
+    throw new CliError('no GitHub token: set GITHUB_TOKEN (in a workflow: env: GITHUB_TOKEN: ${{ github.token }})', 2);
   const version = cliVersion();
-  const client = new GitHubClient({ apiUrl: options.apiUrl ?? env.githubApiUrl, token: env.githubToken, userAgent: `rloop/${version}` });
+  const client = new GitHubClient({
+    apiUrl: options.apiUrl ?? env.githubApiUrl,
+    token: env.githubToken,
+    userAgent: `rloop/${version}`,
+  });
   try {
-    const result = await reportOnPullRequest(client, target, letter, { failOn: options.failOn, maxComments: Number(options.maxComments), version });
+    const result = await reportOnPullRequest(client, target, letter, {
+      failOn: options.failOn,
+      maxComments: Number(options.maxComments),
+      version,
+    });
     process.stderr.write(
       `report-pr: ${target.owner}/${target.repo}#${target.pull}: ${result.created} comment(s) posted, ${result.updated} updated, ${result.removed} replaced; summary ${result.summary}` +
         `${result.outsideDiff > 0 ? `; ${result.outsideDiff} finding(s) not on a changed line are listed in the summary` : ''}\n`,

@@ -17,11 +17,17 @@ export async function loadPlanFile(path: string): Promise<Record<string, unknown
   }
   let raw: unknown;
   try {
-    raw = extname(path).toLowerCase() === '.json' ? JSON.parse(text) : parseYaml(text, { uniqueKeys: true, maxAliasCount: 50 });
+    raw =
+      extname(path).toLowerCase() === '.json'
+        ? JSON.parse(text)
+        : parseYaml(text, { uniqueKeys: true, maxAliasCount: 50 });
   } catch (error) {
-    throw new CliError(`${path} is not valid ${extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    throw new CliError(
+      `${path} is not valid ${extname(path).toLowerCase() === '.json' ? 'JSON' : 'YAML'}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`,
+    );
   }
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) throw new CliError(`${path} must hold a plan object (slug, title, files, repo, …)`);
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw))
+    throw new CliError(`${path} must hold a plan object (slug, title, files, repo, …)`);
   const plan = { ...(raw as Record<string, unknown>) };
   const repo = plan['repo'];
   if (typeof repo === 'object' && repo !== null && !Array.isArray(repo)) {

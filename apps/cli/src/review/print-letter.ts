@@ -10,8 +10,13 @@ import { reviewEnvironment } from './environment.js';
 /** Prints (or writes) a letter from the journal in one of the report formats. */
 export function printLetter(letter: Letter, format: ReportFormat, output: string | undefined): void {
   const env = reviewEnvironment(process.env);
-  const colour = output === undefined && colourWanted({ FORCE_COLOR: env.forceColor, NO_COLOR: env.noColor }, process.stdout.isTTY);
-  const text = renderReport(format, { letter: maskSecretsDeep(letter), failOn: 'critical', notes: [], verbose: false, toolVersion: cliVersion() }, palette(colour));
+  const colour =
+    output === undefined && colourWanted({ FORCE_COLOR: env.forceColor, NO_COLOR: env.noColor }, process.stdout.isTTY);
+  const text = renderReport(
+    format,
+    { letter: maskSecretsDeep(letter), failOn: 'critical', notes: [], verbose: false, toolVersion: cliVersion() },
+    palette(colour),
+  );
   if (output === undefined) process.stdout.write(text);
   else writeFileSync(output, text);
 }

@@ -16,7 +16,18 @@ import {
   loadRepoConfig,
   reviewRepositoryWithRuns,
 } from '@rloop/critics';
-import { CODE_REVIEWER_ID, PROMPT_CRITIC_SPECS, type UsageRecord, createAnthropicClient, createCodeReviewerCritic, createPromptCritics, findModel, loadModelCatalogue, redactSecrets, registerSecret } from '@rloop/llm';
+import {
+  CODE_REVIEWER_ID,
+  PROMPT_CRITIC_SPECS,
+  type UsageRecord,
+  createAnthropicClient,
+  createCodeReviewerCritic,
+  createPromptCritics,
+  findModel,
+  loadModelCatalogue,
+  redactSecrets,
+  registerSecret,
+} from '@rloop/llm';
 import { CliError } from '../program.js';
 import { renderReport } from '../format/render.js';
 import { type FailOn, type ReportFormat, type ReviewReport, failsAt, plural } from '../format/report.js';
@@ -93,26 +104,56 @@ const FINDINGS = 1;
 const INCOMPLETE = 3;
 
 /** The LLM critics for this review, or why there are none (one line for the user). */
-async function llmCritics(request: ReviewRequest, io: ReviewIo, repo: LoadedRepoConfig, files: readonly string[], usage: UsageRecord[]): Promise<{ critics: CriticDefinition[]; off: string | null }> {
+async function llmCritics(
+  request: ReviewRequest,
+  io: ReviewIo,
+  repo: LoadedRepoConfig,
+  files: readonly string[],
+  usage: UsageRecord[],
+): Promise<{ critics: CriticDefinition[]; off: string | null }> {
   if (!request.llm) return { critics: [], off: 'LLM review is off: --no-llm was given.' };
-  if (criticSwitchedOff(repo.config, CODE_REVIEWER_ID)) return { critics: [], off: `LLM review is off: ${repo.source ?? '.rloop.yaml'} switches ${CODE_REVIEWER_ID} off.` };
+  if (criticSwitchedOff(repo.config, CODE_REVIEWER_ID))
+    return { critics: [], off: `LLM review is off: ${repo.source ?? '.rloop.yaml'} switches ${CODE_REVIEWER_ID} off.` };
   const apiKey = io.env.anthropicApiKey;
-  if (apiKey === null) return { critics: [], off: 'LLM review is off: ANTHROPIC_API_KEY is not set (set it to add a model’s review of intent and correctness).' };
+  if (apiKey === null)
+    return {
+      critics: [],
+      off: 'LLM review is off: ANTHROPIC_API_KEY is not set (set it to add a model’s review of intent and correctness).',
+    };
   registerSecret(apiKey);
   const modelsPath = join(io.env.configDir, 'models.yaml');
   let catalogue;
   try {
     catalogue = await loadModelCatalogue(modelsPath);
   } catch (error) {
-    throw new CliError(`cannot read the model catalogue ${modelsPath}: ${redactSecrets((error as Error).message)}`, USAGE);
+    throw new CliError(
+      `cannot read the model catalogue ${modelsPath}: ${redactSecrets((error as Error).message)}`,
+      USAGE,
+    );
   }
   const model = repo.config.llm?.model ?? catalogue.roles?.critics;
-  if (model === undefined) throw new CliError(`${modelsPath} names no roles.critics model, and ${repo.source ?? '.rloop.yaml'} sets no llm.model`, USAGE);
+  if (model === undefined)
+    throw new CliError(
+      `${modelsPath} names no roles.critics model, and ${repo.source ?? '.rloop.yaml'} sets no llm.model`,
+      USAGE,
+    );
   if (findModel(catalogue, model) === null) {
-    const where = repo.config.llm?.model === undefined ? `${modelsPath} roles.critics` : `${repo.source ?? '.rloop.yaml'}: llm.model`;
-    throw new CliError(`${where}: ${model} is not in the model catalogue ${modelsPath} (known: ${Object.keys(catalogue.models).join(', ')})`, USAGE);
+    const where =
+      repo.config.llm?.model === undefined
+        ? `${modelsPath} roles.critics`
+        : `${repo.source ?? '.rloop.yaml'}: llm.model`;
+    throw new CliError(
+      `${where}: ${model} is not in the model catalogue ${modelsPath} (known: ${Object.keys(catalogue.models).join(', ')})`,
+      USAGE,
+    );
   }
-  const client = createAnthropicClient({ apiKey, model, maxRetries: 2, timeoutMs: 120_000, ...(io.env.anthropicBaseUrl === null ? {} : { baseURL: io.env.anthropicBaseUrl }) });
+  const client = createAnthropicClient({
+    apiKey,
+    model,
+    maxRetries: 2,
+    timeoutMs: 120_000,
+    ...(io.env.anthropicBaseUrl === null ? {} : { baseURL: io.env.anthropicBaseUrl }),
+  });
   const options = {
     model,
     catalogue,
@@ -129,16 +170,32 @@ async function llmCritics(request: ReviewRequest, io: ReviewIo, repo: LoadedRepo
   return { critics: [createCodeReviewerCritic(options), ...prompt], off: null };
 }
 
-function selectCritics(request: ReviewRequest, all: readonly CriticDefinition[], repo: LoadedRepoConfig): CriticDefinition[] {
+function selectCritics(
+  request: ReviewRequest,
+  all: readonly CriticDefinition[],
+  repo: LoadedRepoConfig,
+): CriticDefinition[] {
   const known = all.map((c) => c.id);
-  const unknown = [...request.critics, ...request.skip].filter((id) => !known.includes(id) && id !== CODE_REVIEWER_ID && !PROMPT_CRITIC_SPECS.some((s) => s.id === id));
-  if (unknown.length > 0) throw new CliError(`unknown check ${unknown.join(', ')}; checks are ${[...BUILT_IN_CRITIC_IDS, CODE_REVIEWER_ID].join(', ')}`, USAGE);
-  return all.filter((c) => (request.critics.length === 0 || request.critics.includes(c.id)) && !request.skip.includes(c.id) && !criticSwitchedOff(repo.config, c.id));
+  const unknown = [...request.critics, ...request.skip].filter(
+    (id) => !known.includes(id) && id !== CODE_REVIEWER_ID && !PROMPT_CRITIC_SPECS.some((s) => s.id === id),
+  );
+  if (unknown.length > 0)
+    throw new CliError(
+      `unknown check ${unknown.join(', ')}; checks are ${[...BUILT_IN_CRITIC_IDS, CODE_REVIEWER_ID].join(', ')}`,
+      USAGE,
+    );
+  return all.filter(
+    (c) =>
+      (request.critics.length === 0 || request.critics.includes(c.id)) &&
+      !request.skip.includes(c.id) &&
+      !criticSwitchedOff(repo.config, c.id),
+  );
 }
 
 /** What a review says about a check it leaves out because it was not given what the check reads. */
 const NOT_CONFIGURED_NOTES: Readonly<Record<string, string>> = {
-  'quality/test-coverage': 'Test coverage is off: --coverage was not given (a coverage-final.json or NODE_V8_COVERAGE directory of your test run adds the changed lines the tests never run).',
+  'quality/test-coverage':
+    'Test coverage is off: --coverage was not given (a coverage-final.json or NODE_V8_COVERAGE directory of your test run adds the changed lines the tests never run).',
 };
 
 /**
@@ -146,7 +203,11 @@ const NOT_CONFIGURED_NOTES: Readonly<Record<string, string>> = {
  * without --coverage) is left out with one line in `notes`, never run only to fail; asked for by
  * name with --critics, it is a usage error.
  */
-function configuredCritics(request: ReviewRequest, critics: readonly CriticDefinition[], notes: string[]): CriticDefinition[] {
+function configuredCritics(
+  request: ReviewRequest,
+  critics: readonly CriticDefinition[],
+  notes: string[],
+): CriticDefinition[] {
   return critics.filter((critic) => {
     const reason = critic.notConfiguredReason?.() ?? null;
     if (reason === null) return true;
@@ -188,10 +249,18 @@ export async function runReview(request: ReviewRequest, io: ReviewIo): Promise<v
   const started = performance.now();
   const repoDir = resolve(request.path);
   const now = io.now();
-  const known = [...BUILT_IN_CRITIC_IDS, CODE_REVIEWER_ID, ...PROMPT_CRITIC_SPECS.map((s) => s.id), ...(io.extraCritics ?? []).map((c) => c.id)];
+  const known = [
+    ...BUILT_IN_CRITIC_IDS,
+    CODE_REVIEWER_ID,
+    ...PROMPT_CRITIC_SPECS.map((s) => s.id),
+    ...(io.extraCritics ?? []).map((c) => c.id),
+  ];
   let repo: LoadedRepoConfig;
   try {
-    repo = loadRepoConfig(repoDir, { knownCritics: known, ...(request.config === undefined ? {} : { configPath: request.config }) });
+    repo = loadRepoConfig(repoDir, {
+      knownCritics: known,
+      ...(request.config === undefined ? {} : { configPath: request.config }),
+    });
   } catch (error) {
     if (error instanceof RloopError) throw new CliError(error.message, USAGE);
     throw error;
@@ -207,7 +276,9 @@ export async function runReview(request: ReviewRequest, io: ReviewIo): Promise<v
         ...(advisories === undefined ? {} : { advisories: resolve(advisories) }),
         ...(request.repoEslintConfig ? { useRepoEslintConfig: true } : {}),
         ...(request.allowBuildScripts ? { allowBuildScripts: true } : {}),
-        ...(request.coverage === undefined ? {} : { testCoverage: { kind: 'report' as const, path: resolve(request.coverage), testRoot: repoDir } }),
+        ...(request.coverage === undefined
+          ? {}
+          : { testCoverage: { kind: 'report' as const, path: resolve(request.coverage), testRoot: repoDir } }),
       }),
       ...(io.extraCritics ?? []),
     ],
@@ -218,7 +289,10 @@ export async function runReview(request: ReviewRequest, io: ReviewIo): Promise<v
   const usage: UsageRecord[] = [];
   // Progress names files and quotes critics: shown with control characters escaped.
   const progress = request.verbose ? (line: string): void => io.stderr(`${escapeControlChars(line)}\n`) : undefined;
-  const cacheDir = !request.cache ? undefined : (request.cacheDir ?? join(io.env.cacheRoot, 'rloop', 'review', createHash('sha256').update(repoDir).digest('hex').slice(0, 16)));
+  const cacheDir = !request.cache
+    ? undefined
+    : (request.cacheDir ??
+      join(io.env.cacheRoot, 'rloop', 'review', createHash('sha256').update(repoDir).digest('hex').slice(0, 16)));
   let llmOff: string | null = null;
   const wantsLlm = request.critics.length === 0 || request.critics.includes(CODE_REVIEWER_ID);
   // Whoever runs the review is its operator: .rloop.yaml's max_file_bytes sets the bound files are
@@ -254,11 +328,16 @@ export async function runReview(request: ReviewRequest, io: ReviewIo): Promise<v
   if (llmOff !== null) notes.push(llmOff);
   if (usage.length > 0) {
     const cost = usage.reduce((sum, u) => sum + u.cost_usd, 0);
-    notes.push(`LLM review: ${plural(usage.length, 'request')} to ${usage[0]?.model ?? 'the model'}, $${cost.toFixed(4)}.`);
+    notes.push(
+      `LLM review: ${plural(usage.length, 'request')} to ${usage[0]?.model ?? 'the model'}, $${cost.toFixed(4)}.`,
+    );
   }
   for (const refused of outcome.letter.repo_config?.refused ?? []) notes.push(`Not applied: ${refused}`);
   // Offline advisories are only as good as the export is recent: its size and age are worth a line.
-  const audit = advisories === undefined ? undefined : outcome.runs.find((r) => r.critic_id === AUDIT_CRITIC_ID && r.status === 'reported');
+  const audit =
+    advisories === undefined
+      ? undefined
+      : outcome.runs.find((r) => r.critic_id === AUDIT_CRITIC_ID && r.status === 'reported');
   for (const line of audit?.notes ?? []) notes.push(`${AUDIT_CRITIC_ID}: ${line}`);
 
   // Printed in every format: secrets in what checks quote are masked like everything rloop journals.
@@ -275,7 +354,10 @@ export async function runReview(request: ReviewRequest, io: ReviewIo): Promise<v
     toolVersion: cliVersion(),
   };
   const toTerminal = request.output === undefined;
-  const colour = colourWanted({ FORCE_COLOR: io.env.forceColor, NO_COLOR: io.env.noColor }, toTerminal && io.stdoutIsTty);
+  const colour = colourWanted(
+    { FORCE_COLOR: io.env.forceColor, NO_COLOR: io.env.noColor },
+    toTerminal && io.stdoutIsTty,
+  );
   const text = renderReport(request.format, report, palette(colour));
   if (request.output === undefined) io.stdout(text);
   else writeOut(request.output, text);
@@ -289,22 +371,33 @@ export async function runReview(request: ReviewRequest, io: ReviewIo): Promise<v
   if (request.writeBaseline !== undefined) {
     // A baseline is committed to the repository: its titles are masked like the report.
     writeOut(request.writeBaseline, baselineText(maskSecretsDeep(outcome.baselineCandidates), now));
-    io.stderr(`wrote ${plural(outcome.baselineCandidates.length, 'finding')} to ${request.writeBaseline}; review with --baseline ${request.writeBaseline} to see only new ones\n`);
+    io.stderr(
+      `wrote ${plural(outcome.baselineCandidates.length, 'finding')} to ${request.writeBaseline}; review with --baseline ${request.writeBaseline} to see only new ones\n`,
+    );
   }
   if (outcome.failed.length > 0) {
-    throw new CliError(maskSecrets(`review incomplete: ${outcome.failed.map((r) => `${r.critic_id} (${r.status === 'failed' ? r.reason : ''})`).join(', ')} did not finish`), INCOMPLETE);
+    throw new CliError(
+      maskSecrets(
+        `review incomplete: ${outcome.failed.map((r) => `${r.critic_id} (${r.status === 'failed' ? r.reason : ''})`).join(', ')} did not finish`,
+      ),
+      INCOMPLETE,
+    );
   }
   // A file under review that a check could not read was not reviewed: not clean, whatever was found.
   const gaps = roundCoverageGaps(letter.critics);
   if (gaps.length > 0) {
     const listed = gaps.slice(0, 5).map((g) => g.text);
     const hint = gaps.some((g) => g.skip.reason === 'too_large') ? ' (--max-file-bytes sets the size bound)' : '';
-    throw new CliError(`review incomplete: not analysed: ${listed.join('; ')}${gaps.length > 5 ? `; and ${gaps.length - 5} more` : ''}${hint}`, INCOMPLETE);
+    throw new CliError(
+      `review incomplete: not analysed: ${listed.join('; ')}${gaps.length > 5 ? `; and ${gaps.length - 5} more` : ''}${hint}`,
+      INCOMPLETE,
+    );
   }
   if (request.writeBaseline !== undefined) return;
   const failing = letter.findings.filter((f) => failsAt(f, request.failOn)).length;
   // The report already says why: no extra line.
   if (failing > 0) throw new CliError('', FINDINGS);
   const total = letter.findings.length;
-  if (request.maxFindings !== undefined && total > request.maxFindings) throw new CliError(`${plural(total, 'finding')}: more than --max-findings ${request.maxFindings}`, FINDINGS);
+  if (request.maxFindings !== undefined && total > request.maxFindings)
+    throw new CliError(`${plural(total, 'finding')}: more than --max-findings ${request.maxFindings}`, FINDINGS);
 }

@@ -23,21 +23,48 @@ export function reduceProgress(progress: Progress, event: RloopEvent): Progress 
   const next = { ...progress, lastEvent: event.type };
   switch (event.type) {
     case 'PlanRejected':
-      return { ...next, outcome: 'rejected', detail: event.data.errors.map((e) => `${e.path}: ${e.message}`).join('; ') };
+      return {
+        ...next,
+        outcome: 'rejected',
+        detail: event.data.errors.map((e) => `${e.path}: ${e.message}`).join('; '),
+      };
     case 'LoopQueued':
-      return { ...next, detail: `queued: waits for ${event.data.waiting_for.map((h) => h.plan).join(', ')} (their files overlap this plan's)` };
+      return {
+        ...next,
+        detail: `queued: waits for ${event.data.waiting_for.map((h) => h.plan).join(', ')} (their files overlap this plan's)`,
+      };
     case 'LoopGated':
-      return { ...next, detail: `gate verdict: ${event.data.verdict}${event.data.rules.length > 0 ? ` (${event.data.rules.map((r) => r.rule).join(', ')})` : ''}` };
+      return {
+        ...next,
+        detail: `gate verdict: ${event.data.verdict}${event.data.rules.length > 0 ? ` (${event.data.rules.map((r) => r.rule).join(', ')})` : ''}`,
+      };
     case 'RoundStarted':
-      return { ...next, round: event.data.round, phase: event.data.phase, detail: `${event.data.critics.length} critics dispatched` };
+      return {
+        ...next,
+        round: event.data.round,
+        phase: event.data.phase,
+        detail: `${event.data.critics.length} critics dispatched`,
+      };
     case 'LetterWritten':
       return { ...next, findingsOpen: event.data.letter.findings.length, detail: event.data.letter.summary };
     case 'FixApplied':
-      return { ...next, detail: `fix ${event.data.outcome}${event.data.commit ? ` (${event.data.commit.slice(0, 8)})` : ''}, tests ${event.data.tests_result.passed}/${event.data.tests_result.total} passing` };
+      return {
+        ...next,
+        detail: `fix ${event.data.outcome}${event.data.commit ? ` (${event.data.commit.slice(0, 8)})` : ''}, tests ${event.data.tests_result.passed}/${event.data.tests_result.total} passing`,
+      };
     case 'LoopConverged':
-      return { ...next, outcome: 'converged', findingsOpen: 0, detail: `converged after ${event.data.rounds} rounds on ${event.data.branch}` };
+      return {
+        ...next,
+        outcome: 'converged',
+        findingsOpen: 0,
+        detail: `converged after ${event.data.rounds} rounds on ${event.data.branch}`,
+      };
     case 'LoopBypassed':
-      return { ...next, outcome: 'bypassed', detail: `single-pass review: ${event.data.counts.critical} critical, ${event.data.counts.medium} medium, ${event.data.counts.low} low` };
+      return {
+        ...next,
+        outcome: 'bypassed',
+        detail: `single-pass review: ${event.data.counts.critical} critical, ${event.data.counts.medium} medium, ${event.data.counts.low} low`,
+      };
     case 'EscalationRaised':
       return { ...next, outcome: 'escalated', detail: `${event.data.reason}: ${event.data.report.trigger.detail}` };
     case 'LoopStopped':
@@ -52,7 +79,8 @@ export function reduceProgress(progress: Progress, event: RloopEvent): Progress 
 /** One line for a terminal that redraws in place. */
 export function renderProgress(progress: Progress): string {
   // A queued plan (scope locking) says which loops it waits for instead.
-  const waiting = progress.lastEvent === 'LoopQueued' && progress.detail !== null ? progress.detail : 'waiting for round 1';
+  const waiting =
+    progress.lastEvent === 'LoopQueued' && progress.detail !== null ? progress.detail : 'waiting for round 1';
   const round = progress.round === 0 ? waiting : `round ${progress.round} · ${progress.phase?.replace('_', ' ') ?? ''}`;
   const open = progress.findingsOpen === null ? '' : ` · ${progress.findingsOpen} findings open`;
   const last = progress.lastEvent === null ? '' : ` · last: ${progress.lastEvent}`;

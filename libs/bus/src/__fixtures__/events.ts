@@ -3,7 +3,15 @@ import { ulid } from 'ulid';
 
 function envelope(plan: string) {
   const id = ulid();
-  return { event_id: id, schema_version: 1, plan, correlation_id: id, causation_id: null, occurred_at: new Date().toISOString(), producer: 'bus-spec' } as const;
+  return {
+    event_id: id,
+    schema_version: 1,
+    plan,
+    correlation_id: id,
+    causation_id: null,
+    occurred_at: new Date().toISOString(),
+    producer: 'bus-spec',
+  } as const;
 }
 
 /** A small valid journaled event; `note` carries whatever the test wants to see again. */

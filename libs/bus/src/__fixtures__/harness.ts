@@ -1,22 +1,38 @@
 import { type DynamicModule, type LogLevel, type Type } from '@nestjs/common';
 import { uniqueNamespace, TEST_NATS_URL, connectTestNats, type TestNats } from '@rloop/testing';
-import { type ConsumerOverrides, DEFAULT_STREAM_LIMITS, type RunningService, ServiceLogger, provisionStreams, startService } from '../index.js';
+import {
+  type ConsumerOverrides,
+  DEFAULT_STREAM_LIMITS,
+  type RunningService,
+  ServiceLogger,
+  provisionStreams,
+  startService,
+} from '../index.js';
 
 /** Log lines a service wrote, kept for assertions instead of being printed. */
 export class CapturedLog {
   readonly lines: { readonly level: LogLevel; readonly line: string }[] = [];
 
   logger(service: string): ServiceLogger {
-    return new ServiceLogger(service, { levels: ['log', 'warn', 'error', 'fatal', 'debug'], sink: (line, level) => this.lines.push({ level, line }) });
+    return new ServiceLogger(service, {
+      levels: ['log', 'warn', 'error', 'fatal', 'debug'],
+      sink: (line, level) => this.lines.push({ level, line }),
+    });
   }
 
   matching(pattern: RegExp, level?: LogLevel): string[] {
-    return this.lines.filter((l) => (level === undefined || l.level === level) && pattern.test(l.line)).map((l) => l.line);
+    return this.lines
+      .filter((l) => (level === undefined || l.level === level) && pattern.test(l.line))
+      .map((l) => l.line);
   }
 }
 
 /** Small backoffs so retries happen in milliseconds. */
-export const FAST_CONSUMER: ConsumerOverrides = { backoff: { initialMs: 50, maxMs: 200 }, ackWaitMs: 5_000, pullExpiresMs: 1_000 };
+export const FAST_CONSUMER: ConsumerOverrides = {
+  backoff: { initialMs: 50, maxMs: 200 },
+  ackWaitMs: 5_000,
+  pullExpiresMs: 1_000,
+};
 
 export interface Scenario {
   readonly namespace: string;
@@ -46,7 +62,12 @@ export async function openScenario(): Promise<Scenario> {
       const service = await startService({
         name,
         module,
-        bus: { servers: TEST_NATS_URL, namespace, consumer: { ...FAST_CONSUMER, ...consumer }, shutdownTimeoutMs: 5_000 },
+        bus: {
+          servers: TEST_NATS_URL,
+          namespace,
+          consumer: { ...FAST_CONSUMER, ...consumer },
+          shutdownTimeoutMs: 5_000,
+        },
         logger: log.logger(name),
         handleSignals: false,
         exitOnFailure: false,

@@ -23,18 +23,31 @@ export const OSV_RECORDS: readonly Record<string, unknown>[] = [
     affected: [
       {
         package: npm('minimist'),
-        ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '0.2.4' }, { introduced: '1.0.0' }, { fixed: '1.2.6' }] }],
+        ranges: [
+          {
+            type: 'SEMVER',
+            events: [{ introduced: '0' }, { fixed: '0.2.4' }, { introduced: '1.0.0' }, { fixed: '1.2.6' }],
+          },
+        ],
         database_specific: { source: 'https://github.com/github/advisory-database' },
       },
     ],
-    references: [{ type: 'WEB', url: 'https://example.org/minimist' }, { type: 'ADVISORY', url: 'https://github.com/advisories/GHSA-xvch-5gv4-984h' }],
+    references: [
+      { type: 'WEB', url: 'https://example.org/minimist' },
+      { type: 'ADVISORY', url: 'https://github.com/advisories/GHSA-xvch-5gv4-984h' },
+    ],
     database_specific: { severity: 'CRITICAL', cwe_ids: ['CWE-1321'], github_reviewed: true },
   },
   {
     id: 'GHSA-lfpd-3333-aaaa',
     modified: '2026-10-01T00:00:00Z',
     summary: 'Regular expression denial of service in left-pad',
-    affected: [{ package: npm('left-pad'), ranges: [{ type: 'SEMVER', events: [{ introduced: '1.0.0' }, { last_affected: '1.3.0' }] }] }],
+    affected: [
+      {
+        package: npm('left-pad'),
+        ranges: [{ type: 'SEMVER', events: [{ introduced: '1.0.0' }, { last_affected: '1.3.0' }] }],
+      },
+    ],
     database_specific: { severity: 'HIGH' },
   },
   {
@@ -42,7 +55,9 @@ export const OSV_RECORDS: readonly Record<string, unknown>[] = [
     modified: '2026-11-25T00:00:00Z',
     withdrawn: '2026-11-25T00:00:00Z',
     summary: 'Withdrawn: mkdirp was never affected',
-    affected: [{ package: npm('mkdirp'), ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.0.0' }] }] }],
+    affected: [
+      { package: npm('mkdirp'), ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '1.0.0' }] }] },
+    ],
     database_specific: { severity: 'HIGH' },
   },
   {
@@ -55,7 +70,12 @@ export const OSV_RECORDS: readonly Record<string, unknown>[] = [
     id: 'GHSA-scop-4444-bbbb',
     modified: '2026-08-01T00:00:00Z',
     summary: 'Path traversal in @acme/static',
-    affected: [{ package: npm('@acme/static'), ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '2.0.0' }, { fixed: '2.4.1' }] }] }],
+    affected: [
+      {
+        package: npm('@acme/static'),
+        ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '2.0.0' }, { fixed: '2.4.1' }] }],
+      },
+    ],
     severity: [{ type: 'CVSS_V3', score: 'CVSS:3.1/AV:N/AC:L/PR:N/UI:N/S:U/C:L/I:N/A:N' }],
   },
   {
@@ -70,28 +90,49 @@ export const OSV_RECORDS: readonly Record<string, unknown>[] = [
     modified: '2026-07-01T00:00:00Z',
     aliases: ['CVE-2026-1111', 'GHSA-rust-6666-dddd'],
     summary: 'Use after free in smallvec',
-    affected: [{ package: { ecosystem: 'crates.io', name: 'smallvec' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '1.6.0' }, { fixed: '1.6.1' }] }] }],
+    affected: [
+      {
+        package: { ecosystem: 'crates.io', name: 'smallvec' },
+        ranges: [{ type: 'SEMVER', events: [{ introduced: '1.6.0' }, { fixed: '1.6.1' }] }],
+      },
+    ],
   },
   {
     id: 'GO-2026-0042',
     modified: '2026-07-02T00:00:00Z',
     aliases: ['CVE-2026-2222'],
     summary: 'HTTP/2 rapid reset in golang.org/x/net',
-    affected: [{ package: { ecosystem: 'Go', name: 'golang.org/x/net' }, ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '0.17.0' }] }] }],
+    affected: [
+      {
+        package: { ecosystem: 'Go', name: 'golang.org/x/net' },
+        ranges: [{ type: 'SEMVER', events: [{ introduced: '0' }, { fixed: '0.17.0' }] }],
+      },
+    ],
   },
   {
     id: 'PYSEC-2026-0101',
     modified: '2026-07-03T00:00:00Z',
     aliases: ['GHSA-pyth-7777-eeee'],
     summary: 'Open redirect in Flask-Login',
-    affected: [{ package: { ecosystem: 'PyPI', name: 'flask-login' }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '0.6.3' }] }], versions: ['0.6.0', '0.6.1', '0.6.2'] }],
+    affected: [
+      {
+        package: { ecosystem: 'PyPI', name: 'flask-login' },
+        ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '0.6.3' }] }],
+        versions: ['0.6.0', '0.6.1', '0.6.2'],
+      },
+    ],
   },
   {
     id: 'GHSA-pyth-7777-eeee',
     modified: '2026-07-04T00:00:00Z',
     aliases: ['CVE-2026-3333'],
     summary: 'Open redirect in Flask-Login',
-    affected: [{ package: { ecosystem: 'PyPI', name: 'Flask_Login' }, ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '0.6.3' }] }] }],
+    affected: [
+      {
+        package: { ecosystem: 'PyPI', name: 'Flask_Login' },
+        ranges: [{ type: 'ECOSYSTEM', events: [{ introduced: '0' }, { fixed: '0.6.3' }] }],
+      },
+    ],
     database_specific: { severity: 'MODERATE' },
   },
 ];
@@ -107,7 +148,8 @@ export function writeOsvExport(records: readonly Record<string, unknown>[] = OSV
   const root = mkdtempSync(join(tmpdir(), 'rloop-osv-'));
   const dir = join(root, 'records');
   mkdirSync(dir, { recursive: true });
-  for (const record of records) writeFileSync(join(dir, `${String(record['id'])}.json`), `${JSON.stringify(record, null, 2)}\n`);
+  for (const record of records)
+    writeFileSync(join(dir, `${String(record['id'])}.json`), `${JSON.stringify(record, null, 2)}\n`);
   const zip = join(root, 'all.zip');
   writeZip(
     zip,

@@ -22,7 +22,11 @@ export function fixtureRepo(files: Readonly<Record<string, string>>, options: { 
   for (const [file, text] of Object.entries(files)) write(file, text);
   if (options.git === true) {
     const git = (...args: string[]): void => {
-      execFileSync('git', ['-c', 'user.email=test@example.com', '-c', 'user.name=test', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'ignore' });
+      execFileSync(
+        'git',
+        ['-c', 'user.email=test@example.com', '-c', 'user.name=test', '-c', 'commit.gpgsign=false', ...args],
+        { cwd: dir, stdio: 'ignore' },
+      );
     };
     git('init', '-q', '-b', 'main');
     git('add', '-A');
@@ -34,15 +38,26 @@ export function fixtureRepo(files: Readonly<Record<string, string>>, options: { 
 /** Commits everything in a fixture repository created with `git: true`. */
 export function commitAll(dir: string, message: string): void {
   const run = (...args: string[]): void => {
-    execFileSync('git', ['-c', 'user.email=test@example.com', '-c', 'user.name=test', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'ignore' });
+    execFileSync(
+      'git',
+      ['-c', 'user.email=test@example.com', '-c', 'user.name=test', '-c', 'commit.gpgsign=false', ...args],
+      { cwd: dir, stdio: 'ignore' },
+    );
   };
   run('add', '-A');
   run('commit', '-q', '-m', message);
 }
 
 /** A run context for calling a critic's run() directly (runCritic supplies its own signal). */
-export function contextFor(dir: string, files: readonly string[], extra: Partial<RunCriticContext> = {}): CriticContext {
-  return createCriticContext({ repoDir: dir, commit: '0'.repeat(40), files, phase: 'final_sweep', ...extra }, { signal: new AbortController().signal }).context;
+export function contextFor(
+  dir: string,
+  files: readonly string[],
+  extra: Partial<RunCriticContext> = {},
+): CriticContext {
+  return createCriticContext(
+    { repoDir: dir, commit: '0'.repeat(40), files, phase: 'final_sweep', ...extra },
+    { signal: new AbortController().signal },
+  ).context;
 }
 
 /** Lines of a text (1-based) that contain a marker, e.g. `VULN`. */

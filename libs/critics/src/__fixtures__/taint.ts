@@ -19,7 +19,10 @@ export interface TaintOptions {
 }
 
 /** Runs the real engine (both passes) over files in memory; every kind and origin unless narrowed. */
-export async function taintFlows(files: Readonly<Record<string, string>>, options: TaintOptions = {}): Promise<readonly TaintFlow[]> {
+export async function taintFlows(
+  files: Readonly<Record<string, string>>,
+  options: TaintOptions = {},
+): Promise<readonly TaintFlow[]> {
   const result = await runTaintAnalysis({
     reader: memoryReader(files),
     files: Object.keys(files),
@@ -74,10 +77,13 @@ export function describeModelCases(title: string, cases: readonly ModelCase[]): 
         it(`leaves the safe twin of ${example.name} alone`, async () => {
           const kinds = new Set(markedSinks(example.vulnerable).map((e) => e.split(' ')[0]));
           const flows = await taintFlows(safe, example.options);
-          expect(flows.filter((f) => kinds.has(f.kind)).map((f) => `${f.kind} ${f.sink.file}:${f.sink.line} ← ${f.source.text}`)).toEqual([]);
+          expect(
+            flows
+              .filter((f) => kinds.has(f.kind))
+              .map((f) => `${f.kind} ${f.sink.file}:${f.sink.line} ← ${f.source.text}`),
+          ).toEqual([]);
         });
       }
     }
   });
 }
-

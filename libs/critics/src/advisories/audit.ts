@@ -3,7 +3,14 @@ import type { FindingDraft } from '../critic.js';
 import { draftFinding, findingTypeToken } from '../plumbing/define.js';
 import type { AdvisoryDatabase, AdvisoryRecord, ExportSummary } from './database.js';
 import type { LockedPackage, LockfileReading } from './lockfiles.js';
-import { type AdvisorySeverity, affectedEntryMatches, firstFixedVersion, isWithdrawn, lastAffectedVersion, severityOf } from './osv.js';
+import {
+  type AdvisorySeverity,
+  affectedEntryMatches,
+  firstFixedVersion,
+  isWithdrawn,
+  lastAffectedVersion,
+  severityOf,
+} from './osv.js';
 import { type Ecosystem, normalizeVersion } from './versions.js';
 
 /** Manifests where a direct dependency is declared, per ecosystem (findings go on its line there). */
@@ -20,7 +27,14 @@ export function manifestsBeside(reading: Pick<LockfileReading, 'file' | 'ecosyst
   return MANIFESTS[reading.ecosystem].map((name) => (dir === '.' ? name : `${dir}/${name}`));
 }
 
-const SCORE: Readonly<Record<AdvisorySeverity['label'], number>> = { malicious: 10, critical: 10, high: 9, moderate: 8, low: 7, unknown: 8 };
+const SCORE: Readonly<Record<AdvisorySeverity['label'], number>> = {
+  malicious: 10,
+  critical: 10,
+  high: 9,
+  moderate: 8,
+  low: 7,
+  unknown: 8,
+};
 
 export interface OsvAuditInput {
   readonly database: AdvisoryDatabase;
@@ -77,7 +91,10 @@ function groupAliases(hits: readonly Hit[]): Hit[][] {
 /** GitHub's id first (what npm audit reports), then the ecosystem's own, then the rest. */
 function preferred(group: readonly Hit[]): Hit {
   const rank = (id: string): number => (id.startsWith('GHSA-') ? 0 : id.startsWith('CVE-') ? 2 : 1);
-  return [...group].sort((a, b) => rank(a.record.id) - rank(b.record.id) || a.record.id.localeCompare(b.record.id))[0] ?? (group[0] as Hit);
+  return (
+    [...group].sort((a, b) => rank(a.record.id) - rank(b.record.id) || a.record.id.localeCompare(b.record.id))[0] ??
+    (group[0] as Hit)
+  );
 }
 
 function scanFor(lines: readonly string[], name: string): number | null {
@@ -147,7 +164,9 @@ export function osvAuditFindings(input: OsvAuditInput): OsvAuditResult {
   }
   const drafts: FindingDraft[] = [];
   const mention = manifestLines(input.manifestText);
-  for (const packageHits of [...byPackage.values()].sort((a, b) => (a[0]?.pkg.name ?? '').localeCompare(b[0]?.pkg.name ?? ''))) {
+  for (const packageHits of [...byPackage.values()].sort((a, b) =>
+    (a[0]?.pkg.name ?? '').localeCompare(b[0]?.pkg.name ?? ''),
+  )) {
     for (const group of groupAliases(packageHits)) drafts.push(draftFor(group, mention));
   }
   return { drafts, withdrawnMatches, undecidable: [...undecidable].sort() };
@@ -156,7 +175,9 @@ export function osvAuditFindings(input: OsvAuditInput): OsvAuditResult {
 function draftFor(group: readonly Hit[], mention: (file: string, name: string) => number | null): FindingDraft {
   const main = preferred(group);
   const { pkg, record, severity } = main;
-  const ids = [...new Set(group.flatMap((h) => [h.record.id, ...h.record.aliases]))].filter((id) => id !== record.id).sort();
+  const ids = [...new Set(group.flatMap((h) => [h.record.id, ...h.record.aliases]))]
+    .filter((id) => id !== record.id)
+    .sort();
   const versions = [...new Set(group.map((h) => h.pkg.version))].sort();
   const roots = [...new Set(group.flatMap((h) => h.pkg.via))].sort();
   const fixes = [...new Set(group.flatMap((h) => (h.fixed === null ? [] : [h.fixed])))];
@@ -176,7 +197,10 @@ function draftFor(group: readonly Hit[], mention: (file: string, name: string) =
     }
   }
   const others = roots.filter((root) => root !== pkg.name);
-  const chain = others.length === 0 ? '' : ` (${roots.includes(pkg.name) ? 'a direct dependency, and ' : ''}pulled in by ${others.join(', ')})`;
+  const chain =
+    others.length === 0
+      ? ''
+      : ` (${roots.includes(pkg.name) ? 'a direct dependency, and ' : ''}pulled in by ${others.join(', ')})`;
   const label = severity.label === 'unknown' ? 'severity not given' : severity.label;
   const cvss = severity.cvss === null ? '' : `, CVSS ${severity.cvss.toFixed(1)}`;
   const aliasText = ids.length === 0 ? '' : `; ${ids.slice(0, 6).join(', ')}`;
@@ -194,12 +218,20 @@ function draftFor(group: readonly Hit[], mention: (file: string, name: string) =
     file,
     line_range: { start: line, end: line },
     // The advisory's own word: its severity label, or what a RustSec notice is about (unmaintained, unsound).
-    ...(informational === null && severity.label === 'unknown' ? {} : { tool_severity: informational ?? severity.label }),
+    ...(informational === null && severity.label === 'unknown'
+      ? {}
+      : { tool_severity: informational ?? severity.label }),
     title: `${pkg.name} ${versions.join(', ')}: ${summary} (${record.id}${ids.find((id) => id.startsWith('CVE-')) === undefined ? '' : `, ${ids.find((id) => id.startsWith('CVE-'))}`}, ${label})`,
     current_behaviour: `${pkg.lockfile} resolves ${pkg.name} to ${versions.join(', ')}${chain}, which ${record.id} (${label}${cvss}${aliasText}) lists as affected: ${summary}.${informational === null ? '' : ` (RustSec notice: ${informational}.)`}${record.url === null ? '' : ` ${record.url}`}`,
     expected_behaviour: `No version in ${pkg.lockfile} is affected by ${record.id}. ${fix}`,
-    observable_test_conditions: [`${pkg.lockfile} resolves ${pkg.name} to a version outside the affected ranges of ${record.id}`, 'the test suite passes on the upgraded dependency tree'],
-    forbidden_in_test: ['ignoring the advisory in audit configuration', 'pinning the vulnerable version with overrides to silence the audit'],
+    observable_test_conditions: [
+      `${pkg.lockfile} resolves ${pkg.name} to a version outside the affected ranges of ${record.id}`,
+      'the test suite passes on the upgraded dependency tree',
+    ],
+    forbidden_in_test: [
+      'ignoring the advisory in audit configuration',
+      'pinning the vulnerable version with overrides to silence the audit',
+    ],
     fixable: !malicious && fixes.length > 0,
   });
 }
@@ -209,5 +241,7 @@ export function exportAge(summary: ExportSummary, now: Date): string {
   if (summary.newestModified === null) return 'its records carry no modification time';
   const days = Math.floor((now.getTime() - Date.parse(summary.newestModified)) / 86_400_000);
   const when = summary.newestModified.slice(0, 10);
-  return days <= 0 ? `newest record modified ${when} (less than a day before this review)` : `newest record modified ${when}, ${days} day(s) before this review`;
+  return days <= 0
+    ? `newest record modified ${when} (less than a day before this review)`
+    : `newest record modified ${when}, ${days} day(s) before this review`;
 }

@@ -27,14 +27,16 @@ export function cvssV3BaseScore(vector: string): number | null {
   if (scope !== 'U' && scope !== 'C') return null;
   const changed = scope === 'C';
   const pr = metrics.get('PR');
-  const privileges = pr === 'N' ? 0.85 : pr === 'L' ? (changed ? 0.68 : 0.62) : pr === 'H' ? (changed ? 0.5 : 0.27) : null;
+  const privileges =
+    pr === 'N' ? 0.85 : pr === 'L' ? (changed ? 0.68 : 0.62) : pr === 'H' ? (changed ? 0.5 : 0.27) : null;
   const av = pick(WEIGHTS.AV, metrics.get('AV'));
   const ac = pick(WEIGHTS.AC, metrics.get('AC'));
   const ui = pick(WEIGHTS.UI, metrics.get('UI'));
   const c = pick(WEIGHTS.CIA, metrics.get('C'));
   const i = pick(WEIGHTS.CIA, metrics.get('I'));
   const a = pick(WEIGHTS.CIA, metrics.get('A'));
-  if (privileges === null || av === null || ac === null || ui === null || c === null || i === null || a === null) return null;
+  if (privileges === null || av === null || ac === null || ui === null || c === null || i === null || a === null)
+    return null;
   const iss = 1 - (1 - c) * (1 - i) * (1 - a);
   const impact = changed ? 7.52 * (iss - 0.029) - 3.25 * (iss - 0.02) ** 15 : 6.42 * iss;
   if (impact <= 0) return 0;

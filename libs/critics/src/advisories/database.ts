@@ -17,7 +17,10 @@ export class AdvisoriesUnavailableError extends RloopError {
  * and when it was modified or withdrawn — not the long details, which would hold hundreds of MB
  * for npm's export.
  */
-export type AdvisoryRecord = Pick<OsvRecord, 'id' | 'modified' | 'withdrawn' | 'aliases' | 'summary' | 'severity' | 'database_specific'> & { readonly url: string | null };
+export type AdvisoryRecord = Pick<
+  OsvRecord,
+  'id' | 'modified' | 'withdrawn' | 'aliases' | 'summary' | 'severity' | 'database_specific'
+> & { readonly url: string | null };
 
 /** What the critic keeps of a record for one package it affects. */
 export interface IndexedAdvisory {
@@ -105,13 +108,18 @@ function exportFiles(path: string): ExportFile[] {
   try {
     stat = statSync(path);
   } catch (error) {
-    throw new AdvisoriesUnavailableError(`the OSV export ${path} does not exist (${describeError(error)}): run \`rloop advisories update\`, or point RLOOP_ADVISORIES at an export`, { cause: error });
+    throw new AdvisoriesUnavailableError(
+      `the OSV export ${path} does not exist (${describeError(error)}): run \`rloop advisories update\`, or point RLOOP_ADVISORIES at an export`,
+      { cause: error },
+    );
   }
   if (stat.isFile()) {
-    if (!path.endsWith('.zip') && !path.endsWith('.json')) throw new AdvisoriesUnavailableError(`the OSV export ${path} is neither a directory, a .zip nor a .json file`);
+    if (!path.endsWith('.zip') && !path.endsWith('.json'))
+      throw new AdvisoriesUnavailableError(`the OSV export ${path} is neither a directory, a .zip nor a .json file`);
     return [{ path, size: stat.size, mtimeMs: stat.mtimeMs, kind: path.endsWith('.zip') ? 'zip' : 'json' }];
   }
-  if (!stat.isDirectory()) throw new AdvisoriesUnavailableError(`the OSV export ${path} is neither a directory nor a file`);
+  if (!stat.isDirectory())
+    throw new AdvisoriesUnavailableError(`the OSV export ${path} is neither a directory nor a file`);
   const found: ExportFile[] = [];
   const walk = (dir: string): void => {
     for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
@@ -121,12 +129,20 @@ function exportFiles(path: string): ExportFile[] {
       if (entry.isDirectory()) walk(full);
       else if (entry.isFile() && (entry.name.endsWith('.json') || entry.name.endsWith('.zip'))) {
         const s = statSync(full);
-        found.push({ path: full, size: s.size, mtimeMs: s.mtimeMs, kind: entry.name.endsWith('.zip') ? 'zip' : 'json' });
+        found.push({
+          path: full,
+          size: s.size,
+          mtimeMs: s.mtimeMs,
+          kind: entry.name.endsWith('.zip') ? 'zip' : 'json',
+        });
       }
     }
   };
   walk(path);
-  if (found.length === 0) throw new AdvisoriesUnavailableError(`the OSV export ${path} holds no .json or .zip files: run \`rloop advisories update\` to download one`);
+  if (found.length === 0)
+    throw new AdvisoriesUnavailableError(
+      `the OSV export ${path} holds no .json or .zip files: run \`rloop advisories update\` to download one`,
+    );
   return found;
 }
 
@@ -142,7 +158,10 @@ function build(root: string, files: readonly ExportFile[]): AdvisoryDatabase {
     try {
       zip = ZipFile.open(file.path);
     } catch (error) {
-      throw new AdvisoriesUnavailableError(`the OSV export ${file.path} cannot be read: ${describeError(error)} (download it again with \`rloop advisories update\`)`, { cause: error });
+      throw new AdvisoriesUnavailableError(
+        `the OSV export ${file.path} cannot be read: ${describeError(error)} (download it again with \`rloop advisories update\`)`,
+        { cause: error },
+      );
     }
     try {
       for (const entry of zip.entries) {
@@ -151,7 +170,10 @@ function build(root: string, files: readonly ExportFile[]): AdvisoryDatabase {
         try {
           text = zip.read(entry).toString('utf8');
         } catch (error) {
-          throw new AdvisoriesUnavailableError(`the OSV export ${file.path} is damaged: ${describeError(error)} (download it again with \`rloop advisories update\`)`, { cause: error });
+          throw new AdvisoriesUnavailableError(
+            `the OSV export ${file.path} is damaged: ${describeError(error)} (download it again with \`rloop advisories update\`)`,
+            { cause: error },
+          );
         }
         builder.addText(`${name}:${entry.name}`, text);
       }
@@ -164,7 +186,10 @@ function build(root: string, files: readonly ExportFile[]): AdvisoryDatabase {
 
 /** An affected entry without what no finding uses (Go's lists of affected symbols can be long). */
 function compactEntry(entry: OsvAffected): OsvAffected {
-  const keep = (bag: Record<string, unknown> | undefined, keys: readonly string[]): Record<string, unknown> | undefined => {
+  const keep = (
+    bag: Record<string, unknown> | undefined,
+    keys: readonly string[],
+  ): Record<string, unknown> | undefined => {
     if (bag === undefined) return undefined;
     const kept = Object.fromEntries(keys.flatMap((k) => (bag[k] === undefined ? [] : [[k, bag[k]]])));
     return Object.keys(kept).length === 0 ? undefined : kept;

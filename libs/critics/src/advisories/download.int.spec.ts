@@ -49,7 +49,12 @@ describe('updateAdvisories', () => {
   it('downloads <ecosystem>/all.zip into the export directory, checked whole before it is kept', async () => {
     const dir = join(work, 'ok');
     const result = await updateAdvisories({ ecosystem: 'npm', dir, baseUrl: `${base}/` });
-    expect(result).toMatchObject({ url: `${base}/npm/all.zip`, file: join(dir, 'npm', 'all.zip'), records: 6, newestModified: '2026-11-25T00:00:00Z' });
+    expect(result).toMatchObject({
+      url: `${base}/npm/all.zip`,
+      file: join(dir, 'npm', 'all.zip'),
+      records: 6,
+      newestModified: '2026-11-25T00:00:00Z',
+    });
     expect(readFileSync(result.file)).toEqual(readFileSync(osv.zip));
     expect(readdirSync(join(dir, 'npm'))).toEqual(['all.zip']);
   });
@@ -59,18 +64,26 @@ describe('updateAdvisories', () => {
     await updateAdvisories({ ecosystem: 'npm', dir, baseUrl: base });
     const before = readFileSync(join(dir, 'npm', 'all.zip'));
     writeFileSync(join(work, 'marker'), '');
-    await expect(updateAdvisories({ ecosystem: 'PyPI', dir, baseUrl: base })).rejects.toThrow(/did not give a readable export .*previous export, if any, is kept/);
+    await expect(updateAdvisories({ ecosystem: 'PyPI', dir, baseUrl: base })).rejects.toThrow(
+      /did not give a readable export .*previous export, if any, is kept/,
+    );
     expect(existsSync(join(dir, 'PyPI', 'all.zip'))).toBe(false);
     expect(readdirSync(join(dir, 'PyPI'))).toEqual([]);
-    await expect(updateAdvisories({ ecosystem: 'Go', dir, baseUrl: base })).rejects.toThrow(/answered 404 Not Found \(is Go an ecosystem osv\.dev exports\?\)/);
+    await expect(updateAdvisories({ ecosystem: 'Go', dir, baseUrl: base })).rejects.toThrow(
+      /answered 404 Not Found \(is Go an ecosystem osv\.dev exports\?\)/,
+    );
     expect(readFileSync(join(dir, 'npm', 'all.zip'))).toEqual(before);
   });
 
   it('fails clearly when the host cannot be reached (this machine and osv.dev), naming the way around it', async () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
-    const error = await updateAdvisories({ ecosystem: 'npm', dir: join(work, 'offline'), baseUrl: closed }).catch((e: unknown) => e);
+    const error = await updateAdvisories({ ecosystem: 'npm', dir: join(work, 'offline'), baseUrl: closed }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(AdvisoriesDownloadError);
     expect((error as AdvisoriesDownloadError).code).toBe('ADVISORIES.DOWNLOAD_FAILED');
-    expect((error as Error).message).toMatch(/could not reach http:\/\/127\.0\.0\.1:\d+\/npm\/all\.zip \(.*ECONNREFUSED.*\): .*copy it to .*offline\/npm\/all\.zip, or pass --url with a mirror/);
+    expect((error as Error).message).toMatch(
+      /could not reach http:\/\/127\.0\.0\.1:\d+\/npm\/all\.zip \(.*ECONNREFUSED.*\): .*copy it to .*offline\/npm\/all\.zip, or pass --url with a mirror/,
+    );
   });
 });

@@ -84,10 +84,16 @@ export async function updateAdvisories(options: UpdateAdvisoriesOptions): Promis
     response = await fetchImpl(url, options.signal === undefined ? {} : { signal: options.signal });
   } catch (error) {
     const cause = networkCause(error);
-    throw new AdvisoriesDownloadError(`could not reach ${url} (${cause}): this machine has no route to it; ${elsewhere}`, { cause: error, retryable: true });
+    throw new AdvisoriesDownloadError(
+      `could not reach ${url} (${cause}): this machine has no route to it; ${elsewhere}`,
+      { cause: error, retryable: true },
+    );
   }
   if (!response.ok || response.body === null) {
-    throw new AdvisoriesDownloadError(`${url} answered ${response.status} ${response.statusText}${response.status === 404 ? ` (is ${options.ecosystem} an ecosystem osv.dev exports?)` : ''}; ${elsewhere}`, { retryable: response.status >= 500 });
+    throw new AdvisoriesDownloadError(
+      `${url} answered ${response.status} ${response.statusText}${response.status === 404 ? ` (is ${options.ecosystem} an ecosystem osv.dev exports?)` : ''}; ${elsewhere}`,
+      { retryable: response.status >= 500 },
+    );
   }
   await mkdir(join(options.dir, options.ecosystem), { recursive: true });
   try {
@@ -97,15 +103,24 @@ export async function updateAdvisories(options: UpdateAdvisoriesOptions): Promis
     try {
       database = AdvisoryDatabase.readZip(partial);
     } catch (error) {
-      throw new AdvisoriesDownloadError(`${url} did not give a readable export (${describeError(error)}); the previous export, if any, is kept`, { cause: error, retryable: true });
+      throw new AdvisoriesDownloadError(
+        `${url} did not give a readable export (${describeError(error)}); the previous export, if any, is kept`,
+        { cause: error, retryable: true },
+      );
     }
     const records = database.summary.records[options.ecosystem] ?? 0;
-    if (records === 0) throw new AdvisoriesDownloadError(`${url} holds no ${options.ecosystem} records; the previous export, if any, is kept`);
+    if (records === 0)
+      throw new AdvisoriesDownloadError(
+        `${url} holds no ${options.ecosystem} records; the previous export, if any, is kept`,
+      );
     await rename(partial, target);
     return { url, file: target, bytes, records, newestModified: database.summary.newestModified };
   } catch (error) {
     await rm(partial, { force: true });
     if (error instanceof AdvisoriesDownloadError) throw error;
-    throw new AdvisoriesDownloadError(`downloading ${url} failed: ${describeError(error)}; ${elsewhere}`, { cause: error, retryable: true });
+    throw new AdvisoriesDownloadError(`downloading ${url} failed: ${describeError(error)}; ${elsewhere}`, {
+      cause: error,
+      retryable: true,
+    });
   }
 }

@@ -42,7 +42,11 @@ export class LockfileFormatError extends Error {
 type Parser = (file: string, text: string) => LockfileReading;
 
 /** Lockfiles by base name (requirements files by pattern), with their ecosystem. */
-const PARSERS: readonly { readonly match: (base: string) => boolean; readonly ecosystem: Ecosystem; readonly parse: Parser }[] = [
+const PARSERS: readonly {
+  readonly match: (base: string) => boolean;
+  readonly ecosystem: Ecosystem;
+  readonly parse: Parser;
+}[] = [
   { match: (b) => b === 'package-lock.json' || b === 'npm-shrinkwrap.json', ecosystem: 'npm', parse: parsePackageLock },
   { match: (b) => b === 'yarn.lock', ecosystem: 'npm', parse: parseYarnLock },
   { match: (b) => b === 'pnpm-lock.yaml', ecosystem: 'npm', parse: parsePnpmLock },
@@ -84,11 +88,17 @@ function record(value: unknown): Record<string, unknown> {
 
 /** A field that should be a string, as text for a note (anything else is named by its type). */
 function asText(value: unknown, fallback: string): string {
-  return typeof value === 'string' || typeof value === 'number' ? String(value) : value === undefined || value === null ? fallback : typeof value;
+  return typeof value === 'string' || typeof value === 'number'
+    ? String(value)
+    : value === undefined || value === null
+      ? fallback
+      : typeof value;
 }
 
 function depNames(entry: Record<string, unknown>): string[] {
-  return ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'].flatMap((field) => Object.keys(record(entry[field])));
+  return ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies'].flatMap((field) =>
+    Object.keys(record(entry[field])),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -108,7 +118,11 @@ function parsePackageLock(file: string, text: string): LockfileReading {
 }
 
 /** Lockfile versions 2 and 3: a flat map of install paths; dependencies resolved as Node does. */
-function packageLockV2(file: string, packages: Record<string, unknown>, line: (needle: string) => number): LockfileReading {
+function packageLockV2(
+  file: string,
+  packages: Record<string, unknown>,
+  line: (needle: string) => number,
+): LockfileReading {
   const resolve = (from: string, dep: string): string | null => {
     let base = from;
     for (;;) {
@@ -148,20 +162,39 @@ function packageLockV2(file: string, packages: Record<string, unknown>, line: (n
       unaudited.push(`${name} (${asText(entry['resolved'] ?? entry['version'], 'no version')})`);
       continue;
     }
-    found.push({ ecosystem: 'npm', name, version: entry['version'], lockfile: file, line: line(`"${path}"`), via: [...(via.get(path) ?? [])].sort() });
+    found.push({
+      ecosystem: 'npm',
+      name,
+      version: entry['version'],
+      lockfile: file,
+      line: line(`"${path}"`),
+      via: [...(via.get(path) ?? [])].sort(),
+    });
   }
   return { file, ecosystem: 'npm', packages: found, unaudited };
 }
 
 /** Lockfile version 1: a nested tree under `dependencies`. */
-function packageLockV1(file: string, dependencies: Record<string, unknown>, line: (needle: string) => number): LockfileReading {
+function packageLockV1(
+  file: string,
+  dependencies: Record<string, unknown>,
+  line: (needle: string) => number,
+): LockfileReading {
   const found: LockedPackage[] = [];
   const unaudited: string[] = [];
   const walk = (deps: Record<string, unknown>, root: string | null): void => {
     for (const [name, raw] of Object.entries(deps)) {
       const entry = record(raw);
       const top = root ?? name;
-      if (isRegistryVersion(entry['version'])) found.push({ ecosystem: 'npm', name, version: entry['version'], lockfile: file, line: line(`"${name}": {`), via: root === null ? [] : [top] });
+      if (isRegistryVersion(entry['version']))
+        found.push({
+          ecosystem: 'npm',
+          name,
+          version: entry['version'],
+          lockfile: file,
+          line: line(`"${name}": {`),
+          via: root === null ? [] : [top],
+        });
       else unaudited.push(`${name} (${asText(entry['version'], 'no version')})`);
       walk(record(entry['dependencies']), top);
     }
@@ -203,7 +236,8 @@ function parseYarnLock(file: string, text: string): LockfileReading {
     if (version !== null && header !== null) {
       const { name, range } = splitSpec(header.specs[0] ?? '');
       if (/^(file|link|workspace|portal|git|github|https?):/.test(range)) unaudited.push(`${name} (${range})`);
-      else if (isRegistryVersion(version[1])) found.push({ ecosystem: 'npm', name, version: version[1], lockfile: file, line: header.line, via: [] });
+      else if (isRegistryVersion(version[1]))
+        found.push({ ecosystem: 'npm', name, version: version[1], lockfile: file, line: header.line, via: [] });
       header = null;
     }
   });
@@ -224,7 +258,14 @@ function parseYarnBerry(file: string, text: string): LockfileReading {
       unaudited.push(resolution || specs);
       continue;
     }
-    found.push({ ecosystem: 'npm', name: npm[1] ?? '', version: entry['version'], lockfile: file, line: line(specs), via: [] });
+    found.push({
+      ecosystem: 'npm',
+      name: npm[1] ?? '',
+      version: entry['version'],
+      lockfile: file,
+      line: line(specs),
+      via: [],
+    });
   }
   return { file, ecosystem: 'npm', packages: found, unaudited };
 }
@@ -241,7 +282,10 @@ function parsePnpmLock(file: string, text: string): LockfileReading {
   const lock = record(parseYamlOrThrow(file, text));
   const line = lineIndex(text);
   const importers = record(lock['importers']);
-  const direct = new Set([...Object.values(importers).flatMap((importer) => depNames(record(importer))), ...depNames(lock)]);
+  const direct = new Set([
+    ...Object.values(importers).flatMap((importer) => depNames(record(importer))),
+    ...depNames(lock),
+  ]);
   const found: LockedPackage[] = [];
   const unaudited: string[] = [];
   const v5 = Number.parseFloat(asText(lock['lockfileVersion'], '9')) < 6;
@@ -264,7 +308,14 @@ function parsePnpmLock(file: string, text: string): LockfileReading {
       unaudited.push(key);
       continue;
     }
-    found.push({ ecosystem: 'npm', name, version, lockfile: file, line: line(key), via: direct.has(name) ? [name] : [] });
+    found.push({
+      ecosystem: 'npm',
+      name,
+      version,
+      lockfile: file,
+      line: line(key),
+      via: direct.has(name) ? [name] : [],
+    });
   }
   return { file, ecosystem: 'npm', packages: found, unaudited };
 }
@@ -277,7 +328,13 @@ function tomlPackages(text: string): { name: string; version: string; source: st
   const packages: { name: string; version: string; source: string | null; line: number }[] = [];
   let current: { name?: string; version?: string; source?: string; line: number } | null = null;
   const flush = (): void => {
-    if (current?.name !== undefined && current.version !== undefined) packages.push({ name: current.name, version: current.version, source: current.source ?? null, line: current.line });
+    if (current?.name !== undefined && current.version !== undefined)
+      packages.push({
+        name: current.name,
+        version: current.version,
+        source: current.source ?? null,
+        line: current.line,
+      });
   };
   text.split('\n').forEach((raw, index) => {
     const line = raw.trim();
@@ -315,7 +372,14 @@ function parseCargoLock(file: string, text: string): LockfileReading {
       unaudited.push(`${pkg.name} (${pkg.source})`);
       continue;
     }
-    found.push({ ecosystem: 'crates.io', name: pkg.name, version: pkg.version, lockfile: file, line: pkg.line, via: [] });
+    found.push({
+      ecosystem: 'crates.io',
+      name: pkg.name,
+      version: pkg.version,
+      lockfile: file,
+      line: pkg.line,
+      via: [],
+    });
   }
   return { file, ecosystem: 'crates.io', packages: found, unaudited };
 }
@@ -348,7 +412,15 @@ function parsePipfileLock(file: string, text: string): LockfileReading {
     for (const [name, raw] of Object.entries(record(lock[section]))) {
       const pinned = /^===?\s*(\S+)$/.exec(asText(record(raw)['version'], ''));
       if (pinned?.[1] === undefined) unaudited.push(name);
-      else found.push({ ecosystem: 'PyPI', name, version: pinned[1], lockfile: file, line: line(`"${name}": {`), via: [name] });
+      else
+        found.push({
+          ecosystem: 'PyPI',
+          name,
+          version: pinned[1],
+          lockfile: file,
+          line: line(`"${name}": {`),
+          via: [name],
+        });
     }
   }
   return { file, ecosystem: 'PyPI', packages: found, unaudited };
@@ -360,10 +432,13 @@ function parseRequirements(file: string, text: string): LockfileReading {
   text.split('\n').forEach((raw, index) => {
     const line = raw.replace(/(^|\s)#.*$/, '').trim();
     if (line === '' || line.startsWith('-') || line.startsWith('\\') || line.startsWith('--')) return;
-    const requirement = /^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*(===?|~=|!=|>=|<=|>|<)?\s*([^;\s\\]*)/.exec(line);
+    const requirement = /^([A-Za-z0-9][A-Za-z0-9._-]*)(?:\[[^\]]*\])?\s*(===?|~=|!=|>=|<=|>|<)?\s*([^;\s\\]*)/.exec(
+      line,
+    );
     if (requirement === null) return;
     const [, name = '', operator, version = ''] = requirement;
-    if ((operator === '==' || operator === '===') && version !== '' && !version.includes('*')) found.push({ ecosystem: 'PyPI', name, version, lockfile: file, line: index + 1, via: [name] });
+    if ((operator === '==' || operator === '===') && version !== '' && !version.includes('*'))
+      found.push({ ecosystem: 'PyPI', name, version, lockfile: file, line: index + 1, via: [name] });
     else unaudited.push(`${name} (${operator === undefined ? 'no version' : `${operator}${version}`}: not pinned)`);
   });
   return { file, ecosystem: 'PyPI', packages: found, unaudited };
@@ -397,7 +472,10 @@ function parseGoMod(file: string, text: string): LockfileReading {
       const [from, to] = body.split('=>').map((part) => part.trim().split(/\s+/));
       const target = to?.[0];
       if (from?.[0] === undefined || target === undefined) return;
-      replaced.set(from[0], target.startsWith('.') || target.startsWith('/') ? null : { module: target, version: to?.[1] ?? '' });
+      replaced.set(
+        from[0],
+        target.startsWith('.') || target.startsWith('/') ? null : { module: target, version: to?.[1] ?? '' },
+      );
     }
   });
   for (const req of requires) {
@@ -408,7 +486,14 @@ function parseGoMod(file: string, text: string): LockfileReading {
     }
     const module = replacement?.module ?? req.module;
     const version = replacement !== undefined && replacement.version !== '' ? replacement.version : req.version;
-    found.push({ ecosystem: 'Go', name: module, version, lockfile: file, line: req.line, via: req.indirect ? [] : [module] });
+    found.push({
+      ecosystem: 'Go',
+      name: module,
+      version,
+      lockfile: file,
+      line: req.line,
+      via: req.indirect ? [] : [module],
+    });
   }
   return { file, ecosystem: 'Go', packages: found, unaudited };
 }

@@ -161,7 +161,9 @@ export function firstFixedVersion(entry: OsvAffected, ecosystem: Ecosystem, vers
 
 /** The highest `last_affected` of the entry, for advisories without a fix. */
 export function lastAffectedVersion(entry: OsvAffected): string | null {
-  const last = entry.ranges.flatMap((r) => r.events.flatMap((e) => (e.last_affected === undefined ? [] : [e.last_affected])));
+  const last = entry.ranges.flatMap((r) =>
+    r.events.flatMap((e) => (e.last_affected === undefined ? [] : [e.last_affected])),
+  );
   return last.at(-1) ?? null;
 }
 
@@ -189,13 +191,20 @@ function labelOfScore(score: number): SeverityLabel {
  * the database's own label (GitHub's `database_specific.severity`), else the CVSS v3 base score of
  * the record's (or the affected entry's) vector, else unknown.
  */
-export function severityOf(record: Pick<OsvRecord, 'id' | 'severity' | 'database_specific'>, entry: OsvAffected | null): AdvisorySeverity {
+export function severityOf(
+  record: Pick<OsvRecord, 'id' | 'severity' | 'database_specific'>,
+  entry: OsvAffected | null,
+): AdvisorySeverity {
   const vectors = [...(entry?.severity ?? []), ...record.severity];
   const v3 = vectors.find((s) => s.type === 'CVSS_V3');
   const cvss = v3 === undefined ? null : cvssV3BaseScore(v3.score);
   const vector = v3?.score ?? vectors[0]?.score ?? null;
   if (record.id.startsWith('MAL-')) return { label: 'malicious', cvss, vector };
-  const raw = [record.database_specific?.['severity'], entry?.database_specific?.['severity'], entry?.ecosystem_specific?.['severity']].find((s): s is string => typeof s === 'string');
+  const raw = [
+    record.database_specific?.['severity'],
+    entry?.database_specific?.['severity'],
+    entry?.ecosystem_specific?.['severity'],
+  ].find((s): s is string => typeof s === 'string');
   const named = raw?.toLowerCase() === 'medium' ? 'moderate' : raw?.toLowerCase();
   const label = SEVERITY_LABELS.find((l) => l === named);
   if (label !== undefined) return { label, cvss, vector };

@@ -16,7 +16,8 @@ const SEMVER = /^v?(\d+)\.(\d+)\.(\d+)(?:-([0-9A-Za-z.-]+))?(?:\+[0-9A-Za-z.-]+)
 function parseSemVer(text: string): SemVer | null {
   const match = SEMVER.exec(text.trim());
   if (match === null) return null;
-  const pre = match[4] === undefined ? [] : match[4].split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part));
+  const pre =
+    match[4] === undefined ? [] : match[4].split('.').map((part) => (/^\d+$/.test(part) ? Number(part) : part));
   return { release: [Number(match[1]), Number(match[2]), Number(match[3])], pre };
 }
 
@@ -59,7 +60,8 @@ interface Pep440 {
   readonly dev: number | null;
 }
 
-const PEP440 = /^v?(?:(\d+)!)?(\d+(?:\.\d+)*)(?:[-_.]?(a|alpha|b|beta|rc|c|pre|preview)[-_.]?(\d*))?(?:(?:-(\d+))|(?:[-_.]?(post|rev|r)[-_.]?(\d*)))?(?:[-_.]?dev[-_.]?(\d*))?(?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?$/i;
+const PEP440 =
+  /^v?(?:(\d+)!)?(\d+(?:\.\d+)*)(?:[-_.]?(a|alpha|b|beta|rc|c|pre|preview)[-_.]?(\d*))?(?:(?:-(\d+))|(?:[-_.]?(post|rev|r)[-_.]?(\d*)))?(?:[-_.]?dev[-_.]?(\d*))?(?:\+[a-z0-9]+(?:[-_.][a-z0-9]+)*)?$/i;
 
 function parsePep440(text: string): Pep440 | null {
   const match = PEP440.exec(text.trim().toLowerCase());
@@ -88,7 +90,8 @@ export const comparePep440: VersionOrder = (a, b) => {
   const release = compareNumbers(x.release, y.release);
   if (release !== 0) return release;
   // Keys as in the `packaging` library: a bare dev release sorts before every pre-release.
-  const preKey = (v: Pep440): readonly number[] => (v.pre !== null ? [v.pre[0], v.pre[1]] : v.dev !== null && v.post === null ? [-1, 0] : [3, 0]);
+  const preKey = (v: Pep440): readonly number[] =>
+    v.pre !== null ? [v.pre[0], v.pre[1]] : v.dev !== null && v.post === null ? [-1, 0] : [3, 0];
   const pre = compareNumbers(preKey(x), preKey(y));
   if (pre !== 0) return pre;
   const postKey = (v: Pep440): number => (v.post === null ? -1 : v.post);

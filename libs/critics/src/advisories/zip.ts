@@ -56,17 +56,26 @@ export class ZipFile {
     if (header.readUInt32LE(0) !== LOCAL) throw new ZipFormatError(this.path, `no local header for ${entry.name}`);
     const start = entry.localHeaderOffset + 30 + header.readUInt16LE(26) + header.readUInt16LE(28);
     const raw = readAt(this.fd, start, entry.compressedSize);
-    if (raw.length !== entry.compressedSize) throw new ZipFormatError(this.path, `${entry.name} is cut short (the file is truncated)`);
+    if (raw.length !== entry.compressedSize)
+      throw new ZipFormatError(this.path, `${entry.name} is cut short (the file is truncated)`);
     let data: Buffer;
     if (entry.method === 0) data = raw;
     else if (entry.method === 8) {
       try {
         data = inflateRawSync(raw);
       } catch (error) {
-        throw new ZipFormatError(this.path, `${entry.name} does not inflate: ${error instanceof Error ? error.message : String(error)}`);
+        throw new ZipFormatError(
+          this.path,
+          `${entry.name} does not inflate: ${error instanceof Error ? error.message : String(error)}`,
+        );
       }
-    } else throw new ZipFormatError(this.path, `${entry.name} uses compression method ${entry.method} (only stored and deflated entries are read)`);
-    if (data.length !== entry.size || crc32(data) !== entry.crc) throw new ZipFormatError(this.path, `${entry.name} fails its CRC check (the file is damaged)`);
+    } else
+      throw new ZipFormatError(
+        this.path,
+        `${entry.name} uses compression method ${entry.method} (only stored and deflated entries are read)`,
+      );
+    if (data.length !== entry.size || crc32(data) !== entry.crc)
+      throw new ZipFormatError(this.path, `${entry.name} fails its CRC check (the file is damaged)`);
     return data;
   }
 
@@ -98,7 +107,8 @@ function readCentralDirectory(path: string, fd: number): ZipEntry[] {
       break;
     }
   }
-  if (at < 0) throw new ZipFormatError(path, 'not a zip file (no end of central directory: truncated, or another format)');
+  if (at < 0)
+    throw new ZipFormatError(path, 'not a zip file (no end of central directory: truncated, or another format)');
   let count = tail.readUInt16LE(at + 10);
   let directorySize = tail.readUInt32LE(at + 12);
   let directoryOffset = tail.readUInt32LE(at + 16);
@@ -111,12 +121,14 @@ function readCentralDirectory(path: string, fd: number): ZipEntry[] {
     directorySize = Number(record.readBigUInt64LE(40));
     directoryOffset = Number(record.readBigUInt64LE(48));
   }
-  if (directoryOffset + directorySize > size) throw new ZipFormatError(path, 'the central directory lies past the end of the file (truncated)');
+  if (directoryOffset + directorySize > size)
+    throw new ZipFormatError(path, 'the central directory lies past the end of the file (truncated)');
   const directory = readAt(fd, directoryOffset, directorySize);
   const entries: ZipEntry[] = [];
   let p = 0;
   for (let i = 0; i < count; i += 1) {
-    if (p + 46 > directory.length || directory.readUInt32LE(p) !== CENTRAL) throw new ZipFormatError(path, `damaged central directory at entry ${i + 1} of ${count}`);
+    if (p + 46 > directory.length || directory.readUInt32LE(p) !== CENTRAL)
+      throw new ZipFormatError(path, `damaged central directory at entry ${i + 1} of ${count}`);
     const flags = directory.readUInt16LE(p + 8);
     const nameLength = directory.readUInt16LE(p + 28);
     const extraLength = directory.readUInt16LE(p + 30);
@@ -145,7 +157,15 @@ function readCentralDirectory(path: string, fd: number): ZipEntry[] {
       }
       e += 4 + length;
     }
-    entries.push({ name, method: directory.readUInt16LE(p + 10), crc: directory.readUInt32LE(p + 16), compressedSize, size: entrySize, localHeaderOffset: offset, encrypted: (flags & 1) === 1 });
+    entries.push({
+      name,
+      method: directory.readUInt16LE(p + 10),
+      crc: directory.readUInt32LE(p + 16),
+      compressedSize,
+      size: entrySize,
+      localHeaderOffset: offset,
+      encrypted: (flags & 1) === 1,
+    });
     p = extraEnd + commentLength;
   }
   return entries;

@@ -26,14 +26,17 @@ const readAll = (path: string): string[] => {
 describe('zip reader', () => {
   it('reads deflated and stored entries', () => {
     withDir((dir) => {
-      writeZip(join(dir, 'a.zip'), [{ name: 'A.json', data: '{"id":"A"}' }, { name: 'dir/B.json', data: 'x'.repeat(10_000) }]);
+      writeZip(join(dir, 'a.zip'), [
+        { name: 'A.json', data: '{"id":"A"}' },
+        { name: 'dir/B.json', data: 'x'.repeat(10_000) },
+      ]);
       writeZip(join(dir, 'b.zip'), [{ name: 'C.json', data: '{}' }], { store: true });
       expect(readAll(join(dir, 'a.zip'))).toEqual(['A.json={"id":"A"}', `dir/B.json=${'x'.repeat(10_000)}`]);
       expect(readAll(join(dir, 'b.zip'))).toEqual(['C.json={}']);
     });
   });
 
-  it('reads ZIP64 archives with more than 65,535 entries (npm\'s export has hundreds of thousands)', () => {
+  it("reads ZIP64 archives with more than 65,535 entries (npm's export has hundreds of thousands)", () => {
     withDir((dir) => {
       const files = Array.from({ length: 70_000 }, (_, i) => ({ name: `R-${i}.json`, data: `${i}` }));
       writeZip(join(dir, 'big.zip'), files, { zip64: true, store: true });
@@ -57,7 +60,9 @@ describe('zip reader', () => {
       const damaged = Buffer.from(bytes);
       damaged[40] = (damaged[40] ?? 0) ^ 0xff;
       writeFileSync(join(dir, 'damaged.zip'), damaged);
-      expect(() => readAll(join(dir, 'damaged.zip'))).toThrow(/damaged\.zip: A\.json (fails its CRC check|does not inflate)/);
+      expect(() => readAll(join(dir, 'damaged.zip'))).toThrow(
+        /damaged\.zip: A\.json (fails its CRC check|does not inflate)/,
+      );
       writeFileSync(join(dir, 'text.zip'), 'not a zip at all');
       expect(() => ZipFile.open(join(dir, 'text.zip'))).toThrow(/not a zip file/);
     });

@@ -62,10 +62,22 @@ function callNamed(identifier: ts.Identifier): ts.CallExpression | ts.NewExpress
  * Whether the deprecated use a linter reported at (line, column) — 1-based, as ESLint reports them —
  * has a codemod, or why not. Used by the compiler-linter critic on the program it already built.
  */
-export function classifyDeprecationAt(program: ts.Program, sourceFile: ts.SourceFile, line: number, column: number, name: string): AutofixVerdict {
-  const noRewrite = (what: string): AutofixVerdict => ({ autofix: 'none', note: NO_REWRITE[what] ?? `no codemod rewrites ${what}: its replacement needs judgement` });
+export function classifyDeprecationAt(
+  program: ts.Program,
+  sourceFile: ts.SourceFile,
+  line: number,
+  column: number,
+  name: string,
+): AutofixVerdict {
+  const noRewrite = (what: string): AutofixVerdict => ({
+    autofix: 'none',
+    note: NO_REWRITE[what] ?? `no codemod rewrites ${what}: its replacement needs judgement`,
+  });
   if (line < 1 || line > sourceFile.getLineStarts().length) return noRewrite(name);
-  const identifier = identifierAt(sourceFile, sourceFile.getPositionOfLineAndCharacter(line - 1, Math.max(0, column - 1)));
+  const identifier = identifierAt(
+    sourceFile,
+    sourceFile.getPositionOfLineAndCharacter(line - 1, Math.max(0, column - 1)),
+  );
   // A binding of a deprecated module (`const p = require('punycode')`) is reported under the binding's name.
   const module = identifier === null ? null : moduleBoundTo(identifier, program.getTypeChecker());
   const fallback = noRewrite(module ?? name);
@@ -73,12 +85,16 @@ export function classifyDeprecationAt(program: ts.Program, sourceFile: ts.Source
   const deprecated = call === null ? null : deprecatedCall(call, program.getTypeChecker(), sourceFile);
   if (deprecated === null) return fallback;
   const rewrite = rewriteOf(deprecated);
-  return rewrite.kind === 'codemod' ? { autofix: 'codemod', note: `codemod ${rewrite.codemod}: ${rewrite.note}` } : { autofix: 'none', note: rewrite.note };
+  return rewrite.kind === 'codemod'
+    ? { autofix: 'codemod', note: `codemod ${rewrite.codemod}: ${rewrite.note}` }
+    : { autofix: 'none', note: rewrite.note };
 }
 
 /** The module an identifier is bound to by `require('m')` or `import … from 'm'` (without `node:`), if it is. */
 function moduleBoundTo(identifier: ts.Identifier, checker: ts.TypeChecker): string | null {
-  const symbol = ts.isShorthandPropertyAssignment(identifier.parent) ? checker.getShorthandAssignmentValueSymbol(identifier.parent) : checker.getSymbolAtLocation(identifier);
+  const symbol = ts.isShorthandPropertyAssignment(identifier.parent)
+    ? checker.getShorthandAssignmentValueSymbol(identifier.parent)
+    : checker.getSymbolAtLocation(identifier);
   for (const declaration of symbol?.declarations ?? []) {
     const specifier = ts.isVariableDeclaration(declaration)
       ? moduleOf(declaration.initializer)
@@ -97,7 +113,10 @@ interface PlannedRewrite {
 }
 
 /** Every deprecated call of a file: the rewrites to apply and the ones that have none. */
-function planFile(program: ts.Program, sourceFile: ts.SourceFile): { rewrites: PlannedRewrite[]; skipped: SkippedRewrite[] } {
+function planFile(
+  program: ts.Program,
+  sourceFile: ts.SourceFile,
+): { rewrites: PlannedRewrite[]; skipped: SkippedRewrite[] } {
   const checker = program.getTypeChecker();
   const rewrites: PlannedRewrite[] = [];
   const skipped: SkippedRewrite[] = [];
@@ -107,7 +126,12 @@ function planFile(program: ts.Program, sourceFile: ts.SourceFile): { rewrites: P
       if (deprecated !== null) {
         const line = sourceFile.getLineAndCharacterOfPosition(deprecated.name.getStart(sourceFile)).line + 1;
         const rewrite = rewriteOf(deprecated);
-        if (rewrite.kind === 'codemod') rewrites.push({ edits: rewrite.edits, applied: { codemod: rewrite.codemod, line, note: rewrite.note }, touched: rewrite.touched });
+        if (rewrite.kind === 'codemod')
+          rewrites.push({
+            edits: rewrite.edits,
+            applied: { codemod: rewrite.codemod, line, note: rewrite.note },
+            touched: rewrite.touched,
+          });
         else skipped.push({ line, name: deprecated.name.text, note: rewrite.note });
       }
     }
@@ -144,7 +168,12 @@ const CORE_MODULES = new Set(['util', 'node:util', 'url', 'node:url']);
 function moduleOf(node: ts.Expression | undefined): string | null {
   if (node === undefined) return null;
   if (ts.isStringLiteral(node)) return node.text;
-  if (ts.isCallExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === 'require' && node.arguments.length === 1) {
+  if (
+    ts.isCallExpression(node) &&
+    ts.isIdentifier(node.expression) &&
+    node.expression.text === 'require' &&
+    node.arguments.length === 1
+  ) {
     const arg = node.arguments[0];
     return arg !== undefined && ts.isStringLiteral(arg) ? arg.text : null;
   }
@@ -155,7 +184,12 @@ function moduleOf(node: ts.Expression | undefined): string | null {
 function isPropertyName(node: ts.Identifier): boolean {
   const parent = node.parent;
   return (
-    ((ts.isPropertyAccessExpression(parent) || ts.isPropertyAssignment(parent) || ts.isMethodDeclaration(parent) || ts.isPropertyDeclaration(parent) || ts.isPropertySignature(parent)) && parent.name === node) ||
+    ((ts.isPropertyAccessExpression(parent) ||
+      ts.isPropertyAssignment(parent) ||
+      ts.isMethodDeclaration(parent) ||
+      ts.isPropertyDeclaration(parent) ||
+      ts.isPropertySignature(parent)) &&
+      parent.name === node) ||
     (ts.isQualifiedName(parent) && parent.right === node)
   );
 }
@@ -181,8 +215,16 @@ function statementRange(sourceFile: ts.SourceFile, statement: ts.Statement): Edi
 }
 
 /** The braces of a named import or a destructuring, rewritten with only the elements kept. */
-function keepOnly(sourceFile: ts.SourceFile, braces: ts.NamedImports | ts.ObjectBindingPattern, kept: readonly ts.Node[]): Edit {
-  return { start: braces.getStart(sourceFile), end: braces.getEnd(), text: `{ ${kept.map((k) => k.getText(sourceFile)).join(', ')} }` };
+function keepOnly(
+  sourceFile: ts.SourceFile,
+  braces: ts.NamedImports | ts.ObjectBindingPattern,
+  kept: readonly ts.Node[],
+): Edit {
+  return {
+    start: braces.getStart(sourceFile),
+    end: braces.getEnd(),
+    text: `{ ${kept.map((k) => k.getText(sourceFile)).join(', ')} }`,
+  };
 }
 
 /**
@@ -195,7 +237,8 @@ export function removeUnusedModuleBindings(fileName: string, text: string, names
   if (names.size === 0) return text;
   const sourceFile = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
   const edits: Edit[] = [];
-  const unused = (binding: ts.Identifier): boolean => names.has(binding.text) && mentions(sourceFile, binding.text, binding) === 0;
+  const unused = (binding: ts.Identifier): boolean =>
+    names.has(binding.text) && mentions(sourceFile, binding.text, binding) === 0;
   for (const statement of sourceFile.statements) {
     if (ts.isImportDeclaration(statement) && CORE_MODULES.has(moduleOf(statement.moduleSpecifier) ?? '')) {
       const clause = statement.importClause;
@@ -205,7 +248,8 @@ export function removeUnusedModuleBindings(fileName: string, text: string, names
         if (bindings === undefined && unused(clause.name)) edits.push(statementRange(sourceFile, statement));
         continue;
       }
-      if (bindings !== undefined && ts.isNamespaceImport(bindings) && unused(bindings.name)) edits.push(statementRange(sourceFile, statement));
+      if (bindings !== undefined && ts.isNamespaceImport(bindings) && unused(bindings.name))
+        edits.push(statementRange(sourceFile, statement));
       if (bindings !== undefined && ts.isNamedImports(bindings)) {
         const kept = bindings.elements.filter((e) => !unused(e.name));
         if (kept.length === 0) edits.push(statementRange(sourceFile, statement));
@@ -215,10 +259,19 @@ export function removeUnusedModuleBindings(fileName: string, text: string, names
     if (ts.isVariableStatement(statement) && statement.declarationList.declarations.length === 1) {
       const declaration = statement.declarationList.declarations[0];
       if (declaration === undefined || !CORE_MODULES.has(moduleOf(declaration.initializer) ?? '')) continue;
-      if (ts.isIdentifier(declaration.name) && unused(declaration.name)) edits.push(statementRange(sourceFile, statement));
+      if (ts.isIdentifier(declaration.name) && unused(declaration.name))
+        edits.push(statementRange(sourceFile, statement));
       if (ts.isObjectBindingPattern(declaration.name)) {
         const pattern = declaration.name;
-        const kept = pattern.elements.filter((e) => !(ts.isIdentifier(e.name) && e.propertyName === undefined && e.dotDotDotToken === undefined && unused(e.name)));
+        const kept = pattern.elements.filter(
+          (e) =>
+            !(
+              ts.isIdentifier(e.name) &&
+              e.propertyName === undefined &&
+              e.dotDotDotToken === undefined &&
+              unused(e.name)
+            ),
+        );
         if (kept.length === 0) edits.push(statementRange(sourceFile, statement));
         else if (kept.length < pattern.elements.length) edits.push(keepOnly(sourceFile, pattern, kept));
       }
@@ -243,7 +296,11 @@ function toRepo(root: string, abs: string): string {
  * safe rewrite rewritten, the ones without one listed with why. Nothing is written: the caller
  * writes `after` where it differs. Pure apart from reading the checkout.
  */
-export function runCodemods(boundary: CheckoutBoundary, files: readonly string[], note: (message: string) => void = () => undefined): CodemodResult[] {
+export function runCodemods(
+  boundary: CheckoutBoundary,
+  files: readonly string[],
+  note: (message: string) => void = () => undefined,
+): CodemodResult[] {
   const root = boundary.root;
   const wanted = [...new Set(files)].filter((f) => isProgramFile(f) && boundary.locate(f).ok).sort();
   const results: CodemodResult[] = [];
@@ -257,9 +314,15 @@ export function runCodemods(boundary: CheckoutBoundary, files: readonly string[]
       const read = host.getSourceFile.bind(host);
       host.getSourceFile = (fileName, version, onError, create) => {
         const changed = overlay.get(fileName);
-        return changed === undefined ? read(fileName, version, onError, create) : ts.createSourceFile(fileName, changed, version, true);
+        return changed === undefined
+          ? read(fileName, version, onError, create)
+          : ts.createSourceFile(fileName, changed, version, true);
       };
-      const program = ts.createProgram({ rootNames: group.reviewed.map((f) => join(root, f)), options: group.options, host });
+      const program = ts.createProgram({
+        rootNames: group.reviewed.map((f) => join(root, f)),
+        options: group.options,
+        host,
+      });
       let changedThisPass = false;
       for (const file of group.reviewed) {
         const abs = join(root, file);
@@ -280,7 +343,13 @@ export function runCodemods(boundary: CheckoutBoundary, files: readonly string[]
     for (const file of group.reviewed) {
       const original = before.get(file);
       if (original === undefined) continue;
-      results.push({ file: toRepo(root, join(root, file)), before: original, after: overlay.get(join(root, file)) ?? original, applied: applied.get(file) ?? [], skipped: skipped.get(file) ?? [] });
+      results.push({
+        file: toRepo(root, join(root, file)),
+        before: original,
+        after: overlay.get(join(root, file)) ?? original,
+        applied: applied.get(file) ?? [],
+        skipped: skipped.get(file) ?? [],
+      });
     }
   }
   return results.sort((a, b) => a.file.localeCompare(b.file));

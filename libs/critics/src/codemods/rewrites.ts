@@ -14,11 +14,23 @@ export interface Edit {
 }
 
 /** The codemods rloop has, by id (what FindingDraft.autofix_note and the autofix log name). */
-export const CODEMOD_IDS = ['buffer-constructor', 'string-substr', 'util-is', 'buffer-slice', 'url-parse-literal'] as const;
+export const CODEMOD_IDS = [
+  'buffer-constructor',
+  'string-substr',
+  'util-is',
+  'buffer-slice',
+  'url-parse-literal',
+] as const;
 export type CodemodId = (typeof CODEMOD_IDS)[number];
 
 export type Rewrite =
-  | { readonly kind: 'codemod'; readonly codemod: CodemodId; readonly edits: readonly Edit[]; readonly note: string; readonly touched: readonly string[] }
+  | {
+      readonly kind: 'codemod';
+      readonly codemod: CodemodId;
+      readonly edits: readonly Edit[];
+      readonly note: string;
+      readonly touched: readonly string[];
+    }
   | { readonly kind: 'none'; readonly note: string };
 
 /** A call (or `new`) of a deprecated declaration, as the type checker resolved it. */
@@ -97,7 +109,12 @@ function isPlainReference(node: ts.Expression): boolean {
     ts.isIdentifier(node) ||
     ts.isStringLiteralLike(node) ||
     ts.isNumericLiteral(node) ||
-    [ts.SyntaxKind.ThisKeyword, ts.SyntaxKind.NullKeyword, ts.SyntaxKind.TrueKeyword, ts.SyntaxKind.FalseKeyword].includes(node.kind)
+    [
+      ts.SyntaxKind.ThisKeyword,
+      ts.SyntaxKind.NullKeyword,
+      ts.SyntaxKind.TrueKeyword,
+      ts.SyntaxKind.FalseKeyword,
+    ].includes(node.kind)
   );
 }
 
@@ -108,10 +125,21 @@ type Binding = 'call' | 'comparison' | 'and' | 'or';
 function needsParentheses(node: ts.Expression, binding: Binding): boolean {
   if (binding === 'call') return false;
   const parent = node.parent;
-  if (ts.isParenthesizedExpression(parent) || ts.isExpressionStatement(parent) || ts.isReturnStatement(parent) || ts.isArrayLiteralExpression(parent)) return false;
-  if ((ts.isIfStatement(parent) || ts.isWhileStatement(parent) || ts.isDoStatement(parent)) && parent.expression === node) return false;
+  if (
+    ts.isParenthesizedExpression(parent) ||
+    ts.isExpressionStatement(parent) ||
+    ts.isReturnStatement(parent) ||
+    ts.isArrayLiteralExpression(parent)
+  )
+    return false;
+  if (
+    (ts.isIfStatement(parent) || ts.isWhileStatement(parent) || ts.isDoStatement(parent)) &&
+    parent.expression === node
+  )
+    return false;
   if (ts.isVariableDeclaration(parent) && parent.initializer === node) return false;
-  if ((ts.isCallExpression(parent) || ts.isNewExpression(parent)) && parent.arguments?.includes(node) === true) return false;
+  if ((ts.isCallExpression(parent) || ts.isNewExpression(parent)) && parent.arguments?.includes(node) === true)
+    return false;
   if (ts.isArrowFunction(parent) && parent.body === node) return false;
   if (ts.isPropertyAssignment(parent) && parent.initializer === node) return false;
   if (ts.isTemplateSpan(parent)) return false;
@@ -123,14 +151,19 @@ function needsParentheses(node: ts.Expression, binding: Binding): boolean {
     if (op === ts.SyntaxKind.BarBarToken) return false;
     if (op === ts.SyntaxKind.AmpersandAmpersandToken) return binding === 'or';
     if (op === ts.SyntaxKind.QuestionQuestionToken || op === ts.SyntaxKind.CommaToken) return binding !== 'comparison';
-    if (op >= ts.SyntaxKind.FirstAssignment && op <= ts.SyntaxKind.LastAssignment && parent.right === node) return false;
+    if (op >= ts.SyntaxKind.FirstAssignment && op <= ts.SyntaxKind.LastAssignment && parent.right === node)
+      return false;
   }
   return true;
 }
 
 function replaceCall(call: DeprecatedCall, replacement: string, binding: Binding): Edit {
   const node = call.call;
-  return { start: node.getStart(call.sourceFile), end: node.getEnd(), text: needsParentheses(node, binding) ? `(${replacement})` : replacement };
+  return {
+    start: node.getStart(call.sourceFile),
+    end: node.getEnd(),
+    text: needsParentheses(node, binding) ? `(${replacement})` : replacement,
+  };
 }
 
 function renameCallee(call: DeprecatedCall, name: string): Edit {
@@ -148,7 +181,8 @@ function calleeBinding(call: DeprecatedCall): string[] {
 function typeOfArgument(call: DeprecatedCall, arg: ts.Expression): 'number' | 'other' | 'unknown' {
   const type = call.checker.getTypeAtLocation(arg);
   const parts = type.isUnion() ? type.types : [type];
-  if (parts.some((t) => (t.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown | ts.TypeFlags.TypeParameter)) !== 0)) return 'unknown';
+  if (parts.some((t) => (t.flags & (ts.TypeFlags.Any | ts.TypeFlags.Unknown | ts.TypeFlags.TypeParameter)) !== 0))
+    return 'unknown';
   const numbers = parts.filter((t) => (t.flags & ts.TypeFlags.NumberLike) !== 0).length;
   if (numbers === parts.length) return 'number';
   return numbers === 0 ? 'other' : 'unknown';
@@ -163,23 +197,54 @@ function isStringTyped(call: DeprecatedCall, arg: ts.Expression): boolean {
 
 const bufferConstructor: Codemod = {
   id: 'buffer-constructor',
-  matches: (call) => ts.isNewExpression(call.call) && call.name.text === 'Buffer' && containerName(call.declaration) === 'BufferConstructor' && NODE_TYPES.test(call.declarationFile),
+  matches: (call) =>
+    ts.isNewExpression(call.call) &&
+    call.name.text === 'Buffer' &&
+    containerName(call.declaration) === 'BufferConstructor' &&
+    NODE_TYPES.test(call.declarationFile),
   rewrite(call) {
     const list = args(call);
     const first = list?.[0];
-    if (list === null || first === undefined || !ts.isIdentifier(call.call.expression)) return { kind: 'none', note: 'new Buffer with spread, no or computed arguments: which of Buffer.alloc and Buffer.from keeps it cannot be told here' };
+    if (list === null || first === undefined || !ts.isIdentifier(call.call.expression))
+      return {
+        kind: 'none',
+        note: 'new Buffer with spread, no or computed arguments: which of Buffer.alloc and Buffer.from keeps it cannot be told here',
+      };
     const kind = typeOfArgument(call, first);
     const start = call.call.getStart(call.sourceFile);
     const head = (method: string): Edit => ({ start, end: call.call.expression.getEnd(), text: `Buffer.${method}` });
     // Since Node 8 `new Buffer(size)` is zero-filled, as Buffer.alloc(size) is.
-    if (kind === 'number' && list.length === 1) return { kind: 'codemod', codemod: 'buffer-constructor', edits: [head('alloc')], note: 'new Buffer(size) → Buffer.alloc(size) (both zero-filled)', touched: [] };
-    if (kind === 'other') return { kind: 'codemod', codemod: 'buffer-constructor', edits: [head('from')], note: 'new Buffer(string | array | arrayBuffer | buffer, …) → Buffer.from(…) (same bytes, same sharing of an ArrayBuffer)', touched: [] };
+    if (kind === 'number' && list.length === 1)
+      return {
+        kind: 'codemod',
+        codemod: 'buffer-constructor',
+        edits: [head('alloc')],
+        note: 'new Buffer(size) → Buffer.alloc(size) (both zero-filled)',
+        touched: [],
+      };
+    if (kind === 'other')
+      return {
+        kind: 'codemod',
+        codemod: 'buffer-constructor',
+        edits: [head('from')],
+        note: 'new Buffer(string | array | arrayBuffer | buffer, …) → Buffer.from(…) (same bytes, same sharing of an ArrayBuffer)',
+        touched: [],
+      };
     // Node's Buffer(arg, encoding) is Buffer.from(arg, encoding) unless arg is a number, which throws ERR_INVALID_ARG_TYPE either way.
     const encoding = list[1];
     if (encoding !== undefined && isStringTyped(call, encoding)) {
-      return { kind: 'codemod', codemod: 'buffer-constructor', edits: [head('from')], note: 'new Buffer(value, encoding) → Buffer.from(value, encoding) (a number value throws ERR_INVALID_ARG_TYPE either way)', touched: [] };
+      return {
+        kind: 'codemod',
+        codemod: 'buffer-constructor',
+        edits: [head('from')],
+        note: 'new Buffer(value, encoding) → Buffer.from(value, encoding) (a number value throws ERR_INVALID_ARG_TYPE either way)',
+        touched: [],
+      };
     }
-    return { kind: 'none', note: `new Buffer(${text(first, call.sourceFile).slice(0, 60)}): its argument may be a number or not (its type is not known here), and Buffer.alloc and Buffer.from differ` };
+    return {
+      kind: 'none',
+      note: `new Buffer(${text(first, call.sourceFile).slice(0, 60)}): its argument may be a number or not (its type is not known here), and Buffer.alloc and Buffer.from differ`,
+    };
   },
 };
 
@@ -193,28 +258,53 @@ function nonNegativeInteger(node: ts.Expression | undefined): number | null {
 
 const stringSubstr: Codemod = {
   id: 'string-substr',
-  matches: (call) => ts.isCallExpression(call.call) && call.name.text === 'substr' && containerName(call.declaration) === 'String' && TS_LIB.test(call.declarationFile),
+  matches: (call) =>
+    ts.isCallExpression(call.call) &&
+    call.name.text === 'substr' &&
+    containerName(call.declaration) === 'String' &&
+    TS_LIB.test(call.declarationFile),
   rewrite(call) {
     const list = args(call);
-    if (list === null) return { kind: 'none', note: 'substr with spread arguments: how many it gets cannot be told here' };
+    if (list === null)
+      return { kind: 'none', note: 'substr with spread arguments: how many it gets cannot be told here' };
     const [start, length] = list;
     // substr(start) and slice(start) agree for every start, negative (from the end) included.
-    if (length === undefined) return { kind: 'codemod', codemod: 'string-substr', edits: [renameCallee(call, 'slice')], note: 'substr(start) → slice(start)', touched: [] };
+    if (length === undefined)
+      return {
+        kind: 'codemod',
+        codemod: 'string-substr',
+        edits: [renameCallee(call, 'slice')],
+        note: 'substr(start) → slice(start)',
+        touched: [],
+      };
     if (list.length > 2) return { kind: 'none', note: 'substr with more than two arguments' };
     // From 0, substring clamps a negative or NaN length to an empty string, as substr does.
-    if (nonNegativeInteger(start) === 0) return { kind: 'codemod', codemod: 'string-substr', edits: [renameCallee(call, 'substring')], note: 'substr(0, length) → substring(0, length)', touched: [] };
+    if (nonNegativeInteger(start) === 0)
+      return {
+        kind: 'codemod',
+        codemod: 'string-substr',
+        edits: [renameCallee(call, 'substring')],
+        note: 'substr(0, length) → substring(0, length)',
+        touched: [],
+      };
     const from = nonNegativeInteger(start);
     const count = nonNegativeInteger(length);
     if (from !== null && count !== null && start !== undefined) {
       return {
         kind: 'codemod',
         codemod: 'string-substr',
-        edits: [renameCallee(call, 'slice'), { start: start.getStart(call.sourceFile), end: length.getEnd(), text: `${from}, ${from + count}` }],
+        edits: [
+          renameCallee(call, 'slice'),
+          { start: start.getStart(call.sourceFile), end: length.getEnd(), text: `${from}, ${from + count}` },
+        ],
         note: `substr(${from}, ${count}) → slice(${from}, ${from + count})`,
         touched: [],
       };
     }
-    return { kind: 'none', note: 'substr(start, length) with a computed start or length: slice(start, start + length) differs for a negative start or length, and start would be evaluated twice' };
+    return {
+      kind: 'none',
+      note: 'substr(start, length) with a computed start or length: slice(start, start + length) differs for a negative start or length, and start would be evaluated twice',
+    };
   },
 };
 
@@ -241,8 +331,12 @@ const UTIL_IS: Readonly<Record<string, (value: string, plain: boolean, util: str
   isNull: (v) => asComparison(`${v} === null`),
   isNullOrUndefined: (v, plain) => (plain ? { text: `${v} === null || ${v} === undefined`, binding: 'or' } : null),
   isObject: (v, plain) => (plain ? { text: `${v} !== null && typeof ${v} === 'object'`, binding: 'and' } : null),
-  isPrimitive: (v, plain) => (plain ? { text: `${v} === null || (typeof ${v} !== 'object' && typeof ${v} !== 'function')`, binding: 'or' } : null),
-  isError: (v, plain) => (plain ? { text: `Object.prototype.toString.call(${v}) === '[object Error]' || ${v} instanceof Error`, binding: 'or' } : null),
+  isPrimitive: (v, plain) =>
+    plain ? { text: `${v} === null || (typeof ${v} !== 'object' && typeof ${v} !== 'function')`, binding: 'or' } : null,
+  isError: (v, plain) =>
+    plain
+      ? { text: `Object.prototype.toString.call(${v}) === '[object Error]' || ${v} instanceof Error`, binding: 'or' }
+      : null,
   isBuffer: (v) => asCall(`Buffer.isBuffer(${v})`),
   // util.isDate and util.isRegExp are util.types.isDate and util.types.isRegExp themselves.
   isDate: (v, _plain, util) => (util === null ? null : asCall(`${util}.types.isDate(${v})`)),
@@ -251,14 +345,20 @@ const UTIL_IS: Readonly<Record<string, (value: string, plain: boolean, util: str
 
 const utilIs: Codemod = {
   id: 'util-is',
-  matches: (call) => ts.isCallExpression(call.call) && inNodeModule(call, 'util') && Object.hasOwn(UTIL_IS, call.name.text) && declarationName(call.declaration) === call.name.text,
+  matches: (call) =>
+    ts.isCallExpression(call.call) &&
+    inNodeModule(call, 'util') &&
+    Object.hasOwn(UTIL_IS, call.name.text) &&
+    declarationName(call.declaration) === call.name.text,
   rewrite(call) {
     const list = args(call);
     const value = list?.[0];
     const name = call.name.text;
-    if (list === null || value === undefined || list.length !== 1) return { kind: 'none', note: `util.${name} with other than one argument` };
+    if (list === null || value === undefined || list.length !== 1)
+      return { kind: 'none', note: `util.${name} with other than one argument` };
     const callee = call.call.expression;
-    const util = ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) ? callee.expression.text : null;
+    const util =
+      ts.isPropertyAccessExpression(callee) && ts.isIdentifier(callee.expression) ? callee.expression.text : null;
     const replacement = UTIL_IS[name]?.(operand(value, call.sourceFile), isPlainReference(value), util) ?? null;
     if (replacement === null) {
       return {
@@ -269,7 +369,13 @@ const utilIs: Codemod = {
             : `util.${name}(${text(value, call.sourceFile).slice(0, 60)}): its equivalent reads the argument twice, and this argument is not a plain variable or literal`,
       };
     }
-    return { kind: 'codemod', codemod: 'util-is', edits: [replaceCall(call, replacement.text, replacement.binding)], note: `util.${name}(value) → ${UTIL_IS[name]?.('value', true, 'util')?.text ?? ''}`, touched: calleeBinding(call) };
+    return {
+      kind: 'codemod',
+      codemod: 'util-is',
+      edits: [replaceCall(call, replacement.text, replacement.binding)],
+      note: `util.${name}(value) → ${UTIL_IS[name]?.('value', true, 'util')?.text ?? ''}`,
+      touched: calleeBinding(call),
+    };
   },
 };
 
@@ -277,9 +383,19 @@ const utilIs: Codemod = {
 
 const bufferSlice: Codemod = {
   id: 'buffer-slice',
-  matches: (call) => ts.isCallExpression(call.call) && call.name.text === 'slice' && containerName(call.declaration) === 'Buffer' && NODE_TYPES.test(call.declarationFile),
+  matches: (call) =>
+    ts.isCallExpression(call.call) &&
+    call.name.text === 'slice' &&
+    containerName(call.declaration) === 'Buffer' &&
+    NODE_TYPES.test(call.declarationFile),
   // Node's Buffer.prototype.slice is `return this.subarray(start, end)`.
-  rewrite: (call) => ({ kind: 'codemod', codemod: 'buffer-slice', edits: [renameCallee(call, 'subarray')], note: 'buf.slice(start, end) → buf.subarray(start, end) (the same view of the same memory)', touched: [] }),
+  rewrite: (call) => ({
+    kind: 'codemod',
+    codemod: 'buffer-slice',
+    edits: [renameCallee(call, 'subarray')],
+    note: 'buf.slice(start, end) → buf.subarray(start, end) (the same view of the same memory)',
+    touched: [],
+  }),
 };
 
 // ── url.parse('literal').field → new URL('literal').field, where both agree ─────────────────────
@@ -288,17 +404,35 @@ const URL_FIELDS = new Set(['protocol', 'host', 'hostname', 'port', 'pathname', 
 
 const urlParse: Codemod = {
   id: 'url-parse-literal',
-  matches: (call) => ts.isCallExpression(call.call) && call.name.text === 'parse' && inNodeModule(call, 'url') && declarationName(call.declaration) === 'parse',
+  matches: (call) =>
+    ts.isCallExpression(call.call) &&
+    call.name.text === 'parse' &&
+    inNodeModule(call, 'url') &&
+    declarationName(call.declaration) === 'parse',
   rewrite(call) {
-    const general = 'url.parse accepts relative and malformed URLs that new URL throws on, and its fields differ (null where URL has "", auth, query, path): no rewrite is equivalent for an input not known here';
+    const general =
+      'url.parse accepts relative and malformed URLs that new URL throws on, and its fields differ (null where URL has "", auth, query, path): no rewrite is equivalent for an input not known here';
     const list = args(call);
     const input = list?.[0];
     const parent = call.call.parent;
-    if (list === null || list.length !== 1 || input === undefined || !ts.isStringLiteralLike(input) || !ts.isPropertyAccessExpression(parent) || parent.expression !== call.call) return { kind: 'none', note: general };
+    if (
+      list === null ||
+      list.length !== 1 ||
+      input === undefined ||
+      !ts.isStringLiteralLike(input) ||
+      !ts.isPropertyAccessExpression(parent) ||
+      parent.expression !== call.call
+    )
+      return { kind: 'none', note: general };
     const field = parent.name.text;
     const grand = parent.parent;
-    const written = ts.isBinaryExpression(grand) && grand.left === parent && grand.operatorToken.kind >= ts.SyntaxKind.FirstAssignment && grand.operatorToken.kind <= ts.SyntaxKind.LastAssignment;
-    if (!URL_FIELDS.has(field) || written || (ts.isCallExpression(grand) && grand.expression === parent)) return { kind: 'none', note: general };
+    const written =
+      ts.isBinaryExpression(grand) &&
+      grand.left === parent &&
+      grand.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      grand.operatorToken.kind <= ts.SyntaxKind.LastAssignment;
+    if (!URL_FIELDS.has(field) || written || (ts.isCallExpression(grand) && grand.expression === parent))
+      return { kind: 'none', note: general };
     // Both parsers are deterministic functions of the literal: compare what this code reads. Calling
     // the deprecated parser is the proof: its answer for this input is what the rewrite must keep.
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- evaluated to prove the rewrite, never to parse input
@@ -307,15 +441,27 @@ const urlParse: Codemod = {
     try {
       whatwg = (new URL(input.text) as unknown as Record<string, unknown>)[field];
     } catch {
-      return { kind: 'none', note: `new URL throws on ${JSON.stringify(input.text.slice(0, 80))}, which url.parse accepts` };
+      return {
+        kind: 'none',
+        note: `new URL throws on ${JSON.stringify(input.text.slice(0, 80))}, which url.parse accepts`,
+      };
     }
     if (typeof legacy !== 'string' || legacy !== whatwg) {
-      return { kind: 'none', note: `url.parse and new URL disagree on .${field} of ${JSON.stringify(input.text.slice(0, 80))} (${JSON.stringify(legacy)} and ${JSON.stringify(whatwg)})` };
+      return {
+        kind: 'none',
+        note: `url.parse and new URL disagree on .${field} of ${JSON.stringify(input.text.slice(0, 80))} (${JSON.stringify(legacy)} and ${JSON.stringify(whatwg)})`,
+      };
     }
     return {
       kind: 'codemod',
       codemod: 'url-parse-literal',
-      edits: [{ start: call.call.getStart(call.sourceFile), end: call.call.getEnd(), text: `new URL(${text(input, call.sourceFile)})` }],
+      edits: [
+        {
+          start: call.call.getStart(call.sourceFile),
+          end: call.call.getEnd(),
+          text: `new URL(${text(input, call.sourceFile)})`,
+        },
+      ],
       note: `url.parse(${JSON.stringify(input.text.slice(0, 60))}).${field} → new URL(…).${field} (the same value for this input)`,
       touched: calleeBinding(call),
     };
@@ -327,14 +473,21 @@ export const CODEMODS: readonly Codemod[] = [bufferConstructor, stringSubstr, ut
 
 /** Deprecated APIs the critics report that no rewrite keeps equivalent, and why (keyed by the reported name). */
 export const NO_REWRITE: Readonly<Record<string, string>> = {
-  exists: 'fs.exists passes its callback a boolean while fs.access passes an error, and it swallows argument errors access throws: no rewrite keeps it (decide how a missing file is handled, then use fs.access, fs.stat or fs.existsSync)',
+  exists:
+    'fs.exists passes its callback a boolean while fs.access passes an error, and it swallows argument errors access throws: no rewrite keeps it (decide how a missing file is handled, then use fs.access, fs.stat or fs.existsSync)',
   log: 'util.log prints a timestamp in its own format: console.log does not, and no built-in does',
-  createCipher: 'crypto.createCipher derives key and IV with MD5 from a password; createCipheriv needs them explicitly, and a rewrite would change the ciphertext',
-  createDecipher: 'crypto.createDecipher derives key and IV with MD5 from a password; createDecipheriv needs them explicitly, and a rewrite would change what decrypts',
-  escape: 'escape encodes non-ASCII characters as %XX and %uXXXX; encodeURIComponent encodes UTF-8 bytes and other characters: the output differs',
-  unescape: 'unescape decodes %uXXXX and Latin-1 %XX; decodeURIComponent decodes UTF-8 and throws on malformed input: the output differs',
-  parse: 'url.parse accepts relative and malformed URLs that new URL throws on, and its fields differ: no rewrite is equivalent in general',
-  punycode: 'the punycode module has no built-in replacement: it takes the userland punycode package (a dependency to add)',
+  createCipher:
+    'crypto.createCipher derives key and IV with MD5 from a password; createCipheriv needs them explicitly, and a rewrite would change the ciphertext',
+  createDecipher:
+    'crypto.createDecipher derives key and IV with MD5 from a password; createDecipheriv needs them explicitly, and a rewrite would change what decrypts',
+  escape:
+    'escape encodes non-ASCII characters as %XX and %uXXXX; encodeURIComponent encodes UTF-8 bytes and other characters: the output differs',
+  unescape:
+    'unescape decodes %uXXXX and Latin-1 %XX; decodeURIComponent decodes UTF-8 and throws on malformed input: the output differs',
+  parse:
+    'url.parse accepts relative and malformed URLs that new URL throws on, and its fields differ: no rewrite is equivalent in general',
+  punycode:
+    'the punycode module has no built-in replacement: it takes the userland punycode package (a dependency to add)',
 };
 
 function isDeprecated(declaration: ts.Declaration): boolean {
@@ -350,7 +503,11 @@ function calleeName(call: ts.CallExpression | ts.NewExpression): ts.Identifier |
 }
 
 /** The call as a use of a deprecated declaration, or null when what it resolves to carries no deprecation tag. */
-export function deprecatedCall(call: ts.CallExpression | ts.NewExpression, checker: ts.TypeChecker, sourceFile: ts.SourceFile): DeprecatedCall | null {
+export function deprecatedCall(
+  call: ts.CallExpression | ts.NewExpression,
+  checker: ts.TypeChecker,
+  sourceFile: ts.SourceFile,
+): DeprecatedCall | null {
   const name = calleeName(call);
   if (name === null) return null;
   const declaration = checker.getResolvedSignature(call)?.declaration;
@@ -362,5 +519,8 @@ export function deprecatedCall(call: ts.CallExpression | ts.NewExpression, check
 export function rewriteOf(call: DeprecatedCall): Rewrite {
   const codemod = CODEMODS.find((c) => c.matches(call));
   if (codemod !== undefined) return codemod.rewrite(call);
-  return { kind: 'none', note: NO_REWRITE[call.name.text] ?? `no codemod rewrites ${call.name.text}: its replacement needs judgement` };
+  return {
+    kind: 'none',
+    note: NO_REWRITE[call.name.text] ?? `no codemod rewrites ${call.name.text}: its replacement needs judgement`,
+  };
 }

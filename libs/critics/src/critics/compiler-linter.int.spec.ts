@@ -28,8 +28,19 @@ export function total(values: number[]): number {
 }
 `;
 
-async function lint(dir: string, files: readonly string[], cacheDir?: string, options: { useRepoEslintConfig?: boolean } = {}) {
-  const result = await runCritic(compilerLinterCritic(options), { repoDir: dir, commit: '0'.repeat(40), files, phase: 'final_sweep', ...(cacheDir === undefined ? {} : { cacheDir }) });
+async function lint(
+  dir: string,
+  files: readonly string[],
+  cacheDir?: string,
+  options: { useRepoEslintConfig?: boolean } = {},
+) {
+  const result = await runCritic(compilerLinterCritic(options), {
+    repoDir: dir,
+    commit: '0'.repeat(40),
+    files,
+    phase: 'final_sweep',
+    ...(cacheDir === undefined ? {} : { cacheDir }),
+  });
   if (result.status !== 'reported') throw new Error(`${result.reason}: ${result.message}`);
   return result;
 }
@@ -50,7 +61,8 @@ describe('toolchain/compiler-linter', () => {
 
   it('reports tsc errors, ESLint problems and deprecated APIs, all critical (Decision 8)', () => {
     const line = (marker: string): number => lineOf(BROKEN, marker);
-    const at = (type: string, marker: string): Finding | undefined => first.findings.find((f) => f.finding_type === type && f.line_range.start === line(marker));
+    const at = (type: string, marker: string): Finding | undefined =>
+      first.findings.find((f) => f.finding_type === type && f.line_range.start === line(marker));
     expect(at('tsc/TS2322', 'TS2322')).toMatchObject({ file: 'src/lib.ts', category: 'correctness' });
     expect(at('deprecation/parse', 'DEPRECATED')).toBeDefined();
     expect(at('eslint/@typescript-eslint/no-unused-vars', 'UNUSED')).toBeDefined();
@@ -58,18 +70,37 @@ describe('toolchain/compiler-linter', () => {
     expect(first.findings.every((f) => f.severity === 'critical')).toBe(true);
   });
 
-  it('says of each finding whether a deterministic fix exists — ESLint\'s, a codemod — or why none does', async () => {
+  it("says of each finding whether a deterministic fix exists — ESLint's, a codemod — or why none does", async () => {
     const line = (marker: string): number => lineOf(BROKEN, marker);
-    const at = (type: string, marker: string): Finding | undefined => first.findings.find((f) => f.finding_type === type && f.line_range.start === line(marker));
-    expect(at('eslint/prefer-const', 'PREFER-CONST')).toMatchObject({ autofix: 'eslint', autofix_note: "ESLint's own fix for prefer-const (eslint --fix)" });
+    const at = (type: string, marker: string): Finding | undefined =>
+      first.findings.find((f) => f.finding_type === type && f.line_range.start === line(marker));
+    expect(at('eslint/prefer-const', 'PREFER-CONST')).toMatchObject({
+      autofix: 'eslint',
+      autofix_note: "ESLint's own fix for prefer-const (eslint --fix)",
+    });
     expect(at('eslint/@typescript-eslint/no-unused-vars', 'UNUSED')).toMatchObject({ autofix: 'none', fixable: false });
     expect(at('tsc/TS2322', 'TS2322')).toMatchObject({ autofix: 'none' });
-    expect(at('deprecation/parse', 'DEPRECATED')).toMatchObject({ autofix: 'none', fixable: false, autofix_note: expect.stringMatching(/^url\.parse accepts relative and malformed URLs/) as unknown });
-    const legacy = fixtureRepo({ 'src/bytes.ts': "export const pad = new Buffer(8);\nexport const head = (s: string): string => s.substr(0, 2);\n" });
+    expect(at('deprecation/parse', 'DEPRECATED')).toMatchObject({
+      autofix: 'none',
+      fixable: false,
+      autofix_note: expect.stringMatching(/^url\.parse accepts relative and malformed URLs/) as unknown,
+    });
+    const legacy = fixtureRepo({
+      'src/bytes.ts': 'export const pad = new Buffer(8);\nexport const head = (s: string): string => s.substr(0, 2);\n',
+    });
     try {
       const { findings } = await lint(legacy.dir, ['src/bytes.ts']);
-      expect(findings.filter((f) => f.finding_type.startsWith('deprecation/')).map((f) => [f.finding_type, f.autofix, f.autofix_note, f.fixable])).toEqual([
-        ['deprecation/Buffer', 'codemod', 'codemod buffer-constructor: new Buffer(size) → Buffer.alloc(size) (both zero-filled)', true],
+      expect(
+        findings
+          .filter((f) => f.finding_type.startsWith('deprecation/'))
+          .map((f) => [f.finding_type, f.autofix, f.autofix_note, f.fixable]),
+      ).toEqual([
+        [
+          'deprecation/Buffer',
+          'codemod',
+          'codemod buffer-constructor: new Buffer(size) → Buffer.alloc(size) (both zero-filled)',
+          true,
+        ],
         ['deprecation/substr', 'codemod', 'codemod string-substr: substr(0, length) → substring(0, length)', true],
       ]);
     } finally {
@@ -78,7 +109,8 @@ describe('toolchain/compiler-linter', () => {
   });
 
   it('lints CommonJS as CommonJS: require() in a package without "type": "module" (or a .cjs file) is how it imports, not a finding; in an ES module package it is', async () => {
-    const REQUIRES = "const { join } = require('node:path');\nmodule.exports = { where: (name) => join('data', name) };\n";
+    const REQUIRES =
+      "const { join } = require('node:path');\nmodule.exports = { where: (name) => join('data', name) };\n";
     const repo = fixtureRepo({
       'package.json': '{ "name": "cjs", "private": true }\n',
       'src/paths.js': REQUIRES,
@@ -88,7 +120,9 @@ describe('toolchain/compiler-linter', () => {
     });
     try {
       const { findings } = await lint(repo.dir, ['src/paths.js', 'esm/paths.js', 'esm/legacy.cjs']);
-      expect(findings.map((f) => `${f.file} ${f.finding_type}`)).toEqual(['esm/paths.js eslint/@typescript-eslint/no-require-imports']);
+      expect(findings.map((f) => `${f.file} ${f.finding_type}`)).toEqual([
+        'esm/paths.js eslint/@typescript-eslint/no-require-imports',
+      ]);
     } finally {
       repo.remove();
     }
@@ -114,7 +148,9 @@ describe('toolchain/compiler-linter', () => {
       const result = await lint(repo.dir, ['src/same.ts']);
       expect(existsSync(marker)).toBe(false);
       expect(result.findings.map((f) => f.finding_type)).toEqual([]);
-      expect(result.notes.join(' ')).toMatch(/the repository's eslint\.config\.js was not loaded \(it is code; an operator opts in to running it\)/);
+      expect(result.notes.join(' ')).toMatch(
+        /the repository's eslint\.config\.js was not loaded \(it is code; an operator opts in to running it\)/,
+      );
     } finally {
       repo.remove();
       rmSync(marker, { force: true });
@@ -138,7 +174,10 @@ describe('toolchain/compiler-linter', () => {
   });
 
   it("falls back to the recommended sets when the repository's ESLint config cannot be loaded, and says so", async () => {
-    const repo = fixtureRepo({ 'eslint.config.js': "import missing from 'an-uninstalled-eslint-plugin';\nexport default [missing];\n", 'src/clean.ts': CLEAN });
+    const repo = fixtureRepo({
+      'eslint.config.js': "import missing from 'an-uninstalled-eslint-plugin';\nexport default [missing];\n",
+      'src/clean.ts': CLEAN,
+    });
     try {
       const result = await lint(repo.dir, ['src/clean.ts'], undefined, { useRepoEslintConfig: true });
       expect(result.findings).toEqual([]);
@@ -149,9 +188,15 @@ describe('toolchain/compiler-linter', () => {
   });
 
   it('never lets the compiler read through a link out of the checkout (its types would show up in diagnostics)', async () => {
-    const outside = fixtureRepo({ 'evil.ts': 'export interface RootSecretMarker4711 { readonly line: string }\nexport const secret: RootSecretMarker4711 = { line: "x" };\n' });
+    const outside = fixtureRepo({
+      'evil.ts':
+        'export interface RootSecretMarker4711 { readonly line: string }\nexport const secret: RootSecretMarker4711 = { line: "x" };\n',
+    });
     const repo = fixtureRepo({
-      'tsconfig.json': JSON.stringify({ compilerOptions: { strict: true, module: 'esnext', moduleResolution: 'bundler', noEmit: true }, include: ['src'] }),
+      'tsconfig.json': JSON.stringify({
+        compilerOptions: { strict: true, module: 'esnext', moduleResolution: 'bundler', noEmit: true },
+        include: ['src'],
+      }),
       'src/main.ts': "import { secret } from './evil';\nexport const n: number = secret;\n",
     });
     symlinkSync(join(outside.dir, 'evil.ts'), join(repo.dir, 'src/evil.ts'));
@@ -160,7 +205,9 @@ describe('toolchain/compiler-linter', () => {
       expect(JSON.stringify(result)).not.toContain('RootSecretMarker4711');
       // To the compiler the link is not there, so the import does not resolve.
       expect(result.findings.map((f) => [f.file, f.finding_type])).toContainEqual(['src/main.ts', 'tsc/TS2307']);
-      expect(result.coverage?.skipped).toEqual([expect.objectContaining({ file: 'src/evil.ts', reason: 'outside_checkout' })]);
+      expect(result.coverage?.skipped).toEqual([
+        expect.objectContaining({ file: 'src/evil.ts', reason: 'outside_checkout' }),
+      ]);
     } finally {
       repo.remove();
       outside.remove();

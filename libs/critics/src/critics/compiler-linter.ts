@@ -10,7 +10,14 @@ import { defineCritic, draftFinding, findingTypeToken } from '../plumbing/define
 import { AnalysisCache } from '../repo/cache.js';
 import type { CheckoutBoundary, RepoReader } from '../repo/checkout.js';
 import { sha256, yieldToEventLoop } from '../repo/files.js';
-import { type TsGroup, createSharedHost, declaredPackages, importGraph, repoFilesOf, tsGroups } from '../ts/projects.js';
+import {
+  type TsGroup,
+  createSharedHost,
+  declaredPackages,
+  importGraph,
+  repoFilesOf,
+  tsGroups,
+} from '../ts/projects.js';
 import { type AutofixVerdict, classifyDeprecationAt } from '../codemods/engine.js';
 
 const COMPILER_LINTER_VERSION = 'cl-6';
@@ -20,7 +27,14 @@ export function isLintable(file: string): boolean {
   return /\.(ts|tsx|mts|cts|js|jsx|mjs|cjs)$/.test(file) && !/\.d\.(m|c)?ts$/.test(file);
 }
 
-const ESLINT_CONFIG_FILES = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', 'eslint.config.mts', 'eslint.config.cts'];
+const ESLINT_CONFIG_FILES = [
+  'eslint.config.js',
+  'eslint.config.mjs',
+  'eslint.config.cjs',
+  'eslint.config.ts',
+  'eslint.config.mts',
+  'eslint.config.cts',
+];
 
 /** Node and browser globals, so plain JavaScript files do not trip no-undef under the default config. */
 const GLOBALS: Linter.Globals = Object.fromEntries(
@@ -73,7 +87,9 @@ const GLOBALS: Linter.Globals = Object.fromEntries(
 /** Diagnostics that only mean "this package is declared but not installed here". */
 const MISSING_MODULE_CODES = new Set([2307, 2792, 7016, 2688]);
 /** noImplicitAny diagnostics (a parameter, binding or member without a type). */
-const IMPLICIT_ANY_CODES = new Set([7005, 7006, 7008, 7010, 7011, 7015, 7018, 7019, 7022, 7023, 7024, 7031, 7034, 7053]);
+const IMPLICIT_ANY_CODES = new Set([
+  7005, 7006, 7008, 7010, 7011, 7015, 7018, 7019, 7022, 7023, 7024, 7031, 7034, 7053,
+]);
 
 interface FileRecord {
   readonly hash: string;
@@ -102,7 +118,14 @@ function packageOf(specifier: string): string {
   return specifier.startsWith('@') ? parts.slice(0, 2).join('/') : (parts[0] ?? specifier);
 }
 
-function tscDraft(file: string, diagnostic: ts.Diagnostic, startLine: number, endLine: number, configLabel: string, columns: { column?: number; end_column?: number } = {}): FindingDraft {
+function tscDraft(
+  file: string,
+  diagnostic: ts.Diagnostic,
+  startLine: number,
+  endLine: number,
+  configLabel: string,
+  columns: { column?: number; end_column?: number } = {},
+): FindingDraft {
   const message = ts.flattenDiagnosticMessageText(diagnostic.messageText, ' ');
   const code = `TS${diagnostic.code}`;
   return draftFinding({
@@ -117,8 +140,14 @@ function tscDraft(file: string, diagnostic: ts.Diagnostic, startLine: number, en
     title: `${code}: ${message}`,
     current_behaviour: `The TypeScript compiler (${configLabel}) reports ${code} at ${file}:${startLine}: ${message}`,
     expected_behaviour: `${file} compiles without ${code} under the project's compiler options: the types are fixed, the checker is not silenced.`,
-    observable_test_conditions: [`\`tsc --noEmit\` (${configLabel}) reports no ${code} in ${file}`, 'a test exercises the corrected code path with the values the types now describe'],
-    forbidden_in_test: ['// @ts-ignore, @ts-expect-error, `as any` or non-null assertions added to silence the diagnostic', 'loosening compilerOptions (strict, noImplicitAny, skipLibCheck on project files)'],
+    observable_test_conditions: [
+      `\`tsc --noEmit\` (${configLabel}) reports no ${code} in ${file}`,
+      'a test exercises the corrected code path with the values the types now describe',
+    ],
+    forbidden_in_test: [
+      '// @ts-ignore, @ts-expect-error, `as any` or non-null assertions added to silence the diagnostic',
+      'loosening compilerOptions (strict, noImplicitAny, skipLibCheck on project files)',
+    ],
     autofix: 'none',
     autofix_note: 'a compiler diagnostic: the types or the code need a decision, no rewrite is mechanical',
   });
@@ -126,19 +155,33 @@ function tscDraft(file: string, diagnostic: ts.Diagnostic, startLine: number, en
 
 /** The name a no-deprecated message is about and the library's reason, or null for any other message. */
 function deprecationOf(message: Linter.LintMessage): { readonly name: string; readonly reason: string } | null {
-  const deprecated = message.ruleId !== null && /(^|\/)no-deprecated$/.test(message.ruleId) ? /^`(.+?)` is deprecated\.?\s*(.*)$/s.exec(message.message) : null;
+  const deprecated =
+    message.ruleId !== null && /(^|\/)no-deprecated$/.test(message.ruleId)
+      ? /^`(.+?)` is deprecated\.?\s*(.*)$/s.exec(message.message)
+      : null;
   return deprecated === null ? null : { name: deprecated[1] ?? 'api', reason: (deprecated[2] ?? '').trim() };
 }
 
-function eslintDraft(file: string, message: Linter.LintMessage, ruleType: string | undefined, codemod: AutofixVerdict | null): FindingDraft {
+function eslintDraft(
+  file: string,
+  message: Linter.LintMessage,
+  ruleType: string | undefined,
+  codemod: AutofixVerdict | null,
+): FindingDraft {
   const line = message.line > 0 ? message.line : 1;
   const endLine = message.endLine !== undefined && message.endLine >= line ? message.endLine : line;
-  const columns = { ...(message.column > 0 ? { column: message.column } : {}), ...(message.endColumn === undefined ? {} : { end_column: message.endColumn }) };
+  const columns = {
+    ...(message.column > 0 ? { column: message.column } : {}),
+    ...(message.endColumn === undefined ? {} : { end_column: message.endColumn }),
+  };
   const level = message.severity === 2 ? 'error' : 'warning';
   const deprecated = deprecationOf(message);
   if (deprecated !== null) {
     const { name, reason } = deprecated;
-    const verdict = codemod ?? { autofix: 'none', note: `no codemod rewrites ${name}: its replacement needs judgement` };
+    const verdict = codemod ?? {
+      autofix: 'none',
+      note: `no codemod rewrites ${name}: its replacement needs judgement`,
+    };
     return draftFinding({
       severity: 'critical',
       score: 8,
@@ -151,15 +194,32 @@ function eslintDraft(file: string, message: Linter.LintMessage, ruleType: string
       title: `Deprecated API: ${name}${reason === '' ? '' : ` — ${reason}`}`,
       current_behaviour: `${file}:${line} uses ${name}, which its library marks @deprecated${reason === '' ? '' : ` (${reason})`}. Deprecated APIs are removed in a later major version, and the code breaks then.`,
       expected_behaviour: `The code uses the supported replacement for ${name}${reason === '' ? '' : ` (${reason})`} with the same observable behaviour.`,
-      observable_test_conditions: [`${file} no longer references ${name}`, 'the replacement produces the same results as before for the inputs this code handles (a test pins them)'],
-      forbidden_in_test: ['suppressing the deprecation (eslint-disable, @ts-ignore)', 'asserting that the deprecated function is called'],
+      observable_test_conditions: [
+        `${file} no longer references ${name}`,
+        'the replacement produces the same results as before for the inputs this code handles (a test pins them)',
+      ],
+      forbidden_in_test: [
+        'suppressing the deprecation (eslint-disable, @ts-ignore)',
+        'asserting that the deprecated function is called',
+      ],
       fixable: verdict.autofix !== 'none',
       autofix: verdict.autofix,
       autofix_note: verdict.note,
     });
   }
-  const rule = message.ruleId ?? (message.fatal === true ? 'parse-error' : /eslint-disable/.test(message.message) ? 'unused-disable-directive' : 'unknown');
-  const category = message.fatal === true || ruleType === 'problem' ? 'correctness' : ruleType === 'layout' ? 'readability' : 'maintainability';
+  const rule =
+    message.ruleId ??
+    (message.fatal === true
+      ? 'parse-error'
+      : /eslint-disable/.test(message.message)
+        ? 'unused-disable-directive'
+        : 'unknown');
+  const category =
+    message.fatal === true || ruleType === 'problem'
+      ? 'correctness'
+      : ruleType === 'layout'
+        ? 'readability'
+        : 'maintainability';
   const fixable = message.fix !== undefined;
   return draftFinding({
     severity: 'critical',
@@ -173,11 +233,19 @@ function eslintDraft(file: string, message: Linter.LintMessage, ruleType: string
     title: `ESLint ${rule}: ${message.message}`,
     current_behaviour: `ESLint reports ${rule} (${level}) at ${file}:${line}: ${message.message}`,
     expected_behaviour: `ESLint reports nothing for ${rule} here${fixable ? ' (`eslint --fix` fixes it mechanically)' : ''}; warnings count as defects (Decision 8).`,
-    observable_test_conditions: [`\`eslint ${file}\` reports no ${rule} at line ${line}`, 'the behaviour of the changed lines is unchanged (existing tests still pass)'],
-    forbidden_in_test: ['eslint-disable comments or turning the rule off in the configuration', 'tests that depend on the lint-violating form of the code'],
+    observable_test_conditions: [
+      `\`eslint ${file}\` reports no ${rule} at line ${line}`,
+      'the behaviour of the changed lines is unchanged (existing tests still pass)',
+    ],
+    forbidden_in_test: [
+      'eslint-disable comments or turning the rule off in the configuration',
+      'tests that depend on the lint-violating form of the code',
+    ],
     fixable,
     autofix: fixable ? 'eslint' : 'none',
-    autofix_note: fixable ? `ESLint's own fix for ${rule} (eslint --fix)` : `ESLint has no fix for ${rule}: the code needs a decision`,
+    autofix_note: fixable
+      ? `ESLint's own fix for ${rule} (eslint --fix)`
+      : `ESLint has no fix for ${rule}: the code needs a decision`,
   });
 }
 
@@ -208,16 +276,27 @@ export function compilerLinterCritic(options: CompilerLinterOptions = {}): Criti
       const groups = tsGroups(boundary, reviewed, note);
       const ownConfig = repoEslintConfig(boundary);
       const configFile = useRepoConfig ? ownConfig : null;
-      if (ownConfig !== null && configFile === null) note(`the repository's ${ownConfig} was not loaded (it is code; an operator opts in to running it): eslint recommended + typescript-eslint recommended`);
+      if (ownConfig !== null && configFile === null)
+        note(
+          `the repository's ${ownConfig} was not loaded (it is code; an operator opts in to running it): eslint recommended + typescript-eslint recommended`,
+        );
       const configKey = {
-        groups: groups.map((g) => [g.configPath === null ? null : toRepo(repoDir, g.configPath), g.configPath === null ? null : sha256(readFileSync(g.configPath, 'utf8'))]),
+        groups: groups.map((g) => [
+          g.configPath === null ? null : toRepo(repoDir, g.configPath),
+          g.configPath === null ? null : sha256(readFileSync(g.configPath, 'utf8')),
+        ]),
         eslint: configFile === null ? 'default' : sha256(readFileSync(join(repoDir, configFile), 'utf8')),
         packages: [...declaredPackages(boundary)].sort(),
         // Which module system the root package declares decides how its JavaScript is linted.
         moduleType: packageType(boundary, 'package.json'),
         installed: existsSync(join(repoDir, 'node_modules')),
       };
-      const cache = AnalysisCache.open<FileRecord>(context.cacheDir, 'toolchain/compiler-linter', COMPILER_LINTER_VERSION, configKey);
+      const cache = AnalysisCache.open<FileRecord>(
+        context.cacheDir,
+        'toolchain/compiler-linter',
+        COMPILER_LINTER_VERSION,
+        configKey,
+      );
 
       const closureOf = (file: string): string | null => {
         const seen = new Map<string, string>();
@@ -231,7 +310,12 @@ export function compilerLinterCritic(options: CompilerLinterOptions = {}): Criti
           seen.set(current, hash);
           stack.push(...record.deps);
         }
-        return sha256([...seen].sort(([a], [b]) => a.localeCompare(b)).map(([f, h]) => `${f}:${h}`).join('\n'));
+        return sha256(
+          [...seen]
+            .sort(([a], [b]) => a.localeCompare(b))
+            .map(([f, h]) => `${f}:${h}`)
+            .join('\n'),
+        );
       };
 
       const drafts: FindingDraft[] = [];
@@ -239,14 +323,17 @@ export function compilerLinterCritic(options: CompilerLinterOptions = {}): Criti
       for (const file of reviewed) {
         const record = cache.get(file);
         const closure = closureOf(file);
-        if (record?.drafts !== undefined && closure !== null && record.closure === closure) drafts.push(...record.drafts);
+        if (record?.drafts !== undefined && closure !== null && record.closure === closure)
+          drafts.push(...record.drafts);
         else toCheck.add(file);
       }
       for (const group of groups) {
         const global = cache.get(`#global:${group.configPath ?? 'defaults'}`);
         if (toCheck.size === 0 && global?.drafts !== undefined) drafts.push(...global.drafts);
       }
-      note(`${reviewed.length} files: ${toCheck.size} checked, ${reviewed.length - toCheck.size} reused from the cache`);
+      note(
+        `${reviewed.length} files: ${toCheck.size} checked, ${reviewed.length - toCheck.size} reused from the cache`,
+      );
       if (toCheck.size === 0) {
         cache.save();
         return drafts;
@@ -266,9 +353,11 @@ export function compilerLinterCritic(options: CompilerLinterOptions = {}): Criti
         if (cache.get(file)?.hash !== hash) cache.set(file, { hash, deps: [] });
         const closure = closureOf(file);
         const record = cache.get(file);
-        if (closure !== null && record !== undefined) cache.set(file, { ...record, closure, drafts: fresh.byFile.get(file) ?? [] });
+        if (closure !== null && record !== undefined)
+          cache.set(file, { ...record, closure, drafts: fresh.byFile.get(file) ?? [] });
       }
-      for (const [key, globalDrafts] of fresh.globals) cache.set(`#global:${key}`, { hash: key, deps: [], drafts: globalDrafts });
+      for (const [key, globalDrafts] of fresh.globals)
+        cache.set(`#global:${key}`, { hash: key, deps: [], drafts: globalDrafts });
       cache.save();
       return drafts;
     },
@@ -313,10 +402,17 @@ async function checkFiles(
     // project, and TypeScript loads just their imports.
     const checking = group.reviewed.filter((f) => toCheck.has(f)).map((f) => join(repoDir, f));
     const rootNames =
-      checking.length * 2 < group.rootNames.length ? [...new Set([...checking, ...group.rootNames.filter((name) => /\.d\.(m|c)?ts$/.test(name))])] : group.rootNames;
-    const program = ts.createProgram({ rootNames, options: group.options, host: createSharedHost(group.options, reader.boundary) });
+      checking.length * 2 < group.rootNames.length
+        ? [...new Set([...checking, ...group.rootNames.filter((name) => /\.d\.(m|c)?ts$/.test(name))])]
+        : group.rootNames;
+    const program = ts.createProgram({
+      rootNames,
+      options: group.options,
+      host: createSharedHost(group.options, reader.boundary),
+    });
     programs.push(program);
-    const configLabel = group.configPath === null ? 'strict defaults, no tsconfig.json' : toRepo(repoDir, group.configPath);
+    const configLabel =
+      group.configPath === null ? 'strict defaults, no tsconfig.json' : toRepo(repoDir, group.configPath);
     for (const [file, deps] of importGraph(program, reader.boundary)) graph.set(file, deps);
     for (const file of group.reviewed) {
       if (!toCheck.has(file)) continue;
@@ -343,7 +439,13 @@ async function checkFiles(
         const to = sf.getLineAndCharacterOfPosition(start + (diagnostic.length ?? 0));
         const startLine = from.line + 1;
         const endLine = to.line + 1;
-        add(file, tscDraft(file, diagnostic, startLine, endLine, configLabel, { column: from.character + 1, end_column: to.character + 1 }));
+        add(
+          file,
+          tscDraft(file, diagnostic, startLine, endLine, configLabel, {
+            column: from.character + 1,
+            end_column: to.character + 1,
+          }),
+        );
       }
       await yieldToEventLoop();
     }
@@ -363,7 +465,8 @@ async function checkFiles(
 
   const lintFiles = [...toCheck].filter(isLintable);
   const programFiles = new Set<string>();
-  for (const program of programs) for (const file of repoFilesOf(program, repoDir)) programFiles.add(join(repoDir, file));
+  for (const program of programs)
+    for (const file of repoFilesOf(program, repoDir)) programFiles.add(join(repoDir, file));
   const commonJs = new Set(lintFiles.filter((f) => isCommonJs(reader.boundary, f)).map((f) => join(repoDir, f)));
   const eslint = await createEslint(repoDir, programs, programFiles, commonJs, configFile, note);
   context.signal.throwIfAborted();
@@ -376,14 +479,20 @@ async function checkFiles(
     if (deprecated === null) return null;
     for (const program of programs) {
       const sourceFile = program.getSourceFile(join(repoDir, file));
-      if (sourceFile !== undefined) return classifyDeprecationAt(program, sourceFile, message.line, message.column, deprecated.name);
+      if (sourceFile !== undefined)
+        return classifyDeprecationAt(program, sourceFile, message.line, message.column, deprecated.name);
     }
     return null;
   };
   for (const result of results) {
     const file = toRepo(repoDir, result.filePath);
     for (const message of result.messages) {
-      const draft = eslintDraft(file, message, message.ruleId === null ? undefined : meta[message.ruleId]?.type, codemodFor(file, message));
+      const draft = eslintDraft(
+        file,
+        message,
+        message.ruleId === null ? undefined : meta[message.ruleId]?.type,
+        codemodFor(file, message),
+      );
       const key = `${file}|${draft.line_range.start}|${draft.finding_type}`;
       if (seen.has(key)) continue;
       seen.add(key);
@@ -436,18 +545,28 @@ async function createEslint(
       : [
           {
             files: [(path: string) => programFiles.has(path)] as unknown as string[],
-            languageOptions: { parser: tseslint.parser, parserOptions: { programs: [...programs], projectService: false, project: null } },
+            languageOptions: {
+              parser: tseslint.parser,
+              parserOptions: { programs: [...programs], projectService: false, project: null },
+            },
             plugins: { 'rloop-ts': tseslint.plugin as unknown as ESLint.Plugin },
             rules: { 'rloop-ts/no-deprecated': 'error' },
           },
         ];
   if (configFile !== null) {
     try {
-      const eslint = new ESLint({ cwd: repoDir, warnIgnored: false, errorOnUnmatchedPattern: false, overrideConfig: typed });
+      const eslint = new ESLint({
+        cwd: repoDir,
+        warnIgnored: false,
+        errorOnUnmatchedPattern: false,
+        overrideConfig: typed,
+      });
       await eslint.calculateConfigForFile(join(repoDir, configFile));
       return eslint;
     } catch (error) {
-      note(`the repository's ${configFile} could not be loaded (${describeError(error).split('\n')[0] ?? ''}); used eslint recommended + typescript-eslint recommended instead`);
+      note(
+        `the repository's ${configFile} could not be loaded (${describeError(error).split('\n')[0] ?? ''}); used eslint recommended + typescript-eslint recommended instead`,
+      );
     }
   }
   // CommonJS is a module system, not a style to lint away: require() is how such a file imports,
@@ -455,7 +574,13 @@ async function createEslint(
   const commonJsFiles: Linter.Config[] =
     commonJs.size === 0
       ? []
-      : [{ files: [(path: string) => commonJs.has(path)] as unknown as string[], languageOptions: { sourceType: 'commonjs' }, rules: { '@typescript-eslint/no-require-imports': 'off' } }];
+      : [
+          {
+            files: [(path: string) => commonJs.has(path)] as unknown as string[],
+            languageOptions: { sourceType: 'commonjs' },
+            rules: { '@typescript-eslint/no-require-imports': 'off' },
+          },
+        ];
   const defaults: Linter.Config[] = [
     { ignores: ['**/node_modules/**', '**/dist/**', '**/build/**', '**/coverage/**'] },
     js.configs.recommended,
@@ -464,5 +589,11 @@ async function createEslint(
     ...commonJsFiles,
     ...typed,
   ];
-  return new ESLint({ cwd: repoDir, overrideConfigFile: true, warnIgnored: false, errorOnUnmatchedPattern: false, overrideConfig: defaults });
+  return new ESLint({
+    cwd: repoDir,
+    overrideConfigFile: true,
+    warnIgnored: false,
+    errorOnUnmatchedPattern: false,
+    overrideConfig: defaults,
+  });
 }

@@ -12,17 +12,47 @@ export interface MigrationFacts {
 }
 
 export type MigrationEvent =
-  | { readonly kind: 'create-table'; readonly table: string; readonly line: number; readonly columns: ReadonlyMap<string, string> }
-  | { readonly kind: 'drop-table' | 'truncate' | 'drop-schema' | 'delete-all'; readonly table: string; readonly line: number }
+  | {
+      readonly kind: 'create-table';
+      readonly table: string;
+      readonly line: number;
+      readonly columns: ReadonlyMap<string, string>;
+    }
+  | {
+      readonly kind: 'drop-table' | 'truncate' | 'drop-schema' | 'delete-all';
+      readonly table: string;
+      readonly line: number;
+    }
   | { readonly kind: 'drop-column'; readonly table: string; readonly column: string; readonly line: number }
-  | { readonly kind: 'add-column'; readonly table: string; readonly column: string; readonly type: string; readonly notNull: boolean; readonly hasDefault: boolean; readonly line: number }
+  | {
+      readonly kind: 'add-column';
+      readonly table: string;
+      readonly column: string;
+      readonly type: string;
+      readonly notNull: boolean;
+      readonly hasDefault: boolean;
+      readonly line: number;
+    }
   | { readonly kind: 'set-not-null'; readonly table: string; readonly column: string; readonly line: number }
   | { readonly kind: 'backfill'; readonly table: string; readonly line: number }
-  | { readonly kind: 'alter-type'; readonly table: string; readonly column: string; readonly type: string; readonly line: number }
-  | { readonly kind: 'foreign-key'; readonly table: string; readonly column: string; readonly line: number; readonly references: string }
+  | {
+      readonly kind: 'alter-type';
+      readonly table: string;
+      readonly column: string;
+      readonly type: string;
+      readonly line: number;
+    }
+  | {
+      readonly kind: 'foreign-key';
+      readonly table: string;
+      readonly column: string;
+      readonly line: number;
+      readonly references: string;
+    }
   | { readonly kind: 'index'; readonly table: string; readonly column: string; readonly line: number };
 
-const DOWN_MARKER = /^\s*--\s*(migrate:down|\+migrate\s+down|\+goose\s+down|down\s+migration|down\b)|^\s*----\s*create above/im;
+const DOWN_MARKER =
+  /^\s*--\s*(migrate:down|\+migrate\s+down|\+goose\s+down|down\s+migration|down\b)|^\s*----\s*create above/im;
 
 /** Migrations: files under a migrations directory, SQL files, and knex/kysely migration modules. */
 export function isMigrationFile(file: string): boolean {
@@ -30,7 +60,13 @@ export function isMigrationFile(file: string): boolean {
 }
 
 function unquote(name: string): string {
-  return name.replace(/["`[\]]/g, '').split('.').pop()?.toLowerCase() ?? name.toLowerCase();
+  return (
+    name
+      .replace(/["`[\]]/g, '')
+      .split('.')
+      .pop()
+      ?.toLowerCase() ?? name.toLowerCase()
+  );
 }
 
 /** Blanks comments and string contents (keeping newlines) so statements can be split and matched safely. */
@@ -138,9 +174,15 @@ export function sqlEvents(sql: string, lineOffset = 0): MigrationEvent[] {
     const collapsed = collapse(text);
     const upper = collapsed.text;
     // The line of a position in the collapsed statement.
-    const lineAt = (index: number): number => line + (text.slice(0, collapsed.origin[index] ?? 0).match(/\n/g)?.length ?? 0);
+    const lineAt = (index: number): number =>
+      line + (text.slice(0, collapsed.origin[index] ?? 0).match(/\n/g)?.length ?? 0);
     let m: RegExpExecArray | null;
-    if ((m = new RegExp(`^CREATE (?:UNLOGGED |TEMP(?:ORARY)? )?TABLE (?:IF NOT EXISTS )?${IDENT}\\s*\\(([\\s\\S]*)\\)`, 'id').exec(upper)) !== null) {
+    if (
+      (m = new RegExp(
+        `^CREATE (?:UNLOGGED |TEMP(?:ORARY)? )?TABLE (?:IF NOT EXISTS )?${IDENT}\\s*\\(([\\s\\S]*)\\)`,
+        'id',
+      ).exec(upper)) !== null
+    ) {
       const table = unquote(m[1] ?? '');
       const columns = new Map<string, string>();
       const bodyStart = m.indices?.[2]?.[0] ?? 0;
@@ -148,10 +190,17 @@ export function sqlEvents(sql: string, lineOffset = 0): MigrationEvent[] {
         const line = lineAt(bodyStart + offset);
         const fk = /^(?:CONSTRAINT \S+ )?FOREIGN KEY\s*\(([^)]+)\)\s*REFERENCES\s+(\S+)/i.exec(part);
         if (fk !== null) {
-          events.push({ kind: 'foreign-key', table, column: columnsOf(fk[1] ?? '')[0] ?? '', line, references: unquote(fk[2] ?? '') });
+          events.push({
+            kind: 'foreign-key',
+            table,
+            column: columnsOf(fk[1] ?? '')[0] ?? '',
+            line,
+            references: unquote(fk[2] ?? ''),
+          });
           continue;
         }
-        const keyed = /^(?:CONSTRAINT \S+ )?(PRIMARY KEY|UNIQUE(?: KEY| INDEX)?|KEY|INDEX)\s*(?:\S+\s*)?\(([^)]+)\)/i.exec(part);
+        const keyed =
+          /^(?:CONSTRAINT \S+ )?(PRIMARY KEY|UNIQUE(?: KEY| INDEX)?|KEY|INDEX)\s*(?:\S+\s*)?\(([^)]+)\)/i.exec(part);
         if (keyed !== null) {
           events.push({ kind: 'index', table, column: columnsOf(keyed[2] ?? '')[0] ?? '', line });
           continue;
@@ -188,7 +237,12 @@ export function sqlEvents(sql: string, lineOffset = 0): MigrationEvent[] {
       events.push({ kind: 'backfill', table: unquote(m[1] ?? ''), line });
       continue;
     }
-    if ((m = new RegExp(`^CREATE (?:UNIQUE )?INDEX (?:CONCURRENTLY )?(?:IF NOT EXISTS )?(?:${IDENT} )?ON (?:ONLY )?${IDENT}\\s*(?:USING \\w+\\s*)?\\(([^)]+)\\)`, 'i').exec(upper)) !== null) {
+    if (
+      (m = new RegExp(
+        `^CREATE (?:UNIQUE )?INDEX (?:CONCURRENTLY )?(?:IF NOT EXISTS )?(?:${IDENT} )?ON (?:ONLY )?${IDENT}\\s*(?:USING \\w+\\s*)?\\(([^)]+)\\)`,
+        'i',
+      ).exec(upper)) !== null
+    ) {
       events.push({ kind: 'index', table: unquote(m[2] ?? ''), column: columnsOf(m[3] ?? '')[0] ?? '', line });
       continue;
     }
@@ -198,9 +252,15 @@ export function sqlEvents(sql: string, lineOffset = 0): MigrationEvent[] {
       for (const { text: action, offset } of splitTopLevel(m[2] ?? '')) {
         const line = lineAt(actionsStart + offset);
         let a: RegExpExecArray | null;
-        if ((a = new RegExp(`^DROP (?:COLUMN )?(?:IF EXISTS )?${IDENT}`, 'i').exec(action)) !== null && !/^DROP (CONSTRAINT|INDEX|KEY|PRIMARY|FOREIGN|DEFAULT|NOT NULL)/i.test(action)) {
+        if (
+          (a = new RegExp(`^DROP (?:COLUMN )?(?:IF EXISTS )?${IDENT}`, 'i').exec(action)) !== null &&
+          !/^DROP (CONSTRAINT|INDEX|KEY|PRIMARY|FOREIGN|DEFAULT|NOT NULL)/i.test(action)
+        ) {
           events.push({ kind: 'drop-column', table, column: unquote(a[1] ?? ''), line });
-        } else if ((a = new RegExp(`^ADD (?:COLUMN )?(?:IF NOT EXISTS )?${IDENT}\\s+(.+)$`, 'i').exec(action)) !== null && !/^ADD (CONSTRAINT|PRIMARY|FOREIGN|UNIQUE|INDEX|KEY|CHECK)\b/i.test(action)) {
+        } else if (
+          (a = new RegExp(`^ADD (?:COLUMN )?(?:IF NOT EXISTS )?${IDENT}\\s+(.+)$`, 'i').exec(action)) !== null &&
+          !/^ADD (CONSTRAINT|PRIMARY|FOREIGN|UNIQUE|INDEX|KEY|CHECK)\b/i.test(action)
+        ) {
           const column = unquote(a[1] ?? '');
           const rest = a[2] ?? '';
           events.push({
@@ -213,15 +273,29 @@ export function sqlEvents(sql: string, lineOffset = 0): MigrationEvent[] {
             line,
           });
           const ref = /\bREFERENCES\s+(\S+)/i.exec(rest);
-          if (ref !== null) events.push({ kind: 'foreign-key', table, column, line, references: unquote(ref[1] ?? '') });
+          if (ref !== null)
+            events.push({ kind: 'foreign-key', table, column, line, references: unquote(ref[1] ?? '') });
           if (/\bPRIMARY KEY\b|\bUNIQUE\b/i.test(rest)) events.push({ kind: 'index', table, column, line });
-        } else if ((a = /^ADD (?:CONSTRAINT \S+ )?FOREIGN KEY\s*\(([^)]+)\)\s*REFERENCES\s+(\S+)/i.exec(action)) !== null) {
-          events.push({ kind: 'foreign-key', table, column: columnsOf(a[1] ?? '')[0] ?? '', line, references: unquote(a[2] ?? '') });
+        } else if (
+          (a = /^ADD (?:CONSTRAINT \S+ )?FOREIGN KEY\s*\(([^)]+)\)\s*REFERENCES\s+(\S+)/i.exec(action)) !== null
+        ) {
+          events.push({
+            kind: 'foreign-key',
+            table,
+            column: columnsOf(a[1] ?? '')[0] ?? '',
+            line,
+            references: unquote(a[2] ?? ''),
+          });
         } else if ((a = /^ADD (?:CONSTRAINT \S+ )?(?:PRIMARY KEY|UNIQUE)\s*\(([^)]+)\)/i.exec(action)) !== null) {
           events.push({ kind: 'index', table, column: columnsOf(a[1] ?? '')[0] ?? '', line });
         } else if ((a = new RegExp(`^ALTER (?:COLUMN )?${IDENT}\\s+SET NOT NULL`, 'i').exec(action)) !== null) {
           events.push({ kind: 'set-not-null', table, column: unquote(a[1] ?? ''), line });
-        } else if ((a = new RegExp(`^(?:ALTER (?:COLUMN )?${IDENT}\\s+(?:SET DATA )?TYPE\\s+(.+)|MODIFY (?:COLUMN )?${IDENT}\\s+(.+))$`, 'i').exec(action)) !== null) {
+        } else if (
+          (a = new RegExp(
+            `^(?:ALTER (?:COLUMN )?${IDENT}\\s+(?:SET DATA )?TYPE\\s+(.+)|MODIFY (?:COLUMN )?${IDENT}\\s+(.+))$`,
+            'i',
+          ).exec(action)) !== null
+        ) {
           const column = unquote(a[1] ?? a[3] ?? '');
           const type = (a[2] ?? a[4] ?? '').split(/\s+USING\s+/i)[0]?.trim() ?? '';
           events.push({ kind: 'alter-type', table, column, type, line });
@@ -238,7 +312,8 @@ function sqlUpPart(text: string): { up: string; hasDown: boolean } {
   if (marker === null) return { up: text, hasDown: false };
   const upMarker = /^\s*--\s*(migrate:up|\+migrate\s+up|\+goose\s+up)/im.exec(text);
   const downText = text.slice(marker.index + marker[0].length);
-  const up = upMarker !== null && upMarker.index > marker.index ? text.slice(upMarker.index) : text.slice(0, marker.index);
+  const up =
+    upMarker !== null && upMarker.index > marker.index ? text.slice(upMarker.index) : text.slice(0, marker.index);
   return { up, hasDown: statements(downText).length > 0 };
 }
 
@@ -268,20 +343,30 @@ function str(node: ts.Expression | undefined): string | null {
 
 function strings(node: ts.Expression | undefined): string[] {
   if (node === undefined) return [];
-  if (ts.isArrayLiteralExpression(node)) return node.elements.map((e) => (ts.isExpression(e) ? str(e) : null)).filter((s): s is string => s !== null);
+  if (ts.isArrayLiteralExpression(node))
+    return node.elements.map((e) => (ts.isExpression(e) ? str(e) : null)).filter((s): s is string => s !== null);
   const s = str(node);
   return s === null ? [] : [s];
 }
 
-const KNEX_COLUMN_TYPES = /^(string|text|integer|bigInteger|bigint|tinyint|smallint|mediumint|boolean|uuid|timestamp|timestamps|datetime|date|time|decimal|float|double|json|jsonb|enu|enum|specificType|binary|increments|bigIncrements)$/;
+const KNEX_COLUMN_TYPES =
+  /^(string|text|integer|bigInteger|bigint|tinyint|smallint|mediumint|boolean|uuid|timestamp|timestamps|datetime|date|time|decimal|float|double|json|jsonb|enu|enum|specificType|binary|increments|bigIncrements)$/;
 
 function exportedDown(sf: ts.SourceFile): boolean {
   let body: ts.Node | undefined;
   const visit = (node: ts.Node): void => {
     if (ts.isFunctionDeclaration(node) && node.name?.text === 'down') body = node.body;
-    if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === 'down' && node.initializer !== undefined) body = node.initializer;
-    if (ts.isBinaryExpression(node) && /^(exports|module\.exports)\.down$/.test(node.left.getText(sf))) body = node.right;
-    if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && node.name.text === 'down') body = node.initializer;
+    if (
+      ts.isVariableDeclaration(node) &&
+      ts.isIdentifier(node.name) &&
+      node.name.text === 'down' &&
+      node.initializer !== undefined
+    )
+      body = node.initializer;
+    if (ts.isBinaryExpression(node) && /^(exports|module\.exports)\.down$/.test(node.left.getText(sf)))
+      body = node.right;
+    if (ts.isPropertyAssignment(node) && ts.isIdentifier(node.name) && node.name.text === 'down')
+      body = node.initializer;
     if (ts.isMethodDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === 'down') body = node.body;
     ts.forEachChild(node, visit);
   };
@@ -302,8 +387,14 @@ function upNode(sf: ts.SourceFile): ts.Node {
     if (found !== undefined) return;
     if (ts.isFunctionDeclaration(node) && node.name?.text === 'up') found = node;
     else if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name) && node.name.text === 'up') found = node;
-    else if (ts.isBinaryExpression(node) && /^(exports|module\.exports)\.up$/.test(node.left.getText(sf))) found = node.right;
-    else if ((ts.isPropertyAssignment(node) || ts.isMethodDeclaration(node)) && ts.isIdentifier(node.name) && node.name.text === 'up') found = node;
+    else if (ts.isBinaryExpression(node) && /^(exports|module\.exports)\.up$/.test(node.left.getText(sf)))
+      found = node.right;
+    else if (
+      (ts.isPropertyAssignment(node) || ts.isMethodDeclaration(node)) &&
+      ts.isIdentifier(node.name) &&
+      node.name.text === 'up'
+    )
+      found = node;
     else ts.forEachChild(node, visit);
   };
   visit(sf);
@@ -314,7 +405,8 @@ function upNode(sf: ts.SourceFile): ts.Node {
 function props(node: ts.ObjectLiteralExpression, sf: ts.SourceFile): Map<string, string> {
   const out = new Map<string, string>();
   for (const property of node.properties) {
-    if (ts.isPropertyAssignment(property)) out.set(property.name.getText(sf).replace(/['"]/g, ''), property.initializer.getText(sf));
+    if (ts.isPropertyAssignment(property))
+      out.set(property.name.getText(sf).replace(/['"]/g, ''), property.initializer.getText(sf));
     else if (ts.isShorthandPropertyAssignment(property)) out.set(property.name.text, property.name.text);
   }
   return out;
@@ -322,7 +414,9 @@ function props(node: ts.ObjectLiteralExpression, sf: ts.SourceFile): Map<string,
 
 function objectProp(node: ts.Expression | undefined, name: string): ts.Expression | undefined {
   if (node === undefined || !ts.isObjectLiteralExpression(node)) return undefined;
-  for (const property of node.properties) if (ts.isPropertyAssignment(property) && property.name.getText().replace(/['"]/g, '') === name) return property.initializer;
+  for (const property of node.properties)
+    if (ts.isPropertyAssignment(property) && property.name.getText().replace(/['"]/g, '') === name)
+      return property.initializer;
   return undefined;
 }
 
@@ -350,7 +444,16 @@ export function moduleEvents(file: string, text: string): { events: MigrationEve
             const line = lineOf(node);
             const altering = names.includes('alter');
             if (altering) {
-              events.push({ kind: 'alter-type', table, column, type: `${head.name}(${head.args.slice(1).map((a) => a.getText(sf)).join(',')})`, line });
+              events.push({
+                kind: 'alter-type',
+                table,
+                column,
+                type: `${head.name}(${head.args
+                  .slice(1)
+                  .map((a) => a.getText(sf))
+                  .join(',')})`,
+                line,
+              });
             } else {
               if (!creating) {
                 events.push({
@@ -367,15 +470,28 @@ export function moduleEvents(file: string, text: string): { events: MigrationEve
                 const ref = steps.find((s) => s.name === 'inTable' || s.name === 'references');
                 events.push({ kind: 'foreign-key', table, column, line, references: str(ref?.args[0]) ?? '' });
               }
-              if (names.some((n) => n === 'index' || n === 'unique' || n === 'primary') || /increments/i.test(head.name)) events.push({ kind: 'index', table, column, line });
+              if (
+                names.some((n) => n === 'index' || n === 'unique' || n === 'primary') ||
+                /increments/i.test(head.name)
+              )
+                events.push({ kind: 'index', table, column, line });
             }
           } else if (head.name === 'dropColumn' || head.name === 'dropColumns') {
-            for (const arg of head.args) for (const c of strings(arg)) events.push({ kind: 'drop-column', table, column: c, line: lineOf(node) });
+            for (const arg of head.args)
+              for (const c of strings(arg)) events.push({ kind: 'drop-column', table, column: c, line: lineOf(node) });
           } else if (head.name === 'foreign') {
             const ref = steps.find((s) => s.name === 'inTable' || s.name === 'references');
-            for (const c of strings(head.args[0]).slice(0, 1)) events.push({ kind: 'foreign-key', table, column: c, line: lineOf(node), references: str(ref?.args[0]) ?? '' });
+            for (const c of strings(head.args[0]).slice(0, 1))
+              events.push({
+                kind: 'foreign-key',
+                table,
+                column: c,
+                line: lineOf(node),
+                references: str(ref?.args[0]) ?? '',
+              });
           } else if (head.name === 'index' || head.name === 'unique' || head.name === 'primary') {
-            for (const c of strings(head.args[0]).slice(0, 1)) events.push({ kind: 'index', table, column: c, line: lineOf(node) });
+            for (const c of strings(head.args[0]).slice(0, 1))
+              events.push({ kind: 'index', table, column: c, line: lineOf(node) });
           }
         }
       }
@@ -390,10 +506,16 @@ export function moduleEvents(file: string, text: string): { events: MigrationEve
       const first = str(node.arguments[0]);
       const line = lineOf(node);
       const second = node.arguments[1];
-      if ((method === 'dropTable' || method === 'dropTableIfExists') && first !== null) events.push({ kind: 'drop-table', table: unquote(first), line });
+      if ((method === 'dropTable' || method === 'dropTableIfExists') && first !== null)
+        events.push({ kind: 'drop-table', table: unquote(first), line });
       else if ((method === 'removeColumn' || method === 'dropColumn') && first !== null && str(second) !== null) {
         events.push({ kind: 'drop-column', table: unquote(first), column: unquote(str(second) ?? ''), line });
-      } else if (method === 'createTable' && first !== null && second !== undefined && ts.isObjectLiteralExpression(second)) {
+      } else if (
+        method === 'createTable' &&
+        first !== null &&
+        second !== undefined &&
+        ts.isObjectLiteralExpression(second)
+      ) {
         // Sequelize: queryInterface.createTable('Orders', { userId: { type, references: { model } } })
         const table = unquote(first);
         events.push({ kind: 'create-table', table, line, columns: new Map() });
@@ -401,14 +523,23 @@ export function moduleEvents(file: string, text: string): { events: MigrationEve
           if (!ts.isPropertyAssignment(property) || !ts.isObjectLiteralExpression(property.initializer)) continue;
           const column = unquote(property.name.getText(sf).replace(/['"]/g, ''));
           const def = props(property.initializer, sf);
-          if (def.has('references')) events.push({ kind: 'foreign-key', table, column, line: lineOf(property), references: referencedTable(def.get('references') ?? '') });
-          if (/^true$/.test(def.get('primaryKey') ?? '') || /^true$/.test(def.get('unique') ?? '')) events.push({ kind: 'index', table, column, line: lineOf(property) });
+          if (def.has('references'))
+            events.push({
+              kind: 'foreign-key',
+              table,
+              column,
+              line: lineOf(property),
+              references: referencedTable(def.get('references') ?? ''),
+            });
+          if (/^true$/.test(def.get('primaryKey') ?? '') || /^true$/.test(def.get('unique') ?? ''))
+            events.push({ kind: 'index', table, column, line: lineOf(property) });
         }
       } else if (method === 'addColumn' && first !== null && second !== undefined) {
         // Sequelize addColumn(table, column, { allowNull: false }) / TypeORM addColumn(table, new TableColumn({ … }))
         const table = unquote(first);
         const column = str(second);
-        const definition = column !== null ? node.arguments[2] : ts.isNewExpression(second) ? second.arguments?.[0] : undefined;
+        const definition =
+          column !== null ? node.arguments[2] : ts.isNewExpression(second) ? second.arguments?.[0] : undefined;
         if (definition !== undefined && ts.isObjectLiteralExpression(definition)) {
           const def = props(definition, sf);
           const name = unquote(column ?? (def.get('name') ?? '').replace(/['"]/g, ''));
@@ -418,28 +549,74 @@ export function moduleEvents(file: string, text: string): { events: MigrationEve
             column: name,
             type: def.get('type') ?? '',
             notNull: def.get('allowNull') === 'false' || def.get('isNullable') === 'false',
-            hasDefault: def.has('defaultValue') || def.has('default') || /autoIncrement|isGenerated/.test(definition.getText(sf)),
+            hasDefault:
+              def.has('defaultValue') || def.has('default') || /autoIncrement|isGenerated/.test(definition.getText(sf)),
             line,
           });
-          if (def.has('references')) events.push({ kind: 'foreign-key', table, column: name, line, references: referencedTable(def.get('references') ?? '') });
+          if (def.has('references'))
+            events.push({
+              kind: 'foreign-key',
+              table,
+              column: name,
+              line,
+              references: referencedTable(def.get('references') ?? ''),
+            });
         }
       } else if (method === 'changeColumn' && first !== null && second !== undefined) {
         const definition = node.arguments[node.arguments.length - 1];
-        const def = definition !== undefined && ts.isObjectLiteralExpression(definition) ? props(definition, sf) : new Map<string, string>();
+        const def =
+          definition !== undefined && ts.isObjectLiteralExpression(definition)
+            ? props(definition, sf)
+            : new Map<string, string>();
         const column = str(second) ?? (ts.isNewExpression(second) ? '' : second.getText(sf));
-        events.push({ kind: 'alter-type', table: unquote(first), column: unquote(column), type: def.get('type') ?? definition?.getText(sf) ?? '', line });
+        events.push({
+          kind: 'alter-type',
+          table: unquote(first),
+          column: unquote(column),
+          type: def.get('type') ?? definition?.getText(sf) ?? '',
+          line,
+        });
       } else if ((method === 'addIndex' || method === 'createIndex') && first !== null && second !== undefined) {
-        const columns = ts.isNewExpression(second) ? strings(objectProp(second.arguments?.[0], 'columnNames')) : strings(second);
-        if (columns[0] !== undefined) events.push({ kind: 'index', table: unquote(first), column: unquote(columns[0]), line });
-      } else if (method === 'createForeignKey' && first !== null && second !== undefined && ts.isNewExpression(second)) {
+        const columns = ts.isNewExpression(second)
+          ? strings(objectProp(second.arguments?.[0], 'columnNames'))
+          : strings(second);
+        if (columns[0] !== undefined)
+          events.push({ kind: 'index', table: unquote(first), column: unquote(columns[0]), line });
+      } else if (
+        method === 'createForeignKey' &&
+        first !== null &&
+        second !== undefined &&
+        ts.isNewExpression(second)
+      ) {
         const columns = strings(objectProp(second.arguments?.[0], 'columnNames'));
         const references = str(objectProp(second.arguments?.[0], 'referencedTableName')) ?? '';
-        if (columns[0] !== undefined) events.push({ kind: 'foreign-key', table: unquote(first), column: unquote(columns[0]), line, references: unquote(references) });
-      } else if (method === 'bulkDelete' && first !== null && (second === undefined || second.kind === ts.SyntaxKind.NullKeyword || (ts.isObjectLiteralExpression(second) && second.properties.length === 0))) {
+        if (columns[0] !== undefined)
+          events.push({
+            kind: 'foreign-key',
+            table: unquote(first),
+            column: unquote(columns[0]),
+            line,
+            references: unquote(references),
+          });
+      } else if (
+        method === 'bulkDelete' &&
+        first !== null &&
+        (second === undefined ||
+          second.kind === ts.SyntaxKind.NullKeyword ||
+          (ts.isObjectLiteralExpression(second) && second.properties.length === 0))
+      ) {
         events.push({ kind: 'delete-all', table: unquote(first), line });
-      } else if (method === 'query' && node.arguments[0] !== undefined && (ts.isStringLiteralLike(node.arguments[0]) || ts.isTemplateExpression(node.arguments[0]))) {
+      } else if (
+        method === 'query' &&
+        node.arguments[0] !== undefined &&
+        (ts.isStringLiteralLike(node.arguments[0]) || ts.isTemplateExpression(node.arguments[0]))
+      ) {
         events.push(...sqlEvents(node.arguments[0].getText(sf).slice(1, -1), line - 1));
-      } else if ((method === 'createTable' || method === 'createTableIfNotExists') && first !== null && node.arguments[1] !== undefined) {
+      } else if (
+        (method === 'createTable' || method === 'createTableIfNotExists') &&
+        first !== null &&
+        node.arguments[1] !== undefined
+      ) {
         events.push({ kind: 'create-table', table: unquote(first), line, columns: new Map() });
         tableBuilder(unquote(first), true, node.arguments[1]);
       } else if ((method === 'alterTable' || method === 'table') && first !== null && node.arguments[1] !== undefined) {
@@ -448,7 +625,11 @@ export function moduleEvents(file: string, text: string): { events: MigrationEve
         const target = chainOf(node).root;
         const table = ts.isCallExpression(target) ? str(target.arguments[0]) : null;
         events.push({ kind: 'truncate', table: table ?? '?', line });
-      } else if (method === 'raw' && node.arguments[0] !== undefined && (ts.isStringLiteralLike(node.arguments[0]) || ts.isTemplateExpression(node.arguments[0]))) {
+      } else if (
+        method === 'raw' &&
+        node.arguments[0] !== undefined &&
+        (ts.isStringLiteralLike(node.arguments[0]) || ts.isTemplateExpression(node.arguments[0]))
+      ) {
         events.push(...sqlEvents(node.arguments[0].getText(sf).slice(1, -1), line - 1));
       } else if (method === 'execute' || method === 'executeTakeFirst') {
         kyselyChain(node);
@@ -471,8 +652,11 @@ export function moduleEvents(file: string, text: string): { events: MigrationEve
     const line = lineOf(head.node);
     if (head.name === 'createIndex') {
       const on = steps.find((s) => s.name === 'on');
-      const columns = steps.filter((s) => s.name === 'column' || s.name === 'columns').flatMap((s) => s.args.flatMap(strings));
-      if (on !== undefined && columns[0] !== undefined) events.push({ kind: 'index', table: unquote(str(on.args[0]) ?? ''), column: unquote(columns[0]), line });
+      const columns = steps
+        .filter((s) => s.name === 'column' || s.name === 'columns')
+        .flatMap((s) => s.args.flatMap(strings));
+      if (on !== undefined && columns[0] !== undefined)
+        events.push({ kind: 'index', table: unquote(str(on.args[0]) ?? ''), column: unquote(columns[0]), line });
       return;
     }
     if (head.name === 'createTable') events.push({ kind: 'create-table', table, line, columns: new Map() });
@@ -482,10 +666,19 @@ export function moduleEvents(file: string, text: string): { events: MigrationEve
       const builder = step.args[2]?.getText(sf) ?? '';
       if (step.name === 'addColumn') {
         if (head.name === 'alterTable') {
-          events.push({ kind: 'add-column', table, column, type: str(step.args[1]) ?? '', notNull: /\.notNull\(\)/.test(builder), hasDefault: /\.defaultTo\(|autoIncrement|generated/.test(builder), line: stepLine });
+          events.push({
+            kind: 'add-column',
+            table,
+            column,
+            type: str(step.args[1]) ?? '',
+            notNull: /\.notNull\(\)/.test(builder),
+            hasDefault: /\.defaultTo\(|autoIncrement|generated/.test(builder),
+            line: stepLine,
+          });
         }
         const ref = /\.references\(\s*['"]([^'"]+)['"]/.exec(builder);
-        if (ref !== null) events.push({ kind: 'foreign-key', table, column, line: stepLine, references: unquote(ref[1] ?? '') });
+        if (ref !== null)
+          events.push({ kind: 'foreign-key', table, column, line: stepLine, references: unquote(ref[1] ?? '') });
         if (/\.(primaryKey|unique)\(\)/.test(builder)) events.push({ kind: 'index', table, column, line: stepLine });
       } else if (step.name === 'dropColumn') {
         events.push({ kind: 'drop-column', table, column, line: stepLine });
@@ -493,10 +686,18 @@ export function moduleEvents(file: string, text: string): { events: MigrationEve
         events.push({ kind: 'alter-type', table, column, type: step.args[1]?.getText(sf) ?? '', line: stepLine });
       } else if (step.name === 'addForeignKeyConstraint') {
         const columns = strings(step.args[1]);
-        if (columns[0] !== undefined) events.push({ kind: 'foreign-key', table, column: unquote(columns[0]), line: stepLine, references: unquote(str(step.args[2]) ?? '') });
+        if (columns[0] !== undefined)
+          events.push({
+            kind: 'foreign-key',
+            table,
+            column: unquote(columns[0]),
+            line: stepLine,
+            references: unquote(str(step.args[2]) ?? ''),
+          });
       } else if (step.name === 'addPrimaryKeyConstraint' || step.name === 'addUniqueConstraint') {
         const columns = strings(step.args[1]);
-        if (columns[0] !== undefined) events.push({ kind: 'index', table, column: unquote(columns[0]), line: stepLine });
+        if (columns[0] !== undefined)
+          events.push({ kind: 'index', table, column: unquote(columns[0]), line: stepLine });
       }
     }
   };
@@ -509,7 +710,12 @@ export function moduleEvents(file: string, text: string): { events: MigrationEve
 export function migrationFacts(file: string, text: string, pairedDownExists: boolean): MigrationFacts {
   if (/\.sql$/i.test(file)) {
     const { up, hasDown } = sqlUpPart(text);
-    return { file, hasDown: hasDown || pairedDownExists, mysql: /ENGINE\s*=|AUTO_INCREMENT|`/i.test(text), events: sqlEvents(up) };
+    return {
+      file,
+      hasDown: hasDown || pairedDownExists,
+      mysql: /ENGINE\s*=|AUTO_INCREMENT|`/i.test(text),
+      events: sqlEvents(up),
+    };
   }
   const { events, hasDown } = moduleEvents(file, text);
   return { file, hasDown, mysql: false, events };
@@ -577,13 +783,15 @@ export function reviewMigrations(all: readonly MigrationFacts[], reviewed: Reado
   const problems: Problem[] = [];
   const columnTypes = new Map<string, string>();
   const indexed = new Set<string>();
-  for (const facts of all) for (const event of facts.events) if (event.kind === 'index') indexed.add(`${event.table}.${event.column}`);
+  for (const facts of all)
+    for (const event of facts.events) if (event.kind === 'index') indexed.add(`${event.table}.${event.column}`);
   for (const facts of all) {
     const created = new Set(facts.events.filter((e) => e.kind === 'create-table').map((e) => e.table));
     const backfilled = new Set(facts.events.filter((e) => e.kind === 'backfill').map((e) => e.table));
     const report = reviewed.has(facts.file);
     for (const event of facts.events) {
-      if (event.kind === 'create-table') for (const [column, type] of event.columns) columnTypes.set(`${event.table}.${column}`, type);
+      if (event.kind === 'create-table')
+        for (const [column, type] of event.columns) columnTypes.set(`${event.table}.${column}`, type);
       if (event.kind === 'add-column') columnTypes.set(`${event.table}.${event.column}`, event.type);
       if (!report) {
         if (event.kind === 'alter-type') columnTypes.set(`${event.table}.${event.column}`, event.type);
@@ -601,8 +809,12 @@ export function reviewMigrations(all: readonly MigrationFacts[], reviewed: Reado
           category: 'correctness',
           title: `Irreversible migration: ${what} without a down migration`,
           current: `${facts.file}:${event.line} ${what}; the migration has no down step, so a failed deploy cannot be rolled back and the data is gone.`,
-          expected: 'Destructive changes ship with a way back: a down migration that restores the structure (and a backup or copy of the data), or a two-step change (stop using the column/table first, drop it in a later release).',
-          observable: ['running the migration up and then down on a database with rows restores the previous schema', 'the application still works against the schema before the migration (expand/contract)'],
+          expected:
+            'Destructive changes ship with a way back: a down migration that restores the structure (and a backup or copy of the data), or a two-step change (stop using the column/table first, drop it in a later release).',
+          observable: [
+            'running the migration up and then down on a database with rows restores the previous schema',
+            'the application still works against the schema before the migration (expand/contract)',
+          ],
         });
       };
       switch (event.kind) {
@@ -624,7 +836,11 @@ export function reviewMigrations(all: readonly MigrationFacts[], reviewed: Reado
         case 'alter-type': {
           const key = `${event.table}.${event.column}`;
           const narrowing = isNarrowing(columnTypes.get(key), event.type);
-          if (narrowing !== false) destructive(`column ${key} changed to ${event.type}${narrowing === null ? ' (old type unknown: may narrow)' : ' (narrows the type)'}`, 'db/type-narrowing');
+          if (narrowing !== false)
+            destructive(
+              `column ${key} changed to ${event.type}${narrowing === null ? ' (old type unknown: may narrow)' : ' (narrows the type)'}`,
+              'db/type-narrowing',
+            );
           columnTypes.set(key, event.type);
           break;
         }
@@ -639,8 +855,12 @@ export function reviewMigrations(all: readonly MigrationFacts[], reviewed: Reado
               category: 'correctness',
               title: `NOT NULL column ${event.table}.${event.column} added without a default`,
               current: `${facts.file}:${event.line} adds ${event.column} NOT NULL to the existing table ${event.table} without a DEFAULT: the migration fails on any table that already has rows.`,
-              expected: 'The column is added with a DEFAULT (or added nullable, backfilled, then set NOT NULL), so the migration succeeds on a table with existing rows.',
-              observable: [`running the migration on a database where ${event.table} already has rows succeeds`, 'existing rows get the intended value in the new column'],
+              expected:
+                'The column is added with a DEFAULT (or added nullable, backfilled, then set NOT NULL), so the migration succeeds on a table with existing rows.',
+              observable: [
+                `running the migration on a database where ${event.table} already has rows succeeds`,
+                'existing rows get the intended value in the new column',
+              ],
             });
           }
           break;
@@ -655,8 +875,11 @@ export function reviewMigrations(all: readonly MigrationFacts[], reviewed: Reado
               category: 'correctness',
               title: `${event.table}.${event.column} set NOT NULL without a backfill`,
               current: `${facts.file}:${event.line} sets ${event.column} NOT NULL on the existing table ${event.table} with no UPDATE filling NULLs first: the migration fails if any row holds NULL.`,
-              expected: 'NULLs are backfilled (UPDATE … SET … WHERE … IS NULL) in the same migration before the constraint is added, or the column gets a default.',
-              observable: [`running the migration on a database with a NULL in ${event.table}.${event.column} succeeds`],
+              expected:
+                'NULLs are backfilled (UPDATE … SET … WHERE … IS NULL) in the same migration before the constraint is added, or the column gets a default.',
+              observable: [
+                `running the migration on a database with a NULL in ${event.table}.${event.column} succeeds`,
+              ],
             });
           }
           break;
@@ -672,7 +895,10 @@ export function reviewMigrations(all: readonly MigrationFacts[], reviewed: Reado
               title: `Foreign key ${event.table}.${event.column} has no index`,
               current: `${facts.file}:${event.line} makes ${event.table}.${event.column} reference ${event.references}, but no migration creates an index starting with ${event.column}: joins and ON DELETE checks on ${event.references} scan ${event.table}.`,
               expected: `An index on ${event.table}(${event.column}) is created together with the foreign key.`,
-              observable: [`the schema has an index whose first column is ${event.table}.${event.column}`, `EXPLAIN of a lookup by ${event.column} uses an index scan`],
+              observable: [
+                `the schema has an index whose first column is ${event.table}.${event.column}`,
+                `EXPLAIN of a lookup by ${event.column} uses an index scan`,
+              ],
             });
           }
           break;
@@ -691,7 +917,8 @@ export function databaseReviewerCritic(options: { readonly timeoutMs?: number } 
   return defineCritic({
     id: 'specialized/database-reviewer',
     evidence: 'pattern',
-    description: 'Migration review (SQL, knex, kysely): destructive changes without a down migration, NOT NULL columns without defaults on existing tables, foreign keys without an index.',
+    description:
+      'Migration review (SQL, knex, kysely): destructive changes without a down migration, NOT NULL columns without defaults on existing tables, foreign keys without an index.',
     triggers: ['**/migrations/**', '**/schema*', '**/*.sql'],
     timeoutMs: options.timeoutMs ?? 120_000,
     covers: isMigrationFile,
@@ -711,7 +938,13 @@ export function databaseReviewerCritic(options: { readonly timeoutMs?: number } 
         const text = reader.read(file);
         if (text === null) continue;
         const paired = pairedDownFile(file);
-        facts.push(migrationFacts(file, text, paired !== null && fileSet.has(paired) && (reader.read(paired) ?? '').trim() !== ''));
+        facts.push(
+          migrationFacts(
+            file,
+            text,
+            paired !== null && fileSet.has(paired) && (reader.read(paired) ?? '').trim() !== '',
+          ),
+        );
       }
       return reviewMigrations(facts, new Set(context.files)).map((p) =>
         draftFinding({
@@ -725,7 +958,10 @@ export function databaseReviewerCritic(options: { readonly timeoutMs?: number } 
           current_behaviour: p.current,
           expected_behaviour: p.expected,
           observable_test_conditions: p.observable,
-          forbidden_in_test: ['testing against an empty database only (the failure needs existing rows)', 'mocking the database instead of running the migration'],
+          forbidden_in_test: [
+            'testing against an empty database only (the failure needs existing rows)',
+            'mocking the database instead of running the migration',
+          ],
         }),
       );
     },

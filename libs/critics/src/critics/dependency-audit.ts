@@ -26,7 +26,12 @@ const Vulnerability = z.looseObject({
   via: z.array(z.union([z.string(), Advisory])).default([]),
   effects: z.array(z.string()).default([]),
   range: z.string().default(''),
-  fixAvailable: z.union([z.boolean(), z.looseObject({ name: z.string(), version: z.string(), isSemVerMajor: z.boolean().default(false) })]).default(false),
+  fixAvailable: z
+    .union([
+      z.boolean(),
+      z.looseObject({ name: z.string(), version: z.string(), isSemVerMajor: z.boolean().default(false) }),
+    ])
+    .default(false),
 });
 
 /** `npm audit --json` (report version 2). */
@@ -50,7 +55,11 @@ function lineOf(text: string | null, needle: string): number | null {
  * direct dependency can be named). Every advisory is critical whatever its own severity (Decision 8);
  * the advisory's severity sets the score. Pure: the caller passes the files' text.
  */
-export function auditFindings(report: AuditReport, manifestText: string | null, lockText: string | null): FindingDraft[] {
+export function auditFindings(
+  report: AuditReport,
+  manifestText: string | null,
+  lockText: string | null,
+): FindingDraft[] {
   const vulns = report.vulnerabilities;
   const directRoots = (name: string): string[] => {
     const roots = new Set<string>();
@@ -100,8 +109,14 @@ export function auditFindings(report: AuditReport, manifestText: string | null, 
           title: `${name} ${advisory.range || vuln.range}: ${advisory.title} (${id}, ${advisory.severity})`,
           current_behaviour: `The installed ${name}${chain} is in the vulnerable range ${advisory.range || vuln.range} of ${id} (${advisory.severity}${advisory.cwe.length > 0 ? `, ${advisory.cwe.join(', ')}` : ''}): ${advisory.title}. ${advisory.url}`,
           expected_behaviour: `No dependency in the lockfile is affected by ${id}. ${fixText}`,
-          observable_test_conditions: [`\`npm audit --json\` no longer lists ${id} for ${name}`, 'the test suite passes on the upgraded dependency tree'],
-          forbidden_in_test: ['ignoring the advisory in audit configuration', 'pinning the vulnerable version with overrides to silence the audit'],
+          observable_test_conditions: [
+            `\`npm audit --json\` no longer lists ${id} for ${name}`,
+            'the test suite passes on the upgraded dependency tree',
+          ],
+          forbidden_in_test: [
+            'ignoring the advisory in audit configuration',
+            'pinning the vulnerable version with overrides to silence the audit',
+          ],
           fixable: fix !== false,
         }),
       );
@@ -129,19 +144,36 @@ export const AUDIT_REMEDY =
   'to audit offline, set RLOOP_ADVISORIES to an OSV export (`rloop advisories update` downloads one; `rloop review --advisories <path>`), ' +
   'or give npm a registry that answers its bulk advisory endpoint (npm_config_registry, `rloop review --registry <url>`)';
 
-function runNpmAudit(npm: string, args: readonly string[], cwd: string, signal: AbortSignal): Promise<{ stdout: string; stderr: string; code: number | null }> {
+function runNpmAudit(
+  npm: string,
+  args: readonly string[],
+  cwd: string,
+  signal: AbortSignal,
+): Promise<{ stdout: string; stderr: string; code: number | null }> {
   return new Promise((resolve, reject) => {
-    execFile(npm, [...args], { cwd, signal, maxBuffer: 64 * 1024 * 1024, env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false' } }, (error, stdout, stderr) => {
-      if (error !== null && (error.name === 'AbortError' || signal.aborted)) {
-        reject(signal.reason instanceof Error ? signal.reason : error);
-        return;
-      }
-      if (error !== null && typeof error.code === 'string') {
-        reject(new CriticNotRunnableError(`npm could not be started (${error.code}): ${error.message}`, { cause: error }));
-        return;
-      }
-      resolve({ stdout, stderr, code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1 });
-    });
+    execFile(
+      npm,
+      [...args],
+      {
+        cwd,
+        signal,
+        maxBuffer: 64 * 1024 * 1024,
+        env: { ...process.env, npm_config_update_notifier: 'false', npm_config_fund: 'false' },
+      },
+      (error, stdout, stderr) => {
+        if (error !== null && (error.name === 'AbortError' || signal.aborted)) {
+          reject(signal.reason instanceof Error ? signal.reason : error);
+          return;
+        }
+        if (error !== null && typeof error.code === 'string') {
+          reject(
+            new CriticNotRunnableError(`npm could not be started (${error.code}): ${error.message}`, { cause: error }),
+          );
+          return;
+        }
+        resolve({ stdout, stderr, code: error === null ? 0 : typeof error.code === 'number' ? error.code : 1 });
+      },
+    );
   });
 }
 
@@ -189,9 +221,24 @@ export function dependencyAuditCritic(options: DependencyAuditOptions = {}): Cri
       offline === undefined
         ? 'Known vulnerabilities (CVEs/GHSAs) of the locked dependency tree from `npm audit --json`; every advisory is critical (Decision 8). Fails as not runnable when the registry does not answer.'
         : `Known vulnerabilities of every lockfile's resolved versions (npm, crates.io, Go, PyPI), matched offline against the OSV export ${offline}; every advisory is critical (Decision 8).`,
-    triggers: ['**/package.json', '**/package-lock.json', '**/npm-shrinkwrap.json', '**/yarn.lock', '**/pnpm-lock.yaml', '**/Cargo.lock', '**/go.mod', '**/poetry.lock', '**/uv.lock', '**/Pipfile.lock', '**/requirements*.txt'],
+    triggers: [
+      '**/package.json',
+      '**/package-lock.json',
+      '**/npm-shrinkwrap.json',
+      '**/yarn.lock',
+      '**/pnpm-lock.yaml',
+      '**/Cargo.lock',
+      '**/go.mod',
+      '**/poetry.lock',
+      '**/uv.lock',
+      '**/Pipfile.lock',
+      '**/requirements*.txt',
+    ],
     timeoutMs: options.timeoutMs ?? 180_000,
-    covers: offline === undefined ? (file) => AUDITED_FILES.includes(file) : (file) => lockfileEcosystem(file) !== null || MANIFEST_NAMES.has(posix.basename(file)),
+    covers:
+      offline === undefined
+        ? (file) => AUDITED_FILES.includes(file)
+        : (file) => lockfileEcosystem(file) !== null || MANIFEST_NAMES.has(posix.basename(file)),
     run: (context) => (offline === undefined ? npmAudit(context, options) : osvAudit(context, offline)),
   });
 }
@@ -201,9 +248,13 @@ async function npmAudit(context: CriticContext, options: DependencyAuditOptions)
   // link out of the checkout is never handed to npm.
   const manifestText = readAudited(context, 'package.json');
   const lockText = LOCKFILES.map((name) => readAudited(context, name)).find((text) => text !== null) ?? null;
-  const others = (await context.repoFiles()).filter((file) => lockfileEcosystem(file) !== null && !LOCKFILES.some((name) => name === file));
+  const others = (await context.repoFiles()).filter(
+    (file) => lockfileEcosystem(file) !== null && !LOCKFILES.some((name) => name === file),
+  );
   if (others.length > 0) {
-    context.note?.(`not audited by npm audit (it reads the root package-lock.json only): ${others.slice(0, 5).join(', ')}${others.length > 5 ? ` and ${others.length - 5} more` : ''}; set RLOOP_ADVISORIES to an OSV export to audit them`);
+    context.note?.(
+      `not audited by npm audit (it reads the root package-lock.json only): ${others.slice(0, 5).join(', ')}${others.length > 5 ? ` and ${others.length - 5} more` : ''}; set RLOOP_ADVISORIES to an OSV export to audit them`,
+    );
   }
   const depCount = rootDependencyCount(manifestText);
   if (depCount === null) {
@@ -215,22 +266,39 @@ async function npmAudit(context: CriticContext, options: DependencyAuditOptions)
     return [];
   }
   if (lockText === null) {
-    throw new CriticNotRunnableError('no package-lock.json or npm-shrinkwrap.json: npm audit needs a lockfile to know what is installed (run `npm install --package-lock-only`)');
+    throw new CriticNotRunnableError(
+      'no package-lock.json or npm-shrinkwrap.json: npm audit needs a lockfile to know what is installed (run `npm install --package-lock-only`)',
+    );
   }
-  const args = ['audit', '--json', '--package-lock-only', ...(options.registry === undefined ? [] : ['--registry', options.registry])];
+  const args = [
+    'audit',
+    '--json',
+    '--package-lock-only',
+    ...(options.registry === undefined ? [] : ['--registry', options.registry]),
+  ];
   const { stdout, stderr } = await runNpmAudit(options.npm ?? 'npm', args, context.repoDir, context.signal);
   let body: unknown;
   try {
     body = JSON.parse(stdout);
   } catch (error) {
-    throw new CriticNotRunnableError(`npm audit did not produce JSON: ${(stderr || stdout).trim().split('\n').slice(-2).join(' ')}; ${AUDIT_REMEDY}`, { cause: error });
+    throw new CriticNotRunnableError(
+      `npm audit did not produce JSON: ${(stderr || stdout).trim().split('\n').slice(-2).join(' ')}; ${AUDIT_REMEDY}`,
+      { cause: error },
+    );
   }
   const report = AuditReport.safeParse(body);
   if (!report.success) {
     const record = typeof body === 'object' && body !== null ? (body as Record<string, unknown>) : {};
-    const error = typeof record['error'] === 'object' && record['error'] !== null ? (record['error'] as Record<string, unknown>) : {};
-    const message = [record['message'], error['summary'], error['code']].filter((part) => typeof part === 'string' && part !== '').join(' — ');
-    throw new CriticNotRunnableError(`npm audit could not run: ${message === '' ? 'unexpected output' : message}; ${AUDIT_REMEDY}`);
+    const error =
+      typeof record['error'] === 'object' && record['error'] !== null
+        ? (record['error'] as Record<string, unknown>)
+        : {};
+    const message = [record['message'], error['summary'], error['code']]
+      .filter((part) => typeof part === 'string' && part !== '')
+      .join(' — ');
+    throw new CriticNotRunnableError(
+      `npm audit could not run: ${message === '' ? 'unexpected output' : message}; ${AUDIT_REMEDY}`,
+    );
   }
   return auditFindings(report.data, manifestText, lockText);
 }
@@ -244,7 +312,11 @@ async function osvAudit(context: CriticContext, exportPath: string): Promise<rea
   try {
     database = AdvisoryDatabase.load(exportPath);
   } catch (error) {
-    if (error instanceof AdvisoriesUnavailableError) throw new CriticNotRunnableError(`${error.message}; or unset RLOOP_ADVISORIES to ask the npm registry (npm audit)`, { cause: error });
+    if (error instanceof AdvisoriesUnavailableError)
+      throw new CriticNotRunnableError(
+        `${error.message}; or unset RLOOP_ADVISORIES to ask the npm registry (npm audit)`,
+        { cause: error },
+      );
     throw error;
   }
   const summary = database.summary;
@@ -261,11 +333,16 @@ async function osvAudit(context: CriticContext, exportPath: string): Promise<rea
   const lockfiles = all.filter((file) => {
     if (lockfileEcosystem(file) === null) return false;
     // npm reads npm-shrinkwrap.json instead of package-lock.json when both are there.
-    return !(posix.basename(file) === 'package-lock.json' && all.includes(posix.join(posix.dirname(file), 'npm-shrinkwrap.json').replace(/^\.\//, '')));
+    return !(
+      posix.basename(file) === 'package-lock.json' &&
+      all.includes(posix.join(posix.dirname(file), 'npm-shrinkwrap.json').replace(/^\.\//, ''))
+    );
   });
   const rootCount = rootDependencyCount(readAudited(context, 'package.json'));
   if (rootCount !== null && rootCount > 0 && !NPM_ROOT_LOCKFILES.some((name) => lockfiles.includes(name))) {
-    throw new CriticNotRunnableError(`package.json declares dependencies but there is no lockfile (${NPM_ROOT_LOCKFILES.join(', ')}): the installed versions are unknown (run \`npm install --package-lock-only\`)`);
+    throw new CriticNotRunnableError(
+      `package.json declares dependencies but there is no lockfile (${NPM_ROOT_LOCKFILES.join(', ')}): the installed versions are unknown (run \`npm install --package-lock-only\`)`,
+    );
   }
   const readings: LockfileReading[] = [];
   for (const file of lockfiles) {
@@ -281,8 +358,11 @@ async function osvAudit(context: CriticContext, exportPath: string): Promise<rea
       continue;
     }
     if (!database.covers(reading.ecosystem)) {
-      context.note?.(`${file} not audited: the OSV export holds no ${reading.ecosystem} records (\`rloop advisories update --ecosystem ${reading.ecosystem}\`)`);
-      if (inPlan.has(file)) context.coverage.skipped(file, 'not_read', `the OSV export holds no ${reading.ecosystem} records`);
+      context.note?.(
+        `${file} not audited: the OSV export holds no ${reading.ecosystem} records (\`rloop advisories update --ecosystem ${reading.ecosystem}\`)`,
+      );
+      if (inPlan.has(file))
+        context.coverage.skipped(file, 'not_read', `the OSV export holds no ${reading.ecosystem} records`);
       continue;
     }
     readings.push(reading);
@@ -299,12 +379,20 @@ async function osvAudit(context: CriticContext, exportPath: string): Promise<rea
     return [];
   }
   const result = osvAuditFindings({ database, readings, manifestText, now });
-  context.note?.(`audited ${readings.map((r) => `${r.file} (${plural(r.packages.length, `${r.ecosystem} package`)})`).join(', ')}`);
+  context.note?.(
+    `audited ${readings.map((r) => `${r.file} (${plural(r.packages.length, `${r.ecosystem} package`)})`).join(', ')}`,
+  );
   const unaudited = readings.filter((r) => r.unaudited.length > 0);
   if (unaudited.length > 0) {
-    context.note?.(`not matched (no registry version): ${unaudited.map((r) => `${r.file}: ${r.unaudited.slice(0, 3).join(', ')}${r.unaudited.length > 3 ? ` and ${r.unaudited.length - 3} more` : ''}`).join('; ')}`);
+    context.note?.(
+      `not matched (no registry version): ${unaudited.map((r) => `${r.file}: ${r.unaudited.slice(0, 3).join(', ')}${r.unaudited.length > 3 ? ` and ${r.unaudited.length - 3} more` : ''}`).join('; ')}`,
+    );
   }
-  if (result.withdrawnMatches > 0) context.note?.(`${plural(result.withdrawnMatches, 'match')} with withdrawn advisories ignored`);
-  if (result.undecidable.length > 0) context.note?.(`versions some advisory range could not be compared with: ${result.undecidable.slice(0, 5).join(', ')}`);
+  if (result.withdrawnMatches > 0)
+    context.note?.(`${plural(result.withdrawnMatches, 'match')} with withdrawn advisories ignored`);
+  if (result.undecidable.length > 0)
+    context.note?.(
+      `versions some advisory range could not be compared with: ${result.undecidable.slice(0, 5).join(', ')}`,
+    );
   return result.drafts;
 }

@@ -6,7 +6,10 @@ import { defineCritic, draftFinding, findingTypeToken } from '../plumbing/define
 const NodeReleases = z.object({
   source: z.string(),
   retrieved: z.string(),
-  releases: z.record(z.string(), z.object({ start: z.string(), end: z.string(), lts: z.string().optional(), maintenance: z.string().optional() })),
+  releases: z.record(
+    z.string(),
+    z.object({ start: z.string(), end: z.string(), lts: z.string().optional(), maintenance: z.string().optional() }),
+  ),
 });
 export type NodeReleases = z.infer<typeof NodeReleases>;
 
@@ -27,8 +30,12 @@ export type EolPackages = z.infer<typeof EolPackages>;
 
 /** The end-of-life tables shipped in libs/critics/data (see their `source`/`evidence` fields). */
 export function loadEolData(): { node: NodeReleases; packages: EolPackages } {
-  const read = (name: string): unknown => JSON.parse(readFileSync(new URL(`../../data/${name}`, import.meta.url), 'utf8'));
-  return { node: NodeReleases.parse(read('node-releases.json')), packages: EolPackages.parse(read('npm-eol-packages.json')) };
+  const read = (name: string): unknown =>
+    JSON.parse(readFileSync(new URL(`../../data/${name}`, import.meta.url), 'utf8'));
+  return {
+    node: NodeReleases.parse(read('node-releases.json')),
+    packages: EolPackages.parse(read('npm-eol-packages.json')),
+  };
 }
 
 export interface EolInput {
@@ -56,7 +63,14 @@ export interface EolHit {
 /** The lowest major version a semver range allows (`^16.2` → 16, `>=18 <21` → 18), or null when unknown. */
 export function minimumMajor(range: string): number | null {
   const trimmed = range.trim();
-  if (trimmed === '' || trimmed === '*' || trimmed === 'x' || trimmed === 'latest' || /^(git|git\+\w+|https?|file|link|workspace|npm|github):/.test(trimmed) || trimmed.includes('/')) {
+  if (
+    trimmed === '' ||
+    trimmed === '*' ||
+    trimmed === 'x' ||
+    trimmed === 'latest' ||
+    /^(git|git\+\w+|https?|file|link|workspace|npm|github):/.test(trimmed) ||
+    trimmed.includes('/')
+  ) {
     return null;
   }
   const bounds = trimmed
@@ -111,10 +125,12 @@ export function findEolDependencies(input: EolInput): EolHit[] {
   if (input.manifest !== null) {
     const manifest = parseManifest(input.manifest);
     const engines = manifest['engines'];
-    const nodeRange = typeof engines === 'object' && engines !== null ? (engines as Record<string, unknown>)['node'] : undefined;
+    const nodeRange =
+      typeof engines === 'object' && engines !== null ? (engines as Record<string, unknown>)['node'] : undefined;
     if (typeof nodeRange === 'string') {
       const major = minimumMajor(nodeRange);
-      if (major !== null) nodeHit('package.json', lineOf(input.manifest, /"node"\s*:/), major, `engines.node "${nodeRange}"`);
+      if (major !== null)
+        nodeHit('package.json', lineOf(input.manifest, /"node"\s*:/), major, `engines.node "${nodeRange}"`);
     }
     for (const field of ['dependencies', 'devDependencies', 'optionalDependencies', 'peerDependencies']) {
       const deps = manifest[field];
@@ -178,10 +194,15 @@ function eolDraft(hit: EolHit): FindingDraft {
     current_behaviour: `${hit.file} declares ${hit.declared}. ${what} is ${hit.status} since ${hit.since}: it gets no ${maintenance ? 'new features (only critical fixes)' : 'security fixes'}. Evidence: ${hit.evidence}.`,
     expected_behaviour: `The project depends on ${hit.replacement} instead.`,
     observable_test_conditions: [
-      hit.kind === 'node' ? `${hit.file} no longer allows Node.js ${hit.name.slice(5)}, and the test suite passes on ${hit.replacement}` : `${hit.file} no longer lists ${hit.name}${hit.status === 'end-of-life' || hit.status === 'deprecated' ? ' at an affected version' : ''}`,
+      hit.kind === 'node'
+        ? `${hit.file} no longer allows Node.js ${hit.name.slice(5)}, and the test suite passes on ${hit.replacement}`
+        : `${hit.file} no longer lists ${hit.name}${hit.status === 'end-of-life' || hit.status === 'deprecated' ? ' at an affected version' : ''}`,
       'the behaviour the dependency provided is covered by tests that pass after the migration',
     ],
-    forbidden_in_test: ['mocking the replacement so the migration is never exercised', 'pinning the old version to keep tests green'],
+    forbidden_in_test: [
+      'mocking the replacement so the migration is never exercised',
+      'pinning the old version to keep tests green',
+    ],
   });
 }
 
@@ -207,7 +228,8 @@ export function dependencyEolCritic(options: DependencyEolOptions = {}): CriticD
   return defineCritic({
     id: 'toolchain/dependency-eol',
     evidence: 'toolchain',
-    description: 'Declared Node.js versions (engines, .nvmrc, Dockerfile) and npm dependencies past end of life or deprecated, from tables shipped in libs/critics/data.',
+    description:
+      'Declared Node.js versions (engines, .nvmrc, Dockerfile) and npm dependencies past end of life or deprecated, from tables shipped in libs/critics/data.',
     triggers: ['**/package.json', '**/.nvmrc', '**/.node-version', '**/Dockerfile*'],
     timeoutMs: options.timeoutMs ?? 60_000,
     covers: isEolInput,
@@ -219,7 +241,15 @@ export function dependencyEolCritic(options: DependencyEolOptions = {}): CriticD
         .filter((f): f is { file: string; text: string } => f.text !== null);
       // The shell may read the clock when the caller gave no time; the rule itself never does.
       const now = context.now ?? options.now ?? new Date();
-      return Promise.resolve(findEolDependencies({ manifest: read('package.json'), versionFiles, now, node: data.node, packages: data.packages }).map(eolDraft));
+      return Promise.resolve(
+        findEolDependencies({
+          manifest: read('package.json'),
+          versionFiles,
+          now,
+          node: data.node,
+          packages: data.packages,
+        }).map(eolDraft),
+      );
     },
   });
 }

@@ -48,13 +48,19 @@ export function secretsDetectorCritic(options: { readonly timeoutMs?: number } =
           continue;
         }
         const cached = cache.get(file);
-        const fresh = cached !== undefined && cached.hash === hash && Object.entries(cached.keyDeps).every(([dep, depHash]) => reader.hash(dep) === depHash);
+        const fresh =
+          cached !== undefined &&
+          cached.hash === hash &&
+          Object.entries(cached.keyDeps).every(([dep, depHash]) => reader.hash(dep) === depHash);
         let entry: CacheEntry;
         if (fresh) {
           entry = cached;
         } else {
           const text = reader.read(file);
-          const keyUse = text === null ? { hits: [], deps: [] } : findKeyUses({ file, text, read: (path) => reader.read(path), exists });
+          const keyUse =
+            text === null
+              ? { hits: [], deps: [] }
+              : findKeyUses({ file, text, read: (path) => reader.read(path), exists });
           const keyDeps: Record<string, string> = {};
           for (const dep of keyUse.deps) keyDeps[dep] = reader.hash(dep) ?? 'missing';
           entry = { hash, hits: text === null ? [] : scanForSecrets(file, text), keys: keyUse.hits, keyDeps };
@@ -83,7 +89,9 @@ function keyUseDraft(file: string, hit: KeyUseHit): FindingDraft {
     finding_type: `secret/${hit.kind}`,
     file,
     line_range: { start: hit.line, end: hit.line },
-    title: fallback ? `Hard-coded fallback key: a literal is the ${hit.label} when the environment has none` : `Hard-coded key: a literal is the ${hit.label}`,
+    title: fallback
+      ? `Hard-coded fallback key: a literal is the ${hit.label} when the environment has none`
+      : `Hard-coded key: a literal is the ${hit.label}`,
     current_behaviour: fallback
       ? `${file}:${hit.line} uses a literal (${hit.redacted}${where}) as the ${hit.label} whenever the configured value is missing: a deployment without it runs with a key everyone who can read the repository knows.`
       : `${file}:${hit.line} passes a literal (${hit.redacted}${where}) as the ${hit.label}. Anyone who can read the repository or its history can forge what this key signs, read what it encrypts or hijack the sessions it protects.`,
@@ -92,10 +100,24 @@ function keyUseDraft(file: string, hit: KeyUseHit): FindingDraft {
       : 'The key is read at runtime from the environment or a secret manager, never written in the source; the exposed value is rotated (removing it from the file does not remove it from git history).',
     observable_test_conditions: [
       'with the key configured in the environment, tokens/cookies/ciphertexts made with it verify, and ones made with the old literal are rejected',
-      fallback ? 'starting without the key configured fails with an error naming the missing variable' : `${file} contains no literal passed as the ${hit.label}`,
+      fallback
+        ? 'starting without the key configured fails with an error naming the missing variable'
+        : `${file} contains no literal passed as the ${hit.label}`,
     ],
-    forbidden_in_test: ['putting the real key (or any live credential) into a test or fixture', 'asserting on the key value itself'],
-    related_locations: hit.definedAt === null ? [] : [{ file: hit.definedAt.file, line_range: { start: hit.definedAt.line, end: hit.definedAt.line }, note: 'the literal is written here' }],
+    forbidden_in_test: [
+      'putting the real key (or any live credential) into a test or fixture',
+      'asserting on the key value itself',
+    ],
+    related_locations:
+      hit.definedAt === null
+        ? []
+        : [
+            {
+              file: hit.definedAt.file,
+              line_range: { start: hit.definedAt.line, end: hit.definedAt.line },
+              note: 'the literal is written here',
+            },
+          ],
   });
 }
 
@@ -115,6 +137,9 @@ function secretDraft(file: string, hit: SecretHit): FindingDraft {
       'the code reads the credential from configuration (e.g. process.env) and fails with a clear error when it is missing',
       `${file} contains no literal matching the ${hit.label} pattern`,
     ],
-    forbidden_in_test: ['putting the real secret (or any live credential) into a test or fixture', 'asserting on the secret value itself'],
+    forbidden_in_test: [
+      'putting the real secret (or any live credential) into a test or fixture',
+      'asserting on the secret value itself',
+    ],
   });
 }

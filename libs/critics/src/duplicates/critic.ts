@@ -3,7 +3,15 @@ import { defineCritic, draftFinding } from '../plumbing/define.js';
 import { AnalysisCache } from '../repo/cache.js';
 import { yieldToEventLoop } from '../repo/files.js';
 import { isCodeFile } from '../sast/project.js';
-import { type Clone, DEFAULT_DETECT_OPTIONS, type DetectOptions, type TokenStream, detectClones, sortClones, tokenize } from './detect.js';
+import {
+  type Clone,
+  DEFAULT_DETECT_OPTIONS,
+  type DetectOptions,
+  type TokenStream,
+  detectClones,
+  sortClones,
+  tokenize,
+} from './detect.js';
 import type { ShapeUnit } from './syntax.js';
 
 // dup-13: type-only text dropped, code lines counted, a body needed for renamed copies, shape families.
@@ -52,17 +60,39 @@ export function clonesToDrafts(clones: readonly Clone[], review: ReadonlySet<str
     const bIn = review.has(clone.b.file);
     if (!aIn && !bIn) continue;
     const [here, there] = aIn && bIn ? [clone.b, clone.a] : aIn ? [clone.a, clone.b] : [clone.b, clone.a];
-    pieces.push({ region: here, within: aIn && bIn, others: [there], tokens: clone.tokens, lines: clone.lines, identical: clone.identical });
+    pieces.push({
+      region: here,
+      within: aIn && bIn,
+      others: [there],
+      tokens: clone.tokens,
+      lines: clone.lines,
+      identical: clone.identical,
+    });
   }
   // Overlapping pieces of one file (a region copied to several places, or one copy matched in
   // parts) become one finding over their union, listing every other copy.
-  pieces.sort((p, q) => p.region.file.localeCompare(q.region.file) || Number(q.within) - Number(p.within) || p.region.startLine - q.region.startLine);
+  pieces.sort(
+    (p, q) =>
+      p.region.file.localeCompare(q.region.file) ||
+      Number(q.within) - Number(p.within) ||
+      p.region.startLine - q.region.startLine,
+  );
   const merged: Group[] = [];
   for (const piece of pieces) {
     const last = merged.at(-1);
-    if (last !== undefined && last.region.file === piece.region.file && last.within === piece.within && piece.region.startLine <= last.region.endLine) {
-      last.region = { file: last.region.file, startLine: last.region.startLine, endLine: Math.max(last.region.endLine, piece.region.endLine) };
-      for (const other of piece.others) if (!last.others.some((o) => o.file === other.file && o.startLine === other.startLine)) last.others.push(other);
+    if (
+      last !== undefined &&
+      last.region.file === piece.region.file &&
+      last.within === piece.within &&
+      piece.region.startLine <= last.region.endLine
+    ) {
+      last.region = {
+        file: last.region.file,
+        startLine: last.region.startLine,
+        endLine: Math.max(last.region.endLine, piece.region.endLine),
+      };
+      for (const other of piece.others)
+        if (!last.others.some((o) => o.file === other.file && o.startLine === other.startLine)) last.others.push(other);
       last.tokens = Math.max(last.tokens, piece.tokens);
       last.lines = Math.max(last.lines, piece.lines);
       last.identical = Math.min(last.identical, piece.identical);
@@ -92,8 +122,15 @@ export function clonesToDrafts(clones: readonly Clone[], review: ReadonlySet<str
         'one test of the shared function covers the behaviour both call sites rely on, and both call sites still pass their existing tests',
         'changing the shared logic in one place changes the behaviour at every former copy',
       ],
-      forbidden_in_test: ['tests that pin the duplicated implementation line by line', 'tests that only assert the two copies are textually different'],
-      related_locations: others.map((o) => ({ file: o.file, line_range: { start: o.startLine, end: o.endLine }, note: 'other copy' })),
+      forbidden_in_test: [
+        'tests that pin the duplicated implementation line by line',
+        'tests that only assert the two copies are textually different',
+      ],
+      related_locations: others.map((o) => ({
+        file: o.file,
+        line_range: { start: o.startLine, end: o.endLine },
+        note: 'other copy',
+      })),
     });
   });
 }
@@ -111,7 +148,11 @@ const SHAPE_WORDS: Readonly<Record<ShapeUnit['kind'], string>> = {
  * signatures of one form): what a language makes authors write again is reported once per family,
  * at low severity, on its first member under review — never per pair, and never as copied logic.
  */
-export function shapeFamiliesToDrafts(streams: ReadonlyMap<string, TokenStream>, review: ReadonlySet<string>, minTokens: number): FindingDraft[] {
+export function shapeFamiliesToDrafts(
+  streams: ReadonlyMap<string, TokenStream>,
+  review: ReadonlySet<string>,
+  minTokens: number,
+): FindingDraft[] {
   const families = new Map<string, { file: string; unit: ShapeUnit }[]>();
   for (const [file, stream] of streams) {
     for (const unit of stream.shapes) {
@@ -128,7 +169,10 @@ export function shapeFamiliesToDrafts(streams: ReadonlyMap<string, TokenStream>,
     const here = members.find((m) => review.has(m.file));
     if (here === undefined) continue;
     const others = members.filter((m) => m !== here).slice(0, 20);
-    const names = members.map((m) => m.unit.name || '(anonymous)').slice(0, 6).join(', ');
+    const names = members
+      .map((m) => m.unit.name || '(anonymous)')
+      .slice(0, 6)
+      .join(', ');
     drafts.push(
       draftFinding({
         severity: 'low',
@@ -138,11 +182,24 @@ export function shapeFamiliesToDrafts(streams: ReadonlyMap<string, TokenStream>,
         file: here.file,
         line_range: { start: here.unit.startLine, end: here.unit.endLine },
         title: `${members.length} ${SHAPE_WORDS[here.unit.kind]} share one shape (${names}${members.length > 6 ? ', …' : ''})`,
-        current_behaviour: `${members.map((m) => `${m.file}:${m.unit.startLine}`).slice(0, 8).join(', ')}${members.length > 8 ? ', …' : ''} declare the same type-only shape (${here.unit.tokens} tokens) under other names. It is no copied logic, but each change to the shape has to be made ${members.length} times.`,
-        expected_behaviour: 'Where the repetition is not forced by the language or a framework, the shape is declared once (a generic, a mapped or derived type, a base class) and the others refer to it; otherwise nothing needs to change.',
-        observable_test_conditions: ['the type-check still passes for every former member of the family', 'changing the shared declaration changes every use'],
+        current_behaviour: `${members
+          .map((m) => `${m.file}:${m.unit.startLine}`)
+          .slice(0, 8)
+          .join(
+            ', ',
+          )}${members.length > 8 ? ', …' : ''} declare the same type-only shape (${here.unit.tokens} tokens) under other names. It is no copied logic, but each change to the shape has to be made ${members.length} times.`,
+        expected_behaviour:
+          'Where the repetition is not forced by the language or a framework, the shape is declared once (a generic, a mapped or derived type, a base class) and the others refer to it; otherwise nothing needs to change.',
+        observable_test_conditions: [
+          'the type-check still passes for every former member of the family',
+          'changing the shared declaration changes every use',
+        ],
         forbidden_in_test: ['tests that only assert the declarations are textually different'],
-        related_locations: others.map((o) => ({ file: o.file, line_range: { start: o.unit.startLine, end: o.unit.endLine }, note: `same shape: ${o.unit.name || 'anonymous'}` })),
+        related_locations: others.map((o) => ({
+          file: o.file,
+          line_range: { start: o.unit.startLine, end: o.unit.endLine },
+          note: `same shape: ${o.unit.name || 'anonymous'}`,
+        })),
       }),
     );
   }
@@ -150,12 +207,15 @@ export function shapeFamiliesToDrafts(streams: ReadonlyMap<string, TokenStream>,
 }
 
 /** `quality/duplicate-code-detector`: token/AST-normalised windows over the repository's code files. */
-export function duplicateCodeCritic(options: { readonly timeoutMs?: number; readonly detect?: Partial<DetectOptions> } = {}): CriticDefinition {
+export function duplicateCodeCritic(
+  options: { readonly timeoutMs?: number; readonly detect?: Partial<DetectOptions> } = {},
+): CriticDefinition {
   const detectOptions: DetectOptions = { ...DEFAULT_DETECT_OPTIONS, ...options.detect };
   return defineCritic({
     id: 'quality/duplicate-code-detector',
     evidence: 'ast',
-    description: 'Deterministic clone detection on TypeScript-scanner tokens with identifiers and literals normalised (renamed copies still match; tables of the same shape holding other data do not), within the change and against the rest of the repository.',
+    description:
+      'Deterministic clone detection on TypeScript-scanner tokens with identifiers and literals normalised (renamed copies still match; tables of the same shape holding other data do not), within the change and against the rest of the repository.',
     triggers: [],
     timeoutMs: options.timeoutMs ?? 300_000,
     covers: isCodeFile,
@@ -163,8 +223,14 @@ export function duplicateCodeCritic(options: { readonly timeoutMs?: number; read
       const reader = context.reader;
       // The review's code files are compared with each other and with the rest of the repository's.
       const files = [...new Set([...(await context.repoFiles()), ...context.files])].filter(isCodeFile).sort();
-      const generated = (file: string): void => context.coverage.skipped(file, 'generated', 'generated or minified (very long lines): not compared');
-      const cache = AnalysisCache.open<CacheEntry>(context.cacheDir, 'quality/duplicate-code-detector', DUPLICATES_VERSION, detectOptions);
+      const generated = (file: string): void =>
+        context.coverage.skipped(file, 'generated', 'generated or minified (very long lines): not compared');
+      const cache = AnalysisCache.open<CacheEntry>(
+        context.cacheDir,
+        'quality/duplicate-code-detector',
+        DUPLICATES_VERSION,
+        detectOptions,
+      );
       const streams = new Map<string, TokenStream>();
       const hashes: Record<string, string> = {};
       let tokenised = 0;
@@ -175,7 +241,11 @@ export function duplicateCodeCritic(options: { readonly timeoutMs?: number; read
         if (hash === null) continue;
         const cached = cache.get(file);
         let stream: TokenStream;
-        if (cached !== undefined && cached.hash === hash && (cached.stream !== undefined || cached.generated === true)) {
+        if (
+          cached !== undefined &&
+          cached.hash === hash &&
+          (cached.stream !== undefined || cached.generated === true)
+        ) {
           cache.set(file, cached);
           if (cached.stream === undefined) {
             generated(file);
@@ -212,10 +282,15 @@ export function duplicateCodeCritic(options: { readonly timeoutMs?: number; read
         const kept = previous.clones.filter((c) => unchanged(c.a.file) && unchanged(c.b.file));
         clones = sortClones([...kept, ...(changed.size === 0 ? [] : detectClones(streams, detectOptions, changed))]);
       }
-      const same = previous?.clones !== undefined && changed.size === 0 && Object.keys(previous.files ?? {}).length === Object.keys(hashes).length;
+      const same =
+        previous?.clones !== undefined &&
+        changed.size === 0 &&
+        Object.keys(previous.files ?? {}).length === Object.keys(hashes).length;
       cache.set('#clones', same && previous !== undefined ? previous : { hash: '', files: hashes, clones });
       cache.save();
-      context.note?.(`${streams.size} code files: ${tokenised} tokenised, ${reused} reused from the cache; ${changed.size} re-matched`);
+      context.note?.(
+        `${streams.size} code files: ${tokenised} tokenised, ${reused} reused from the cache; ${changed.size} re-matched`,
+      );
       const review = new Set(context.files);
       return [...clonesToDrafts(clones, review), ...shapeFamiliesToDrafts(streams, review, detectOptions.minTokens)];
     },

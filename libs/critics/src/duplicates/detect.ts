@@ -116,7 +116,10 @@ export function tokenize(file: string, text: string): TokenStream {
       } else {
         braces.pop();
       }
-    } else if ((kind === ts.SyntaxKind.SlashToken || kind === ts.SyntaxKind.SlashEqualsToken) && !EXPRESSION_END.has(previous)) {
+    } else if (
+      (kind === ts.SyntaxKind.SlashToken || kind === ts.SyntaxKind.SlashEqualsToken) &&
+      !EXPRESSION_END.has(previous)
+    ) {
       kind = scanner.reScanSlashToken();
     }
     const start = scanner.getTokenStart();
@@ -143,7 +146,10 @@ export function tokenize(file: string, text: string): TokenStream {
     let normalised: number = kind;
     let ident = -1;
     let literal = CODE_OFFSET;
-    if ((kind === ts.SyntaxKind.Identifier || kind === ts.SyntaxKind.PrivateIdentifier) && (afterDot || kind === ts.SyntaxKind.PrivateIdentifier)) {
+    if (
+      (kind === ts.SyntaxKind.Identifier || kind === ts.SyntaxKind.PrivateIdentifier) &&
+      (afterDot || kind === ts.SyntaxKind.PrivateIdentifier)
+    ) {
       // Member names stay as they are (`.length`, `.quantity`): a renamed copy keeps them, while
       // unrelated code that merely has the same shape rarely does.
       normalised = MEMBER_BASE + memberCode(scanner.getTokenValue());
@@ -279,14 +285,17 @@ const MAX_BUCKET = 48;
 const FILE_STRIDE = 16_777_216;
 const BASE = 1_000_003;
 
-
 /**
  * Finds clones among the given files: pairs of token ranges that are equal after normalisation,
  * at least minTokens long, spanning minLines lines, with a consistent renaming. With `focus`, only
  * clones with at least one side in a focus file are looked for (an incremental review: clones
  * between unchanged files come from the cache). Deterministic: the result is sorted.
  */
-export function detectClones(streams: ReadonlyMap<string, TokenStream>, options: DetectOptions = DEFAULT_DETECT_OPTIONS, focus?: ReadonlySet<string>): Clone[] {
+export function detectClones(
+  streams: ReadonlyMap<string, TokenStream>,
+  options: DetectOptions = DEFAULT_DETECT_OPTIONS,
+  focus?: ReadonlySet<string>,
+): Clone[] {
   const files = [...streams.keys()];
   // Rolling polynomial hash in 32-bit integer arithmetic (Math.imul wraps, so adding the incoming
   // token and removing the outgoing one stay exact modulo 2^32).
@@ -303,7 +312,8 @@ export function detectClones(streams: ReadonlyMap<string, TokenStream>, options:
       if (i >= SEED - 1 && ((hash ^ (hash >>> 15)) & 3) === 0) visit(hash, base + i);
     }
   };
-  const focusFiles = focus === undefined ? null : new Set(files.map((f, i) => (focus.has(f) ? i : -1)).filter((i) => i >= 0));
+  const focusFiles =
+    focus === undefined ? null : new Set(files.map((f, i) => (focus.has(f) ? i : -1)).filter((i) => i >= 0));
   // Every file's seeds count towards a bucket's size, whatever the focus: pairing then depends only
   // on the pair, so an incremental run finds exactly the clones a cold run would (for the focus).
   const index = new Map<number, number[]>();
@@ -336,7 +346,8 @@ export function detectClones(streams: ReadonlyMap<string, TokenStream>, options:
     for (const [hash, bucket] of index) {
       // A window repeated in more places than this is boilerplate, not a copy of something.
       if (bucket.length < 2 || (sizes.get(hash) ?? 0) > MAX_BUCKET) continue;
-      for (let x = 0; x < bucket.length; x += 1) for (let y = x + 1; y < bucket.length; y += 1) pairs.push([bucket[x] ?? 0, bucket[y] ?? 0]);
+      for (let x = 0; x < bucket.length; x += 1)
+        for (let y = x + 1; y < bucket.length; y += 1) pairs.push([bucket[x] ?? 0, bucket[y] ?? 0]);
     }
   } else {
     // Focus seeds against every file's seeds (focus-focus pairs once, from the lower position).
@@ -368,7 +379,14 @@ export function detectClones(streams: ReadonlyMap<string, TokenStream>, options:
 
 /** Sorts clones by their places (a stable order for findings). */
 export function sortClones(clones: readonly Clone[]): Clone[] {
-  return [...clones].sort((p, q) => p.a.file.localeCompare(q.a.file) || p.a.startLine - q.a.startLine || p.b.file.localeCompare(q.b.file) || p.b.startLine - q.b.startLine || p.tokens - q.tokens);
+  return [...clones].sort(
+    (p, q) =>
+      p.a.file.localeCompare(q.a.file) ||
+      p.a.startLine - q.a.startLine ||
+      p.b.file.localeCompare(q.b.file) ||
+      p.b.startLine - q.b.startLine ||
+      p.tokens - q.tokens,
+  );
 }
 
 function extend(
@@ -395,11 +413,21 @@ function extend(
   if (a === undefined || b === undefined || fileA === undefined || fileB === undefined) return null;
   for (let i = 0; i < SEED; i += 1) if (a.kinds.charCodeAt(pa + i) !== b.kinds.charCodeAt(pb + i)) return null;
   let start = 0;
-  while (pa - start - 1 >= 0 && pb - start - 1 >= 0 && a.kinds.charCodeAt(pa - start - 1) === b.kinds.charCodeAt(pb - start - 1)) start += 1;
+  while (
+    pa - start - 1 >= 0 &&
+    pb - start - 1 >= 0 &&
+    a.kinds.charCodeAt(pa - start - 1) === b.kinds.charCodeAt(pb - start - 1)
+  )
+    start += 1;
   let length = SEED + start;
   const sa = pa - start;
   const sb = pb - start;
-  while (sa + length < a.kinds.length && sb + length < b.kinds.length && a.kinds.charCodeAt(sa + length) === b.kinds.charCodeAt(sb + length)) length += 1;
+  while (
+    sa + length < a.kinds.length &&
+    sb + length < b.kinds.length &&
+    a.kinds.charCodeAt(sa + length) === b.kinds.charCodeAt(sb + length)
+  )
+    length += 1;
   covered.set(diagonal, [...(stretches ?? []), [sa, sa + length]]);
   // A region overlapping its own copy is a repetition inside one place, not a duplicate.
   if (fa === fb && sa + length > sb) length = sb - sa;
@@ -440,9 +468,15 @@ function extend(
     literals += 1;
     if (la !== b.literals.charCodeAt(sb + i)) changed += 1;
   }
-  if (literals > 0 && literals / (literals + pairs) >= options.otherData.share && changed / literals >= options.otherData.changed) return null;
+  if (
+    literals > 0 &&
+    literals / (literals + pairs) >= options.otherData.share &&
+    changed / literals >= options.otherData.changed
+  )
+    return null;
   const identicalShare = pairs === 0 ? 1 : identical / pairs;
-  if (identicalShare < 0.99 && Math.min(largestBody(a, sa, length), largestBody(b, sb, length)) < options.minBodyTokens) return null;
+  if (identicalShare < 0.99 && Math.min(largestBody(a, sa, length), largestBody(b, sb, length)) < options.minBodyTokens)
+    return null;
   return {
     a: { file: fileA, startLine: startA, endLine: endA },
     b: { file: fileB, startLine: startB, endLine: endB },

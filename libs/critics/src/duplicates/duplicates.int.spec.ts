@@ -56,7 +56,13 @@ const RULES_B = `export const XSS_RULE = {
 `;
 
 async function findings(dir: string, files: readonly string[], cacheDir?: string) {
-  const result = await runCritic(duplicateCodeCritic(), { repoDir: dir, commit: '0'.repeat(40), files, phase: 'final_sweep', ...(cacheDir === undefined ? {} : { cacheDir }) });
+  const result = await runCritic(duplicateCodeCritic(), {
+    repoDir: dir,
+    commit: '0'.repeat(40),
+    files,
+    phase: 'final_sweep',
+    ...(cacheDir === undefined ? {} : { cacheDir }),
+  });
   if (result.status !== 'reported') throw new Error(result.message);
   return result;
 }
@@ -67,7 +73,12 @@ describe('quality/duplicate-code-detector', () => {
     try {
       const { findings: found } = await findings(repo.dir, ['src/invoice.ts', 'src/quote.ts']);
       expect(found).toHaveLength(1);
-      expect(found[0]).toMatchObject({ finding_type: 'duplicate/within-change', severity: 'medium', category: 'maintainability', file: 'src/quote.ts' });
+      expect(found[0]).toMatchObject({
+        finding_type: 'duplicate/within-change',
+        severity: 'medium',
+        category: 'maintainability',
+        file: 'src/quote.ts',
+      });
       expect(found[0]?.line_range.start).toBeLessThanOrEqual(2);
       expect(found[0]?.line_range.end).toBeGreaterThanOrEqual(9);
       expect(found[0]?.related_locations[0]).toMatchObject({ file: 'src/invoice.ts', line_range: { start: 1 } });
@@ -98,9 +109,15 @@ describe('quality/duplicate-code-detector', () => {
   });
 
   it('stays quiet on two tables of the same shape filled with other data', async () => {
-    const repo = fixtureRepo({ 'src/sql-rule.ts': RULES_A, 'src/xss-rule.ts': RULES_B, 'src/invoice.ts': ORIGINAL, 'src/quote.ts': RENAMED });
+    const repo = fixtureRepo({
+      'src/sql-rule.ts': RULES_A,
+      'src/xss-rule.ts': RULES_B,
+      'src/invoice.ts': ORIGINAL,
+      'src/quote.ts': RENAMED,
+    });
     try {
-      const found = (await findings(repo.dir, ['src/sql-rule.ts', 'src/xss-rule.ts', 'src/invoice.ts', 'src/quote.ts'])).findings;
+      const found = (await findings(repo.dir, ['src/sql-rule.ts', 'src/xss-rule.ts', 'src/invoice.ts', 'src/quote.ts']))
+        .findings;
       expect(found.map((f) => f.file)).toEqual(['src/quote.ts']);
     } finally {
       repo.remove();
@@ -124,8 +141,10 @@ describe('quality/duplicate-code-detector', () => {
   });
 
   it('does not count doc comments and type declarations: JSDoc-heavy overload signatures are one low finding per family', async () => {
-    const doc = (name: string) => `  /**\n   * Calls the \`${name}\` function for the column given as the argument.\n   *\n   * For additional functionality such as distinct, filtering and window functions,\n   * refer to the aggregate builder. An instance of it is returned.\n   *\n   * The type of the selected expression is the referenced column's type.\n   */\n`;
-    const signature = (name: string) => `  ${name}<O extends number | string | Date | bigint | null = never, RE extends Reference<DB, TB> = Reference<DB, TB>>(\n    expr: RE,\n  ): AggregateBuilder<DB, TB, IsNever<O> extends true ? ExtractType<DB, TB, RE, number | string | Date | bigint> : O>\n`;
+    const doc = (name: string) =>
+      `  /**\n   * Calls the \`${name}\` function for the column given as the argument.\n   *\n   * For additional functionality such as distinct, filtering and window functions,\n   * refer to the aggregate builder. An instance of it is returned.\n   *\n   * The type of the selected expression is the referenced column's type.\n   */\n`;
+    const signature = (name: string) =>
+      `  ${name}<O extends number | string | Date | bigint | null = never, RE extends Reference<DB, TB> = Reference<DB, TB>>(\n    expr: RE,\n  ): AggregateBuilder<DB, TB, IsNever<O> extends true ? ExtractType<DB, TB, RE, number | string | Date | bigint> : O>\n`;
     const module = `export interface FunctionModule<DB, TB> {\n${['max', 'min', 'sum', 'avg'].map((n) => doc(n) + signature(n)).join('\n')}}\n`;
     const repo = fixtureRepo({ 'src/function-module.ts': module });
     try {
@@ -142,12 +161,21 @@ describe('quality/duplicate-code-detector', () => {
     const builder = (cls: string, node: string) =>
       `export class ${cls} {\n  constructor(private readonly props: { node: ${node} }) {}\n` +
       ['where', 'orderBy', 'limit', 'offset', 'returning', 'groupBy']
-        .map((m) => `  ${m}(...args: unknown[]): ${cls} {\n    return new ${cls}({ ...this.props, node: ${node}.cloneWith${m[0]?.toUpperCase()}${m.slice(1)}(this.props.node, parse(args)) });\n  }\n`)
+        .map(
+          (m) =>
+            `  ${m}(...args: unknown[]): ${cls} {\n    return new ${cls}({ ...this.props, node: ${node}.cloneWith${m[0]?.toUpperCase()}${m.slice(1)}(this.props.node, parse(args)) });\n  }\n`,
+        )
         .join('') +
       '}\n';
-    const repo = fixtureRepo({ 'src/select.ts': builder('SelectBuilder', 'SelectNode'), 'src/update.ts': builder('UpdateBuilder', 'UpdateNode'), 'src/invoice.ts': ORIGINAL, 'src/quote.ts': RENAMED });
+    const repo = fixtureRepo({
+      'src/select.ts': builder('SelectBuilder', 'SelectNode'),
+      'src/update.ts': builder('UpdateBuilder', 'UpdateNode'),
+      'src/invoice.ts': ORIGINAL,
+      'src/quote.ts': RENAMED,
+    });
     try {
-      const found = (await findings(repo.dir, ['src/select.ts', 'src/update.ts', 'src/invoice.ts', 'src/quote.ts'])).findings;
+      const found = (await findings(repo.dir, ['src/select.ts', 'src/update.ts', 'src/invoice.ts', 'src/quote.ts']))
+        .findings;
       expect(found.map((f) => [f.finding_type, f.file])).toEqual([['duplicate/within-change', 'src/quote.ts']]);
     } finally {
       repo.remove();
@@ -155,13 +183,21 @@ describe('quality/duplicate-code-detector', () => {
   });
 
   it('reports DTO classes with the same fields once, at low severity', async () => {
-    const dto = (name: string) => `export class ${name} {\n${['name', 'email', 'street', 'city', 'zip', 'country']
-      .map((f) => `  @IsString()\n  @MaxLength(200)\n  ${f}!: string;\n`)
-      .join('')}}\n`;
-    const repo = fixtureRepo({ 'src/create.dto.ts': dto('CreateCustomerDto'), 'src/update.dto.ts': dto('UpdateCustomerDto'), 'src/import.dto.ts': dto('ImportCustomerDto') });
+    const dto = (name: string) =>
+      `export class ${name} {\n${['name', 'email', 'street', 'city', 'zip', 'country']
+        .map((f) => `  @IsString()\n  @MaxLength(200)\n  ${f}!: string;\n`)
+        .join('')}}\n`;
+    const repo = fixtureRepo({
+      'src/create.dto.ts': dto('CreateCustomerDto'),
+      'src/update.dto.ts': dto('UpdateCustomerDto'),
+      'src/import.dto.ts': dto('ImportCustomerDto'),
+    });
     try {
-      const found = (await findings(repo.dir, ['src/create.dto.ts', 'src/update.dto.ts', 'src/import.dto.ts'])).findings;
-      expect(found.map((f) => [f.finding_type, f.severity, f.file, f.related_locations.length])).toEqual([['duplicate/repeated-shape', 'low', 'src/create.dto.ts', 2]]);
+      const found = (await findings(repo.dir, ['src/create.dto.ts', 'src/update.dto.ts', 'src/import.dto.ts']))
+        .findings;
+      expect(found.map((f) => [f.finding_type, f.severity, f.file, f.related_locations.length])).toEqual([
+        ['duplicate/repeated-shape', 'low', 'src/create.dto.ts', 2],
+      ]);
     } finally {
       repo.remove();
     }

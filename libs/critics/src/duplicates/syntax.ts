@@ -61,13 +61,24 @@ function isFunctionLike(node: ts.Node): node is ts.FunctionLikeDeclaration {
 }
 
 /** A hash of a declaration's tokens, its own name (the first identifier) left out. */
-function shapeHash(text: string, start: number, end: number, languageVariant: ts.LanguageVariant): { hash: string; tokens: number } {
+function shapeHash(
+  text: string,
+  start: number,
+  end: number,
+  languageVariant: ts.LanguageVariant,
+): { hash: string; tokens: number } {
   const scanner = ts.createScanner(ts.ScriptTarget.Latest, true, languageVariant, text, undefined, start, end - start);
   let hash = 5381;
   let tokens = 0;
   let named = false;
   for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
-    const value = kind === ts.SyntaxKind.Identifier && !named ? ((named = true), '#name') : kind === ts.SyntaxKind.Identifier || (kind >= ts.SyntaxKind.FirstLiteralToken && kind <= ts.SyntaxKind.LastLiteralToken) ? scanner.getTokenValue() : String(kind);
+    const value =
+      kind === ts.SyntaxKind.Identifier && !named
+        ? ((named = true), '#name')
+        : kind === ts.SyntaxKind.Identifier ||
+            (kind >= ts.SyntaxKind.FirstLiteralToken && kind <= ts.SyntaxKind.LastLiteralToken)
+          ? scanner.getTokenValue()
+          : String(kind);
     for (let i = 0; i < value.length; i += 1) hash = ((hash * 33) ^ value.charCodeAt(i)) >>> 0;
     hash = ((hash * 33) ^ 0x1f) >>> 0;
     tokens += 1;
@@ -86,7 +97,13 @@ export function syntaxFacts(file: string, text: string): SyntaxFacts {
   const typeOnly = (start: number, end: number): void => {
     if (end > start) ranges.push({ start, end });
   };
-  const shape = (node: ts.Node, kind: ShapeUnit['kind'], name: string, start = node.getStart(sf), end = node.end): void => {
+  const shape = (
+    node: ts.Node,
+    kind: ShapeUnit['kind'],
+    name: string,
+    start = node.getStart(sf),
+    end = node.end,
+  ): void => {
     const { hash, tokens } = shapeHash(text, start, end, variant);
     shapes.push({ startLine: lineOf(start), endLine: lineOf(end), kind, name, hash, tokens });
   };
@@ -106,11 +123,17 @@ export function syntaxFacts(file: string, text: string): SyntaxFacts {
     const flush = (): void => {
       const first = group[0];
       const last = group.at(-1);
-      if (first !== undefined && last !== undefined && group.length >= 1) shape(first, group.length > 1 ? 'overloads' : 'signature', nameOf(first), first.getStart(sf), last.end);
+      if (first !== undefined && last !== undefined && group.length >= 1)
+        shape(first, group.length > 1 ? 'overloads' : 'signature', nameOf(first), first.getStart(sf), last.end);
       group = [];
     };
     for (const member of members) {
-      const signature = (ts.isFunctionDeclaration(member) || ts.isMethodDeclaration(member) || ts.isMethodSignature(member) || ts.isConstructorDeclaration(member)) && (member as ts.FunctionLikeDeclaration).body === undefined;
+      const signature =
+        (ts.isFunctionDeclaration(member) ||
+          ts.isMethodDeclaration(member) ||
+          ts.isMethodSignature(member) ||
+          ts.isConstructorDeclaration(member)) &&
+        (member as ts.FunctionLikeDeclaration).body === undefined;
       if (signature && (group.length === 0 || nameOf(group[0] as ts.Node) === nameOf(member))) group.push(member);
       else {
         flush();
@@ -131,11 +154,18 @@ export function syntaxFacts(file: string, text: string): SyntaxFacts {
       if (ts.isInterfaceDeclaration(node)) overloads(node.members);
       return;
     }
-    if (hasModifier(node, ts.SyntaxKind.DeclareKeyword) || (ts.isExportDeclaration(node) && node.isTypeOnly) || (ts.isImportDeclaration(node) && node.importClause?.phaseModifier === ts.SyntaxKind.TypeKeyword)) {
+    if (
+      hasModifier(node, ts.SyntaxKind.DeclareKeyword) ||
+      (ts.isExportDeclaration(node) && node.isTypeOnly) ||
+      (ts.isImportDeclaration(node) && node.importClause?.phaseModifier === ts.SyntaxKind.TypeKeyword)
+    ) {
       typeOnly(node.getStart(sf), node.end);
       return;
     }
-    if ((ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isConstructorDeclaration(node)) && node.body === undefined) {
+    if (
+      (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isConstructorDeclaration(node)) &&
+      node.body === undefined
+    ) {
       // An overload signature or an abstract member: types only.
       typeOnly(node.getStart(sf), node.end);
       return;
@@ -146,26 +176,46 @@ export function syntaxFacts(file: string, text: string): SyntaxFacts {
       return;
     }
     if (ts.isClassDeclaration(node) || ts.isClassExpression(node)) {
-      const fieldsOnly = node.members.length > 0 && node.members.every((m) => ts.isPropertyDeclaration(m) && m.initializer === undefined);
+      const fieldsOnly =
+        node.members.length > 0 &&
+        node.members.every((m) => ts.isPropertyDeclaration(m) && m.initializer === undefined);
       if (fieldsOnly) shape(node, 'fields', node.name?.text ?? '');
       else overloads(node.members);
-      for (const clause of node.heritageClauses ?? []) if (clause.token === ts.SyntaxKind.ImplementsKeyword) typeOnly(clause.getStart(sf), clause.end);
+      for (const clause of node.heritageClauses ?? [])
+        if (clause.token === ts.SyntaxKind.ImplementsKeyword) typeOnly(clause.getStart(sf), clause.end);
     }
     if (ts.isSourceFile(node) || ts.isModuleBlock(node)) overloads(node.statements);
     if (isFunctionLike(node)) {
       angleList(node.typeParameters);
       annotation(node.type);
-      if (node.body !== undefined) bodies.push({ start: node.body.getStart(sf), end: node.body.end, id: bodies.length + 1 });
+      if (node.body !== undefined)
+        bodies.push({ start: node.body.getStart(sf), end: node.body.end, id: bodies.length + 1 });
     }
-    if (ts.isParameter(node) || ts.isVariableDeclaration(node) || ts.isPropertyDeclaration(node) || ts.isPropertySignature(node)) annotation(node.type);
+    if (
+      ts.isParameter(node) ||
+      ts.isVariableDeclaration(node) ||
+      ts.isPropertyDeclaration(node) ||
+      ts.isPropertySignature(node)
+    )
+      annotation(node.type);
     if (ts.isAsExpression(node) || ts.isSatisfiesExpression(node)) typeOnly(node.expression.end, node.end);
     if (ts.isTypeAssertionExpression(node)) typeOnly(node.getStart(sf), node.expression.getStart(sf));
-    if (ts.isCallExpression(node) || ts.isNewExpression(node) || ts.isExpressionWithTypeArguments(node) || ts.isTaggedTemplateExpression(node)) angleList(node.typeArguments);
+    if (
+      ts.isCallExpression(node) ||
+      ts.isNewExpression(node) ||
+      ts.isExpressionWithTypeArguments(node) ||
+      ts.isTaggedTemplateExpression(node)
+    )
+      angleList(node.typeArguments);
     if (ts.isClassDeclaration(node) || ts.isClassExpression(node)) angleList(node.typeParameters);
     ts.forEachChild(node, visit);
   };
   visit(sf);
-  return { typeRanges: merge(ranges), bodies: bodies.sort((a, b) => a.start - b.start), shapes: shapes.sort((a, b) => a.startLine - b.startLine) };
+  return {
+    typeRanges: merge(ranges),
+    bodies: bodies.sort((a, b) => a.start - b.start),
+    shapes: shapes.sort((a, b) => a.startLine - b.startLine),
+  };
 }
 
 function merge(ranges: TextRange[]): TextRange[] {
@@ -173,7 +223,8 @@ function merge(ranges: TextRange[]): TextRange[] {
   const out: TextRange[] = [];
   for (const range of sorted) {
     const last = out.at(-1);
-    if (last !== undefined && range.start <= last.end) out[out.length - 1] = { start: last.start, end: Math.max(last.end, range.end) };
+    if (last !== undefined && range.start <= last.end)
+      out[out.length - 1] = { start: last.start, end: Math.max(last.end, range.end) };
     else out.push(range);
   }
   return out;

@@ -40,7 +40,10 @@ describe('syntaxFacts', () => {
   });
 
   it('finds the function bodies', () => {
-    expect(facts.bodies.map((b) => SOURCE.slice(b.start, b.end).replace(/\s+/g, ' '))).toEqual(['{ return w * h; }', '{ return a as unknown; }']);
+    expect(facts.bodies.map((b) => SOURCE.slice(b.start, b.end).replace(/\s+/g, ' '))).toEqual([
+      '{ return w * h; }',
+      '{ return a as unknown; }',
+    ]);
   });
 
   it('lists the shapes that may repeat, with their own names left out of the hash', () => {
@@ -50,7 +53,10 @@ describe('syntaxFacts', () => {
       ['overloads', 'pick', 6, 7],
       ['fields', 'UserDto', 11, 14],
     ]);
-    const twins = syntaxFacts('b.ts', 'interface A { f(x: string): void }\ninterface B { f(x: string): void }\ninterface C { g(x: string): void }\n').shapes.filter((s) => s.kind === 'interface');
+    const twins = syntaxFacts(
+      'b.ts',
+      'interface A { f(x: string): void }\ninterface B { f(x: string): void }\ninterface C { g(x: string): void }\n',
+    ).shapes.filter((s) => s.kind === 'interface');
     expect(twins[0]?.hash).toBe(twins[1]?.hash);
     expect(twins[0]?.hash).not.toBe(twins[2]?.hash);
   });
@@ -58,8 +64,14 @@ describe('syntaxFacts', () => {
 
 describe('tokenize', () => {
   it('keeps only runtime code: the same function with and without types tokenises alike', () => {
-    const typed = tokenize('a.ts', 'export function total(items: { price: number }[], rate: number): number {\n  return items.reduce((sum: number, i) => sum + i.price, 0) * (1 + rate);\n}\n');
-    const plain = tokenize('b.js', 'export function total(items, rate) {\n  return items.reduce((sum, i) => sum + i.price, 0) * (1 + rate);\n}\n');
+    const typed = tokenize(
+      'a.ts',
+      'export function total(items: { price: number }[], rate: number): number {\n  return items.reduce((sum: number, i) => sum + i.price, 0) * (1 + rate);\n}\n',
+    );
+    const plain = tokenize(
+      'b.js',
+      'export function total(items, rate) {\n  return items.reduce((sum, i) => sum + i.price, 0) * (1 + rate);\n}\n',
+    );
     expect(typed.kinds).toBe(plain.kinds);
   });
 

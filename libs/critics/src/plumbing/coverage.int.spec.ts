@@ -4,7 +4,17 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CriticCoverage } from '@rloop/contracts';
-import { type CoverageSource, type CriticDefinition, type CriticRunResult, DEFAULT_MAX_FILE_BYTES, builtInCritics, defineCritic, draftFinding, reviewRepositoryWithRuns, runCritic } from '../index.js';
+import {
+  type CoverageSource,
+  type CriticDefinition,
+  type CriticRunResult,
+  DEFAULT_MAX_FILE_BYTES,
+  builtInCritics,
+  defineCritic,
+  draftFinding,
+  reviewRepositoryWithRuns,
+  runCritic,
+} from '../index.js';
 
 // Every critic says what it covered of the files under review, from what it really read: a file
 // it supports and did not read, or could not read, is never counted as reviewed. The checkout sits
@@ -18,7 +28,8 @@ const AWS_KEY = 'AKIAZ7QRST2UVWXY3ABC';
 const PAD = `// ${'x'.repeat(DEFAULT_MAX_FILE_BYTES)}\n`;
 
 const FILES: Readonly<Record<string, string>> = {
-  'src/server.js': "import { exec } from 'node:child_process';\nexport function list(req, res) {\n  exec('ls ' + req.query.dir, (e, out) => res.send(out));\n}\n",
+  'src/server.js':
+    "import { exec } from 'node:child_process';\nexport function list(req, res) {\n  exec('ls ' + req.query.dir, (e, out) => res.send(out));\n}\n",
   'src/util.ts': 'export function double(n: number): number {\n  return n * 2;\n}\n',
   'src/app.min.js': `export const bundle = ${JSON.stringify('y'.repeat(5_000))};\n`,
   // The issue's padded file: an AWS key, a type error and an eval behind more than the bound.
@@ -29,7 +40,7 @@ const FILES: Readonly<Record<string, string>> = {
   'package.json': '{ "name": "app", "version": "1.0.0", "private": true }\n',
   'package-lock.json': '{ "name": "app", "version": "1.0.0", "lockfileVersion": 3, "packages": {} }\n',
   '.nvmrc': '22\n',
-  'Dockerfile': 'FROM node:22-slim\n',
+  Dockerfile: 'FROM node:22-slim\n',
   'assets/logo.png': '\u0089PNG\r\n\u001a\n\u0000\u0000',
   // Binary content under a name that does not say so: not of a text critic's kind, not a gap.
   'data/model.bin': 'weights\u0000\u0001\u0002',
@@ -75,22 +86,41 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const run = (critic: CriticDefinition, options: { core?: boolean; maxFileBytes?: number; files?: readonly string[] } = {}): Promise<CriticRunResult> =>
+const run = (
+  critic: CriticDefinition,
+  options: { core?: boolean; maxFileBytes?: number; files?: readonly string[] } = {},
+): Promise<CriticRunResult> =>
   runCritic(
     critic,
-    { repoDir: checkout, commit: '0'.repeat(40), files: options.files ?? PLAN, phase: 'final_sweep', now: new Date('2026-11-30T00:00:00Z') },
-    { ...(options.core === undefined ? {} : { core: options.core }), ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }) },
+    {
+      repoDir: checkout,
+      commit: '0'.repeat(40),
+      files: options.files ?? PLAN,
+      phase: 'final_sweep',
+      now: new Date('2026-11-30T00:00:00Z'),
+    },
+    {
+      ...(options.core === undefined ? {} : { core: options.core }),
+      ...(options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes }),
+    },
   );
 
 /** Each critic: the plan files it analyses, and the ones it skips with the reason. */
-const EXPECTED: Readonly<Record<string, { readonly analysed: readonly string[]; readonly skipped: Readonly<Record<string, string>> }>> = {
+const EXPECTED: Readonly<
+  Record<string, { readonly analysed: readonly string[]; readonly skipped: Readonly<Record<string, string>> }>
+> = {
   'toolchain/compiler-linter': {
     analysed: ['src/alias.js', 'src/app.min.js', 'src/server.js', 'src/util.ts'],
     skipped: { 'src/padded.ts': 'too_large', 'src/passwd.js': 'outside_checkout', 'src/tokens.js': 'outside_checkout' },
   },
   'quality/duplicate-code-detector': {
     analysed: ['src/alias.js', 'src/server.js', 'src/util.ts'],
-    skipped: { 'src/app.min.js': 'generated', 'src/padded.ts': 'too_large', 'src/passwd.js': 'outside_checkout', 'src/tokens.js': 'outside_checkout' },
+    skipped: {
+      'src/app.min.js': 'generated',
+      'src/padded.ts': 'too_large',
+      'src/passwd.js': 'outside_checkout',
+      'src/tokens.js': 'outside_checkout',
+    },
   },
   'security/sast-scanner': {
     analysed: ['src/alias.js', 'src/app.min.js', 'src/server.js', 'src/util.ts'],
@@ -113,7 +143,10 @@ const EXPECTED: Readonly<Record<string, { readonly analysed: readonly string[]; 
   },
   'toolchain/dependency-audit': { analysed: ['package-lock.json', 'package.json'], skipped: {} },
   'toolchain/dependency-eol': { analysed: ['.nvmrc', 'Dockerfile', 'package.json'], skipped: {} },
-  'specialized/database-reviewer': { analysed: ['migrations/001_users.down.sql', 'migrations/001_users.up.sql'], skipped: {} },
+  'specialized/database-reviewer': {
+    analysed: ['migrations/001_users.down.sql', 'migrations/001_users.up.sql'],
+    skipped: {},
+  },
   'toolchain/python': { analysed: ['tools/report.py'], skipped: { 'tools/leak.py': 'outside_checkout' } },
   'toolchain/go': { analysed: ['cmd/main.go'], skipped: { 'cmd/leak.go': 'outside_checkout' } },
   'toolchain/rust': { analysed: [], skipped: {} },
@@ -130,7 +163,15 @@ const EXPECTED: Readonly<Record<string, { readonly analysed: readonly string[]; 
 };
 
 /** What quality/test-coverage reads in this spec: a run that loaded src/server.js. */
-const RECORDED: CoverageSource = { kind: 'recorded', coverage: () => Promise.resolve({ format: 'v8', files: [{ file: 'src/server.js', executable: 3, uncovered: [] }], truncated: false }) };
+const RECORDED: CoverageSource = {
+  kind: 'recorded',
+  coverage: () =>
+    Promise.resolve({
+      format: 'v8',
+      files: [{ file: 'src/server.js', executable: 3, uncovered: [] }],
+      truncated: false,
+    }),
+};
 
 describe('what each built-in critic covered', () => {
   for (const critic of builtInCritics({ testCoverage: RECORDED })) {
@@ -144,7 +185,13 @@ describe('what each built-in critic covered', () => {
       const expected = EXPECTED[critic.id];
       if (expected === undefined) throw new Error(`no expectation for ${critic.id}`);
       expect(Object.fromEntries(coverage.skipped.map((s) => [s.file, s.reason]))).toEqual(expected.skipped);
-      expect(coverage).toMatchObject({ considered: PLAN.length, analysed: expected.analysed.length, skipped_total: Object.keys(expected.skipped).length, max_file_bytes: DEFAULT_MAX_FILE_BYTES, max_file_bytes_configured: false });
+      expect(coverage).toMatchObject({
+        considered: PLAN.length,
+        analysed: expected.analysed.length,
+        skipped_total: Object.keys(expected.skipped).length,
+        max_file_bytes: DEFAULT_MAX_FILE_BYTES,
+        max_file_bytes_configured: false,
+      });
       expect(coverage.unsupported).toBe(PLAN.length - expected.analysed.length - Object.keys(expected.skipped).length);
     }, 120_000);
   }
@@ -155,8 +202,15 @@ describe('what each built-in critic covered', () => {
     const bound = 2 * DEFAULT_MAX_FILE_BYTES;
     const defaults = await run(sast, { files: ['src/padded.ts'] });
     const chosen = await run(sast, { files: ['src/padded.ts'], maxFileBytes: bound });
-    expect(defaults).toMatchObject({ status: 'reported', findings: [], coverage: { analysed: 0, skipped: [{ file: 'src/padded.ts', reason: 'too_large' }] } });
-    expect(chosen).toMatchObject({ status: 'reported', coverage: { analysed: 1, skipped_total: 0, max_file_bytes: bound, max_file_bytes_configured: true } });
+    expect(defaults).toMatchObject({
+      status: 'reported',
+      findings: [],
+      coverage: { analysed: 0, skipped: [{ file: 'src/padded.ts', reason: 'too_large' }] },
+    });
+    expect(chosen).toMatchObject({
+      status: 'reported',
+      coverage: { analysed: 1, skipped_total: 0, max_file_bytes: bound, max_file_bytes_configured: true },
+    });
     expect(chosen.status === 'reported' && chosen.findings.map((f) => f.finding_type)).toEqual(['sast/code-injection']);
     const keys = await run(secrets, { files: ['src/padded.ts'], maxFileBytes: bound });
     expect(keys.status === 'reported' && keys.findings.map((f) => f.finding_type)).toContain('secret/aws-access-key');
@@ -170,13 +224,26 @@ describe('a manifest that links out of the checkout', () => {
     symlinkSync(join(root, 'etc/passwd'), join(linked, 'package.json'));
     const [audit, eol] = builtInCritics({ only: ['toolchain/dependency-audit', 'toolchain/dependency-eol'] });
     if (audit === undefined || eol === undefined) throw new Error('critics missing');
-    const context = { repoDir: linked, commit: '0'.repeat(40), files: ['package.json'], phase: 'final_sweep' as const, now: new Date('2026-11-30T00:00:00Z') };
+    const context = {
+      repoDir: linked,
+      commit: '0'.repeat(40),
+      files: ['package.json'],
+      phase: 'final_sweep' as const,
+      now: new Date('2026-11-30T00:00:00Z'),
+    };
     const audited = await runCritic(audit, context);
     expect(JSON.stringify(audited)).not.toContain(LEAK);
-    expect(audited).toMatchObject({ status: 'failed', reason: 'not_runnable', message: 'package.json cannot be audited: a symbolic link to a file outside the checkout, never read' });
+    expect(audited).toMatchObject({
+      status: 'failed',
+      reason: 'not_runnable',
+      message: 'package.json cannot be audited: a symbolic link to a file outside the checkout, never read',
+    });
     const dated = await runCritic(eol, context);
     expect(JSON.stringify(dated)).not.toContain(LEAK);
-    expect(dated).toMatchObject({ status: 'reported', coverage: { skipped: [{ file: 'package.json', reason: 'outside_checkout' }] } });
+    expect(dated).toMatchObject({
+      status: 'reported',
+      coverage: { skipped: [{ file: 'package.json', reason: 'outside_checkout' }] },
+    });
   });
 });
 
@@ -186,15 +253,32 @@ describe('a core critic that analysed none of the files it supports', () => {
     if (sast === undefined) throw new Error('critic missing');
     const files = ['src/padded.ts', 'src/passwd.js', 'README.md'];
     const result = await run(sast, { core: true, files });
-    expect(result).toMatchObject({ status: 'failed', reason: 'no_files_analysed', coverage: { considered: 3, analysed: 0, unsupported: 1, skipped_total: 2 } });
-    expect(result.status === 'failed' && result.message).toMatch(/^analysed none of the 2 file\(s\) under review it supports: 0 of 3 files analysed, 1 not of a kind it reviews, 2 skipped: src\/padded\.ts \(too large: \d+ bytes, over the \d+-byte bound\); src\/passwd\.js \(outside the checkout: a symbolic link to a file outside the checkout, never read\)/);
+    expect(result).toMatchObject({
+      status: 'failed',
+      reason: 'no_files_analysed',
+      coverage: { considered: 3, analysed: 0, unsupported: 1, skipped_total: 2 },
+    });
+    expect(result.status === 'failed' && result.message).toMatch(
+      /^analysed none of the 2 file\(s\) under review it supports: 0 of 3 files analysed, 1 not of a kind it reviews, 2 skipped: src\/padded\.ts \(too large: \d+ bytes, over the \d+-byte bound\); src\/passwd\.js \(outside the checkout: a symbolic link to a file outside the checkout, never read\)/,
+    );
     // Not core, the same run is a report whose coverage says it saw nothing; with nothing it supports, core is fine too.
     expect(await run(sast, { core: false, files })).toMatchObject({ status: 'reported', coverage: { analysed: 0 } });
-    expect(await run(sast, { core: true, files: ['README.md'] })).toMatchObject({ status: 'reported', coverage: { considered: 1, unsupported: 1 } });
+    expect(await run(sast, { core: true, files: ['README.md'] })).toMatchObject({
+      status: 'reported',
+      coverage: { considered: 1, unsupported: 1 },
+    });
   }, 120_000);
 
   it('counts a file the critic supports but never read as not_read, and a critic without `covers` reports no coverage', async () => {
-    const lazy = defineCritic({ id: 'test/lazy', evidence: 'test', description: 'reads nothing', triggers: [], timeoutMs: 5_000, covers: () => true, run: () => Promise.resolve([]) });
+    const lazy = defineCritic({
+      id: 'test/lazy',
+      evidence: 'test',
+      description: 'reads nothing',
+      triggers: [],
+      timeoutMs: 5_000,
+      covers: () => true,
+      run: () => Promise.resolve([]),
+    });
     expect(await run(lazy, { core: true, files: ['src/util.ts'] })).toMatchObject({
       status: 'failed',
       reason: 'no_files_analysed',
@@ -215,9 +299,19 @@ describe('a core critic that analysed none of the files it supports', () => {
     });
     expect(await run(marking, { files: ['src/util.ts', 'src/server.js'] })).toMatchObject({
       status: 'reported',
-      coverage: { analysed: 1, skipped: [{ file: 'src/server.js', reason: 'parse_error', detail: 'unexpected token at 3:1' }] },
+      coverage: {
+        analysed: 1,
+        skipped: [{ file: 'src/server.js', reason: 'parse_error', detail: 'unexpected token at 3:1' }],
+      },
     });
-    const silent = defineCritic({ id: 'test/silent', evidence: 'test', description: 'says nothing', triggers: [], timeoutMs: 5_000, run: () => Promise.resolve([]) });
+    const silent = defineCritic({
+      id: 'test/silent',
+      evidence: 'test',
+      description: 'says nothing',
+      triggers: [],
+      timeoutMs: 5_000,
+      run: () => Promise.resolve([]),
+    });
     expect(await run(silent, { core: true })).toMatchObject({ status: 'reported', coverage: null });
   });
 
@@ -245,18 +339,34 @@ describe('a core critic that analysed none of the files it supports', () => {
         ]),
     });
     const result = await run(pointing);
-    const unread = await runCritic(pointing, { repoDir: checkout, commit: '0'.repeat(40), files: [], phase: 'final_sweep' }, { readFile: () => null });
-    expect(result.status === 'reported' && result.findings[0]?.location_hash).toBe(unread.status === 'reported' ? unread.findings[0]?.location_hash : 'none');
+    const unread = await runCritic(
+      pointing,
+      { repoDir: checkout, commit: '0'.repeat(40), files: [], phase: 'final_sweep' },
+      { readFile: () => null },
+    );
+    expect(result.status === 'reported' && result.findings[0]?.location_hash).toBe(
+      unread.status === 'reported' ? unread.findings[0]?.location_hash : 'none',
+    );
   });
 });
 
 describe('rloop review', () => {
   it('never reads through a link out of the reviewed directory, and reports what each critic covered', async () => {
     const only = ['security/sast-scanner', 'security/secrets-detector'];
-    const outcome = await reviewRepositoryWithRuns({ repoDir: checkout, now: new Date('2026-11-30T00:00:00Z'), critics: builtInCritics({ only }), core: only });
+    const outcome = await reviewRepositoryWithRuns({
+      repoDir: checkout,
+      now: new Date('2026-11-30T00:00:00Z'),
+      critics: builtInCritics({ only }),
+      core: only,
+    });
     expect(JSON.stringify(outcome)).not.toContain(LEAK);
     const sast = outcome.letter.critics.find((c) => c.critic_id === 'security/sast-scanner');
-    expect(sast?.coverage?.skipped).toEqual(expect.arrayContaining([expect.objectContaining({ file: 'src/passwd.js', reason: 'outside_checkout' }), expect.objectContaining({ file: 'src/padded.ts', reason: 'too_large' })]));
+    expect(sast?.coverage?.skipped).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ file: 'src/passwd.js', reason: 'outside_checkout' }),
+        expect.objectContaining({ file: 'src/padded.ts', reason: 'too_large' }),
+      ]),
+    );
     expect(outcome.letter.findings.map((f) => [f.raised_by, f.finding_type, f.file])).toEqual(
       expect.arrayContaining([
         ['security/sast-scanner', 'sast/command-injection', 'src/server.js'],

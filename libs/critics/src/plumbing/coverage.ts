@@ -26,7 +26,11 @@ export class CoverageMarks implements CoverageRecorder {
   }
 
   skipped(file: string, reason: CoverageSkipReason, detail?: string): void {
-    this.marks.set(file, { kind: 'skipped', reason, ...(detail === undefined ? {} : { detail: detail.slice(0, 300) }) });
+    this.marks.set(file, {
+      kind: 'skipped',
+      reason,
+      ...(detail === undefined ? {} : { detail: detail.slice(0, 300) }),
+    });
   }
 
   unsupported(file: string): void {
@@ -68,7 +72,8 @@ export function coverageOf(input: CoverageInput): CriticCoverage {
       continue;
     }
     const outcome = input.reader.outcome(file);
-    if (outcome === undefined) skipped.push({ file, reason: 'not_read', detail: 'the critic supports this file but did not read it' });
+    if (outcome === undefined)
+      skipped.push({ file, reason: 'not_read', detail: 'the critic supports this file but did not read it' });
     else if (outcome.ok) analysed += 1;
     else skipped.push({ file, reason: outcome.reason, detail: outcome.detail });
   }

@@ -7,7 +7,8 @@ import type { CriticDefinition, FindingDraft } from '../critic.js';
  */
 export function defineCritic<T extends CriticDefinition>(definition: T): T {
   const id = CriticId.safeParse(definition.id);
-  if (!id.success) throw new TypeError(`critic id ${JSON.stringify(definition.id)} is not lowercase segments joined by slashes`);
+  if (!id.success)
+    throw new TypeError(`critic id ${JSON.stringify(definition.id)} is not lowercase segments joined by slashes`);
   if (!Number.isInteger(definition.timeoutMs) || definition.timeoutMs <= 0) {
     throw new TypeError(`critic ${definition.id}: timeoutMs must be a positive integer, got ${definition.timeoutMs}`);
   }
@@ -33,7 +34,11 @@ export interface DraftInput {
   readonly autofix?: AutofixKind;
   /** The codemod that applies, or why no rewrite is safe. */
   readonly autofix_note?: string;
-  readonly related_locations?: readonly { readonly file: string; readonly line_range: { readonly start: number; readonly end: number }; readonly note: string }[];
+  readonly related_locations?: readonly {
+    readonly file: string;
+    readonly line_range: { readonly start: number; readonly end: number };
+    readonly note: string;
+  }[];
   readonly location_hash?: string;
   /** 1-based columns on the first and last flagged line, when the tool knows them (end is exclusive). */
   readonly column?: number;
@@ -69,7 +74,9 @@ export function draftFinding(input: DraftInput): FindingDraft {
     })),
     ...(input.location_hash === undefined ? {} : { location_hash: input.location_hash }),
     ...columnsOf(input),
-    ...(input.tool_severity === undefined || input.tool_severity === '' ? {} : { tool_severity: clip(input.tool_severity, 40) }),
+    ...(input.tool_severity === undefined || input.tool_severity === ''
+      ? {}
+      : { tool_severity: clip(input.tool_severity, 40) }),
     ...(input.autofix === undefined ? {} : { autofix: input.autofix }),
     ...(input.autofix_note === undefined ? {} : { autofix_note: clip(input.autofix_note, 500) }),
   };
@@ -77,7 +84,8 @@ export function draftFinding(input: DraftInput): FindingDraft {
 
 /** Columns only when they make sense: positive, and an end after the start on a one-line finding. */
 function columnsOf(input: DraftInput): { column?: number; end_column?: number } {
-  const column = input.column !== undefined && Number.isInteger(input.column) && input.column >= 1 ? input.column : undefined;
+  const column =
+    input.column !== undefined && Number.isInteger(input.column) && input.column >= 1 ? input.column : undefined;
   if (column === undefined) return {};
   const end = input.end_column;
   const singleLine = input.line_range.end <= input.line_range.start;

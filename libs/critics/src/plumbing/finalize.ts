@@ -22,7 +22,11 @@ function flaggedLines(lines: readonly string[] | null, start: number, end: numbe
  * not satisfy the Finding contract is a bug in the critic and throws CriticOutputInvalidError —
  * nothing is dropped silently.
  */
-export function finalizeFindings(critic: Pick<CriticDefinition, 'id'>, drafts: readonly FindingDraft[], readFile: FileReader): Finding[] {
+export function finalizeFindings(
+  critic: Pick<CriticDefinition, 'id'>,
+  drafts: readonly FindingDraft[],
+  readFile: FileReader,
+): Finding[] {
   const texts = new Map<string, readonly string[] | null>();
   const linesOf = (file: string): readonly string[] | null => {
     if (!texts.has(file)) texts.set(file, readFile(file)?.split(/\r?\n/) ?? null);
@@ -30,13 +34,36 @@ export function finalizeFindings(critic: Pick<CriticDefinition, 'id'>, drafts: r
   };
   const byFingerprint = new Map<string, Finding>();
   drafts.forEach((draft, index) => {
-    const fingerprint = fingerprintOf({ critic_id: critic.id, file: draft.file, line_range: draft.line_range, finding_type: draft.finding_type });
+    const fingerprint = fingerprintOf({
+      critic_id: critic.id,
+      file: draft.file,
+      line_range: draft.line_range,
+      finding_type: draft.finding_type,
+    });
     const location_hash =
-      draft.location_hash ?? locationHashOf(draft.file, draft.finding_type, flaggedLines(linesOf(draft.file), draft.line_range.start, draft.line_range.end));
-    const parsed = Finding.safeParse({ ...draft, id: `f_${fingerprint}`, fingerprint, location_hash, raised_by: critic.id });
+      draft.location_hash ??
+      locationHashOf(
+        draft.file,
+        draft.finding_type,
+        flaggedLines(linesOf(draft.file), draft.line_range.start, draft.line_range.end),
+      );
+    const parsed = Finding.safeParse({
+      ...draft,
+      id: `f_${fingerprint}`,
+      fingerprint,
+      location_hash,
+      raised_by: critic.id,
+    });
     if (!parsed.success) {
-      const issues = toIssues(parsed.error).map((issue) => ({ path: `[${index}].${issue.path}`, message: issue.message }));
-      throw new CriticOutputInvalidError(critic.id, `${draft.finding_type} at ${draft.file}:${draft.line_range.start}`, issues);
+      const issues = toIssues(parsed.error).map((issue) => ({
+        path: `[${index}].${issue.path}`,
+        message: issue.message,
+      }));
+      throw new CriticOutputInvalidError(
+        critic.id,
+        `${draft.finding_type} at ${draft.file}:${draft.line_range.start}`,
+        issues,
+      );
     }
     const finding = parsed.data;
     const earlier = byFingerprint.get(fingerprint);
@@ -45,7 +72,9 @@ export function finalizeFindings(critic: Pick<CriticDefinition, 'id'>, drafts: r
       return;
     }
     const seen = new Set(earlier.related_locations.map((l) => `${l.file}:${l.line_range.start}-${l.line_range.end}`));
-    const extra = finding.related_locations.filter((l) => !seen.has(`${l.file}:${l.line_range.start}-${l.line_range.end}`));
+    const extra = finding.related_locations.filter(
+      (l) => !seen.has(`${l.file}:${l.line_range.start}-${l.line_range.end}`),
+    );
     byFingerprint.set(fingerprint, {
       ...earlier,
       related_locations: [...earlier.related_locations, ...extra].slice(0, MAX_RELATED_LOCATIONS),

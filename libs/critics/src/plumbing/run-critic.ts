@@ -1,10 +1,21 @@
 import { performance } from 'node:perf_hooks';
-import { type CRITIC_FAILURE_REASONS, type CriticCoverage, type Finding, RloopError, describeError } from '@rloop/contracts';
+import {
+  type CRITIC_FAILURE_REASONS,
+  type CriticCoverage,
+  type Finding,
+  RloopError,
+  describeError,
+} from '@rloop/contracts';
 
 /** Why a critic run produced no report (the contract's CriticFailed reasons). */
 export type CriticFailureReason = (typeof CRITIC_FAILURE_REASONS)[number];
 import type { CriticContext, CriticDefinition } from '../critic.js';
-import { CriticCancelledError, CriticNotRunnableError, CriticOutputInvalidError, CriticTimedOutError } from '../errors.js';
+import {
+  CriticCancelledError,
+  CriticNotRunnableError,
+  CriticOutputInvalidError,
+  CriticTimedOutError,
+} from '../errors.js';
 import { RepoReader } from '../repo/checkout.js';
 import { FileHashIndex, listCheckoutFiles } from '../repo/files.js';
 import { CoverageMarks, coverageOf, nothingAnalysedMessage, supportedCount } from './coverage.js';
@@ -63,9 +74,13 @@ function classify(error: unknown): { reason: CriticFailureReason; message: strin
   if (error instanceof CriticCancelledError) return { reason: 'unavailable', message: error.message };
   if (error instanceof CriticNotRunnableError) return { reason: 'not_runnable', message: error.message };
   if (error instanceof CriticOutputInvalidError) {
-    return { reason: 'invalid_output', message: `${error.message} (${error.issues.map((i) => `${i.path}: ${i.message}`).join('; ')})` };
+    return {
+      reason: 'invalid_output',
+      message: `${error.message} (${error.issues.map((i) => `${i.path}: ${i.message}`).join('; ')})`,
+    };
   }
-  if (error instanceof RloopError && error.code.endsWith('RATE_LIMITED')) return { reason: 'rate_limited', message: error.message };
+  if (error instanceof RloopError && error.code.endsWith('RATE_LIMITED'))
+    return { reason: 'rate_limited', message: error.message };
   if (error instanceof RloopError && error.retryable) return { reason: 'unavailable', message: error.message };
   return { reason: 'crashed', message: describeError(error) };
 }
@@ -119,7 +134,11 @@ export function createCriticContext(
  * The critic reads the checkout through the context's reader (inside the checkout's boundary, up
  * to the size bound); what it read and what was refused, and why, becomes its coverage report.
  */
-export async function runCritic(critic: CriticDefinition, context: RunCriticContext, options: RunCriticOptions = {}): Promise<CriticRunResult> {
+export async function runCritic(
+  critic: CriticDefinition,
+  context: RunCriticContext,
+  options: RunCriticOptions = {},
+): Promise<CriticRunResult> {
   const started = performance.now();
   const notes: string[] = [];
   const elapsed = (): number => Math.round(performance.now() - started);
@@ -156,7 +175,11 @@ export async function runCritic(critic: CriticDefinition, context: RunCriticCont
   deadline.catch(() => undefined);
 
   const bound = options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes };
-  const { context: runContext, reader, marks } = createCriticContext(context, { signal: controller.signal, note: (message) => notes.push(message), ...bound });
+  const {
+    context: runContext,
+    reader,
+    marks,
+  } = createCriticContext(context, { signal: controller.signal, note: (message) => notes.push(message), ...bound });
   try {
     const running = Promise.resolve().then(() => critic.run(runContext));
     // Once the deadline won, the critic's own late result or rejection (usually the abort itself)
@@ -170,7 +193,16 @@ export async function runCritic(critic: CriticDefinition, context: RunCriticCont
     }
     // Coverage is what the run itself read; reading flagged lines for the findings comes after it.
     const covers = critic.covers === undefined ? null : (file: string): boolean => critic.covers?.(file) === true;
-    const coverage = covers === null ? null : coverageOf({ files: context.files, covers, reader, marks, boundConfigured: options.maxFileBytes !== undefined });
+    const coverage =
+      covers === null
+        ? null
+        : coverageOf({
+            files: context.files,
+            covers,
+            reader,
+            marks,
+            boundConfigured: options.maxFileBytes !== undefined,
+          });
     if (options.core === true && coverage !== null && supportedCount(coverage) > 0 && coverage.analysed === 0) {
       return { ...failed('no_files_analysed', nothingAnalysedMessage(coverage)), coverage };
     }

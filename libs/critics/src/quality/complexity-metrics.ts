@@ -23,35 +23,71 @@ export interface FunctionComplexity {
   readonly cognitive: number;
 }
 
-type FunctionNode = ts.FunctionDeclaration | ts.MethodDeclaration | ts.FunctionExpression | ts.ArrowFunction | ts.ConstructorDeclaration | ts.GetAccessorDeclaration | ts.SetAccessorDeclaration;
+type FunctionNode =
+  | ts.FunctionDeclaration
+  | ts.MethodDeclaration
+  | ts.FunctionExpression
+  | ts.ArrowFunction
+  | ts.ConstructorDeclaration
+  | ts.GetAccessorDeclaration
+  | ts.SetAccessorDeclaration;
 
 function isFunction(node: ts.Node): node is FunctionNode {
-  return ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isFunctionExpression(node) || ts.isArrowFunction(node) || ts.isConstructorDeclaration(node) || ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node);
+  return (
+    ts.isFunctionDeclaration(node) ||
+    ts.isMethodDeclaration(node) ||
+    ts.isFunctionExpression(node) ||
+    ts.isArrowFunction(node) ||
+    ts.isConstructorDeclaration(node) ||
+    ts.isGetAccessorDeclaration(node) ||
+    ts.isSetAccessorDeclaration(node)
+  );
 }
 
 /** The name people know the function by: its own, the variable or property it is assigned to, or `<anonymous>`. */
 function nameOf(node: FunctionNode, source: ts.SourceFile): string {
   if (ts.isConstructorDeclaration(node)) return `${className(node) ?? 'class'}.constructor`;
   const own = node.name === undefined ? null : node.name.getText(source);
-  const owner = ts.isMethodDeclaration(node) || ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node) ? className(node) : null;
+  const owner =
+    ts.isMethodDeclaration(node) || ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node)
+      ? className(node)
+      : null;
   if (own !== null) return owner === null ? own : `${owner}.${own}`;
   const parent = node.parent;
-  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent)) return parent.name.getText(source);
-  if (ts.isBinaryExpression(parent) && parent.operatorToken.kind === ts.SyntaxKind.EqualsToken) return parent.left.getText(source);
+  if (ts.isVariableDeclaration(parent) || ts.isPropertyAssignment(parent) || ts.isPropertyDeclaration(parent))
+    return parent.name.getText(source);
+  if (ts.isBinaryExpression(parent) && parent.operatorToken.kind === ts.SyntaxKind.EqualsToken)
+    return parent.left.getText(source);
   if (ts.isExportAssignment(parent)) return 'default export';
   return '<anonymous>';
 }
 
 function className(node: ts.Node): string | null {
   const parent = node.parent;
-  return (ts.isClassDeclaration(parent) || ts.isClassExpression(parent)) && parent.name !== undefined ? parent.name.text : null;
+  return (ts.isClassDeclaration(parent) || ts.isClassExpression(parent)) && parent.name !== undefined
+    ? parent.name.text
+    : null;
 }
 
-const LOGICAL = new Set([ts.SyntaxKind.AmpersandAmpersandToken, ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken]);
-const LOGICAL_ASSIGNMENT = new Set([ts.SyntaxKind.AmpersandAmpersandEqualsToken, ts.SyntaxKind.BarBarEqualsToken, ts.SyntaxKind.QuestionQuestionEqualsToken]);
+const LOGICAL = new Set([
+  ts.SyntaxKind.AmpersandAmpersandToken,
+  ts.SyntaxKind.BarBarToken,
+  ts.SyntaxKind.QuestionQuestionToken,
+]);
+const LOGICAL_ASSIGNMENT = new Set([
+  ts.SyntaxKind.AmpersandAmpersandEqualsToken,
+  ts.SyntaxKind.BarBarEqualsToken,
+  ts.SyntaxKind.QuestionQuestionEqualsToken,
+]);
 
 function isLoop(node: ts.Node): boolean {
-  return ts.isForStatement(node) || ts.isForInStatement(node) || ts.isForOfStatement(node) || ts.isWhileStatement(node) || ts.isDoStatement(node);
+  return (
+    ts.isForStatement(node) ||
+    ts.isForInStatement(node) ||
+    ts.isForOfStatement(node) ||
+    ts.isWhileStatement(node) ||
+    ts.isDoStatement(node)
+  );
 }
 
 /** McCabe's count for one function's own body. */
@@ -59,11 +95,20 @@ function cyclomatic(fn: FunctionNode): number {
   let count = 1;
   const visit = (node: ts.Node): void => {
     if (node !== fn && isFunction(node)) return;
-    if (ts.isIfStatement(node) || ts.isConditionalExpression(node) || isLoop(node) || ts.isCatchClause(node)) count += 1;
+    if (ts.isIfStatement(node) || ts.isConditionalExpression(node) || isLoop(node) || ts.isCatchClause(node))
+      count += 1;
     else if (ts.isCaseClause(node)) count += 1;
-    else if (ts.isBinaryExpression(node) && (LOGICAL.has(node.operatorToken.kind) || LOGICAL_ASSIGNMENT.has(node.operatorToken.kind))) count += 1;
+    else if (
+      ts.isBinaryExpression(node) &&
+      (LOGICAL.has(node.operatorToken.kind) || LOGICAL_ASSIGNMENT.has(node.operatorToken.kind))
+    )
+      count += 1;
     else if ((ts.isParameter(node) || ts.isBindingElement(node)) && node.initializer !== undefined) count += 1;
-    else if ((ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node) || ts.isCallExpression(node)) && node.questionDotToken !== undefined) count += 1;
+    else if (
+      (ts.isPropertyAccessExpression(node) || ts.isElementAccessExpression(node) || ts.isCallExpression(node)) &&
+      node.questionDotToken !== undefined
+    )
+      count += 1;
     else if (ts.isShorthandPropertyAssignment(node) && node.objectAssignmentInitializer !== undefined) count += 1;
     ts.forEachChild(node, visit);
   };
@@ -119,7 +164,11 @@ function cognitive(fn: FunctionNode, name: string): number {
     }
     if (ts.isCallExpression(node) && ownName !== '<anonymous>') {
       const callee = node.expression;
-      const called = ts.isIdentifier(callee) ? callee.text : ts.isPropertyAccessExpression(callee) && callee.expression.kind === ts.SyntaxKind.ThisKeyword ? callee.name.text : null;
+      const called = ts.isIdentifier(callee)
+        ? callee.text
+        : ts.isPropertyAccessExpression(callee) && callee.expression.kind === ts.SyntaxKind.ThisKeyword
+          ? callee.name.text
+          : null;
       if (called === ownName) total += 1;
     }
     ts.forEachChild(node, (child) => visit(child, nesting));

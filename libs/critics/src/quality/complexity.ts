@@ -18,9 +18,14 @@ export interface ComplexityThresholds {
  * TODO(calibration): McCabe's 10 and SonarSource's 15 (cognitive) are the usual ceilings; the
  * loop's journal (which complexity findings were fixed, which were left) should settle them.
  */
-export const DEFAULT_COMPLEXITY_THRESHOLDS: ComplexityThresholds = { cyclomatic: { low: 10, medium: 15 }, cognitive: { low: 10, medium: 15 } };
+export const DEFAULT_COMPLEXITY_THRESHOLDS: ComplexityThresholds = {
+  cyclomatic: { low: 10, medium: 15 },
+  cognitive: { low: 10, medium: 15 },
+};
 
-const Bounds = z.strictObject({ low: z.int().min(1), medium: z.int().min(1) }).refine((b) => b.medium >= b.low, { error: 'medium must be at least low' });
+const Bounds = z
+  .strictObject({ low: z.int().min(1), medium: z.int().min(1) })
+  .refine((b) => b.medium >= b.low, { error: 'medium must be at least low' });
 
 /** `settings` of quality/complexity in config/critics.yaml: `{ cyclomatic: { low, medium }, cognitive: { low, medium } }`, each optional. */
 export const ComplexitySettings = z.strictObject({ cyclomatic: Bounds.optional(), cognitive: Bounds.optional() });
@@ -28,9 +33,13 @@ export const ComplexitySettings = z.strictObject({ cyclomatic: Bounds.optional()
 /** The thresholds from a catalogue entry's settings (the defaults for what it leaves out); a bad value throws with its path. */
 export function complexityThresholds(settings: unknown): ComplexityThresholds {
   const result = ComplexitySettings.safeParse(settings ?? {});
-  if (!result.success) throw new TypeError(`settings of quality/complexity (config/critics.yaml): ${z.prettifyError(result.error)}`);
+  if (!result.success)
+    throw new TypeError(`settings of quality/complexity (config/critics.yaml): ${z.prettifyError(result.error)}`);
   const parsed = result.data;
-  return { cyclomatic: parsed.cyclomatic ?? DEFAULT_COMPLEXITY_THRESHOLDS.cyclomatic, cognitive: parsed.cognitive ?? DEFAULT_COMPLEXITY_THRESHOLDS.cognitive };
+  return {
+    cyclomatic: parsed.cyclomatic ?? DEFAULT_COMPLEXITY_THRESHOLDS.cyclomatic,
+    cognitive: parsed.cognitive ?? DEFAULT_COMPLEXITY_THRESHOLDS.cognitive,
+  };
 }
 
 /** Files whose functions are measured: TypeScript and JavaScript sources (not declaration files). */
@@ -43,12 +52,22 @@ function level(value: number, bounds: ComplexityBounds): 0 | 1 | 2 {
 }
 
 /** The finding for a function over a threshold, or null. Pure. */
-export function complexityDraft(file: string, fn: FunctionComplexity, thresholds: ComplexityThresholds): FindingDraft | null {
+export function complexityDraft(
+  file: string,
+  fn: FunctionComplexity,
+  thresholds: ComplexityThresholds,
+): FindingDraft | null {
   const worst = Math.max(level(fn.cyclomatic, thresholds.cyclomatic), level(fn.cognitive, thresholds.cognitive));
   if (worst === 0) return null;
   const over: string[] = [];
-  if (fn.cyclomatic > thresholds.cyclomatic.low) over.push(`cyclomatic complexity ${fn.cyclomatic} (over ${fn.cyclomatic > thresholds.cyclomatic.medium ? thresholds.cyclomatic.medium : thresholds.cyclomatic.low})`);
-  if (fn.cognitive > thresholds.cognitive.low) over.push(`cognitive complexity ${fn.cognitive} (over ${fn.cognitive > thresholds.cognitive.medium ? thresholds.cognitive.medium : thresholds.cognitive.low})`);
+  if (fn.cyclomatic > thresholds.cyclomatic.low)
+    over.push(
+      `cyclomatic complexity ${fn.cyclomatic} (over ${fn.cyclomatic > thresholds.cyclomatic.medium ? thresholds.cyclomatic.medium : thresholds.cyclomatic.low})`,
+    );
+  if (fn.cognitive > thresholds.cognitive.low)
+    over.push(
+      `cognitive complexity ${fn.cognitive} (over ${fn.cognitive > thresholds.cognitive.medium ? thresholds.cognitive.medium : thresholds.cognitive.low})`,
+    );
   const severity = worst === 2 ? 'medium' : 'low';
   // The score grows with how far over the line it is, inside the severity's band.
   const excess = Math.max(fn.cyclomatic - thresholds.cyclomatic.low, fn.cognitive - thresholds.cognitive.low);
@@ -62,8 +81,14 @@ export function complexityDraft(file: string, fn: FunctionComplexity, thresholds
     title: `${fn.name} is too complex: ${over.join(', ')}`,
     current_behaviour: `${fn.name} (${file}:${fn.startLine}-${fn.endLine}) has cyclomatic complexity ${fn.cyclomatic} and cognitive complexity ${fn.cognitive}: ${over.join(' and ')}. Each path is one more case to read, test and keep right.`,
     expected_behaviour: `${fn.name} is split into smaller functions (or its branches into a table) so that each stays at or under cyclomatic ${thresholds.cyclomatic.low} and cognitive ${thresholds.cognitive.low}, with the same observable behaviour.`,
-    observable_test_conditions: [`every function extracted from ${fn.name} measures at or under the thresholds`, `the tests that cover ${fn.name} pass unchanged, and each extracted branch has a test of its own`],
-    forbidden_in_test: ['moving the branches into a single helper with the same complexity', 'changing behaviour to remove branches without a test that shows the old cases are handled'],
+    observable_test_conditions: [
+      `every function extracted from ${fn.name} measures at or under the thresholds`,
+      `the tests that cover ${fn.name} pass unchanged, and each extracted branch has a test of its own`,
+    ],
+    forbidden_in_test: [
+      'moving the branches into a single helper with the same complexity',
+      'changing behaviour to remove branches without a test that shows the old cases are handled',
+    ],
   });
 }
 
@@ -101,7 +126,9 @@ export function complexityCritic(options: ComplexityCriticOptions = {}): CriticD
           if (draft !== null) drafts.push(draft);
         }
       }
-      context.note?.(`${measured} function(s) measured; thresholds cyclomatic ${thresholds.cyclomatic.low}/${thresholds.cyclomatic.medium}, cognitive ${thresholds.cognitive.low}/${thresholds.cognitive.medium} (low/medium)`);
+      context.note?.(
+        `${measured} function(s) measured; thresholds cyclomatic ${thresholds.cyclomatic.low}/${thresholds.cyclomatic.medium}, cognitive ${thresholds.cognitive.low}/${thresholds.cognitive.medium} (low/medium)`,
+      );
       return Promise.resolve(drafts);
     },
   });

@@ -29,16 +29,20 @@ function outer(list) { return list.map((x) => x && x.ok); }
 `;
 
 describe('complexity measures', () => {
-  it('cyclomatic complexity is what ESLint\'s complexity rule counts, function by function', () => {
+  it("cyclomatic complexity is what ESLint's complexity rule counts, function by function", () => {
     const linter = new Linter({ configType: 'flat' });
-    const messages = linter.verify(CORPUS, [{ languageOptions: { ecmaVersion: 'latest', sourceType: 'module' }, rules: { complexity: ['error', 0] } }]);
-    const eslint = messages.map((m) => [m.line, Number(/complexity of (\d+)/.exec(m.message)?.[1])]).sort((a, b) => Number(a[0]) - Number(b[0]));
+    const messages = linter.verify(CORPUS, [
+      { languageOptions: { ecmaVersion: 'latest', sourceType: 'module' }, rules: { complexity: ['error', 0] } },
+    ]);
+    const eslint = messages
+      .map((m) => [m.line, Number(/complexity of (\d+)/.exec(m.message)?.[1])])
+      .sort((a, b) => Number(a[0]) - Number(b[0]));
     const ours = measureFunctions('corpus.js', CORPUS).map((f) => [f.startLine, f.cyclomatic]);
     expect(ours).toEqual(eslint);
     expect(ours.length).toBe(13);
   });
 
-  it('cognitive complexity follows SonarSource\'s definition: the white paper\'s examples', () => {
+  it("cognitive complexity follows SonarSource's definition: the white paper's examples", () => {
     const text = `
 function sumOfPrimes(max) {
   let total = 0;
@@ -82,7 +86,8 @@ function factorial(n) { return n <= 1 ? 1 : n * factorial(n - 1); }
   });
 
   it('names functions as people know them and gives their whole line span', () => {
-    const text = 'export const handler = async (event: { a?: number }) => {\n  return event.a ?? 0;\n};\nclass Repo {\n  constructor() {}\n  find(id: string) {\n    return id;\n  }\n}\n';
+    const text =
+      'export const handler = async (event: { a?: number }) => {\n  return event.a ?? 0;\n};\nclass Repo {\n  constructor() {}\n  find(id: string) {\n    return id;\n  }\n}\n';
     expect(measureFunctions('x.ts', text).map((f) => [f.name, f.startLine, f.endLine])).toEqual([
       ['handler', 1, 3],
       ['Repo.constructor', 5, 5],
@@ -92,19 +97,32 @@ function factorial(n) { return n <= 1 ? 1 : n * factorial(n - 1); }
 
   it('reports low over the lower thresholds, medium over the upper ones, nothing at or under', () => {
     const thresholds = { cyclomatic: { low: 10, medium: 15 }, cognitive: { low: 10, medium: 15 } };
-    const fn = (cyclomatic: number, cognitive: number) => complexityDraft('a.ts', { name: 'f', startLine: 3, endLine: 40, cyclomatic, cognitive }, thresholds);
+    const fn = (cyclomatic: number, cognitive: number) =>
+      complexityDraft('a.ts', { name: 'f', startLine: 3, endLine: 40, cyclomatic, cognitive }, thresholds);
     expect(fn(10, 10)).toBeNull();
-    expect(fn(11, 4)).toMatchObject({ severity: 'low', finding_type: 'complexity/function', line_range: { start: 3, end: 40 }, category: 'maintainability' });
+    expect(fn(11, 4)).toMatchObject({
+      severity: 'low',
+      finding_type: 'complexity/function',
+      line_range: { start: 3, end: 40 },
+      category: 'maintainability',
+    });
     expect(fn(8, 16)).toMatchObject({ severity: 'medium' });
-    expect(fn(16, 16)?.title).toBe('f is too complex: cyclomatic complexity 16 (over 15), cognitive complexity 16 (over 15)');
+    expect(fn(16, 16)?.title).toBe(
+      'f is too complex: cyclomatic complexity 16 (over 15), cognitive complexity 16 (over 15)',
+    );
   });
 });
 
 describe('quality/complexity settings', () => {
   it('takes its thresholds from the catalogue entry, defaults for what it leaves out, and names a bad value', async () => {
     const { complexityThresholds } = await import('./complexity.js');
-    expect(complexityThresholds({ cognitive: { low: 5, medium: 8 } })).toEqual({ cyclomatic: { low: 10, medium: 15 }, cognitive: { low: 5, medium: 8 } });
-    expect(() => complexityThresholds({ cyclomatic: { low: 9, medium: 3 } })).toThrow(/settings of quality\/complexity .*medium must be at least low/s);
+    expect(complexityThresholds({ cognitive: { low: 5, medium: 8 } })).toEqual({
+      cyclomatic: { low: 10, medium: 15 },
+      cognitive: { low: 5, medium: 8 },
+    });
+    expect(() => complexityThresholds({ cyclomatic: { low: 9, medium: 3 } })).toThrow(
+      /settings of quality\/complexity .*medium must be at least low/s,
+    );
     expect(() => complexityThresholds({ cyclomatc: { low: 9, medium: 12 } })).toThrow(/cyclomatc/);
   });
 });

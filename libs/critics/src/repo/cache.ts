@@ -34,7 +34,13 @@ export class AnalysisCache<T> {
     let previous: Record<string, T> = {};
     try {
       const parsed = JSON.parse(readFileSync(path, 'utf8')) as Partial<CacheFile<T>>;
-      if (parsed.format === 1 && parsed.version === version && parsed.config === configHash && typeof parsed.entries === 'object' && parsed.entries !== null) {
+      if (
+        parsed.format === 1 &&
+        parsed.version === version &&
+        parsed.config === configHash &&
+        typeof parsed.entries === 'object' &&
+        parsed.entries !== null
+      ) {
         previous = parsed.entries;
       }
     } catch {
@@ -61,7 +67,12 @@ export class AnalysisCache<T> {
     if (this.path === null) return;
     const dropped = Object.keys(this.previous).some((key) => !this.used.has(key));
     if (!this.dirty && !dropped) return;
-    const file: CacheFile<T> = { format: 1, version: this.version, config: this.config, entries: Object.fromEntries(this.used) };
+    const file: CacheFile<T> = {
+      format: 1,
+      version: this.version,
+      config: this.config,
+      entries: Object.fromEntries(this.used),
+    };
     mkdirSync(join(this.path, '..'), { recursive: true });
     const temp = `${this.path}.${process.pid}.tmp`;
     writeFileSync(temp, JSON.stringify(file));

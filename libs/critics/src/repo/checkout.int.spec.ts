@@ -3,7 +3,13 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { CheckoutBoundary, DEFAULT_MAX_FILE_BYTES, RepoReader, listCheckoutFiles, listDirectoryFiles } from '../index.js';
+import {
+  CheckoutBoundary,
+  DEFAULT_MAX_FILE_BYTES,
+  RepoReader,
+  listCheckoutFiles,
+  listDirectoryFiles,
+} from '../index.js';
 
 // The files a critic sees are listed from the checkout itself, whatever directory holds it, and
 // read only where they really are inside it. The layouts here are the README's: the fleet's home
@@ -26,7 +32,10 @@ function write(root: string, files: Readonly<Record<string, string>>): void {
 }
 
 function git(dir: string, ...args: string[]): void {
-  execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], { cwd: dir, stdio: 'ignore' });
+  execFileSync('git', ['-c', 'user.email=t@example.com', '-c', 'user.name=t', '-c', 'commit.gpgsign=false', ...args], {
+    cwd: dir,
+    stdio: 'ignore',
+  });
 }
 
 /** A project in git that ignores `.rloop/`, like the README's, and a checkout of a commit under its home. */
@@ -38,7 +47,8 @@ function projectWithHome(): { project: string; checkout: string; outside: string
   git(project, 'commit', '-q', '-m', 'project');
   const checkout = join(project, '.rloop/critic-runner/checkouts/0123456789abcdef0123456789abcdef01234567');
   write(checkout, {
-    'src/server.js': "import { exec } from 'node:child_process';\nexport const list = (req) => exec('ls ' + req.query.dir);\n",
+    'src/server.js':
+      "import { exec } from 'node:child_process';\nexport const list = (req) => exec('ls ' + req.query.dir);\n",
     // Tracked in the commit although the project's own rules would call them build output or junk.
     'vendor/lib.js': 'export const v = 1;\n',
     'dist/keep.js': 'export const d = 1;\n',
@@ -47,7 +57,7 @@ function projectWithHome(): { project: string; checkout: string; outside: string
     'node_modules/dep/index.js': 'module.exports = 1;\n',
   });
   const outside = tempDir();
-  write(outside, { 'passwd': `${SECRET_MARKER}:x:0:0:root:/root:/bin/bash\n` });
+  write(outside, { passwd: `${SECRET_MARKER}:x:0:0:root:/root:/bin/bash\n` });
   return { project, checkout, outside };
 }
 
@@ -58,13 +68,25 @@ afterEach(() => {
 describe('listing a checkout of a commit', () => {
   it('lists every file of a checkout under a home the enclosing repository ignores (not "no files")', async () => {
     const { checkout } = projectWithHome();
-    expect(await listCheckoutFiles(checkout)).toEqual(['.gitignore', 'dist/keep.js', 'src/server.js', 'tmp/fixture.txt', 'vendor/lib.js']);
+    expect(await listCheckoutFiles(checkout)).toEqual([
+      '.gitignore',
+      'dist/keep.js',
+      'src/server.js',
+      'tmp/fixture.txt',
+      'vendor/lib.js',
+    ]);
   });
 
   it('lists the checkout itself when the enclosing repository does not ignore it either', async () => {
     const { project, checkout } = projectWithHome();
     writeFileSync(join(project, '.gitignore'), '*.js\n');
-    expect(await listCheckoutFiles(checkout)).toEqual(['.gitignore', 'dist/keep.js', 'src/server.js', 'tmp/fixture.txt', 'vendor/lib.js']);
+    expect(await listCheckoutFiles(checkout)).toEqual([
+      '.gitignore',
+      'dist/keep.js',
+      'src/server.js',
+      'tmp/fixture.txt',
+      'vendor/lib.js',
+    ]);
   });
 
   it('lists symbolic links as files without following them', async () => {
@@ -90,7 +112,12 @@ describe('listing a checkout of a commit', () => {
 describe('listing a directory for rloop review', () => {
   it('reviews a sub-directory of a repository as its repository sees it, relative to the sub-directory', async () => {
     const project = tempDir();
-    write(project, { '.gitignore': 'build/\n', 'pkg/src/a.ts': 'export {};\n', 'pkg/build/out.js': 'x\n', 'other/b.ts': 'export {};\n' });
+    write(project, {
+      '.gitignore': 'build/\n',
+      'pkg/src/a.ts': 'export {};\n',
+      'pkg/build/out.js': 'x\n',
+      'other/b.ts': 'export {};\n',
+    });
     git(project, 'init', '-q', '-b', 'main');
     git(project, 'add', '-A');
     git(project, 'commit', '-q', '-m', 'p');
@@ -113,7 +140,11 @@ describe('reading inside the checkout', () => {
     symlinkSync('server.js', join(checkout, 'src/alias.js'));
     const reader = new RepoReader(checkout);
     expect(reader.read('src/passwd.js')).toBeNull();
-    expect(reader.outcome('src/passwd.js')).toEqual({ ok: false, reason: 'outside_checkout', detail: expect.stringContaining('outside the checkout') });
+    expect(reader.outcome('src/passwd.js')).toEqual({
+      ok: false,
+      reason: 'outside_checkout',
+      detail: expect.stringContaining('outside the checkout'),
+    });
     expect(reader.hash('src/up/passwd')).toBeNull();
     expect(reader.outcome('src/up/passwd')).toMatchObject({ ok: false, reason: 'outside_checkout' });
     expect(reader.read('../' + 'x')).toBeNull();
@@ -126,14 +157,20 @@ describe('reading inside the checkout', () => {
     write(checkout, { 'src/big.js': `// ${'x'.repeat(DEFAULT_MAX_FILE_BYTES)}\n`, 'src/bin.js': 'a\u0000b' });
     const reader = new RepoReader(checkout);
     expect(reader.read('src/big.js')).toBeNull();
-    expect(reader.outcome('src/big.js')).toEqual({ ok: false, reason: 'too_large', detail: `${DEFAULT_MAX_FILE_BYTES + 4} bytes, over the ${DEFAULT_MAX_FILE_BYTES}-byte bound` });
+    expect(reader.outcome('src/big.js')).toEqual({
+      ok: false,
+      reason: 'too_large',
+      detail: `${DEFAULT_MAX_FILE_BYTES + 4} bytes, over the ${DEFAULT_MAX_FILE_BYTES}-byte bound`,
+    });
     expect(reader.read('src/bin.js')).toBeNull();
     expect(reader.outcome('src/bin.js')).toMatchObject({ ok: false, reason: 'binary' });
     expect(reader.read('src/gone.js')).toBeNull();
     expect(reader.outcome('src/gone.js')).toMatchObject({ ok: false, reason: 'missing' });
     expect(reader.outcome('src/never-asked.js')).toBeUndefined();
     // An operator's bound, and a file a tool reads whole anyway (a lockfile), are read past it.
-    expect(new RepoReader(checkout, { maxFileBytes: 2 * DEFAULT_MAX_FILE_BYTES }).read('src/big.js')).toHaveLength(DEFAULT_MAX_FILE_BYTES + 4);
+    expect(new RepoReader(checkout, { maxFileBytes: 2 * DEFAULT_MAX_FILE_BYTES }).read('src/big.js')).toHaveLength(
+      DEFAULT_MAX_FILE_BYTES + 4,
+    );
     expect(new RepoReader(checkout).readWhole('src/big.js')).toHaveLength(DEFAULT_MAX_FILE_BYTES + 4);
   });
 

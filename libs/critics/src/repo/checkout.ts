@@ -32,7 +32,9 @@ function within(root: string, path: string): boolean {
 }
 
 function errorCode(error: unknown): string {
-  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string' ? error.code : 'error';
+  return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string'
+    ? error.code
+    : 'error';
 }
 
 /**
@@ -60,7 +62,13 @@ export class CheckoutBoundary {
 
   /** Where a repo-relative file really is, or why it cannot be read from this checkout (`anySize`: no size bound). */
   locate(file: string, options: { readonly anySize?: boolean } = {}): Located {
-    if (file === '' || isAbsolute(file) || file.includes('\\') || file.includes('\u0000') || file.split('/').includes('..')) {
+    if (
+      file === '' ||
+      isAbsolute(file) ||
+      file.includes('\\') ||
+      file.includes('\u0000') ||
+      file.split('/').includes('..')
+    ) {
       return { ok: false, reason: 'outside_checkout', detail: 'not a path inside the checkout' };
     }
     let real: string;
@@ -68,18 +76,29 @@ export class CheckoutBoundary {
       real = realpathSync.native(join(this.root, file));
     } catch (error) {
       const code = errorCode(error);
-      if (code === 'ENOENT' || code === 'ENOTDIR') return { ok: false, reason: 'missing', detail: 'not in the checkout at this commit (or a symbolic link to nothing)' };
+      if (code === 'ENOENT' || code === 'ENOTDIR')
+        return {
+          ok: false,
+          reason: 'missing',
+          detail: 'not in the checkout at this commit (or a symbolic link to nothing)',
+        };
       if (code === 'ELOOP') return { ok: false, reason: 'missing', detail: 'a loop of symbolic links' };
       return { ok: false, reason: 'unreadable', detail: code };
     }
-    if (!within(this.realRoot, real)) return { ok: false, reason: 'outside_checkout', detail: 'a symbolic link to a file outside the checkout, never read' };
+    if (!within(this.realRoot, real))
+      return {
+        ok: false,
+        reason: 'outside_checkout',
+        detail: 'a symbolic link to a file outside the checkout, never read',
+      };
     let stat;
     try {
       stat = statSync(real);
     } catch (error) {
       return { ok: false, reason: 'unreadable', detail: errorCode(error) };
     }
-    if (!stat.isFile()) return { ok: false, reason: 'missing', detail: 'not a regular file (a directory or a submodule)' };
+    if (!stat.isFile())
+      return { ok: false, reason: 'missing', detail: 'not a regular file (a directory or a submodule)' };
     if (options.anySize !== true && stat.size > this.maxFileBytes) {
       return { ok: false, reason: 'too_large', detail: `${stat.size} bytes, over the ${this.maxFileBytes}-byte bound` };
     }

@@ -4,7 +4,22 @@ import { join, relative, sep } from 'node:path';
 import { git } from '@rloop/git';
 
 /** Directories never reviewed when a working directory is walked without git (build output, dependencies, caches). */
-export const DEFAULT_IGNORED_DIRS = new Set(['node_modules', '.git', 'dist', 'build', 'out', 'coverage', '.next', '.nuxt', '.turbo', '.nx', '.cache', '.rloop', 'vendor', 'tmp']);
+export const DEFAULT_IGNORED_DIRS = new Set([
+  'node_modules',
+  '.git',
+  'dist',
+  'build',
+  'out',
+  'coverage',
+  '.next',
+  '.nuxt',
+  '.turbo',
+  '.nx',
+  '.cache',
+  '.rloop',
+  'vendor',
+  'tmp',
+]);
 
 /** In a checkout of a commit every file is the commit's, except a repository's own git data and installed dependencies. */
 const CHECKOUT_SKIPPED_DIRS = new Set(['.git', 'node_modules']);
@@ -110,7 +125,8 @@ export interface DirectoryListing {
  */
 export async function listDirectoryFiles(dir: string, signal?: AbortSignal): Promise<DirectoryListing> {
   const top = await gitTopLevel(dir);
-  if (top !== null && (top === realpathSync.native(dir) || !(await ignoredBy(dir)))) return { files: await gitFiles(dir, signal), source: 'git' };
+  if (top !== null && (top === realpathSync.native(dir) || !(await ignoredBy(dir))))
+    return { files: await gitFiles(dir, signal), source: 'git' };
   const out: string[] = [];
   walk(dir, dir, DEFAULT_IGNORED_DIRS, out, signal);
   return { files: out.sort(), source: 'walk' };
@@ -159,7 +175,11 @@ export class FileHashIndex {
     if (cacheDir === undefined) return new FileHashIndex(null, {}, now);
     const path = join(cacheDir, 'file-hashes.json');
     try {
-      return new FileHashIndex(path, JSON.parse(readFileSync(path, 'utf8')) as Record<string, [number, number, string]>, now);
+      return new FileHashIndex(
+        path,
+        JSON.parse(readFileSync(path, 'utf8')) as Record<string, [number, number, string]>,
+        now,
+      );
     } catch {
       // No index yet (or an unreadable one): every file is hashed from its content this time.
       return new FileHashIndex(path, {}, now);
@@ -197,7 +217,9 @@ export function yieldToEventLoop(): Promise<void> {
 
 /** Extensions of files that are binary by nature (images, fonts, archives, media, compiled code): no text critic reviews them. */
 const BINARY_EXTENSIONS = new Set(
-  'png jpg jpeg gif bmp ico icns webp avif tif tiff psd woff woff2 ttf otf eot zip gz tgz bz2 xz 7z rar jar war ear zst br pdf doc docx xls xlsx ppt pptx odt mp3 mp4 m4a wav ogg flac webm mov avi mkv exe dll so dylib a o obj class pyc wasm node sqlite sqlite3 p12 pfx keystore'.split(' '),
+  'png jpg jpeg gif bmp ico icns webp avif tif tiff psd woff woff2 ttf otf eot zip gz tgz bz2 xz 7z rar jar war ear zst br pdf doc docx xls xlsx ppt pptx odt mp3 mp4 m4a wav ogg flac webm mov avi mkv exe dll so dylib a o obj class pyc wasm node sqlite sqlite3 p12 pfx keystore'.split(
+    ' ',
+  ),
 );
 
 /** Whether a file is binary by its name (see BINARY_EXTENSIONS); text critics count such files as not of their kind. */

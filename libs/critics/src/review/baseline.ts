@@ -7,7 +7,10 @@ import { suppressionOf } from './suppressions.js';
 const BaselineEntry = z.object({
   fingerprint: Fingerprint,
   /** The line-shift-proof identity (a hash of the file, rule and flagged lines); matched first. */
-  location_hash: z.string().regex(/^[0-9a-f]{16}$/).optional(),
+  location_hash: z
+    .string()
+    .regex(/^[0-9a-f]{16}$/)
+    .optional(),
   finding_type: FindingType,
   file: RepoPath,
   line: z.int().min(1),
@@ -25,7 +28,12 @@ const BaselineFile = z.object({
 /** The baseline file's text for these findings (stable order, one entry per finding). */
 export function baselineText(findings: readonly Finding[], now: Date): string {
   const entries: BaselineEntry[] = [...findings]
-    .sort((a, b) => a.file.localeCompare(b.file) || a.line_range.start - b.line_range.start || a.finding_type.localeCompare(b.finding_type))
+    .sort(
+      (a, b) =>
+        a.file.localeCompare(b.file) ||
+        a.line_range.start - b.line_range.start ||
+        a.finding_type.localeCompare(b.finding_type),
+    )
     .map((f) => ({
       fingerprint: f.fingerprint,
       ...(f.location_hash === undefined ? {} : { location_hash: f.location_hash }),
@@ -49,10 +57,15 @@ export function readBaseline(path: string): readonly BaselineEntry[] {
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new BaselineError(`${path} is not JSON, so not a baseline written by rloop review --write-baseline`, { cause: error });
+    throw new BaselineError(`${path} is not JSON, so not a baseline written by rloop review --write-baseline`, {
+      cause: error,
+    });
   }
   const parsed = BaselineFile.safeParse(json);
-  if (!parsed.success) throw new BaselineError(`${path} is not a baseline written by rloop review --write-baseline (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+  if (!parsed.success)
+    throw new BaselineError(
+      `${path} is not a baseline written by rloop review --write-baseline (${parsed.error.issues[0]?.message ?? 'invalid'})`,
+    );
   return parsed.data.findings;
 }
 
@@ -62,12 +75,17 @@ export function readBaseline(path: string): readonly BaselineEntry[] {
  * fingerprint; each baseline entry matches one finding, so a second copy of an accepted problem
  * is new.
  */
-export function applyBaseline(findings: readonly Finding[], entries: readonly BaselineEntry[], source: string): { readonly kept: Finding[]; readonly suppressed: Suppression[] } {
+export function applyBaseline(
+  findings: readonly Finding[],
+  entries: readonly BaselineEntry[],
+  source: string,
+): { readonly kept: Finding[]; readonly suppressed: Suppression[] } {
   const used = new Set<number>();
   const byHash = new Map<string, number[]>();
   const byFingerprint = new Map<string, number[]>();
   entries.forEach((entry, index) => {
-    if (entry.location_hash !== undefined) byHash.set(entry.location_hash, [...(byHash.get(entry.location_hash) ?? []), index]);
+    if (entry.location_hash !== undefined)
+      byHash.set(entry.location_hash, [...(byHash.get(entry.location_hash) ?? []), index]);
     byFingerprint.set(entry.fingerprint, [...(byFingerprint.get(entry.fingerprint) ?? []), index]);
   });
   const take = (candidates: readonly number[] | undefined): boolean => {
@@ -79,7 +97,9 @@ export function applyBaseline(findings: readonly Finding[], entries: readonly Ba
   const kept: Finding[] = [];
   const suppressed: Suppression[] = [];
   for (const finding of findings) {
-    const matched = (finding.location_hash !== undefined && take(byHash.get(finding.location_hash))) || take(byFingerprint.get(finding.fingerprint));
+    const matched =
+      (finding.location_hash !== undefined && take(byHash.get(finding.location_hash))) ||
+      take(byFingerprint.get(finding.fingerprint));
     if (!matched) {
       kept.push(finding);
       continue;

@@ -39,22 +39,33 @@ export function parseUnifiedDiff(diff: string): Map<string, [number, number][]> 
 
 /** The hardened runner (@rloop/git): a reviewed directory's .git/config never chooses a program for git to run. */
 async function git(repoDir: string, args: readonly string[], signal?: AbortSignal): Promise<string> {
-  return (await hardenedGit(args, { cwd: repoDir, literalPaths: true, ...(signal === undefined ? {} : { signal }) })).stdout;
+  return (await hardenedGit(args, { cwd: repoDir, literalPaths: true, ...(signal === undefined ? {} : { signal }) }))
+    .stdout;
 }
 
 /**
  * What changed in the working tree (committed, staged and unstaged, plus untracked files) since
  * `base`. Needs git; an unknown ref or a directory outside git is a ReviewGitError.
  */
-export async function changedLinesSince(repoDir: string, base: string, signal?: AbortSignal): Promise<Map<string, [number, number][]>> {
-  if (!(await isInsideGit(repoDir))) throw new ReviewGitError(`--base needs a git repository, and ${repoDir} is not inside one`);
-  if (base.startsWith('-') || base.trim() === '') throw new ReviewGitError(`--base ${JSON.stringify(base)} is not a git ref`);
+export async function changedLinesSince(
+  repoDir: string,
+  base: string,
+  signal?: AbortSignal,
+): Promise<Map<string, [number, number][]>> {
+  if (!(await isInsideGit(repoDir)))
+    throw new ReviewGitError(`--base needs a git repository, and ${repoDir} is not inside one`);
+  if (base.startsWith('-') || base.trim() === '')
+    throw new ReviewGitError(`--base ${JSON.stringify(base)} is not a git ref`);
   try {
     await git(repoDir, ['rev-parse', '--verify', '--quiet', `${base}^{commit}`], signal);
   } catch (error) {
     throw new ReviewGitError(`--base ${base} is not a commit in ${repoDir}`, { cause: error });
   }
-  const diff = await git(repoDir, ['diff', '-U0', '--no-color', '--no-ext-diff', '--relative', '-M', base, '--'], signal);
+  const diff = await git(
+    repoDir,
+    ['diff', '-U0', '--no-color', '--no-ext-diff', '--relative', '-M', base, '--'],
+    signal,
+  );
   const changed = parseUnifiedDiff(diff);
   const untracked = await git(repoDir, ['ls-files', '--others', '--exclude-standard', '-z'], signal);
   for (const file of untracked.split('\0').filter((f) => f !== '')) changed.set(file, [[1, Number.MAX_SAFE_INTEGER]]);
@@ -80,7 +91,10 @@ function overlaps(ranges: readonly (readonly [number, number])[] | undefined, st
  * Whether a finding concerns new code: its own lines, or one of its related locations (the taint
  * source or call site of a flow, the other copy of a duplicate), intersect the changed lines.
  */
-export function touchesChange(finding: Pick<Finding, 'file' | 'line_range' | 'related_locations'>, changed: ChangedLines): boolean {
+export function touchesChange(
+  finding: Pick<Finding, 'file' | 'line_range' | 'related_locations'>,
+  changed: ChangedLines,
+): boolean {
   if (overlaps(changed.get(finding.file), finding.line_range.start, finding.line_range.end)) return true;
   return finding.related_locations.some((l) => overlaps(changed.get(l.file), l.line_range.start, l.line_range.end));
 }

@@ -57,8 +57,14 @@ function lastGlobMatch(file: string, sources: readonly ExcludeGlobs[]): string |
  * repository's), the repository's `.rloopignore` (gitignore syntax) and a size bound. Pure but for
  * `sizeOf`.
  */
-export function excludeFiles(files: readonly string[], options: ExcludeOptions): { readonly kept: string[]; readonly excluded: ExcludedFile[] } {
-  const ignored = options.ignoreText === undefined || options.ignoreText === null ? null : ignore({ allowRelativePaths: true }).add(options.ignoreText);
+export function excludeFiles(
+  files: readonly string[],
+  options: ExcludeOptions,
+): { readonly kept: string[]; readonly excluded: ExcludedFile[] } {
+  const ignored =
+    options.ignoreText === undefined || options.ignoreText === null
+      ? null
+      : ignore({ allowRelativePaths: true }).add(options.ignoreText);
   const kept: string[] = [];
   const excluded: ExcludedFile[] = [];
   for (const file of files) {
@@ -74,7 +80,10 @@ export function excludeFiles(files: readonly string[], options: ExcludeOptions):
     if (options.maxFileBytes !== undefined && options.sizeOf !== undefined) {
       const size = options.sizeOf(file);
       if (size !== null && size > options.maxFileBytes) {
-        excluded.push({ file, by: `${options.maxFileBytesSource ?? 'max_file_bytes'} (${size} > ${options.maxFileBytes} bytes)` });
+        excluded.push({
+          file,
+          by: `${options.maxFileBytesSource ?? 'max_file_bytes'} (${size} > ${options.maxFileBytes} bytes)`,
+        });
         continue;
       }
     }

@@ -10,7 +10,12 @@ describe('selectByGlobs (--files)', () => {
   });
 
   it('with only negated globs, starts from every file', () => {
-    expect(selectByGlobs(FILES, ['!**/*.test.js', '!vendor/**'])).toEqual(['src/a.js', 'src/legacy.js', 'docs/x.md', 'src/gen/big.js']);
+    expect(selectByGlobs(FILES, ['!**/*.test.js', '!vendor/**'])).toEqual([
+      'src/a.js',
+      'src/legacy.js',
+      'docs/x.md',
+      'src/gen/big.js',
+    ]);
   });
 
   it('keeps every file without globs', () => {
@@ -40,9 +45,13 @@ describe('excludeFiles', () => {
   });
 
   it('reads .rloopignore with gitignore semantics (a bare name matches at any depth, ! re-includes)', () => {
-    const { kept } = excludeFiles(['a/node_cache/x.js', 'node_cache/y.js', 'keep/node_cache/z.js', 'b.js'], { ignoreText: 'node_cache/\n!keep/node_cache/\n' });
+    const { kept } = excludeFiles(['a/node_cache/x.js', 'node_cache/y.js', 'keep/node_cache/z.js', 'b.js'], {
+      ignoreText: 'node_cache/\n!keep/node_cache/\n',
+    });
     expect(kept).toEqual(['keep/node_cache/z.js', 'b.js']);
-    const { kept: logs } = excludeFiles(['app.log', 'src/debug.log', 'important.log', 'a.js'], { ignoreText: '*.log\n!important.log\n' });
+    const { kept: logs } = excludeFiles(['app.log', 'src/debug.log', 'important.log', 'a.js'], {
+      ignoreText: '*.log\n!important.log\n',
+    });
     expect(logs).toEqual(['important.log', 'a.js']);
   });
 });

@@ -3,7 +3,15 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Finding } from '@rloop/contracts';
-import { RepoConfigError, RepoPolicy, TRUSTED_REPO_POLICY, loadRepoConfig, prepareRepoReview, reviewRepositoryWithRuns, sastScannerCritic } from '../index.js';
+import {
+  RepoConfigError,
+  RepoPolicy,
+  TRUSTED_REPO_POLICY,
+  loadRepoConfig,
+  prepareRepoReview,
+  reviewRepositoryWithRuns,
+  sastScannerCritic,
+} from '../index.js';
 import { fixtureRepo } from '../__fixtures__/repo.js';
 import { lineFinding } from '../__fixtures__/finding.js';
 
@@ -41,12 +49,26 @@ describe('the fleet reading a repository configuration at the pinned commit', ()
       const review = prepareRepoReview(repo.dir, round, RepoPolicy.parse({}), CORE);
       expect(review.files).toEqual(['src/a.ts']);
       expect([...review.criticsOff]).toEqual([]);
-      const applied = review.apply([finding('src/a.ts', 1, 'eslint/prefer-const'), finding('src/a.ts', 2, 'eslint/no-var'), finding('src/a.ts', 2, 'sast/xss', 'security/sast-scanner')], '2026-11-30');
+      const applied = review.apply(
+        [
+          finding('src/a.ts', 1, 'eslint/prefer-const'),
+          finding('src/a.ts', 2, 'eslint/no-var'),
+          finding('src/a.ts', 2, 'sast/xss', 'security/sast-scanner'),
+        ],
+        '2026-11-30',
+      );
       expect(applied.findings.map((f) => [f.finding_type, f.severity])).toEqual([
         ['eslint/no-var', 'critical'],
         ['sast/xss', 'critical'],
       ]);
-      expect(applied.suppressed).toEqual([expect.objectContaining({ finding_type: 'eslint/prefer-const', kind: 'inline', reason: 'kept mutable for the plugin API', source: 'src/a.ts:1' })]);
+      expect(applied.suppressed).toEqual([
+        expect.objectContaining({
+          finding_type: 'eslint/prefer-const',
+          kind: 'inline',
+          reason: 'kept mutable for the plugin API',
+          source: 'src/a.ts:1',
+        }),
+      ]);
       expect(applied.repo_config).toEqual({
         config: '.rloop.yaml',
         excluded_files: 2,
@@ -68,14 +90,23 @@ describe('the fleet reading a repository configuration at the pinned commit', ()
   it('an operator who allows more lets the repository switch off a listed critic and lower rules; one who allows nothing ignores the files', () => {
     const repo = fixtureRepo(files);
     try {
-      const open = prepareRepoReview(repo.dir, round, RepoPolicy.parse({ severity_overrides: 'any', critics_off: ['toolchain/dependency-eol'] }), CORE);
+      const open = prepareRepoReview(
+        repo.dir,
+        round,
+        RepoPolicy.parse({ severity_overrides: 'any', critics_off: ['toolchain/dependency-eol'] }),
+        CORE,
+      );
       expect([...open.criticsOff]).toEqual(['toolchain/dependency-eol']);
       const applied = open.apply([finding('src/a.ts', 2, 'sast/xss', 'security/sast-scanner')], '2026-11-30');
       expect(applied.findings.map((f) => f.severity)).toEqual(['low']);
       expect(applied.repo_config?.overrides).toEqual(['sast/* → low (1 finding)']);
       const closed = prepareRepoReview(repo.dir, round, RepoPolicy.parse({ honour_repo_config: false }), CORE);
       expect(closed.files).toEqual(round);
-      expect(closed.apply([finding('src/a.ts', 1, 'eslint/prefer-const')], '2026-11-30')).toEqual({ findings: [finding('src/a.ts', 1, 'eslint/prefer-const')], suppressed: [], repo_config: undefined });
+      expect(closed.apply([finding('src/a.ts', 1, 'eslint/prefer-const')], '2026-11-30')).toEqual({
+        findings: [finding('src/a.ts', 1, 'eslint/prefer-const')],
+        suppressed: [],
+        repo_config: undefined,
+      });
     } finally {
       repo.remove();
     }
@@ -91,18 +122,37 @@ describe('the fleet reading a repository configuration at the pinned commit', ()
       writeFileSync(join(outside, 'big.ts'), `// ${'x'.repeat(5000)}\n`);
       symlinkSync(join(outside, 'config.yaml'), join(repo.dir, '.rloop.yaml'));
       expect(() => loadRepoConfig(repo.dir)).toThrow(RepoConfigError);
-      expect(() => loadRepoConfig(repo.dir)).toThrow(/^\.rloop\.yaml: not read: a symbolic link to a file outside the checkout, never read$/);
-      const fleet = prepareRepoReview(repo.dir, ['src/a.ts', 'src/b.ts'], RepoPolicy.parse({ critics_off: ['toolchain/dependency-eol'] }), CORE);
+      expect(() => loadRepoConfig(repo.dir)).toThrow(
+        /^\.rloop\.yaml: not read: a symbolic link to a file outside the checkout, never read$/,
+      );
+      const fleet = prepareRepoReview(
+        repo.dir,
+        ['src/a.ts', 'src/b.ts'],
+        RepoPolicy.parse({ critics_off: ['toolchain/dependency-eol'] }),
+        CORE,
+      );
       expect(fleet.files).toEqual(['src/a.ts', 'src/b.ts']);
       expect([...fleet.criticsOff]).toEqual([]);
-      expect(fleet.apply([], '2026-11-30').repo_config?.refused).toEqual([expect.stringMatching(/^\.rloop\.yaml: not read: a symbolic link .* — the file was not applied$/)]);
+      expect(fleet.apply([], '2026-11-30').repo_config?.refused).toEqual([
+        expect.stringMatching(/^\.rloop\.yaml: not read: a symbolic link .* — the file was not applied$/),
+      ]);
       // `rloop review` stops on it (a usage error there) rather than reviewing with a configuration from elsewhere.
-      await expect(reviewRepositoryWithRuns({ repoDir: repo.dir, now: new Date('2026-11-30T00:00:00Z'), critics: [sastScannerCritic()], policy: TRUSTED_REPO_POLICY })).rejects.toThrow(RepoConfigError);
+      await expect(
+        reviewRepositoryWithRuns({
+          repoDir: repo.dir,
+          now: new Date('2026-11-30T00:00:00Z'),
+          critics: [sastScannerCritic()],
+          policy: TRUSTED_REPO_POLICY,
+        }),
+      ).rejects.toThrow(RepoConfigError);
 
       rmSync(join(repo.dir, '.rloop.yaml'));
       symlinkSync(join(outside, 'ignore'), join(repo.dir, '.rloopignore'));
       expect(() => loadRepoConfig(repo.dir)).toThrow(/^\.rloopignore: not read: a symbolic link/);
-      expect(prepareRepoReview(repo.dir, ['src/a.ts', 'src/b.ts'], RepoPolicy.parse({}), CORE).files).toEqual(['src/a.ts', 'src/b.ts']);
+      expect(prepareRepoReview(repo.dir, ['src/a.ts', 'src/b.ts'], RepoPolicy.parse({}), CORE).files).toEqual([
+        'src/a.ts',
+        'src/b.ts',
+      ]);
 
       // A size bound excludes by the size of what is in the checkout: a link out is not measured (the critics skip it as outside_checkout).
       rmSync(join(repo.dir, '.rloopignore'));
@@ -121,7 +171,9 @@ describe('the fleet reading a repository configuration at the pinned commit', ()
     const repo = fixtureRepo({ '.rloop.yaml': 'rules:\n  eslint/prefer-const: never\n', 'src/a.ts': 'let a = 1;\n' });
     try {
       const review = prepareRepoReview(repo.dir, ['src/a.ts'], RepoPolicy.parse({}), CORE);
-      expect(review.apply([], '2026-11-30').repo_config?.refused).toEqual([expect.stringMatching(/^\.rloop\.yaml: rules\.eslint\/prefer-const: .* — the file was not applied$/)]);
+      expect(review.apply([], '2026-11-30').repo_config?.refused).toEqual([
+        expect.stringMatching(/^\.rloop\.yaml: rules\.eslint\/prefer-const: .* — the file was not applied$/),
+      ]);
     } finally {
       repo.remove();
     }

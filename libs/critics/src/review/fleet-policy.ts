@@ -29,15 +29,20 @@ function load(repoDir: string): { loaded: LoadedRepoConfig; refused: string[] } 
   } catch (error) {
     if (!(error instanceof RepoConfigError)) throw error;
     // The repository's file is untrusted input: an invalid one changes nothing, and the letter says why.
-    return { loaded: { config: {}, source: REPO_CONFIG_FILE, ignoreText: null }, refused: [`${error.message} — the file was not applied`] };
+    return {
+      loaded: { config: {}, source: REPO_CONFIG_FILE, ignoreText: null },
+      refused: [`${error.message} — the file was not applied`],
+    };
   }
 }
 
 function fleetOnlyRefusals(config: RepoConfig, source: string): string[] {
   const refused: string[] = [];
-  if (config.llm?.model !== undefined) refused.push(`${source} llm.model: the fleet's model is the operator's (config/models.yaml roles.critics)`);
+  if (config.llm?.model !== undefined)
+    refused.push(`${source} llm.model: the fleet's model is the operator's (config/models.yaml roles.critics)`);
   for (const [id, value] of Object.entries(config.critics ?? {})) {
-    if (value === true || value === 'on') refused.push(`${source} critics.${id}: on — the fleet's panel decides which critics run (config/critics.yaml)`);
+    if (value === true || value === 'on')
+      refused.push(`${source} critics.${id}: on — the fleet's panel decides which critics run (config/critics.yaml)`);
   }
   return refused;
 }
@@ -49,15 +54,28 @@ function fleetOnlyRefusals(config: RepoConfig, source: string): string[] {
  * the letter, and what the policy does not allow is refused and listed there. Every file is read
  * inside the checkout (a link out is never followed: a configuration behind one is refused).
  */
-export function prepareRepoReview(repoDir: string, files: readonly string[], policy: RepoPolicy, core: ReadonlySet<string>, options: { readonly maxFileBytes?: number } = {}): RepoRoundReview {
+export function prepareRepoReview(
+  repoDir: string,
+  files: readonly string[],
+  policy: RepoPolicy,
+  core: ReadonlySet<string>,
+  options: { readonly maxFileBytes?: number } = {},
+): RepoRoundReview {
   if (!policy.honour_repo_config) {
-    return { files, criticsOff: new Set(), apply: (findings) => ({ findings: [...findings], suppressed: [], repo_config: undefined }) };
+    return {
+      files,
+      criticsOff: new Set(),
+      apply: (findings) => ({ findings: [...findings], suppressed: [], repo_config: undefined }),
+    };
   }
   const { loaded, refused: invalid } = load(repoDir);
   const source = loaded.source ?? REPO_CONFIG_FILE;
   const excludes = repoExcludes(loaded.config, source, policy);
   // Comments are read like the critics read the files: inside the checkout, up to the operator's size bound.
-  const reader = new RepoReader(repoDir, options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes });
+  const reader = new RepoReader(
+    repoDir,
+    options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes },
+  );
   const { kept, excluded } = excludeFiles(files, {
     globs: excludes.globs,
     ignoreText: policy.excludes ? loaded.ignoreText : null,
@@ -84,7 +102,12 @@ export function prepareRepoReview(repoDir: string, files: readonly string[], pol
       const result = applyRepoRules(findings, { config: loaded.config, source, policy, directives, today });
       const effect: RepoConfigEffect | undefined =
         present || result.suppressed.length > 0 || result.refused.length > 0
-          ? { config: loaded.source, excluded_files: excluded.length, overrides: result.overrides.slice(0, 100), refused: [...refused, ...result.refused].map((r) => r.slice(0, 500)).slice(0, 100) }
+          ? {
+              config: loaded.source,
+              excluded_files: excluded.length,
+              overrides: result.overrides.slice(0, 100),
+              refused: [...refused, ...result.refused].map((r) => r.slice(0, 500)).slice(0, 100),
+            }
           : undefined;
       return { findings: result.findings, suppressed: result.suppressed, repo_config: effect };
     },

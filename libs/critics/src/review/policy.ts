@@ -1,9 +1,22 @@
 import picomatch from 'picomatch';
 import { z } from 'zod';
-import { CriticId, type Finding, type RepoConfig, type RuleLevel, SCORE_BANDS, type Severity, type Suppression } from '@rloop/contracts';
+import {
+  CriticId,
+  type Finding,
+  type RepoConfig,
+  type RuleLevel,
+  SCORE_BANDS,
+  type Severity,
+  type Suppression,
+} from '@rloop/contracts';
 import { criticSwitchedOff } from './repo-config.js';
 import type { ExcludeGlobs } from './file-selection.js';
-import { type DirectiveProblem, type SuppressionDirective, applyInlineSuppressions, suppressionOf } from './suppressions.js';
+import {
+  type DirectiveProblem,
+  type SuppressionDirective,
+  applyInlineSuppressions,
+  suppressionOf,
+} from './suppressions.js';
 
 /**
  * What the operator lets a reviewed repository change through its `.rloop.yaml`,
@@ -43,32 +56,60 @@ const RANK: Readonly<Record<Severity, number>> = { critical: 3, medium: 2, low: 
 const DEFAULT_SCORE: Readonly<Record<Severity, number>> = { critical: 8, medium: 5, low: 2 };
 
 /** The `rules:` entry that applies to a rule: an exact key wins over globs; among globs, the first written. */
-export function ruleLevelFor(config: RepoConfig, findingType: string): { readonly key: string; readonly level: RuleLevel } | null {
+export function ruleLevelFor(
+  config: RepoConfig,
+  findingType: string,
+): { readonly key: string; readonly level: RuleLevel } | null {
   const rules = config.rules ?? {};
   const exact = rules[findingType];
   if (exact !== undefined) return { key: findingType, level: exact };
-  for (const [key, level] of Object.entries(rules)) if (/[*?[{]/.test(key) && picomatch.isMatch(findingType, key)) return { key, level };
+  for (const [key, level] of Object.entries(rules))
+    if (/[*?[{]/.test(key) && picomatch.isMatch(findingType, key)) return { key, level };
   return null;
 }
 
 /** The exclude globs the policy lets the repository apply, and what it refused. */
-export function repoExcludes(config: RepoConfig, source: string, policy: RepoPolicy): { readonly globs: ExcludeGlobs[]; readonly maxFileBytes: number | undefined; readonly refused: string[] } {
+export function repoExcludes(
+  config: RepoConfig,
+  source: string,
+  policy: RepoPolicy,
+): { readonly globs: ExcludeGlobs[]; readonly maxFileBytes: number | undefined; readonly refused: string[] } {
   const asked = (config.exclude?.length ?? 0) > 0 || config.max_file_bytes !== undefined;
-  if (!policy.excludes) return { globs: [], maxFileBytes: undefined, refused: asked ? [`${source} exclude/max_file_bytes: the operator's policy does not let a repository leave files out`] : [] };
-  return { globs: config.exclude === undefined ? [] : [{ globs: config.exclude, source: `${source} exclude` }], maxFileBytes: config.max_file_bytes, refused: [] };
+  if (!policy.excludes)
+    return {
+      globs: [],
+      maxFileBytes: undefined,
+      refused: asked
+        ? [`${source} exclude/max_file_bytes: the operator's policy does not let a repository leave files out`]
+        : [],
+    };
+  return {
+    globs: config.exclude === undefined ? [] : [{ globs: config.exclude, source: `${source} exclude` }],
+    maxFileBytes: config.max_file_bytes,
+    refused: [],
+  };
 }
 
 /**
  * The critics the repository switches off, split into those the policy allows and refusals.
  * `core` critics are never switched off by a repository.
  */
-export function repoCriticsOff(config: RepoConfig, source: string, policy: RepoPolicy, core: ReadonlySet<string>, trusted: boolean): { readonly off: string[]; readonly refused: string[] } {
+export function repoCriticsOff(
+  config: RepoConfig,
+  source: string,
+  policy: RepoPolicy,
+  core: ReadonlySet<string>,
+  trusted: boolean,
+): { readonly off: string[]; readonly refused: string[] } {
   const off: string[] = [];
   const refused: string[] = [];
   for (const id of Object.keys(config.critics ?? {})) {
     if (!criticSwitchedOff(config, id)) continue;
     if (trusted || (policy.critics_off.includes(id) && !core.has(id))) off.push(id);
-    else refused.push(`${source} critics.${id}: off — ${core.has(id) ? 'a core critic always runs' : "the operator's policy does not let a repository switch it off"}`);
+    else
+      refused.push(
+        `${source} critics.${id}: off — ${core.has(id) ? 'a core critic always runs' : "the operator's policy does not let a repository switch it off"}`,
+      );
   }
   return { off, refused };
 }
@@ -115,12 +156,20 @@ export function applyRepoRules(findings: readonly Finding[], input: RepoRulesInp
     const lowering = rule.level === 'off' || RANK[rule.level] < RANK[finding.severity];
     const allowed = policy.severity_overrides === 'any' || (policy.severity_overrides === 'raise_only' && !lowering);
     if (!allowed) {
-      refused.add(`${source} rules.${rule.key}: ${rule.level} — the operator's policy ${policy.severity_overrides === 'none' ? 'does not let a repository change severities' : 'lets a repository only raise severities'}`);
+      refused.add(
+        `${source} rules.${rule.key}: ${rule.level} — the operator's policy ${policy.severity_overrides === 'none' ? 'does not let a repository change severities' : 'lets a repository only raise severities'}`,
+      );
       kept.push(finding);
       continue;
     }
     if (rule.level === 'off') {
-      suppressed.push(suppressionOf(finding, { kind: 'config', reason: `rule ${rule.key} is off in ${source}`, source: `${source} rules.${rule.key}` }));
+      suppressed.push(
+        suppressionOf(finding, {
+          kind: 'config',
+          reason: `rule ${rule.key} is off in ${source}`,
+          source: `${source} rules.${rule.key}`,
+        }),
+      );
       continue;
     }
     if (rule.level === finding.severity) {
@@ -135,9 +184,14 @@ export function applyRepoRules(findings: readonly Finding[], input: RepoRulesInp
   }
   let result = { kept, suppressed: [] as Suppression[], problems: [] as DirectiveProblem[] };
   if (policy.inline_suppressions) {
-    result = applyInlineSuppressions(kept, input.directives, { today: input.today, ...(input.inScope === undefined ? {} : { inScope: input.inScope }) });
+    result = applyInlineSuppressions(kept, input.directives, {
+      today: input.today,
+      ...(input.inScope === undefined ? {} : { inScope: input.inScope }),
+    });
   } else if (input.directives.length > 0) {
-    refused.add(`${input.directives.length} rloop-ignore comment(s): the operator's policy does not let a repository dismiss findings inline`);
+    refused.add(
+      `${input.directives.length} rloop-ignore comment(s): the operator's policy does not let a repository dismiss findings inline`,
+    );
   }
   return {
     findings: result.kept,

@@ -55,7 +55,10 @@ export function parseRepoConfig(text: string, source: string, knownCritics?: rea
   const document = parseDocument(text, { uniqueKeys: true, prettyErrors: false });
   if (document.errors.length > 0) {
     const first = document.errors[0];
-    throw new RepoConfigError(`${source}: not valid YAML: ${first?.message.split('\n')[0] ?? 'unreadable'}`, document.errors.map((e) => ({ path: '', message: e.message })));
+    throw new RepoConfigError(
+      `${source}: not valid YAML: ${first?.message.split('\n')[0] ?? 'unreadable'}`,
+      document.errors.map((e) => ({ path: '', message: e.message })),
+    );
   }
   const raw: unknown = document.toJS() ?? {};
   const parsed = RepoConfig.safeParse(raw);
@@ -66,7 +69,10 @@ export function parseRepoConfig(text: string, source: string, knownCritics?: rea
   if (knownCritics !== undefined) {
     const unknown = Object.keys(parsed.data.critics ?? {}).filter((id) => !knownCritics.includes(id));
     if (unknown.length > 0) {
-      const issues = unknown.map((id) => ({ path: `critics.${id}`, message: `no critic has this id (known: ${knownCritics.join(', ')})` }));
+      const issues = unknown.map((id) => ({
+        path: `critics.${id}`,
+        message: `no critic has this id (known: ${knownCritics.join(', ')})`,
+      }));
       throw new RepoConfigError(`${source}: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, issues);
     }
   }
@@ -78,17 +84,29 @@ export function parseRepoConfig(text: string, source: string, knownCritics?: rea
  * the config from `configPath`, e.g. `--config`). A missing file is no configuration; an invalid
  * one, or one behind a link out of the repository, is a RepoConfigError naming it.
  */
-export function loadRepoConfig(repoDir: string, options: { readonly configPath?: string; readonly knownCritics?: readonly string[] } = {}): LoadedRepoConfig {
+export function loadRepoConfig(
+  repoDir: string,
+  options: { readonly configPath?: string; readonly knownCritics?: readonly string[] } = {},
+): LoadedRepoConfig {
   const reader = new RepoReader(repoDir);
   const ignoreText = readAtRoot(reader, REPO_IGNORE_FILE);
   if (options.configPath !== undefined) {
     const text = readOrNull(options.configPath);
-    if (text === null) throw new RepoConfigError(`${options.configPath}: no such file`, [{ path: '', message: 'no such file' }]);
-    return { config: parseRepoConfig(text, options.configPath, options.knownCritics), source: options.configPath, ignoreText };
+    if (text === null)
+      throw new RepoConfigError(`${options.configPath}: no such file`, [{ path: '', message: 'no such file' }]);
+    return {
+      config: parseRepoConfig(text, options.configPath, options.knownCritics),
+      source: options.configPath,
+      ignoreText,
+    };
   }
   const text = readAtRoot(reader, REPO_CONFIG_FILE);
   if (text === null) return { config: {}, source: null, ignoreText };
-  return { config: parseRepoConfig(text, REPO_CONFIG_FILE, options.knownCritics), source: REPO_CONFIG_FILE, ignoreText };
+  return {
+    config: parseRepoConfig(text, REPO_CONFIG_FILE, options.knownCritics),
+    source: REPO_CONFIG_FILE,
+    ignoreText,
+  };
 }
 
 /** Whether the configuration switches a critic off (`false` or `off`). */

@@ -2,7 +2,13 @@ import { createHash } from 'node:crypto';
 import { statSync } from 'node:fs';
 import { basename, resolve } from 'node:path';
 import type { Finding, Letter, RepoConfigEffect, Suppression } from '@rloop/contracts';
-import { type CriticReport, DEFAULT_KNOWN_CONFLICTS, describeCoverage, deterministicId, synthesizeLetter } from '@rloop/domain';
+import {
+  type CriticReport,
+  DEFAULT_KNOWN_CONFLICTS,
+  describeCoverage,
+  deterministicId,
+  synthesizeLetter,
+} from '@rloop/domain';
 import type { CriticDefinition } from '../critic.js';
 import { ReviewGitError, ReviewTargetNotFoundError } from '../errors.js';
 import { draftFinding } from '../plumbing/define.js';
@@ -100,9 +106,23 @@ function contentCommit(files: readonly string[], reader: RepoReader): string {
 }
 
 const PROBLEM_TEXT: Readonly<Record<DirectiveProblem['kind'], { type: string; title: string; expected: string }>> = {
-  invalid: { type: 'rloop/suppression-invalid', title: 'Suppression comment does not apply', expected: 'The comment reads `rloop-ignore <rule-or-critic> -- <reason>` (optionally `until=YYYY-MM-DD`), or is removed.' },
-  expired: { type: 'rloop/suppression-expired', title: 'Suppression comment has expired', expected: 'The finding is fixed and the comment removed, or a new date is agreed and written.' },
-  unused: { type: 'rloop/suppression-unused', title: 'Suppression comment matches no finding', expected: 'The comment is removed (the finding it was written for is gone), or moved onto the flagged line or the line before it.' },
+  invalid: {
+    type: 'rloop/suppression-invalid',
+    title: 'Suppression comment does not apply',
+    expected:
+      'The comment reads `rloop-ignore <rule-or-critic> -- <reason>` (optionally `until=YYYY-MM-DD`), or is removed.',
+  },
+  expired: {
+    type: 'rloop/suppression-expired',
+    title: 'Suppression comment has expired',
+    expected: 'The finding is fixed and the comment removed, or a new date is agreed and written.',
+  },
+  unused: {
+    type: 'rloop/suppression-unused',
+    title: 'Suppression comment matches no finding',
+    expected:
+      'The comment is removed (the finding it was written for is gone), or moved onto the flagged line or the line before it.',
+  },
 };
 
 /** Suppression comments that do not work, as findings of their own (so they are seen and fixed). */
@@ -117,7 +137,9 @@ function problemFindings(problems: readonly DirectiveProblem[], readFile: (file:
       title: `${PROBLEM_TEXT[p.kind].title}: ${p.message}`,
       current_behaviour: `${p.message}${p.kind === 'unused' ? '' : '; the finding it was written for is reported as usual'}.`,
       expected_behaviour: PROBLEM_TEXT[p.kind].expected,
-      observable_test_conditions: [`rloop review no longer reports ${PROBLEM_TEXT[p.kind].type} at ${p.directive.file}:${p.directive.line}`],
+      observable_test_conditions: [
+        `rloop review no longer reports ${PROBLEM_TEXT[p.kind].type} at ${p.directive.file}:${p.directive.line}`,
+      ],
       forbidden_in_test: [],
     }),
   );
@@ -130,7 +152,11 @@ function problemFindings(problems: readonly DirectiveProblem[], readFile: (file:
  * dynamic triggers add them to the fleet's panels the same way; a review without Go files does not
  * hold a Go toolchain to account).
  */
-function reviewCore(critics: readonly CriticDefinition[], files: readonly string[], given: readonly string[] | undefined): Set<string> {
+function reviewCore(
+  critics: readonly CriticDefinition[],
+  files: readonly string[],
+  given: readonly string[] | undefined,
+): Set<string> {
   const toolchains = TOOLCHAIN_CRITIC_IDS.filter((id) => {
     const critic = critics.find((c) => c.id === id);
     return critic !== undefined && files.some((file) => critic.covers?.(file) === true);
@@ -153,7 +179,12 @@ export async function reviewRepositoryWithRuns(options: ReviewOptions): Promise<
   if (!isDirectory(repoDir)) throw new ReviewTargetNotFoundError(options.repoDir);
   const progress = options.onProgress ?? ((): void => undefined);
   const policy = options.policy ?? TRUSTED_REPO_POLICY;
-  const loaded = options.repoConfig === undefined ? (policy.honour_repo_config ? loadRepoConfig(repoDir) : null) : options.repoConfig;
+  const loaded =
+    options.repoConfig === undefined
+      ? policy.honour_repo_config
+        ? loadRepoConfig(repoDir)
+        : null
+      : options.repoConfig;
   const source = loaded?.source ?? '.rloop.yaml';
   const config = loaded?.config ?? {};
   const bound = options.maxFileBytes === undefined ? {} : { maxFileBytes: options.maxFileBytes };
@@ -162,19 +193,35 @@ export async function reviewRepositoryWithRuns(options: ReviewOptions): Promise<
   // The directory's own files: its repository's view when it is (a part of) one, else a walk of it.
   const listing = await listDirectoryFiles(repoDir, options.signal);
   if (options.base !== undefined && listing.source === 'walk') {
-    throw new ReviewGitError(`--base needs a git repository, and ${repoDir} is not a part of one (outside git, or ignored by the repository that holds it)`);
+    throw new ReviewGitError(
+      `--base needs a git repository, and ${repoDir} is not a part of one (outside git, or ignored by the repository that holds it)`,
+    );
   }
   const selected = selectByGlobs(listing.files, options.files ?? []);
   const repoSide = repoExcludes(config, source, policy);
   const { kept: included, excluded } = excludeFiles(selected, {
-    globs: [...(options.exclude === undefined || options.exclude.length === 0 ? [] : [{ globs: options.exclude, source: '--exclude' }]), ...repoSide.globs],
+    globs: [
+      ...(options.exclude === undefined || options.exclude.length === 0
+        ? []
+        : [{ globs: options.exclude, source: '--exclude' }]),
+      ...repoSide.globs,
+    ],
     ignoreText: policy.excludes ? (loaded?.ignoreText ?? null) : null,
-    ...(repoSide.maxFileBytes === undefined ? {} : { maxFileBytes: repoSide.maxFileBytes, maxFileBytesSource: `${source} max_file_bytes`, sizeOf: (file: string) => reader.boundary.sizeOf(file) }),
+    ...(repoSide.maxFileBytes === undefined
+      ? {}
+      : {
+          maxFileBytes: repoSide.maxFileBytes,
+          maxFileBytesSource: `${source} max_file_bytes`,
+          sizeOf: (file: string) => reader.boundary.sizeOf(file),
+        }),
   });
   const changed = options.base === undefined ? null : await changedLinesSince(repoDir, options.base, options.signal);
   const files = changed === null ? included : included.filter((file) => changed.has(file));
   const commit = (listing.source === 'git' ? await headCommit(repoDir) : null) ?? contentCommit(files, reader);
-  const critics = [...(options.critics ?? builtInCritics({ now: options.now })), ...((await options.lateCritics?.(files)) ?? [])];
+  const critics = [
+    ...(options.critics ?? builtInCritics({ now: options.now })),
+    ...((await options.lateCritics?.(files)) ?? []),
+  ];
   const core = reviewCore(critics, files, options.core);
   progress(
     `review: ${files.length} file(s) under review in ${repoDir}${options.base === undefined ? '' : ` (changed since ${options.base})`}` +
@@ -201,7 +248,10 @@ export async function reviewRepositoryWithRuns(options: ReviewOptions): Promise<
     );
     runs.push(run);
     const covered = run.coverage === null ? '' : `; ${describeCoverage(run.coverage)}`;
-    if (run.status === 'reported') progress(`review: ${critic.id} reported ${run.findings.length} finding(s) in ${run.duration_ms} ms${covered}${run.notes.length > 0 ? ` (${run.notes.join('; ')})` : ''}`);
+    if (run.status === 'reported')
+      progress(
+        `review: ${critic.id} reported ${run.findings.length} finding(s) in ${run.duration_ms} ms${covered}${run.notes.length > 0 ? ` (${run.notes.join('; ')})` : ''}`,
+      );
     else progress(`review: ${critic.id} did not finish (${run.reason}): ${run.message}`);
   }
 
@@ -220,10 +270,11 @@ export async function reviewRepositoryWithRuns(options: ReviewOptions): Promise<
     policy,
     directives,
     today: options.now.toISOString().slice(0, 10),
-    inScope: (d) => d.targets.every((t) => {
-      const owner = ownerOfTarget(t, ranIds);
-      return owner !== null && reported.has(owner);
-    }),
+    inScope: (d) =>
+      d.targets.every((t) => {
+        const owner = ownerOfTarget(t, ranIds);
+        return owner !== null && reported.has(owner);
+      }),
   });
   const baselineCandidates = [...ruled.findings, ...problemFindings(ruled.problems, (file) => reader.read(file))];
   let findings = baselineCandidates;
@@ -235,13 +286,20 @@ export async function reviewRepositoryWithRuns(options: ReviewOptions): Promise<
   }
   if (changed !== null) {
     findings = findings.filter((f) => touchesChange(f, changed));
-    suppressed = suppressed.filter((s) => touchesChange({ file: s.file, line_range: { start: s.line, end: s.line }, related_locations: [] }, changed));
+    suppressed = suppressed.filter((s) =>
+      touchesChange({ file: s.file, line_range: { start: s.line, end: s.line }, related_locations: [] }, changed),
+    );
   }
 
   const effect: RepoConfigEffect | undefined =
     loaded === null || (loaded.source === null && loaded.ignoreText === null && excluded.length === 0)
       ? undefined
-      : { config: loaded.source, excluded_files: excluded.filter((e) => !e.by.startsWith('--exclude')).length, overrides: ruled.overrides.slice(0, 100), refused: [...repoSide.refused, ...ruled.refused].slice(0, 100) };
+      : {
+          config: loaded.source,
+          excluded_files: excluded.filter((e) => !e.by.startsWith('--exclude')).length,
+          overrides: ruled.overrides.slice(0, 100),
+          refused: [...repoSide.refused, ...ruled.refused].slice(0, 100),
+        };
   const reports: CriticReport[] = runs.map((run) => {
     const coverage = run.coverage === null ? {} : { coverage: run.coverage };
     if (run.status === 'reported') {
@@ -256,14 +314,35 @@ export async function reviewRepositoryWithRuns(options: ReviewOptions): Promise<
         ...coverage,
       };
     }
-    return { critic_id: run.critic_id, core: core.has(run.critic_id), outcome: run.reason === 'timed_out' ? 'timed_out' : 'failed', findings: [], message: `${run.reason}: ${run.message}`.slice(0, 2000), ...coverage };
+    return {
+      critic_id: run.critic_id,
+      core: core.has(run.critic_id),
+      outcome: run.reason === 'timed_out' ? 'timed_out' : 'failed',
+      findings: [],
+      message: `${run.reason}: ${run.message}`.slice(0, 2000),
+      ...coverage,
+    };
   });
   const problems = findings.filter((f) => f.raised_by === SUPPRESSIONS_CRITIC);
-  if (problems.length > 0) reports.push({ critic_id: SUPPRESSIONS_CRITIC, core: false, outcome: 'reported', findings: problems, suppressed: suppressed.filter((s) => s.raised_by === SUPPRESSIONS_CRITIC) });
+  if (problems.length > 0)
+    reports.push({
+      critic_id: SUPPRESSIONS_CRITIC,
+      core: false,
+      outcome: 'reported',
+      findings: problems,
+      suppressed: suppressed.filter((s) => s.raised_by === SUPPRESSIONS_CRITIC),
+    });
 
   const createdAt = options.now.toISOString();
   const letter = synthesizeLetter({
-    letter_id: deterministicId('review-letter', repoDir, commit, createdAt, options.base ?? '', (options.files ?? []).join('\n')),
+    letter_id: deterministicId(
+      'review-letter',
+      repoDir,
+      commit,
+      createdAt,
+      options.base ?? '',
+      (options.files ?? []).join('\n'),
+    ),
     plan: options.plan ?? slugOf(repoDir),
     run_id: deterministicId('review-run', repoDir, commit, createdAt),
     round: 1,

@@ -43,7 +43,13 @@ function parseDirective(file: string, line: number, rest: string): SuppressionDi
   const body = rest.replace(COMMENT_CLOSERS, '');
   const separator = body.search(/(?:^|\s)--(?:\s|$)/);
   let head = separator < 0 ? body : body.slice(0, separator);
-  let reason = separator < 0 ? '' : body.slice(separator).replace(/^\s*--/, '').trim();
+  let reason =
+    separator < 0
+      ? ''
+      : body
+          .slice(separator)
+          .replace(/^\s*--/, '')
+          .trim();
   let until: string | null = null;
   // `until=` may stand before the `--` or at the very end of the reason.
   const inHead = UNTIL.exec(head);
@@ -105,7 +111,15 @@ export interface InlineSuppressionResult {
  * The record of a finding dismissed rather than fixed (an inline comment, a rule switched off, a
  * baseline entry): who raised it, where, how and why — bounded to the contract's lengths.
  */
-export function suppressionOf(finding: Finding, how: { readonly kind: Suppression['kind']; readonly reason: string; readonly source: string; readonly until?: string }): Suppression {
+export function suppressionOf(
+  finding: Finding,
+  how: {
+    readonly kind: Suppression['kind'];
+    readonly reason: string;
+    readonly source: string;
+    readonly until?: string;
+  },
+): Suppression {
   return {
     fingerprint: finding.fingerprint,
     finding_type: finding.finding_type,
@@ -136,7 +150,12 @@ export function applyInlineSuppressions(
   const problems: DirectiveProblem[] = [];
   for (const d of directives) {
     if (d.problem !== null) problems.push({ directive: d, kind: 'invalid', message: `rloop-ignore ${d.problem}` });
-    else if (d.until !== null && d.until < options.today) problems.push({ directive: d, kind: 'expired', message: `rloop-ignore ${d.targets.join(',')} expired on ${d.until}` });
+    else if (d.until !== null && d.until < options.today)
+      problems.push({
+        directive: d,
+        kind: 'expired',
+        message: `rloop-ignore ${d.targets.join(',')} expired on ${d.until}`,
+      });
   }
   const byPlace = new Map<string, SuppressionDirective[]>();
   for (const d of valid) byPlace.set(`${d.file}:${d.line}`, [...(byPlace.get(`${d.file}:${d.line}`) ?? []), d]);
@@ -145,18 +164,33 @@ export function applyInlineSuppressions(
   const suppressed: Suppression[] = [];
   for (const finding of findings) {
     const line = finding.line_range.start;
-    const candidates = [...(byPlace.get(`${finding.file}:${line}`) ?? []), ...(byPlace.get(`${finding.file}:${line - 1}`) ?? [])];
+    const candidates = [
+      ...(byPlace.get(`${finding.file}:${line}`) ?? []),
+      ...(byPlace.get(`${finding.file}:${line - 1}`) ?? []),
+    ];
     const directive = candidates.find((d) => d.targets.some((t) => targetMatches(t, finding)));
     if (directive === undefined) {
       kept.push(finding);
       continue;
     }
     used.add(directive);
-    suppressed.push(suppressionOf(finding, { kind: 'inline', reason: directive.reason ?? '', source: `${directive.file}:${directive.line}`, ...(directive.until === null ? {} : { until: directive.until }) }));
+    suppressed.push(
+      suppressionOf(finding, {
+        kind: 'inline',
+        reason: directive.reason ?? '',
+        source: `${directive.file}:${directive.line}`,
+        ...(directive.until === null ? {} : { until: directive.until }),
+      }),
+    );
   }
   if (options.inScope !== undefined) {
     for (const d of valid) {
-      if (!used.has(d) && options.inScope(d)) problems.push({ directive: d, kind: 'unused', message: `rloop-ignore ${d.targets.join(',')} matches no finding on this line or the next` });
+      if (!used.has(d) && options.inScope(d))
+        problems.push({
+          directive: d,
+          kind: 'unused',
+          message: `rloop-ignore ${d.targets.join(',')} matches no finding on this line or the next`,
+        });
     }
   }
   return { kept, suppressed, problems };

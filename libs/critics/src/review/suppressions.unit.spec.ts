@@ -5,7 +5,13 @@ import { lineFinding } from '../__fixtures__/finding.js';
 
 function finding(over: Partial<Finding> & Pick<Finding, 'file' | 'finding_type'> & { line: number }): Finding {
   const { line, ...rest } = over;
-  return lineFinding(over.file, line, over.finding_type, { id: `f_${line}`, category: 'security', raised_by: 'security/sast-scanner', title: 'a finding', ...rest });
+  return lineFinding(over.file, line, over.finding_type, {
+    id: `f_${line}`,
+    category: 'security',
+    raised_by: 'security/sast-scanner',
+    title: 'a finding',
+    ...rest,
+  });
 }
 
 describe('findDirectives', () => {
@@ -18,15 +24,51 @@ describe('findDirectives', () => {
       "const key = 'x'; // rloop-ignore-secret (the secrets critic's own marker, not ours)",
     ].join('\n');
     expect(findDirectives('src/a.ts', text)).toEqual([
-      { file: 'src/a.ts', line: 1, targets: ['sast/code-injection'], reason: 'only our own templates reach here', until: null, problem: null },
-      { file: 'src/a.ts', line: 2, targets: ['security/secrets-detector'], reason: 'test key, rotated in March', until: '2027-03-31', problem: null },
-      { file: 'src/a.ts', line: 3, targets: ['eslint/*', 'tsc/TS2345'], reason: 'generated code', until: null, problem: null },
-      { file: 'src/a.ts', line: 4, targets: ['db/unindexed-foreign-key'], reason: 'tiny table', until: '2026-01-01', problem: null },
+      {
+        file: 'src/a.ts',
+        line: 1,
+        targets: ['sast/code-injection'],
+        reason: 'only our own templates reach here',
+        until: null,
+        problem: null,
+      },
+      {
+        file: 'src/a.ts',
+        line: 2,
+        targets: ['security/secrets-detector'],
+        reason: 'test key, rotated in March',
+        until: '2027-03-31',
+        problem: null,
+      },
+      {
+        file: 'src/a.ts',
+        line: 3,
+        targets: ['eslint/*', 'tsc/TS2345'],
+        reason: 'generated code',
+        until: null,
+        problem: null,
+      },
+      {
+        file: 'src/a.ts',
+        line: 4,
+        targets: ['db/unindexed-foreign-key'],
+        reason: 'tiny table',
+        until: '2026-01-01',
+        problem: null,
+      },
     ]);
   });
 
   it('names what is wrong with a comment that cannot work', () => {
-    const problems = findDirectives('a.py', ['x = 1  # rloop-ignore sast/xss', '# rloop-ignore -- why', '# rloop-ignore sast/xss until=2026-02-30 -- why', '# rloop-ignore <rule> -- why'].join('\n')).map((d) => d.problem);
+    const problems = findDirectives(
+      'a.py',
+      [
+        'x = 1  # rloop-ignore sast/xss',
+        '# rloop-ignore -- why',
+        '# rloop-ignore sast/xss until=2026-02-30 -- why',
+        '# rloop-ignore <rule> -- why',
+      ].join('\n'),
+    ).map((d) => d.problem);
     expect(problems).toEqual([
       expect.stringMatching(/gives no reason/),
       expect.stringMatching(/names no rule or critic/),
@@ -83,7 +125,10 @@ describe('applyInlineSuppressions', () => {
   });
 
   it('does not call a comment unused when its target was not reviewed', () => {
-    const result = applyInlineSuppressions(findings, directives, { today: '2026-11-30', inScope: (d) => !d.targets.includes('sast/sql-injection') });
+    const result = applyInlineSuppressions(findings, directives, {
+      today: '2026-11-30',
+      inScope: (d) => !d.targets.includes('sast/sql-injection'),
+    });
     expect(result.problems.filter((p) => p.kind === 'unused').map((p) => p.directive.line)).toEqual([4]);
   });
 });

@@ -26,11 +26,15 @@ interface Family {
 }
 
 /** A language linter's rules (`<tool>/<rule>`): named after the tool, fixed by changing the code until it no longer reports them. */
-function toolRules(tool: string, rules: Pick<Family, 'full'> & Partial<Pick<Family, 'tags' | 'helpUri'>> & { readonly hint?: string }): Family {
+function toolRules(
+  tool: string,
+  rules: Pick<Family, 'full'> & Partial<Pick<Family, 'tags' | 'helpUri'>> & { readonly hint?: string },
+): Family {
   return {
     short: (r) => `${tool} ${r}`,
     full: rules.full,
-    fix: (r) => `Change the code so ${tool} no longer reports ${r}${rules.hint === undefined ? '' : `; ${rules.hint}`}.`,
+    fix: (r) =>
+      `Change the code so ${tool} no longer reports ${r}${rules.hint === undefined ? '' : `; ${rules.hint}`}.`,
     tags: rules.tags ?? ['correctness'],
     level: 'warning',
     ...(rules.helpUri === undefined ? {} : { helpUri: rules.helpUri }),
@@ -40,11 +44,17 @@ function toolRules(tool: string, rules: Pick<Family, 'full'> & Partial<Pick<Fami
 const FAMILIES: Readonly<Record<string, Family>> = {
   eslint: {
     short: (r) => `ESLint rule ${r}`,
-    full: (r) => `ESLint reports a violation of ${r} (the repository's ESLint configuration, or ESLint's recommended rules when it has none). A warning counts like an error here: the review is clean at zero warnings.`,
+    full: (r) =>
+      `ESLint reports a violation of ${r} (the repository's ESLint configuration, or ESLint's recommended rules when it has none). A warning counts like an error here: the review is clean at zero warnings.`,
     fix: (r) => `Change the code so ESLint no longer reports ${r}; \`eslint --fix\` fixes many rules mechanically.`,
     tags: ['maintainability'],
     level: 'warning',
-    helpUri: (r) => (r.startsWith('@typescript-eslint/') ? `https://typescript-eslint.io/rules/${r.slice('@typescript-eslint/'.length)}` : r.includes('/') ? undefined : `https://eslint.org/docs/latest/rules/${r}`),
+    helpUri: (r) =>
+      r.startsWith('@typescript-eslint/')
+        ? `https://typescript-eslint.io/rules/${r.slice('@typescript-eslint/'.length)}`
+        : r.includes('/')
+          ? undefined
+          : `https://eslint.org/docs/latest/rules/${r}`,
   },
   tsc: {
     short: (code) => `TypeScript ${code}`,
@@ -55,23 +65,30 @@ const FAMILIES: Readonly<Record<string, Family>> = {
   },
   deprecation: {
     short: (name) => `Deprecated API ${name}`,
-    full: (name) => `The code uses ${name}, which its library marks @deprecated; deprecated APIs are removed in a later major version.`,
+    full: (name) =>
+      `The code uses ${name}, which its library marks @deprecated; deprecated APIs are removed in a later major version.`,
     fix: (name) => `Use the supported replacement of ${name}, keeping the behaviour the same.`,
     tags: ['maintainability'],
     level: 'warning',
   },
   secret: {
     short: (kind) => KEY_IN_USE_TEXT[kind]?.short ?? `Committed secret (${kind})`,
-    full: (kind) => KEY_IN_USE_TEXT[kind]?.full ?? `A credential shaped like a ${kind} is written in the source; anyone who can read the repository or its history can use it.`,
-    fix: (kind) => KEY_IN_USE_TEXT[kind]?.fix ?? 'Read the credential at runtime from the environment or a secret manager, and revoke and rotate the exposed value (removing it from the file does not remove it from git history).',
+    full: (kind) =>
+      KEY_IN_USE_TEXT[kind]?.full ??
+      `A credential shaped like a ${kind} is written in the source; anyone who can read the repository or its history can use it.`,
+    fix: (kind) =>
+      KEY_IN_USE_TEXT[kind]?.fix ??
+      'Read the credential at runtime from the environment or a secret manager, and revoke and rotate the exposed value (removing it from the file does not remove it from git history).',
     tags: ['security', 'external/cwe/cwe-798'],
     level: 'error',
     securitySeverity: '9.0',
   },
   cve: {
     short: (id) => `Vulnerable dependency (${id})`,
-    full: (id) => `A dependency in a lockfile (npm, yarn, pnpm, Cargo, Go or Python) is in a version range affected by the advisory ${id}.`,
-    fix: (id) => `Upgrade (or replace) the affected package so no installed version is affected by ${id} (the finding names the first fixed version; for npm, \`npm audit fix\` often can).`,
+    full: (id) =>
+      `A dependency in a lockfile (npm, yarn, pnpm, Cargo, Go or Python) is in a version range affected by the advisory ${id}.`,
+    fix: (id) =>
+      `Upgrade (or replace) the affected package so no installed version is affected by ${id} (the finding names the first fixed version; for npm, \`npm audit fix\` often can).`,
     tags: ['security', 'dependency'],
     level: 'error',
     securitySeverity: '7.5',
@@ -79,8 +96,10 @@ const FAMILIES: Readonly<Record<string, Family>> = {
   },
   'malicious-package': {
     short: (id) => `Malicious package (${id})`,
-    full: (id) => `A dependency in a lockfile resolves to a version the advisory ${id} lists as published with malicious code.`,
-    fix: () => 'Remove the package from the dependency tree, and rotate every credential the machines that installed it held.',
+    full: (id) =>
+      `A dependency in a lockfile resolves to a version the advisory ${id} lists as published with malicious code.`,
+    fix: () =>
+      'Remove the package from the dependency tree, and rotate every credential the machines that installed it held.',
     tags: ['security', 'dependency', 'external/cwe/cwe-506'],
     level: 'error',
     securitySeverity: '10.0',
@@ -94,13 +113,15 @@ const FAMILIES: Readonly<Record<string, Family>> = {
     level: 'error',
   },
   ruff: toolRules('ruff', {
-    full: (r) => `The Python linter ruff reports a violation of ${r}. A lint warning counts like an error here: the review is clean at zero warnings.`,
+    full: (r) =>
+      `The Python linter ruff reports a violation of ${r}. A lint warning counts like an error here: the review is clean at zero warnings.`,
     hint: '`ruff check --fix` fixes many rules mechanically',
     tags: ['maintainability'],
   }),
   govet: toolRules('go vet', {
     full: (r) => `\`go vet\`'s ${r} analyzer reports a construct that compiles but is likely wrong.`,
-    helpUri: (r) => (/^[a-z0-9]+$/.test(r) ? `https://pkg.go.dev/golang.org/x/tools/go/analysis/passes/${r}` : undefined),
+    helpUri: (r) =>
+      /^[a-z0-9]+$/.test(r) ? `https://pkg.go.dev/golang.org/x/tools/go/analysis/passes/${r}` : undefined,
   }),
   gotype: {
     short: () => 'Go type error',
@@ -110,15 +131,21 @@ const FAMILIES: Readonly<Record<string, Family>> = {
     level: 'error',
   },
   staticcheck: toolRules('staticcheck', {
-    full: (r) => `staticcheck reports ${r}: a bug, a performance problem, a simplification or a style issue in Go code.`,
+    full: (r) =>
+      `staticcheck reports ${r}: a bug, a performance problem, a simplification or a style issue in Go code.`,
     helpUri: (r) => (/^[A-Z]+\d+$/.test(r) ? `https://staticcheck.dev/docs/checks/#${r}` : undefined),
   }),
-  'golangci-lint': toolRules('golangci-lint', { full: (r) => `golangci-lint's ${r.split('/')[0] ?? r} linter reports ${r} in Go code.`, tags: ['maintainability'] }),
+  'golangci-lint': toolRules('golangci-lint', {
+    full: (r) => `golangci-lint's ${r.split('/')[0] ?? r} linter reports ${r} in Go code.`,
+    tags: ['maintainability'],
+  }),
   clippy: toolRules('clippy', {
-    full: (r) => `\`cargo clippy\` reports the lint clippy::${r}. A lint warning counts like an error here: the review is clean at zero warnings.`,
+    full: (r) =>
+      `\`cargo clippy\` reports the lint clippy::${r}. A lint warning counts like an error here: the review is clean at zero warnings.`,
     hint: '`cargo clippy --fix` applies the suggestions it can make mechanically',
     tags: ['maintainability'],
-    helpUri: (r) => (/^[a-z0-9_]+$/.test(r) ? `https://rust-lang.github.io/rust-clippy/master/index.html#${r}` : undefined),
+    helpUri: (r) =>
+      /^[a-z0-9_]+$/.test(r) ? `https://rust-lang.github.io/rust-clippy/master/index.html#${r}` : undefined,
   }),
   rustc: {
     short: (r) => `Rust compiler ${r}`,
@@ -135,14 +162,17 @@ const FAMILIES: Readonly<Record<string, Family>> = {
   }),
   complexity: {
     short: () => 'Function too complex',
-    full: () => "A function's cyclomatic or cognitive complexity is over the threshold (config/critics.yaml settings of quality/complexity): each path is one more case to read, test and keep right.",
-    fix: () => 'Split the function into smaller ones (or its branches into a table), keeping the behaviour the same and testing each part.',
+    full: () =>
+      "A function's cyclomatic or cognitive complexity is over the threshold (config/critics.yaml settings of quality/complexity): each path is one more case to read, test and keep right.",
+    fix: () =>
+      'Split the function into smaller ones (or its branches into a table), keeping the behaviour the same and testing each part.',
     tags: ['maintainability'],
     level: 'note',
   },
   coverage: {
     short: (kind) => COVERAGE_TEXT[kind]?.short ?? 'Code the tests never run',
-    full: (kind) => COVERAGE_TEXT[kind]?.full ?? 'Code under review that the coverage report of the tests shows as never run.',
+    full: (kind) =>
+      COVERAGE_TEXT[kind]?.full ?? 'Code under review that the coverage report of the tests shows as never run.',
     fix: () => 'Add a test that runs the code and checks its effect (not one that only imports it).',
     tags: ['correctness', 'tests'],
     level: 'warning',
@@ -163,15 +193,19 @@ const FAMILIES: Readonly<Record<string, Family>> = {
   },
   db: {
     short: (rule) => `Database migration: ${rule.replace(/-/g, ' ')}`,
-    full: (rule) => `A schema change (${rule.replace(/-/g, ' ')}) that can lock, fail or lose data on a populated table.`,
-    fix: () => 'Split the migration into steps that are safe on a live table (add nullable, backfill, then constrain; index foreign keys).',
+    full: (rule) =>
+      `A schema change (${rule.replace(/-/g, ' ')}) that can lock, fail or lose data on a populated table.`,
+    fix: () =>
+      'Split the migration into steps that are safe on a live table (add nullable, backfill, then constrain; index foreign keys).',
     tags: ['correctness', 'database'],
     level: 'warning',
   },
   rloop: {
     short: (rule) => `Suppression comment: ${rule.replace(/^suppression-/, '').replace(/-/g, ' ')}`,
-    full: () => 'An `rloop-ignore` comment that does not work: it has no reason, its date has passed, or it matches no finding.',
-    fix: () => 'Write `rloop-ignore <rule-or-critic> -- <reason>` on the flagged line or the line before (optionally `until=YYYY-MM-DD`), or remove the comment.',
+    full: () =>
+      'An `rloop-ignore` comment that does not work: it has no reason, its date has passed, or it matches no finding.',
+    fix: () =>
+      'Write `rloop-ignore <rule-or-critic> -- <reason>` on the flagged line or the line before (optionally `until=YYYY-MM-DD`), or remove the comment.',
     tags: ['maintainability'],
     level: 'note',
   },
@@ -212,9 +246,18 @@ function advisoryUri(id: string): string | undefined {
 
 /** The test-coverage critic's rules (`coverage/<kind>`). */
 const COVERAGE_TEXT: Readonly<Record<string, Omit<RuleText, 'fix'> | undefined>> = {
-  'file-not-loaded': { short: 'File no test loads', full: 'No test of the run the coverage report comes from loads the file: none of its code is exercised.' },
-  'function-not-run': { short: 'Function the tests never run', full: 'The coverage report shows that no line of the function body ran during the tests.' },
-  'lines-not-run': { short: 'Lines the tests never run', full: 'The coverage report shows lines under review that never ran during the tests.' },
+  'file-not-loaded': {
+    short: 'File no test loads',
+    full: 'No test of the run the coverage report comes from loads the file: none of its code is exercised.',
+  },
+  'function-not-run': {
+    short: 'Function the tests never run',
+    full: 'The coverage report shows that no line of the function body ran during the tests.',
+  },
+  'lines-not-run': {
+    short: 'Lines the tests never run',
+    full: 'The coverage report shows lines under review that never ran during the tests.',
+  },
 };
 
 /** The duplicate detector's rules (`duplicate/<kind>`). */
@@ -239,7 +282,8 @@ function duplicateText(kind: string): RuleText {
 
 const TAINT: Family = {
   short: (type) => SAST_RULE_TEXTS.get(type)?.title ?? type,
-  full: (type) => `${SAST_RULE_TEXTS.get(type)?.title ?? type}: untrusted input reaches a dangerous call without a sanitiser, allowlist check or parameter binding.`,
+  full: (type) =>
+    `${SAST_RULE_TEXTS.get(type)?.title ?? type}: untrusted input reaches a dangerous call without a sanitiser, allowlist check or parameter binding.`,
   fix: (type) => SAST_RULE_TEXTS.get(type)?.expected ?? 'Validate or encode the input before it reaches the call.',
   tags: ['security'],
   level: 'error',

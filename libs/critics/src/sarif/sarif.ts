@@ -13,12 +13,20 @@ import { describeRule } from './rules.js';
 
 // ───────────── SARIF 2.1.0 (the subset we read and write) ─────────────
 
-const Region = z.looseObject({ startLine: z.int().min(1).optional(), endLine: z.int().min(1).optional(), startColumn: z.int().min(1).optional(), endColumn: z.int().min(1).optional() });
+const Region = z.looseObject({
+  startLine: z.int().min(1).optional(),
+  endLine: z.int().min(1).optional(),
+  startColumn: z.int().min(1).optional(),
+  endColumn: z.int().min(1).optional(),
+});
 const PhysicalLocation = z.looseObject({
   artifactLocation: z.looseObject({ uri: z.string().optional(), uriBaseId: z.string().optional() }).optional(),
   region: Region.optional(),
 });
-const Location = z.looseObject({ physicalLocation: PhysicalLocation.optional(), message: z.looseObject({ text: z.string().optional() }).optional() });
+const Location = z.looseObject({
+  physicalLocation: PhysicalLocation.optional(),
+  message: z.looseObject({ text: z.string().optional() }).optional(),
+});
 const Message = z.looseObject({ text: z.string().optional(), markdown: z.string().optional() });
 const ReportingDescriptor = z.looseObject({
   id: z.string(),
@@ -26,7 +34,12 @@ const ReportingDescriptor = z.looseObject({
   fullDescription: Message.optional(),
   help: Message.optional(),
   defaultConfiguration: z.looseObject({ level: z.enum(['none', 'note', 'warning', 'error']).optional() }).optional(),
-  properties: z.looseObject({ tags: z.array(z.string()).optional(), 'security-severity': z.union([z.string(), z.number()]).optional() }).optional(),
+  properties: z
+    .looseObject({
+      tags: z.array(z.string()).optional(),
+      'security-severity': z.union([z.string(), z.number()]).optional(),
+    })
+    .optional(),
 });
 const Result = z.looseObject({
   ruleId: z.string().optional(),
@@ -75,7 +88,12 @@ function locationHash(value: string | undefined): string | undefined {
   return hex ?? createHash('sha256').update(value).digest('hex').slice(0, 16);
 }
 
-function toRepoPath(uri: string | undefined, repoDir: string, bases: Record<string, string>, baseId: string | undefined): string | null {
+function toRepoPath(
+  uri: string | undefined,
+  repoDir: string,
+  bases: Record<string, string>,
+  baseId: string | undefined,
+): string | null {
   if (uri === undefined || uri === '') return null;
   let path: string;
   if (uri.startsWith('file:')) {
@@ -83,14 +101,22 @@ function toRepoPath(uri: string | undefined, repoDir: string, bases: Record<stri
   } else {
     const decoded = decodeURIComponent(uri);
     const base = baseId === undefined ? undefined : bases[baseId];
-    path = isAbsolute(decoded) ? decoded : base !== undefined && base.startsWith('file:') ? join(fileURLToPath(base), decoded) : join(repoDir, decoded);
+    path = isAbsolute(decoded)
+      ? decoded
+      : base !== undefined && base.startsWith('file:')
+        ? join(fileURLToPath(base), decoded)
+        : join(repoDir, decoded);
   }
   const rel = relative(repoDir, path).split(sep).join('/');
   return rel === '' || rel.startsWith('..') || isAbsolute(rel) ? null : rel;
 }
 
 /** Maps a SARIF log's results to drafts (pure). Results without a location inside the repository are counted, not reported. */
-export function sarifToDrafts(log: SarifLog, repoDir: string, options: { readonly prefix?: string; readonly command?: string } = {}): { drafts: FindingDraft[]; unlocated: number } {
+export function sarifToDrafts(
+  log: SarifLog,
+  repoDir: string,
+  options: { readonly prefix?: string; readonly command?: string } = {},
+): { drafts: FindingDraft[]; unlocated: number } {
   const drafts: FindingDraft[] = [];
   let unlocated = 0;
   for (const run of log.runs) {
@@ -98,9 +124,12 @@ export function sarifToDrafts(log: SarifLog, repoDir: string, options: { readonl
     const prefix = options.prefix ?? findingTypeToken(tool.toLowerCase());
     const rules = run.tool.driver.rules ?? [];
     const bases: Record<string, string> = {};
-    for (const [id, base] of Object.entries(run.originalUriBaseIds ?? {})) if (base.uri !== undefined) bases[id] = base.uri;
+    for (const [id, base] of Object.entries(run.originalUriBaseIds ?? {}))
+      if (base.uri !== undefined) bases[id] = base.uri;
     for (const result of run.results ?? []) {
-      const rule = (result.ruleIndex !== undefined ? rules[result.ruleIndex] : undefined) ?? rules.find((r) => r.id === result.ruleId);
+      const rule =
+        (result.ruleIndex !== undefined ? rules[result.ruleIndex] : undefined) ??
+        rules.find((r) => r.id === result.ruleId);
       const ruleId = result.ruleId ?? rule?.id ?? 'unknown-rule';
       const physical = result.locations?.[0]?.physicalLocation;
       const file = toRepoPath(physical?.artifactLocation?.uri, repoDir, bases, physical?.artifactLocation?.uriBaseId);
@@ -113,13 +142,27 @@ export function sarifToDrafts(log: SarifLog, repoDir: string, options: { readonl
       const level = result.level ?? rule?.defaultConfiguration?.level ?? 'warning';
       const mapped = SARIF_LEVEL_SEVERITY[level];
       const securitySeverity = Number(rule?.properties?.['security-severity'] ?? NaN);
-      const score = Number.isFinite(securitySeverity) && mapped.severity === 'critical' ? Math.min(SCORE_BANDS.critical.max, Math.max(mapped.score, Math.round(securitySeverity))) : mapped.score;
+      const score =
+        Number.isFinite(securitySeverity) && mapped.severity === 'critical'
+          ? Math.min(SCORE_BANDS.critical.max, Math.max(mapped.score, Math.round(securitySeverity)))
+          : mapped.score;
       const text = result.message.text ?? result.message.markdown ?? rule?.shortDescription?.text ?? ruleId;
       const related = (result.relatedLocations ?? [])
         .map((l) => {
-          const relFile = toRepoPath(l.physicalLocation?.artifactLocation?.uri, repoDir, bases, l.physicalLocation?.artifactLocation?.uriBaseId);
+          const relFile = toRepoPath(
+            l.physicalLocation?.artifactLocation?.uri,
+            repoDir,
+            bases,
+            l.physicalLocation?.artifactLocation?.uriBaseId,
+          );
           const line = l.physicalLocation?.region?.startLine ?? 1;
-          return relFile === null ? null : { file: relFile, line_range: { start: line, end: Math.max(line, l.physicalLocation?.region?.endLine ?? line) }, note: l.message?.text ?? 'related location' };
+          return relFile === null
+            ? null
+            : {
+                file: relFile,
+                line_range: { start: line, end: Math.max(line, l.physicalLocation?.region?.endLine ?? line) },
+                note: l.message?.text ?? 'related location',
+              };
         })
         .filter((l): l is NonNullable<typeof l> => l !== null);
       const hash = locationHash(result.partialFingerprints?.['primaryLocationLineHash']);
@@ -136,8 +179,14 @@ export function sarifToDrafts(log: SarifLog, repoDir: string, options: { readonl
           tool_severity: level,
           title: `${ruleId}: ${text.split('\n')[0] ?? text}`,
           current_behaviour: `${tool} reports ${ruleId} (${level}) at ${file}:${start}: ${text}`,
-          expected_behaviour: rule?.help?.text ?? rule?.fullDescription?.text ?? `${tool} no longer reports ${ruleId} here, because the code is fixed rather than the rule suppressed.`,
-          observable_test_conditions: [`${options.command ?? tool} no longer reports ${ruleId} at ${file}:${start}`, 'a test exercises the corrected behaviour'],
+          expected_behaviour:
+            rule?.help?.text ??
+            rule?.fullDescription?.text ??
+            `${tool} no longer reports ${ruleId} here, because the code is fixed rather than the rule suppressed.`,
+          observable_test_conditions: [
+            `${options.command ?? tool} no longer reports ${ruleId} at ${file}:${start}`,
+            'a test exercises the corrected behaviour',
+          ],
           forbidden_in_test: ['suppressing the rule (inline comments, baselines, configuration changes)'],
           fixable: (result.fixes?.length ?? 0) > 0,
           related_locations: related,
@@ -163,7 +212,12 @@ export interface SarifCriticOptions {
   readonly findingTypePrefix?: string;
 }
 
-function execute(command: string, args: readonly string[], cwd: string, signal: AbortSignal): Promise<{ stdout: string; stderr: string; exitCode: number }> {
+function execute(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  signal: AbortSignal,
+): Promise<{ stdout: string; stderr: string; exitCode: number }> {
   return new Promise((resolve, reject) => {
     execFile(command, [...args], { cwd, signal, maxBuffer: 256 * 1024 * 1024 }, (error, stdout, stderr) => {
       if (error !== null && (error.name === 'AbortError' || signal.aborted)) {
@@ -171,7 +225,11 @@ function execute(command: string, args: readonly string[], cwd: string, signal: 
         return;
       }
       if (error !== null && typeof error.code === 'string') {
-        reject(new CriticNotRunnableError(`${command} could not be started (${error.code}): is it installed and on PATH?`, { cause: error }));
+        reject(
+          new CriticNotRunnableError(`${command} could not be started (${error.code}): is it installed and on PATH?`, {
+            cause: error,
+          }),
+        );
         return;
       }
       resolve({ stdout, stderr, exitCode: error === null ? 0 : typeof error.code === 'number' ? error.code : 1 });
@@ -195,22 +253,33 @@ export function createSarifCritic(options: SarifCriticOptions): CriticDefinition
       const outDir = mkdtempSync(join(tmpdir(), 'rloop-sarif-'));
       const output = join(outDir, 'out.sarif');
       try {
-        const args = options.args.map((arg) => arg.replaceAll('{repoDir}', context.repoDir).replaceAll('{output}', output));
+        const args = options.args.map((arg) =>
+          arg.replaceAll('{repoDir}', context.repoDir).replaceAll('{output}', output),
+        );
         const { stdout, stderr, exitCode } = await execute(options.command, args, context.repoDir, context.signal);
         const raw = options.args.some((arg) => arg.includes('{output}')) ? readFileOrNull(output) : stdout;
         let body: unknown;
         try {
           body = JSON.parse(raw ?? '');
         } catch (error) {
-          throw new RloopError('CRITIC.SARIF_INVALID', `${options.command} exited ${exitCode} without SARIF output: ${stderr.trim().split('\n').slice(-3).join(' ')}`, { cause: error });
+          throw new RloopError(
+            'CRITIC.SARIF_INVALID',
+            `${options.command} exited ${exitCode} without SARIF output: ${stderr.trim().split('\n').slice(-3).join(' ')}`,
+            { cause: error },
+          );
         }
         const log = SarifLog.safeParse(body);
-        if (!log.success) throw new RloopError('CRITIC.SARIF_INVALID', `${options.command} wrote JSON that is not SARIF 2.1.0: ${log.error.issues[0]?.message ?? ''}`);
+        if (!log.success)
+          throw new RloopError(
+            'CRITIC.SARIF_INVALID',
+            `${options.command} wrote JSON that is not SARIF 2.1.0: ${log.error.issues[0]?.message ?? ''}`,
+          );
         const { drafts, unlocated } = sarifToDrafts(log.data, context.repoDir, {
           command: `${options.command} ${options.args.join(' ')}`,
           ...(options.findingTypePrefix === undefined ? {} : { prefix: options.findingTypePrefix }),
         });
-        if (unlocated > 0) context.note?.(`${unlocated} SARIF results had no location inside the repository and are not reported`);
+        if (unlocated > 0)
+          context.note?.(`${unlocated} SARIF results had no location inside the repository and are not reported`);
         const review = new Set(context.files);
         return drafts.filter((d) => review.has(d.file));
       } finally {
@@ -253,8 +322,17 @@ function region(f: Finding, readLine: LetterToSarifOptions['readLine']): Record<
   const lastLine = explicitEnd === undefined ? (readLine?.(f.file, f.line_range.end) ?? null) : null;
   const wholeLineEnd = lastLine === null ? undefined : lastLine.length + 1;
   // An empty flagged line has no character to end after: the region then runs to the end of the line implicitly.
-  const end = explicitEnd ?? (wholeLineEnd !== undefined && (f.line_range.end > f.line_range.start || wholeLineEnd > start) ? wholeLineEnd : undefined);
-  return { startLine: f.line_range.start, startColumn: start, endLine: f.line_range.end, ...(end === undefined ? {} : { endColumn: end }) };
+  const end =
+    explicitEnd ??
+    (wholeLineEnd !== undefined && (f.line_range.end > f.line_range.start || wholeLineEnd > start)
+      ? wholeLineEnd
+      : undefined);
+  return {
+    startLine: f.line_range.start,
+    startColumn: start,
+    endLine: f.line_range.end,
+    ...(end === undefined ? {} : { endColumn: end }),
+  };
 }
 
 /**
@@ -280,7 +358,9 @@ export function letterToSarif(letter: Letter, options: LetterToSarifOptions): Re
       properties: {
         tags: [...rule.tags],
         precision: 'high',
-        ...(rule.securitySeverity === undefined ? { 'problem.severity': rule.level === 'note' ? 'recommendation' : rule.level } : { 'security-severity': rule.securitySeverity }),
+        ...(rule.securitySeverity === undefined
+          ? { 'problem.severity': rule.level === 'note' ? 'recommendation' : rule.level }
+          : { 'security-severity': rule.securitySeverity }),
       },
     };
   });
@@ -289,7 +369,9 @@ export function letterToSarif(letter: Letter, options: LetterToSarifOptions): Re
     ruleIndex: ruleIds.indexOf(f.finding_type),
     level: LEVEL[f.severity],
     message: { text: `${f.title}\n\n${f.current_behaviour}\n\nExpected: ${f.expected_behaviour}` },
-    locations: [{ physicalLocation: { artifactLocation: { uri: encodeURI(f.file) }, region: region(f, options.readLine) } }],
+    locations: [
+      { physicalLocation: { artifactLocation: { uri: encodeURI(f.file) }, region: region(f, options.readLine) } },
+    ],
     partialFingerprints: {
       'rloopFingerprint/v1': f.fingerprint,
       ...(f.location_hash === undefined ? {} : { 'rloopLocationHash/v1': f.location_hash }),
@@ -299,7 +381,10 @@ export function letterToSarif(letter: Letter, options: LetterToSarifOptions): Re
       : {
           relatedLocations: f.related_locations.map((l, index) => ({
             id: index + 1,
-            physicalLocation: { artifactLocation: { uri: encodeURI(l.file) }, region: { startLine: l.line_range.start, endLine: l.line_range.end } },
+            physicalLocation: {
+              artifactLocation: { uri: encodeURI(l.file) },
+              region: { startLine: l.line_range.start, endLine: l.line_range.end },
+            },
             message: { text: l.note === '' ? 'related location' : l.note },
           })),
         }),
@@ -317,7 +402,9 @@ export function letterToSarif(letter: Letter, options: LetterToSarifOptions): Re
   const failed = letter.critics.filter((c) => c.outcome !== 'reported');
   const notifications = failed.map((c) => ({
     level: 'error',
-    message: { text: `${c.critic_id} ${c.outcome === 'timed_out' ? 'timed out' : 'did not finish'}${c.message === undefined ? '' : `: ${c.message}`}` },
+    message: {
+      text: `${c.critic_id} ${c.outcome === 'timed_out' ? 'timed out' : 'did not finish'}${c.message === undefined ? '' : `: ${c.message}`}`,
+    },
     descriptor: { id: c.critic_id },
   }));
   const semantic = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?$/.test(options.toolVersion);
@@ -339,7 +426,13 @@ export function letterToSarif(letter: Letter, options: LetterToSarifOptions): Re
         automationDetails: { id: `rloop/${letter.plan}/${letter.letter_id}` },
         invocations: [{ executionSuccessful: failed.length === 0, toolExecutionNotifications: notifications }],
         results,
-        properties: { letter_id: letter.letter_id, commit: letter.commit, counts: letter.counts, complete: letter.complete, suppressed: letter.suppressed?.length ?? 0 },
+        properties: {
+          letter_id: letter.letter_id,
+          commit: letter.commit,
+          counts: letter.counts,
+          complete: letter.complete,
+          suppressed: letter.suppressed?.length ?? 0,
+        },
       },
     ],
   };

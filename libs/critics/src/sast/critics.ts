@@ -37,13 +37,17 @@ const TEXT: Readonly<Record<CheckKind, KindText>> = {
     severity: 'critical',
     score: 10,
     sinkRole: 'is part of the SQL text passed to',
-    expected: 'User input never changes the SQL text: it is passed as a bound parameter (placeholder plus values array, or a tagged sql`` template), and identifiers such as sort columns come from an allowlist.',
+    expected:
+      'User input never changes the SQL text: it is passed as a bound parameter (placeholder plus values array, or a tagged sql`` template), and identifiers such as sort columns come from an allowlist.',
     observable: (f) => [
       `with ${f.source.text} = "' OR '1'='1" the query returns only the rows the unmodified value would match (the input is treated as data)`,
       `with ${f.source.text} = "1; DROP TABLE users --" no second statement runs and the table still exists afterwards`,
       'the SQL text sent to the database is the same whatever the input value is',
     ],
-    forbidden: [...COMMON_FORBIDDEN, 'asserting on the exact formatting of the SQL string instead of running it against a real (or in-memory) database'],
+    forbidden: [
+      ...COMMON_FORBIDDEN,
+      'asserting on the exact formatting of the SQL string instead of running it against a real (or in-memory) database',
+    ],
   },
   command: {
     type: 'sast/command-injection',
@@ -51,13 +55,17 @@ const TEXT: Readonly<Record<CheckKind, KindText>> = {
     severity: 'critical',
     score: 10,
     sinkRole: 'reaches the command line run by',
-    expected: 'No shell parses user input: the program is fixed and the input is passed as one argument in an argument array (execFile/spawn without shell), or mapped from an allowlist.',
+    expected:
+      'No shell parses user input: the program is fixed and the input is passed as one argument in an argument array (execFile/spawn without shell), or mapped from an allowlist.',
     observable: (f) => [
       `with ${f.source.text} = "x; touch /tmp/pwned" no file /tmp/pwned is created`,
       `with ${f.source.text} = "$(id)" the output does not contain the result of running id`,
       'the process is started with the input as a single argv element',
     ],
-    forbidden: [...COMMON_FORBIDDEN, 'running the hostile payload against the real system outside a temporary sandbox directory'],
+    forbidden: [
+      ...COMMON_FORBIDDEN,
+      'running the hostile payload against the real system outside a temporary sandbox directory',
+    ],
   },
   code: {
     type: 'sast/code-injection',
@@ -65,7 +73,8 @@ const TEXT: Readonly<Record<CheckKind, KindText>> = {
     severity: 'critical',
     score: 10,
     sinkRole: 'is evaluated as code by',
-    expected: 'User input is never compiled or evaluated as code: parse data with JSON.parse or a real parser, and pick behaviour from an allowlist of functions.',
+    expected:
+      'User input is never compiled or evaluated as code: parse data with JSON.parse or a real parser, and pick behaviour from an allowlist of functions.',
     observable: (f) => [
       `with ${f.source.text} = "process.exit(1)" the process keeps running and the request is answered`,
       `with ${f.source.text} = "globalThis.pwned = 1" globalThis.pwned stays undefined`,
@@ -78,7 +87,8 @@ const TEXT: Readonly<Record<CheckKind, KindText>> = {
     severity: 'critical',
     score: 9,
     sinkRole: 'is used as a file path by',
-    expected: 'The resolved path stays inside the intended base directory: resolve it against the base and reject it unless it is contained (path.relative does not start with ".."), or use path.basename / an allowlist of names.',
+    expected:
+      'The resolved path stays inside the intended base directory: resolve it against the base and reject it unless it is contained (path.relative does not start with ".."), or use path.basename / an allowlist of names.',
     observable: (f) => [
       `with ${f.source.text} = "../../etc/passwd" the call is rejected (4xx or an error) and no file outside the base directory is read or written`,
       `with ${f.source.text} = "/etc/passwd" (an absolute path) the call is rejected too`,
@@ -92,7 +102,8 @@ const TEXT: Readonly<Record<CheckKind, KindText>> = {
     severity: 'critical',
     score: 8,
     sinkRole: 'decides where the client is redirected by',
-    expected: 'Redirects only go to same-site paths or allowlisted hosts: check the parsed URL origin (or that the target starts with a single "/") before redirecting.',
+    expected:
+      'Redirects only go to same-site paths or allowlisted hosts: check the parsed URL origin (or that the target starts with a single "/") before redirecting.',
     observable: (f) => [
       `with ${f.source.text} = "https://evil.example" the response does not redirect to evil.example`,
       `with ${f.source.text} = "//evil.example" the Location header does not point at another host`,
@@ -106,7 +117,8 @@ const TEXT: Readonly<Record<CheckKind, KindText>> = {
     severity: 'critical',
     score: 9,
     sinkRole: 'is written as HTML by',
-    expected: 'User input is HTML-escaped (or rendered by an escaping template, or sent as text/JSON) before it reaches HTML; markup from users is sanitised with an HTML sanitiser.',
+    expected:
+      'User input is HTML-escaped (or rendered by an escaping template, or sent as text/JSON) before it reaches HTML; markup from users is sanitised with an HTML sanitiser.',
     observable: (f) => [
       `with ${f.source.text} = "<script>alert(1)</script>" the response/DOM contains "&lt;script&gt;" and no script element`,
       `with ${f.source.text} = "<img src=x onerror=alert(1)>" no element with an onerror attribute is produced`,
@@ -119,14 +131,18 @@ const TEXT: Readonly<Record<CheckKind, KindText>> = {
     severity: 'critical',
     score: 9,
     sinkRole: 'decides where the outbound request made by',
-    expected: 'Outbound requests only go to allowed destinations: parse the URL, check its protocol and host against an allowlist (exact host match, not a substring), or build it on a fixed origin and pass input only as an encoded path segment or query parameter.',
+    expected:
+      'Outbound requests only go to allowed destinations: parse the URL, check its protocol and host against an allowlist (exact host match, not a substring), or build it on a fixed origin and pass input only as an encoded path segment or query parameter.',
     observable: (f) => [
       `with ${f.source.text} = "http://169.254.169.254/latest/meta-data/" no request is made to the metadata address`,
       `with ${f.source.text} = "https://allowed.example.evil.net/" (an allowed name inside another host) no request leaves for evil.net`,
       `with ${f.source.text} = "file:///etc/passwd" the call is rejected`,
       'an allowed destination still works',
     ],
-    forbidden: [...COMMON_FORBIDDEN, 'making real requests to internal or third-party hosts from the test (use a local server)'],
+    forbidden: [
+      ...COMMON_FORBIDDEN,
+      'making real requests to internal or third-party hosts from the test (use a local server)',
+    ],
   },
   business: {
     type: 'validation/unvalidated-input',
@@ -134,12 +150,16 @@ const TEXT: Readonly<Record<CheckKind, KindText>> = {
     severity: 'medium',
     score: 5,
     sinkRole: 'is passed without validation to',
-    expected: 'Request input is parsed by a schema (zod, class-validator DTO, Joi) or checked against an allowlist before business logic uses it; invalid input is answered with 400.',
+    expected:
+      'Request input is parsed by a schema (zod, class-validator DTO, Joi) or checked against an allowlist before business logic uses it; invalid input is answered with 400.',
     observable: (f) => [
       `a request with ${f.source.text} of the wrong type or shape (an object, an array, an empty string, 10 000 characters) is answered with 400 and the business function is not called`,
       'a valid request still succeeds',
     ],
-    forbidden: ['calling the business function directly (the test must go through the request handler)', 'asserting on validation error message wording'],
+    forbidden: [
+      'calling the business function directly (the test must go through the request handler)',
+      'asserting on validation error message wording',
+    ],
   },
   'mass-assignment': {
     type: 'validation/mass-assignment',
@@ -147,7 +167,8 @@ const TEXT: Readonly<Record<CheckKind, KindText>> = {
     severity: 'critical',
     score: 8,
     sinkRole: 'is written as a whole by',
-    expected: 'Only the fields a client may set are copied from the request (a schema with an explicit field list, or a pick of allowed keys); server-owned fields such as role, id or isAdmin are never taken from the request.',
+    expected:
+      'Only the fields a client may set are copied from the request (a schema with an explicit field list, or a pick of allowed keys); server-owned fields such as role, id or isAdmin are never taken from the request.',
     observable: (f) => [
       `a request whose ${f.source.text} includes {"role": "admin", "isAdmin": true, "id": 999} does not change those fields in storage`,
       'the fields a client may set are still stored',
@@ -160,8 +181,11 @@ const TEXT: Readonly<Record<CheckKind, KindText>> = {
     severity: 'critical',
     score: 8,
     sinkRole: 'is used as a query filter value by',
-    expected: 'Filter values are coerced to strings (or validated as scalars) so a client cannot pass query operators such as {"$ne": null}.',
-    observable: (f) => [`a request with ${f.source.text} = {"$ne": null} does not match every document (e.g. does not log in without a password)`],
+    expected:
+      'Filter values are coerced to strings (or validated as scalars) so a client cannot pass query operators such as {"$ne": null}.',
+    observable: (f) => [
+      `a request with ${f.source.text} = {"$ne": null} does not match every document (e.g. does not log in without a password)`,
+    ],
     forbidden: ['mocking the database so the filter is never evaluated'],
   },
 };
@@ -169,7 +193,8 @@ const TEXT: Readonly<Record<CheckKind, KindText>> = {
 function draftFor(flow: TaintFlow): FindingDraft {
   const text = TEXT[flow.kind];
   const where = `${flow.source.file}:${flow.source.line}`;
-  const viaText = flow.via.length === 0 ? '' : ` through ${flow.via.map((v) => `${v.text} (${v.file}:${v.line})`).join(' → ')}`;
+  const viaText =
+    flow.via.length === 0 ? '' : ` through ${flow.via.map((v) => `${v.text} (${v.file}:${v.line})`).join(' → ')}`;
   // Library mode guesses that callers pass untrusted values: a lower confidence than a request.
   const library = flow.origin === 'caller';
   const libraryNote = library
@@ -188,8 +213,16 @@ function draftFor(flow: TaintFlow): FindingDraft {
     observable_test_conditions: text.observable(flow),
     forbidden_in_test: text.forbidden,
     related_locations: [
-      { file: flow.source.file, line_range: { start: flow.source.line, end: flow.source.line }, note: `taint source: ${flow.source.text}` },
-      ...flow.via.map((v) => ({ file: v.file, line_range: { start: v.line, end: v.line }, note: `passed on here: ${v.text}` })),
+      {
+        file: flow.source.file,
+        line_range: { start: flow.source.line, end: flow.source.line },
+        note: `taint source: ${flow.source.text}`,
+      },
+      ...flow.via.map((v) => ({
+        file: v.file,
+        line_range: { start: v.line, end: v.line },
+        note: `passed on here: ${v.text}`,
+      })),
     ],
   });
 }
@@ -219,13 +252,16 @@ export function detectLibrary(packageJson: string | null): { readonly library: b
   } catch {
     return { library: false, reason: 'package.json is not valid JSON' };
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { library: false, reason: 'package.json is not an object' };
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return { library: false, reason: 'package.json is not an object' };
   const pkg = parsed as Record<string, unknown>;
   if (pkg['private'] === true) return { library: false, reason: 'package.json is private' };
   const declared = ['exports', 'module', 'types', 'typings'].find((key) => pkg[key] !== undefined);
   if (declared !== undefined) return { library: true, reason: `package.json declares ${declared}` };
-  const scripts = typeof pkg['scripts'] === 'object' && pkg['scripts'] !== null ? (pkg['scripts'] as Record<string, unknown>) : {};
-  if (typeof pkg['main'] === 'string' && scripts['start'] === undefined) return { library: true, reason: 'package.json declares main and no start script' };
+  const scripts =
+    typeof pkg['scripts'] === 'object' && pkg['scripts'] !== null ? (pkg['scripts'] as Record<string, unknown>) : {};
+  if (typeof pkg['main'] === 'string' && scripts['start'] === undefined)
+    return { library: true, reason: 'package.json declares main and no start script' };
   return { library: false, reason: 'package.json declares no exports' };
 }
 
@@ -253,9 +289,11 @@ function taintCritic(options: TaintCriticOptions): CriticDefinition {
       const files = [...new Set([...(await context.repoFiles()), ...context.files])].sort();
       const reader = context.reader;
       const mode = options.libraryMode ?? 'off';
-      const detected = mode === 'auto' ? detectLibrary(files.includes('package.json') ? reader.read('package.json') : null) : null;
+      const detected =
+        mode === 'auto' ? detectLibrary(files.includes('package.json') ? reader.read('package.json') : null) : null;
       const libraryMode = mode === 'on' || detected?.library === true;
-      if (mode !== 'off') context.note?.(`library mode ${libraryMode ? 'on' : 'off'} (${detected?.reason ?? 'configured'})`);
+      if (mode !== 'off')
+        context.note?.(`library mode ${libraryMode ? 'on' : 'off'} (${detected?.reason ?? 'configured'})`);
       const origins = new Set<Origin>(options.origins);
       if (libraryMode) origins.add('caller');
       const result = await runTaintAnalysis({
@@ -266,7 +304,9 @@ function taintCritic(options: TaintCriticOptions): CriticDefinition {
         cacheNamespace: options.id,
         signal: context.signal,
       });
-      context.note?.(`${result.entries} entry files: ${result.analysed} analysed, ${result.reused} reused from the cache`);
+      context.note?.(
+        `${result.entries} entry files: ${result.analysed} analysed, ${result.reused} reused from the cache`,
+      );
       const review = new Set(context.files);
       return result.flows.filter((flow) => touchesReview(flow, review)).map(draftFor);
     },
@@ -278,7 +318,9 @@ function taintCritic(options: TaintCriticOptions): CriticDefinition {
  * stored request input into SQL, shell, code, file paths, redirects, HTML and outbound requests;
  * in library mode also from exported functions' arguments (medium: lower confidence).
  */
-export function sastScannerCritic(options: { readonly timeoutMs?: number; readonly libraryMode?: LibraryMode } = {}): CriticDefinition {
+export function sastScannerCritic(
+  options: { readonly timeoutMs?: number; readonly libraryMode?: LibraryMode } = {},
+): CriticDefinition {
   return taintCritic({
     id: 'security/sast-scanner',
     description:
@@ -295,7 +337,8 @@ export function sastScannerCritic(options: { readonly timeoutMs?: number; readon
 export function inputValidationCritic(options: { readonly timeoutMs?: number } = {}): CriticDefinition {
   return taintCritic({
     id: 'security/input-validation-checker',
-    description: 'The SAST engine configured for unvalidated request input: raw input passed to business logic, whole request objects stored (mass assignment), operator objects in NoSQL filters.',
+    description:
+      'The SAST engine configured for unvalidated request input: raw input passed to business logic, whole request objects stored (mass assignment), operator objects in NoSQL filters.',
     triggers: ['**/auth/**', '**/personal/**', '**/profile/**', '**/pii/**'],
     kinds: VALIDATION_KINDS,
     origins: ['http'],
@@ -304,4 +347,6 @@ export function inputValidationCritic(options: { readonly timeoutMs?: number } =
 }
 
 /** Each taint rule's name and what fixed code does (stable texts for SARIF rule metadata). */
-export const SAST_RULE_TEXTS: ReadonlyMap<string, { readonly title: string; readonly expected: string }> = new Map(Object.values(TEXT).map((t) => [t.type, { title: t.title, expected: t.expected }]));
+export const SAST_RULE_TEXTS: ReadonlyMap<string, { readonly title: string; readonly expected: string }> = new Map(
+  Object.values(TEXT).map((t) => [t.type, { title: t.title, expected: t.expected }]),
+);

@@ -1,5 +1,11 @@
 import type { CheckKind, Flow, Loc, Origin } from './model.js';
-import { type EngineConfig, type EntryResult, type SourceAccess, type StoredWrite, TaintInterpreter } from './interp.js';
+import {
+  type EngineConfig,
+  type EntryResult,
+  type SourceAccess,
+  type StoredWrite,
+  TaintInterpreter,
+} from './interp.js';
 import { MODELS } from './models/index.js';
 import { type Unit, buildUnit, isCodeFile, parseSource } from './project.js';
 import { AnalysisCache } from '../repo/cache.js';
@@ -71,7 +77,14 @@ export interface TaintRunResult {
 }
 
 function plain(flow: Flow): TaintFlow {
-  return { kind: flow.kind, sink: flow.sink, sinkName: flow.sinkName, origin: flow.taint.origin, source: flow.taint.source, via: flow.taint.via };
+  return {
+    kind: flow.kind,
+    sink: flow.sink,
+    sinkName: flow.sinkName,
+    origin: flow.taint.origin,
+    source: flow.taint.source,
+    via: flow.taint.via,
+  };
 }
 
 /**
@@ -94,7 +107,9 @@ export async function runTaintAnalysis(input: TaintRunInput): Promise<TaintRunRe
     },
   };
   const library = input.config.libraryMode === true;
-  const hints = AnalysisCache.open<HintRecord>(input.cacheDir, `${input.cacheNamespace}/hints`, TAINT_ENGINE_VERSION, { library });
+  const hints = AnalysisCache.open<HintRecord>(input.cacheDir, `${input.cacheNamespace}/hints`, TAINT_ENGINE_VERSION, {
+    library,
+  });
   const cache = AnalysisCache.open<EntryRecord>(input.cacheDir, input.cacheNamespace, TAINT_ENGINE_VERSION, {
     kinds: [...input.config.kinds].sort(),
     origins: [...input.config.origins].sort(),
@@ -118,11 +133,16 @@ export async function runTaintAnalysis(input: TaintRunInput): Promise<TaintRunRe
     const hash = input.reader.hash(file);
     if (hash === null) continue;
     const hint = hints.get(file);
-    const isEntry = hint !== undefined && hint.hash === hash ? hint.entry : isEntryText(input.reader.read(file) ?? '', library);
+    const isEntry =
+      hint !== undefined && hint.hash === hash ? hint.entry : isEntryText(input.reader.read(file) ?? '', library);
     hints.set(file, hint !== undefined && hint.hash === hash ? hint : { hash, entry: isEntry });
     if (!isEntry) continue;
     const cached = cache.get(file);
-    if (cached !== undefined && Array.isArray(cached.reads) && Object.entries(cached.deps).every(([dep, depHash]) => input.reader.hash(dep) === depHash)) {
+    if (
+      cached !== undefined &&
+      Array.isArray(cached.reads) &&
+      Object.entries(cached.deps).every(([dep, depHash]) => input.reader.hash(dep) === depHash)
+    ) {
       records.set(file, cached);
       reused += 1;
     } else {
@@ -159,7 +179,13 @@ function isEntryText(text: string, library: boolean): boolean {
 function toRecord(result: EntryResult, seen: string, reader: TaintReader): EntryRecord {
   const deps: Record<string, string> = {};
   for (const dep of result.deps) deps[dep] = reader.hash(dep) ?? 'missing';
-  return { deps, flows: result.flows.map(plain), writes: [...result.writes.values()], reads: [...result.reads].sort(), seen };
+  return {
+    deps,
+    flows: result.flows.map(plain),
+    writes: [...result.writes.values()],
+    reads: [...result.reads].sort(),
+    seen,
+  };
 }
 
 /** Every store field written with input, by key; the first entry (in file order) that wrote one names it. */
@@ -185,5 +211,9 @@ function storedInputFor(reads: readonly string[], writes: ReadonlyMap<string, St
       if (write !== undefined && !seen.includes(write)) seen.push(write);
     }
   }
-  return seen.length === 0 ? '' : JSON.stringify(seen.map((w) => [w.store, w.field, w.source.file, w.source.line, w.write.file, w.write.line, w.clean]).sort());
+  return seen.length === 0
+    ? ''
+    : JSON.stringify(
+        seen.map((w) => [w.store, w.field, w.source.file, w.source.line, w.write.file, w.write.line, w.clean]).sort(),
+      );
 }

@@ -56,8 +56,34 @@ import {
 } from './rules.js';
 import { MODELS } from './models/index.js';
 import { CONTENT_TYPE_METHODS, HEADER_METHODS, RESPONSE_RECEIVER } from './models/http-response.js';
-import type { ArgSlot, BrowserGlobal, CallPattern, CallView, CallbackSourceRule, GlobalObject, PassEffect, SchemaLibrary, SinkRule } from './models/types.js';
-import { Env, applySafety, cleanVal, concat, elementOf, emptyObj, flatten, isTaint, join, mapTaint, newTaint, remapSources, signature, taintFor, withVia } from './values.js';
+import type {
+  ArgSlot,
+  BrowserGlobal,
+  CallPattern,
+  CallView,
+  CallbackSourceRule,
+  GlobalObject,
+  PassEffect,
+  SchemaLibrary,
+  SinkRule,
+} from './models/types.js';
+import {
+  Env,
+  applySafety,
+  cleanVal,
+  concat,
+  elementOf,
+  emptyObj,
+  flatten,
+  isTaint,
+  join,
+  mapTaint,
+  newTaint,
+  remapSources,
+  signature,
+  taintFor,
+  withVia,
+} from './values.js';
 
 /** What the engine reports: the check kinds and the sources that count. */
 export interface EngineConfig {
@@ -179,17 +205,6 @@ const PATH_BIT = kindBit('path');
 /** What a check of a URL's origin or host proves: it is fine to redirect to, and to request. */
 const URL_MASK = maskOf(['redirect', 'ssrf']);
 
-
-
-
-
-
-
-
-
-
-
-
 /** The taint-tracking interpreter: one instance per analysis run (its memo is shared by every entry). */
 export class TaintInterpreter {
   private readonly memo = new Map<string, MemoEntry>();
@@ -273,7 +288,12 @@ export class TaintInterpreter {
   }
 
   private copyEffects(frame: Frame): Effects {
-    return { flows: new Map(frame.flows), deps: new Set(frame.deps), writes: new Map(frame.writes), reads: new Set(frame.reads) };
+    return {
+      flows: new Map(frame.flows),
+      deps: new Set(frame.deps),
+      writes: new Map(frame.writes),
+      reads: new Set(frame.reads),
+    };
   }
 
   private addDep(file: string): void {
@@ -357,11 +377,21 @@ export class TaintInterpreter {
       const env = new Env(closure);
       const ctx = this.newCtx(unit, fn.cls, thisVal, true);
       fn.node.parameters.forEach((param, i) => {
-        if (fn.cls !== null && ts.isConstructorDeclaration(fn.node) && ts.isIdentifier(param.name) && (ts.getModifiers(param)?.length ?? 0) > 0) {
+        if (
+          fn.cls !== null &&
+          ts.isConstructorDeclaration(fn.node) &&
+          ts.isIdentifier(param.name) &&
+          (ts.getModifiers(param)?.length ?? 0) > 0
+        ) {
           this.storeField(fn.cls, param.name.text, withVia(args[i] ?? null, callLoc));
         }
         if (param.dotDotDotToken !== undefined) {
-          this.bindPattern(param.name, { ...emptyObj(), elems: args.slice(i).map((a) => withVia(a, callLoc)) }, env, ctx);
+          this.bindPattern(
+            param.name,
+            { ...emptyObj(), elems: args.slice(i).map((a) => withVia(a, callLoc)) },
+            env,
+            ctx,
+          );
           return;
         }
         let val = withVia(args[i] ?? null, callLoc);
@@ -409,10 +439,19 @@ export class TaintInterpreter {
       const source = info === null ? undefined : MODELS.decorators.get(info.name);
       if (info === null || source === undefined) continue;
       if (source.yields === 'request') return { k: 'req', loc, validated: false };
-      if (info.args.some((arg) => MODELS.safePipes.some((pipe) => pipe.test(rootOf(ts.isNewExpression(arg) ? arg.expression : arg))))) return null;
+      if (
+        info.args.some((arg) =>
+          MODELS.safePipes.some((pipe) => pipe.test(rootOf(ts.isNewExpression(arg) ? arg.expression : arg))),
+        )
+      )
+        return null;
       const keyed = info.args.some((arg) => ts.isStringLiteralLike(arg));
       const validated = this.isValidatedDto(typeName(param.type), unit);
-      return newTaint('http', loc, pos, { validated, scalar: validated || source.scalar === true, whole: !keyed && source.whole === true });
+      return newTaint('http', loc, pos, {
+        validated,
+        scalar: validated || source.scalar === true,
+        whole: !keyed && source.whole === true,
+      });
     }
     const type = typeName(param.type);
     const typed = type === null ? undefined : MODELS.requestTypes.find((t) => t.name.test(type));
@@ -424,7 +463,8 @@ export class TaintInterpreter {
       if (handler !== undefined) return { k: 'req', loc, validated: false, flavor: handler.flavor };
     }
     if (isResolverArgs(param, MODELS.resolverOwners)) return newTaint('http', loc, pos, { whole: true });
-    if (ts.isIdentifier(param.name) && MODELS.requestNames.has(param.name.text)) return { k: 'req', loc, validated: false };
+    if (ts.isIdentifier(param.name) && MODELS.requestNames.has(param.name.text))
+      return { k: 'req', loc, validated: false };
     const instance = type === null ? null : this.packageInstance(type, unit);
     if (instance !== null) return instance;
     if (this.config.libraryMode === true && exported !== null) return newTaint('caller', loc, pos);
@@ -434,7 +474,8 @@ export class TaintInterpreter {
   /** `page: Page` with `import { Page } from 'puppeteer'`: an object of a package whose instances are tracked. */
   private packageInstance(type: string, unit: Unit): Val {
     const binding = unit.imports.get(type);
-    if (binding === undefined || resolveSpecifier(unit.path, binding.spec, (p) => this.source.has(p)) !== null) return null;
+    if (binding === undefined || resolveSpecifier(unit.path, binding.spec, (p) => this.source.has(p)) !== null)
+      return null;
     const module = normaliseModule(binding.spec);
     return MODELS.tracksInstances(module) ? { k: 'mod', module, path: [binding.name, '()'] } : null;
   }
@@ -444,7 +485,9 @@ export class TaintInterpreter {
     if (name === null) return false;
     const cls = this.resolveClass(name, unit);
     if (cls === null) return false;
-    return cls.node.members.some((member) => decoratorsOf(member).some((d) => MODELS.validatedDto.some((re) => re.test(decoratorName(d)?.name ?? ''))));
+    return cls.node.members.some((member) =>
+      decoratorsOf(member).some((d) => MODELS.validatedDto.some((re) => re.test(decoratorName(d)?.name ?? ''))),
+    );
   }
 
   private resolveClass(name: string, unit: Unit): ClassRef | null {
@@ -482,7 +525,8 @@ export class TaintInterpreter {
     }
     const object = MODELS.globalObject(name);
     if (object !== null) return { val: { k: 'global', name: object }, bound: false };
-    if (MODELS.requestNames.has(name)) return { val: { k: 'req', loc: this.loc(node, ctx.unit), validated: false }, bound: false };
+    if (MODELS.requestNames.has(name))
+      return { val: { k: 'req', loc: this.loc(node, ctx.unit), validated: false }, bound: false };
     return { val: null, bound: false };
   }
 
@@ -509,7 +553,8 @@ export class TaintInterpreter {
         return env.lookup(target.local).val;
       }
       const next = resolveSpecifier(file, target.spec, (p) => this.source.has(p));
-      if (next === null) return { k: 'mod', module: normaliseModule(target.spec), path: target.name === '*' ? [] : [target.name] };
+      if (next === null)
+        return { k: 'mod', module: normaliseModule(target.spec), path: target.name === '*' ? [] : [target.name] };
       return target.name === '*' ? { k: 'ns', file: next } : this.exportValue(next, target.name, depth + 1);
     }
     for (const spec of unit.starExports) {
@@ -539,7 +584,8 @@ export class TaintInterpreter {
       }
       if (ts.isPropertyDeclaration(member)) {
         const init = member.initializer;
-        if (init !== undefined && isFunctionNode(init)) return { k: 'fn', fn: { node: init, file: cls.file, closure: this.moduleEnv(unit), cls } };
+        if (init !== undefined && isFunctionNode(init))
+          return { k: 'fn', fn: { node: init, file: cls.file, closure: this.moduleEnv(unit), cls } };
         const assigned = this.fieldValues.get(cls.node)?.get(name);
         if (assigned !== undefined && flatten(assigned) !== null) return assigned;
         const typed = this.instanceOfType(member.type, unit);
@@ -602,7 +648,13 @@ export class TaintInterpreter {
     const name = typeName(type);
     if (name === null) return null;
     const request = MODELS.requestTypes.find((t) => t.name.test(name));
-    if (request !== undefined) return { k: 'req', loc: { file: unit.path, line: 1, endLine: 1, text: name }, validated: false, flavor: request.flavor };
+    if (request !== undefined)
+      return {
+        k: 'req',
+        loc: { file: unit.path, line: 1, endLine: 1, text: name },
+        validated: false,
+        flavor: request.flavor,
+      };
     const cls = this.resolveClass(name, unit);
     return cls === null ? null : { k: 'inst', cls };
   }
@@ -648,7 +700,8 @@ export class TaintInterpreter {
       const elseEnv = env.clone();
       this.refine(elseEnv, cond.f, ctx);
       const thenOut = this.exec(statement.thenStatement, thenEnv, ctx);
-      const elseOut = statement.elseStatement === undefined ? elseEnv : this.exec(statement.elseStatement, elseEnv, ctx);
+      const elseOut =
+        statement.elseStatement === undefined ? elseEnv : this.exec(statement.elseStatement, elseEnv, ctx);
       return Env.merge([thenOut, elseOut]);
     }
     if (ts.isBlock(statement)) {
@@ -656,7 +709,8 @@ export class TaintInterpreter {
       return this.execStatements(statement.statements, env, ctx);
     }
     if (ts.isReturnStatement(statement)) {
-      if (statement.expression !== undefined) ctx.returns = join(ctx.returns, this.eval(statement.expression, env, ctx));
+      if (statement.expression !== undefined)
+        ctx.returns = join(ctx.returns, this.eval(statement.expression, env, ctx));
       return null;
     }
     if (ts.isThrowStatement(statement)) {
@@ -673,7 +727,9 @@ export class TaintInterpreter {
       // for await (const chunk of req): the request body stream.
       const element =
         iterated !== null && iterated.k === 'req'
-          ? newTaint('http', this.loc(statement.expression, ctx.unit), statement.expression.getStart(ctx.unit.sf), { whole: true })
+          ? newTaint('http', this.loc(statement.expression, ctx.unit), statement.expression.getStart(ctx.unit.sf), {
+              whole: true,
+            })
           : ts.isForOfStatement(statement)
             ? elementOf(iterated)
             : flatten(iterated);
@@ -723,7 +779,8 @@ export class TaintInterpreter {
     if (ts.isClassDeclaration(statement)) {
       // Static blocks and property initialisers can hold sinks too; methods are analysed on their own.
       for (const member of statement.members) {
-        if (ts.isPropertyDeclaration(member) && member.initializer !== undefined && !isFunctionNode(member.initializer)) this.eval(member.initializer, env, ctx);
+        if (ts.isPropertyDeclaration(member) && member.initializer !== undefined && !isFunctionNode(member.initializer))
+          this.eval(member.initializer, env, ctx);
       }
       return env;
     }
@@ -749,8 +806,17 @@ export class TaintInterpreter {
       if (ts.isCaseClause(clause)) {
         this.eval(clause.expression, env, ctx);
         const lit = skip(clause.expression);
-        const constant = ts.isStringLiteralLike(lit) || ts.isNumericLiteral(lit) || ts.isPropertyAccessExpression(lit) || (ts.isIdentifier(lit) && /^[A-Z_][A-Z0-9_]*$/.test(lit.text));
-        if (subject !== null && constant) this.refine(entry, [{ path: subject, node: statement.expression, clean: ALL_KINDS_MASK, validated: true }], ctx);
+        const constant =
+          ts.isStringLiteralLike(lit) ||
+          ts.isNumericLiteral(lit) ||
+          ts.isPropertyAccessExpression(lit) ||
+          (ts.isIdentifier(lit) && /^[A-Z_][A-Z0-9_]*$/.test(lit.text));
+        if (subject !== null && constant)
+          this.refine(
+            entry,
+            [{ path: subject, node: statement.expression, clean: ALL_KINDS_MASK, validated: true }],
+            ctx,
+          );
       } else {
         hasDefault = true;
       }
@@ -797,7 +863,12 @@ export class TaintInterpreter {
     name.elements.forEach((element, index) => {
       if (ts.isOmittedExpression(element)) return;
       const part = element.dotDotDotToken !== undefined ? val : this.getProp(val, String(index), element, env, ctx);
-      this.bindPattern(element.name, part ?? (element.initializer === undefined ? null : this.eval(element.initializer, env, ctx)), env, ctx);
+      this.bindPattern(
+        element.name,
+        part ?? (element.initializer === undefined ? null : this.eval(element.initializer, env, ctx)),
+        env,
+        ctx,
+      );
     });
   }
 
@@ -838,13 +909,26 @@ export class TaintInterpreter {
         const known = env.lookup(key).val;
         const markers = new Set(known !== null && known.k === 'guard' ? known.whenTrue.map((r) => r.marker) : []);
         markers.add(refinement.marker);
-        env.declare(key, { k: 'guard', whenTrue: [...markers].map((marker) => ({ ...refinement, marker })), whenFalse: [] });
+        env.declare(key, {
+          k: 'guard',
+          whenTrue: [...markers].map((marker) => ({ ...refinement, marker })),
+          whenFalse: [],
+        });
         if (markers.has('relative-start') && markers.has('not-protocol-relative')) {
           this.applyClean(env, refinement.path, refinement.node, URL_MASK, false, ctx, 0);
         }
         continue;
       }
-      this.applyClean(env, refinement.path, refinement.node, refinement.clean, refinement.validated, ctx, 0, refinement.trusted === true);
+      this.applyClean(
+        env,
+        refinement.path,
+        refinement.node,
+        refinement.clean,
+        refinement.validated,
+        ctx,
+        0,
+        refinement.trusted === true,
+      );
     }
   }
 
@@ -856,13 +940,25 @@ export class TaintInterpreter {
     const expr = skip(subject);
     if (!ts.isPropertyAccessExpression(expr)) return null;
     const base = this.eval(expr.expression, env, ctx);
-    if (base === null || base.k !== 'req' || MODELS.request(base.flavor ?? 'http')?.trustedBy !== expr.name.text) return null;
+    if (base === null || base.k !== 'req' || MODELS.request(base.flavor ?? 'http')?.trustedBy !== expr.name.text)
+      return null;
     if (other !== null && flatten(this.eval(other, env, ctx)) !== null) return null;
     const path = pathText(expr.expression);
-    return path === null ? null : { t: [{ path, node: expr.expression, clean: 0, validated: true, trusted: true }], f: [] };
+    return path === null
+      ? null
+      : { t: [{ path, node: expr.expression, clean: 0, validated: true, trusted: true }], f: [] };
   }
 
-  private applyClean(env: Env, path: string, node: ts.Expression, mask: number, validated: boolean, ctx: Ctx, depth: number, trusted = false): void {
+  private applyClean(
+    env: Env,
+    path: string,
+    node: ts.Expression,
+    mask: number,
+    validated: boolean,
+    ctx: Ctx,
+    depth: number,
+    trusted = false,
+  ): void {
     const current = this.eval(node, env, ctx);
     if (trusted && current !== null && current.k === 'req') {
       env.declare(path, { ...current, trusted: true });
@@ -898,7 +994,9 @@ export class TaintInterpreter {
       // `key in ALLOWED`: the key is one of a constant object's own names.
       const path = pathText(expr.left);
       const holder = this.eval(expr.right, env, ctx);
-      return path !== null && flatten(holder) === null ? { t: [{ path, node: expr.left, clean: ALL_KINDS_MASK, validated: true }], f: [] } : NO_COND;
+      return path !== null && flatten(holder) === null
+        ? { t: [{ path, node: expr.left, clean: ALL_KINDS_MASK, validated: true }], f: [] }
+        : NO_COND;
     }
     if (op === ts.SyntaxKind.AmpersandAmpersandToken) {
       const a = this.cond(expr.left, env, ctx);
@@ -913,14 +1011,20 @@ export class TaintInterpreter {
     const equality = op === ts.SyntaxKind.EqualsEqualsEqualsToken || op === ts.SyntaxKind.EqualsEqualsToken;
     const inequality = op === ts.SyntaxKind.ExclamationEqualsEqualsToken || op === ts.SyntaxKind.ExclamationEqualsToken;
     if (equality || inequality) {
-      const positive = this.equalityCond(skip(expr.left), skip(expr.right), env, ctx) ?? this.equalityCond(skip(expr.right), skip(expr.left), env, ctx);
+      const positive =
+        this.equalityCond(skip(expr.left), skip(expr.right), env, ctx) ??
+        this.equalityCond(skip(expr.right), skip(expr.left), env, ctx);
       if (positive === null) return NO_COND;
       return equality ? positive : { t: positive.f, f: positive.t };
     }
     // x.indexOf(v) > -1, >= 0 (allowlist lookups written with indexOf)
     if (op === ts.SyntaxKind.GreaterThanToken || op === ts.SyntaxKind.GreaterThanEqualsToken) {
       const left = skip(expr.left);
-      if (ts.isCallExpression(left) && ts.isPropertyAccessExpression(left.expression) && left.expression.name.text === 'indexOf') {
+      if (
+        ts.isCallExpression(left) &&
+        ts.isPropertyAccessExpression(left.expression) &&
+        left.expression.name.text === 'indexOf'
+      ) {
         return this.membershipCond(left, env, ctx);
       }
     }
@@ -936,12 +1040,20 @@ export class TaintInterpreter {
       if (path !== null && ['number', 'boolean', 'bigint'].includes(other.text)) {
         return { t: [{ path, node: subject.expression, clean: ALL_KINDS_MASK, validated: true }], f: [] };
       }
-      if (path !== null && other.text === 'string') return { t: [{ path, node: subject.expression, clean: kindBit('nosql'), validated: false }], f: [] };
+      if (path !== null && other.text === 'string')
+        return { t: [{ path, node: subject.expression, clean: kindBit('nosql'), validated: false }], f: [] };
       return NO_COND;
     }
-    if (ts.isCallExpression(subject) && ts.isPropertyAccessExpression(subject.expression) && subject.expression.name.text === 'indexOf') {
+    if (
+      ts.isCallExpression(subject) &&
+      ts.isPropertyAccessExpression(subject.expression) &&
+      subject.expression.name.text === 'indexOf'
+    ) {
       const lit = skip(other);
-      const minusOne = ts.isPrefixUnaryExpression(lit) && lit.operator === ts.SyntaxKind.MinusToken && literalText(lit.operand) === '1';
+      const minusOne =
+        ts.isPrefixUnaryExpression(lit) &&
+        lit.operator === ts.SyntaxKind.MinusToken &&
+        literalText(lit.operand) === '1';
       if (minusOne) {
         const member = this.membershipCond(subject, env, ctx);
         return { t: member.f, f: member.t };
@@ -997,7 +1109,12 @@ export class TaintInterpreter {
       // (also on its parts: `name.split('/').includes('..')`).
       const needle = literalText(skip(arg));
       let searched = skip(callee.expression);
-      if (ts.isCallExpression(searched) && ts.isPropertyAccessExpression(searched.expression) && searched.expression.name.text === 'split') searched = searched.expression.expression;
+      if (
+        ts.isCallExpression(searched) &&
+        ts.isPropertyAccessExpression(searched.expression) &&
+        searched.expression.name.text === 'split'
+      )
+        searched = searched.expression.expression;
       const path = pathText(searched);
       if (path !== null && needle !== null && ['..', '../', '/', '\\', '..\\'].includes(needle)) {
         return { t: [], f: [{ path, node: searched, clean: PATH_BIT, validated: false }] };
@@ -1011,7 +1128,8 @@ export class TaintInterpreter {
     if (path !== null) refinements.push({ path, node: arg, clean: ALL_KINDS_MASK, validated: true });
     // ALLOWED_HOSTS.includes(url.hostname) also vouches for the URL it was parsed from.
     const inner = skip(arg);
-    if (ts.isPropertyAccessExpression(inner) && ['host', 'hostname', 'origin'].includes(inner.name.text)) refinements.push(...this.urlHostRefinements(inner, env, ctx));
+    if (ts.isPropertyAccessExpression(inner) && ['host', 'hostname', 'origin'].includes(inner.name.text))
+      refinements.push(...this.urlHostRefinements(inner, env, ctx));
     return { t: refinements, f: [] };
   }
 
@@ -1026,7 +1144,8 @@ export class TaintInterpreter {
         const target = method === 'hasOwn' ? call.arguments[1] : arg;
         const holder = this.eval(method === 'hasOwn' ? arg : callee.expression, env, ctx);
         const path = target === undefined ? null : pathText(target);
-        if (path !== null && target !== undefined && flatten(holder) === null) return { t: [{ path, node: target, clean: ALL_KINDS_MASK, validated: true }], f: [] };
+        if (path !== null && target !== undefined && flatten(holder) === null)
+          return { t: [{ path, node: target, clean: ALL_KINDS_MASK, validated: true }], f: [] };
         return NO_COND;
       }
       if (method === 'test' && arg !== undefined) {
@@ -1079,7 +1198,12 @@ export class TaintInterpreter {
     const target = this.eval(call.expression, env, ctx);
     if (target === null || target.k !== 'fn') return null;
     const args = call.arguments.map((a) => this.eval(a, env, ctx));
-    const result = this.invoke(target.fn, args, target.fn.cls === null ? null : { k: 'inst', cls: target.fn.cls }, null);
+    const result = this.invoke(
+      target.fn,
+      args,
+      target.fn.cls === null ? null : { k: 'inst', cls: target.fn.cls },
+      null,
+    );
     const params = target.fn.node.parameters.map((p) => (ts.isIdentifier(p.name) ? p.name.text : null));
     if (result === null || result.k !== 'guard') return searchesParameter(target.fn.node, params) ? WEAK_CHECK : null;
     const mapRefinements = (refinements: readonly Refinement[]): Refinement[] =>
@@ -1098,7 +1222,10 @@ export class TaintInterpreter {
   private validatorCond(call: ts.CallExpression, name: string): Cond {
     const refinements: Refinement[] = [];
     // `isURL`/`isSafeUrl`-style checks vouch for the value being a URL, not for where it points.
-    const mask = /url|uri/i.test(name) && !/relative|local|internal|allowed|safe|trusted/i.test(name) ? maskOf(['business', 'nosql', 'mass-assignment']) : ALL_KINDS_MASK;
+    const mask =
+      /url|uri/i.test(name) && !/relative|local|internal|allowed|safe|trusted/i.test(name)
+        ? maskOf(['business', 'nosql', 'mass-assignment'])
+        : ALL_KINDS_MASK;
     for (const arg of call.arguments) {
       const path = pathText(arg);
       if (path !== null) refinements.push({ path, node: arg, clean: mask, validated: true });
@@ -1111,17 +1238,27 @@ export class TaintInterpreter {
     const subject = this.eval(subjectNode, env, ctx);
     const argNode = skip(arg);
     const lit = literalText(argNode);
-    const leading = ts.isBinaryExpression(argNode) ? literalText(skip(argNode.left)) : ts.isTemplateExpression(argNode) ? argNode.head.text : lit;
+    const leading = ts.isBinaryExpression(argNode)
+      ? literalText(skip(argNode.left))
+      : ts.isTemplateExpression(argNode)
+        ? argNode.head.text
+        : lit;
     // !path.relative(base, target).startsWith('..'): the target stays inside base.
     if (leading !== null && leading.startsWith('..') && isTaint(subject) && subject.derivedFrom?.how === 'relative') {
-      return { t: [], f: [{ path: subject.derivedFrom.path, node: subject.derivedFrom.node, clean: PATH_BIT, validated: true }] };
+      return {
+        t: [],
+        f: [{ path: subject.derivedFrom.path, node: subject.derivedFrom.node, clean: PATH_BIT, validated: true }],
+      };
     }
     const path = pathText(subjectNode);
     if (path === null) return NO_COND;
     if (leading !== null && leading.startsWith('..')) return NO_COND;
-    if (lit === '/') return { t: [{ path, node: subjectNode, clean: 0, validated: false, marker: 'relative-start' }], f: [] };
-    if (lit === '//' || lit === '/\\') return { t: [], f: [{ path, node: subjectNode, clean: 0, validated: false, marker: 'not-protocol-relative' }] };
-    if (lit !== null && /^https?:\/\/[^/]+\//.test(lit)) return { t: [{ path, node: subjectNode, clean: URL_MASK, validated: true }], f: [] };
+    if (lit === '/')
+      return { t: [{ path, node: subjectNode, clean: 0, validated: false, marker: 'relative-start' }], f: [] };
+    if (lit === '//' || lit === '/\\')
+      return { t: [], f: [{ path, node: subjectNode, clean: 0, validated: false, marker: 'not-protocol-relative' }] };
+    if (lit !== null && /^https?:\/\/[^/]+\//.test(lit))
+      return { t: [{ path, node: subjectNode, clean: URL_MASK, validated: true }], f: [] };
     // resolved.startsWith(base): a containment check once the path was normalised.
     const argVal = this.eval(arg, env, ctx);
     if (isTaint(subject) && subject.normalized && flatten(argVal) === null) {
@@ -1165,11 +1302,17 @@ export class TaintInterpreter {
     if (ts.isYieldExpression(expr)) return expr.expression === undefined ? null : this.eval(expr.expression, env, ctx);
     if (ts.isPrefixUnaryExpression(expr)) {
       const operand = this.eval(expr.operand, env, ctx);
-      if (expr.operator === ts.SyntaxKind.ExclamationToken && operand !== null && operand.k === 'guard') return { k: 'guard', whenTrue: operand.whenFalse, whenFalse: operand.whenTrue };
+      if (expr.operator === ts.SyntaxKind.ExclamationToken && operand !== null && operand.k === 'guard')
+        return { k: 'guard', whenTrue: operand.whenFalse, whenFalse: operand.whenTrue };
       if (expr.operator === ts.SyntaxKind.ExclamationToken) return this.guardOf(expr, env, ctx);
       return null;
     }
-    if (ts.isPostfixUnaryExpression(expr) || ts.isTypeOfExpression(expr) || ts.isVoidExpression(expr) || ts.isDeleteExpression(expr)) {
+    if (
+      ts.isPostfixUnaryExpression(expr) ||
+      ts.isTypeOfExpression(expr) ||
+      ts.isVoidExpression(expr) ||
+      ts.isDeleteExpression(expr)
+    ) {
       this.eval(ts.isPostfixUnaryExpression(expr) ? expr.operand : expr.expression, env, ctx);
       return null;
     }
@@ -1190,7 +1333,8 @@ export class TaintInterpreter {
     }
     if (ts.isObjectLiteralExpression(expr)) return this.evalObject(expr, env, ctx);
     if (isFunctionNode(expr)) return { k: 'fn', fn: { node: expr, file: ctx.unit.path, closure: env, cls: ctx.cls } };
-    if (ts.isClassExpression(expr)) return { k: 'cls', cls: { node: expr, file: ctx.unit.path, name: expr.name?.text ?? '(anonymous)' } };
+    if (ts.isClassExpression(expr))
+      return { k: 'cls', cls: { node: expr, file: ctx.unit.path, name: expr.name?.text ?? '(anonymous)' } };
     if (ts.isJsxElement(expr) || ts.isJsxSelfClosingElement(expr) || ts.isJsxFragment(expr)) {
       this.evalJsx(expr, env, ctx);
       return null;
@@ -1214,7 +1358,12 @@ export class TaintInterpreter {
     return cond.t.length === 0 && cond.f.length === 0 ? null : { k: 'guard', whenTrue: cond.t, whenFalse: cond.f };
   }
 
-  private evalAccess(expr: ts.PropertyAccessExpression | ts.ElementAccessExpression, key: string, env: Env, ctx: Ctx): Val {
+  private evalAccess(
+    expr: ts.PropertyAccessExpression | ts.ElementAccessExpression,
+    key: string,
+    env: Env,
+    ctx: Ctx,
+  ): Val {
     const path = pathText(expr);
     if (path !== null) {
       const refined = env.lookup(path);
@@ -1231,7 +1380,12 @@ export class TaintInterpreter {
         if (key === 'length') return null;
         if (node.getStart(ctx.unit.sf) === obj.sourcePos && ts.isExpression(node)) {
           // Still inside the source expression (`req.query` → `req.query.id`): name the whole access.
-          return { ...obj, source: { ...obj.source, text: node.getText(ctx.unit.sf).replace(/\s+/g, ' ').slice(0, 120) }, whole: false, prefix: '' };
+          return {
+            ...obj,
+            source: { ...obj.source, text: node.getText(ctx.unit.sf).replace(/\s+/g, ' ').slice(0, 120) },
+            whole: false,
+            prefix: '',
+          };
         }
         return { ...obj, whole: false, prefix: obj.prefix === '' ? '' : null };
       case 'req': {
@@ -1303,7 +1457,8 @@ export class TaintInterpreter {
         }
       } else if (ts.isMethodDeclaration(property) && property.body !== undefined) {
         const key = propName(property.name);
-        if (key !== null) fields.set(key, { k: 'fn', fn: { node: property, file: ctx.unit.path, closure: env, cls: ctx.cls } });
+        if (key !== null)
+          fields.set(key, { k: 'fn', fn: { node: property, file: ctx.unit.path, closure: env, cls: ctx.cls } });
       }
     }
     return { k: 'obj', fields, rest, elems: null, literal: expr };
@@ -1327,20 +1482,33 @@ export class TaintInterpreter {
       constant += span.literal.text;
     }
     if (out === null) return null;
-    return { ...out, html: out.html || containsHtml(constant), built: out.built || constant.trim() !== '', whole: false, scalar: true };
+    return {
+      ...out,
+      html: out.html || containsHtml(constant),
+      built: out.built || constant.trim() !== '',
+      whole: false,
+      scalar: true,
+    };
   }
 
   private evalTagged(expr: ts.TaggedTemplateExpression, env: Env, ctx: Ctx): Val {
     const tag = expr.tag.getText(ctx.unit.sf);
     const template = expr.template;
-    const parts = ts.isTemplateExpression(template) ? template.templateSpans.map((span) => this.eval(span.expression, env, ctx)) : [];
+    const parts = ts.isTemplateExpression(template)
+      ? template.templateSpans.map((span) => this.eval(span.expression, env, ctx))
+      : [];
     if (SAFE_TEMPLATE_TAGS.test(tag)) return null;
     return parts.reduce<Val>((acc, part) => join(acc, flatten(part)), null);
   }
 
   private evalBinary(expr: ts.BinaryExpression, env: Env, ctx: Ctx): Val {
     const op = expr.operatorToken.kind;
-    if (op === ts.SyntaxKind.EqualsToken || op === ts.SyntaxKind.PlusEqualsToken || op === ts.SyntaxKind.QuestionQuestionEqualsToken || op === ts.SyntaxKind.BarBarEqualsToken) {
+    if (
+      op === ts.SyntaxKind.EqualsToken ||
+      op === ts.SyntaxKind.PlusEqualsToken ||
+      op === ts.SyntaxKind.QuestionQuestionEqualsToken ||
+      op === ts.SyntaxKind.BarBarEqualsToken
+    ) {
       return this.evalAssignment(expr, env, ctx);
     }
     if (op === ts.SyntaxKind.AmpersandAmpersandToken) {
@@ -1387,7 +1555,8 @@ export class TaintInterpreter {
   private evalAssignment(expr: ts.BinaryExpression, env: Env, ctx: Ctx): Val {
     const target = skip(expr.left);
     let val = this.eval(expr.right, env, ctx);
-    if (expr.operatorToken.kind === ts.SyntaxKind.PlusEqualsToken) val = concat(this.eval(target, env, ctx), target, val, expr.right);
+    if (expr.operatorToken.kind === ts.SyntaxKind.PlusEqualsToken)
+      val = concat(this.eval(target, env, ctx), target, val, expr.right);
     else if (expr.operatorToken.kind !== ts.SyntaxKind.EqualsToken) val = join(this.eval(target, env, ctx), val);
     this.assignmentSinks(target, val, expr, env, ctx);
     if (ts.isIdentifier(target)) {
@@ -1402,20 +1571,26 @@ export class TaintInterpreter {
       const current = env.lookup('__cjs').val;
       const base = current !== null && current.k === 'obj' ? current : emptyObj();
       env.assign('__cjs', { ...base, fields: new Map([...base.fields, [key, val]]) });
-    } else if (ts.isPropertyAccessExpression(target) && target.expression.kind === ts.SyntaxKind.ThisKeyword && ctx.cls !== null) {
+    } else if (
+      ts.isPropertyAccessExpression(target) &&
+      target.expression.kind === ts.SyntaxKind.ThisKeyword &&
+      ctx.cls !== null
+    ) {
       this.storeField(ctx.cls, target.name.text, val);
     } else if (ts.isPropertyAccessExpression(target) && ts.isIdentifier(target.expression)) {
       const holder = env.lookup(target.expression.text);
       // user.bio = req.body.bio on a stored record: the field now holds input.
       const written = flatten(val);
-      if (holder.found && holder.val !== null && holder.val.k === 'record' && written !== null) this.noteWrite(holder.val.store, target.name.text, written, this.loc(expr, ctx.unit));
+      if (holder.found && holder.val !== null && holder.val.k === 'record' && written !== null)
+        this.noteWrite(holder.val.store, target.name.text, written, this.loc(expr, ctx.unit));
       if (holder.found && (holder.val === null || holder.val.k === 'obj')) {
         const base = holder.val ?? emptyObj();
         env.assign(target.expression.text, { ...base, fields: new Map([...base.fields, [target.name.text, val]]) });
       }
     } else if (ts.isElementAccessExpression(target) && ts.isIdentifier(target.expression)) {
       const holder = env.lookup(target.expression.text);
-      if (holder.found && holder.val !== null && holder.val.k === 'obj') env.assign(target.expression.text, { ...holder.val, rest: join(holder.val.rest, val) });
+      if (holder.found && holder.val !== null && holder.val.k === 'obj')
+        env.assign(target.expression.text, { ...holder.val, rest: join(holder.val.rest, val) });
     }
     return val;
   }
@@ -1445,7 +1620,8 @@ export class TaintInterpreter {
       if (!ts.isPropertyAccessExpression(target) && rule.on?.includes('window') !== true) continue;
       if (rule.on !== undefined || rule.receiver !== undefined) {
         const baseVal = rule.on === undefined ? null : base();
-        const onGlobal = baseVal !== null && baseVal.k === 'global' && rule.on?.includes(baseVal.name as BrowserGlobal) === true;
+        const onGlobal =
+          baseVal !== null && baseVal.k === 'global' && rule.on?.includes(baseVal.name as BrowserGlobal) === true;
         if (!onGlobal && rule.receiver?.test(baseText) !== true) continue;
       }
       const taint = taintFor(val, rule.kind);
@@ -1455,7 +1631,12 @@ export class TaintInterpreter {
     }
     if (val !== null && val.k === 'fn') {
       for (const rule of MODELS.assignedCallbackRules(property)) {
-        this.invokeInline(val, this.callbackInputs(rule, val, { k: 'req', loc: this.loc(node, ctx.unit), validated: false }, node, ctx), env, ctx);
+        this.invokeInline(
+          val,
+          this.callbackInputs(rule, val, { k: 'req', loc: this.loc(node, ctx.unit), validated: false }, node, ctx),
+          env,
+          ctx,
+        );
         break;
       }
     }
@@ -1463,11 +1644,19 @@ export class TaintInterpreter {
 
   private evalJsx(node: ts.JsxElement | ts.JsxSelfClosingElement | ts.JsxFragment, env: Env, ctx: Ctx): void {
     const visit = (child: ts.Node): void => {
-      if (ts.isJsxAttribute(child) && child.initializer !== undefined && ts.isJsxExpression(child.initializer) && child.initializer.expression !== undefined) {
+      if (
+        ts.isJsxAttribute(child) &&
+        child.initializer !== undefined &&
+        ts.isJsxExpression(child.initializer) &&
+        child.initializer.expression !== undefined
+      ) {
         const val = this.eval(child.initializer.expression, env, ctx);
         const rules = MODELS.jsxSinkRules(propName(child.name as ts.Identifier) ?? '');
         for (const rule of rules) {
-          const held = rule.field !== undefined && val !== null && val.k === 'obj' ? (val.fields.get(rule.field) ?? val.rest) : val;
+          const held =
+            rule.field !== undefined && val !== null && val.k === 'obj'
+              ? (val.fields.get(rule.field) ?? val.rest)
+              : val;
           const taint = taintFor(held, rule.kind);
           if (taint !== null) this.flow(rule.kind, this.loc(child, ctx.unit), rule.attribute, taint);
         }
@@ -1492,18 +1681,38 @@ export class TaintInterpreter {
     const expr = skip(node);
     const text = expr.getText(ctx.unit.sf);
     if (ts.isPropertyAccessExpression(expr) || ts.isElementAccessExpression(expr)) {
-      const name = ts.isPropertyAccessExpression(expr) ? expr.name.text : (literalText(skip(expr.argumentExpression)) ?? '');
+      const name = ts.isPropertyAccessExpression(expr)
+        ? expr.name.text
+        : (literalText(skip(expr.argumentExpression)) ?? '');
       const receiverVal = this.eval(expr.expression, env, ctx);
       const path = pathText(expr);
       const refined = path === null ? null : env.lookup(path);
       const val = refined?.found === true ? refined.val : this.getProp(receiverVal, name, expr, env, ctx);
-      return { name, receiverText: expr.expression.getText(ctx.unit.sf), root: rootOf(expr.expression), receiverVal, val, free: false, bound: true, text };
+      return {
+        name,
+        receiverText: expr.expression.getText(ctx.unit.sf),
+        root: rootOf(expr.expression),
+        receiverVal,
+        val,
+        free: false,
+        bound: true,
+        text,
+      };
     }
     if (ts.isIdentifier(expr)) {
       const { val, bound } = this.lookupIdent(expr.text, env, ctx, expr);
       return { name: expr.text, receiverText: '', root: '', receiverVal: null, val, free: true, bound, text };
     }
-    return { name: '', receiverText: '', root: '', receiverVal: null, val: this.eval(expr, env, ctx), free: false, bound: true, text };
+    return {
+      name: '',
+      receiverText: '',
+      root: '',
+      receiverVal: null,
+      val: this.eval(expr, env, ctx),
+      free: false,
+      bound: true,
+      text,
+    };
   }
 
   private evalCall(node: ts.CallExpression, env: Env, ctx: Ctx): Val {
@@ -1526,23 +1735,51 @@ export class TaintInterpreter {
 
     const result = this.callResult(node, callee, args, argNodes, loc, resolved, env, ctx);
     this.analyseCallbacks(node, callee, args, argNodes, env, ctx);
-    if (result === null && (SAFE_RESULT_METHODS.has(callee.name) || isValidatorName(callee.name))) return this.guardOf(node, env, ctx);
+    if (result === null && (SAFE_RESULT_METHODS.has(callee.name) || isValidatorName(callee.name)))
+      return this.guardOf(node, env, ctx);
     return result;
   }
 
-  private callResult(node: ts.CallExpression, c: Callee, args: readonly Val[], argNodes: readonly ts.Expression[], loc: Loc, resolved: FnV | null, env: Env, ctx: Ctx): Val {
+  private callResult(
+    node: ts.CallExpression,
+    c: Callee,
+    args: readonly Val[],
+    argNodes: readonly ts.Expression[],
+    loc: Loc,
+    resolved: FnV | null,
+    env: Env,
+    ctx: Ctx,
+  ): Val {
     const first = args[0] ?? null;
     // A package's own sanitiser rule wins over what its local name suggests (`sanitize` from sanitize-filename cleans paths only).
     const mod = this.moduleOf(c);
     const packaged = mod === null ? null : MODELS.sanitiser(mod.module, mod.member);
     if (packaged !== null) return cleanVal(flatten(args[packaged.arg] ?? null), packaged.mask, false);
     const mask = sanitiserKinds(c.name, c.receiverText);
-    if (mask !== 0) return cleanVal(join(flatten(first), isTaint(c.receiverVal) && argNodes.length === 0 ? c.receiverVal : null), mask, false);
+    if (mask !== 0)
+      return cleanVal(
+        join(flatten(first), isTaint(c.receiverVal) && argNodes.length === 0 ? c.receiverVal : null),
+        mask,
+        false,
+      );
     if (c.free && NUMERIC_FUNCTIONS.has(c.name) && !c.bound) return null;
-    if (c.receiverText === 'Math' || c.receiverText === 'Number' || c.receiverText === 'crypto' || c.name === 'randomUUID' || c.name === 'hash' || c.name === 'compare') return null;
+    if (
+      c.receiverText === 'Math' ||
+      c.receiverText === 'Number' ||
+      c.receiverText === 'crypto' ||
+      c.name === 'randomUUID' ||
+      c.name === 'hash' ||
+      c.name === 'compare'
+    )
+      return null;
 
     if (resolved !== null) {
-      const thisVal = c.receiverVal !== null && c.receiverVal.k === 'inst' ? c.receiverVal : resolved.fn.cls === null ? null : ({ k: 'inst', cls: resolved.fn.cls } as InstV);
+      const thisVal =
+        c.receiverVal !== null && c.receiverVal.k === 'inst'
+          ? c.receiverVal
+          : resolved.fn.cls === null
+            ? null
+            : ({ k: 'inst', cls: resolved.fn.cls } as InstV);
       return this.invoke(resolved.fn, args, thisVal, loc);
     }
 
@@ -1585,18 +1822,32 @@ export class TaintInterpreter {
       const joined = args.reduce<Val>((acc, a) => join(acc, flatten(a)), null);
       return isTaint(joined) ? { ...joined, scalar: c.name === 'String' || joined.scalar } : joined;
     }
-    if (c.receiverText === 'JSON') return c.name === 'stringify' ? mapTaint(flatten(first), (t) => ({ ...t, scalar: true })) : first;
+    if (c.receiverText === 'JSON')
+      return c.name === 'stringify' ? mapTaint(flatten(first), (t) => ({ ...t, scalar: true })) : first;
     if (c.receiverText === 'Object' || c.receiverText === 'Array' || c.receiverText === 'Buffer') {
       if (c.name === 'assign') return args.reduce<Val>((acc, a) => join(acc, a), null);
-      if (c.name === 'keys' || c.name === 'values' || c.name === 'entries' || c.name === 'from' || c.name === 'of' || c.name === 'fromEntries') {
+      if (
+        c.name === 'keys' ||
+        c.name === 'values' ||
+        c.name === 'entries' ||
+        c.name === 'from' ||
+        c.name === 'of' ||
+        c.name === 'fromEntries'
+      ) {
         return args.reduce<Val>((acc, a) => join(acc, flatten(a)), null);
       }
       return null;
     }
-    if (c.receiverText === 'String' && c.name === 'raw') return args.reduce<Val>((acc, a) => join(acc, flatten(a)), null);
+    if (c.receiverText === 'String' && c.name === 'raw')
+      return args.reduce<Val>((acc, a) => join(acc, flatten(a)), null);
     // 'SELECT … {id}'.replace('{id}', input), base.concat(input): the text now carries the input.
-    if (['replace', 'replaceAll', 'concat', 'padStart', 'padEnd'].includes(c.name) && (receiver === null || receiver.k === 'regex')) {
-      const joined = args.slice(c.name.startsWith('replace') ? 1 : 0).reduce<Val>((acc, a) => join(acc, flatten(a)), null);
+    if (
+      ['replace', 'replaceAll', 'concat', 'padStart', 'padEnd'].includes(c.name) &&
+      (receiver === null || receiver.k === 'regex')
+    ) {
+      const joined = args
+        .slice(c.name.startsWith('replace') ? 1 : 0)
+        .reduce<Val>((acc, a) => join(acc, flatten(a)), null);
       return isTaint(joined) ? { ...joined, prefix: null, built: true, scalar: true } : joined;
     }
     return null;
@@ -1607,7 +1858,12 @@ export class TaintInterpreter {
     if (c.val !== null && c.val.k === 'mod') {
       const path = c.val.path.filter((p) => p !== 'promises' && p !== 'default');
       const last = path.at(-1);
-      return { module: c.val.module, member: last === undefined || last === '()' ? '' : last, instance: path.includes('()'), path: c.val.path };
+      return {
+        module: c.val.module,
+        member: last === undefined || last === '()' ? '' : last,
+        instance: path.includes('()'),
+        path: c.val.path,
+      };
     }
     if (c.free && !c.bound) {
       const module = MODELS.unboundAlias(c.name);
@@ -1627,7 +1883,12 @@ export class TaintInterpreter {
     return MODELS.tracksInstances(mod.module) ? { k: 'mod', module: mod.module, path: [...mod.path, '()'] } : null;
   }
 
-  private passThrough(effect: PassEffect, mod: ModuleRef, args: readonly Val[], argNodes: readonly ts.Expression[]): Val {
+  private passThrough(
+    effect: PassEffect,
+    mod: ModuleRef,
+    args: readonly Val[],
+    argNodes: readonly ts.Expression[],
+  ): Val {
     const first = args[0] ?? null;
     const joined = (): Val => args.reduce<Val>((acc, a) => join(acc, flatten(a)), null);
     switch (effect) {
@@ -1639,7 +1900,12 @@ export class TaintInterpreter {
         const taintedIndex = args.findIndex((a) => flatten(a) !== null);
         const node = argNodes[taintedIndex];
         const path = node === undefined ? null : pathText(node);
-        return { ...all, normalized: true, prefix: null, derivedFrom: path === null || node === undefined ? all.derivedFrom : { path, node, how: 'resolve' } };
+        return {
+          ...all,
+          normalized: true,
+          prefix: null,
+          derivedFrom: path === null || node === undefined ? all.derivedFrom : { path, node, how: 'resolve' },
+        };
       }
       case 'relative': {
         const taint = flatten(args[1] ?? null);
@@ -1648,7 +1914,11 @@ export class TaintInterpreter {
         const path = targetNode === undefined ? null : pathText(targetNode);
         // path.relative(base, path.resolve(base, input)): the check is on the input the inner call resolved.
         const inner = taint.derivedFrom === null ? null : { ...taint.derivedFrom, how: 'relative' as const };
-        return { ...taint, prefix: null, derivedFrom: path === null || targetNode === undefined ? inner : { path, node: targetNode, how: 'relative' } };
+        return {
+          ...taint,
+          prefix: null,
+          derivedFrom: path === null || targetNode === undefined ? inner : { path, node: targetNode, how: 'relative' },
+        };
       }
       case 'first':
         return flatten(first);
@@ -1657,7 +1927,9 @@ export class TaintInterpreter {
         const taint = flatten(args[mod.member === 'resolve' ? 1 : 0] ?? null);
         const node = argNodes[0];
         const path = node === undefined ? null : pathText(node);
-        return taint === null ? null : { ...taint, derivedFrom: path === null || node === undefined ? null : { path, node, how: 'url' } };
+        return taint === null
+          ? null
+          : { ...taint, derivedFrom: path === null || node === undefined ? null : { path, node, how: 'url' } };
       }
       case 'identity':
         return first;
@@ -1668,7 +1940,14 @@ export class TaintInterpreter {
     }
   }
 
-  private taintedMethod(receiver: TaintV, name: string, args: readonly Val[], argNodes: readonly ts.Expression[], env: Env, ctx: Ctx): Val {
+  private taintedMethod(
+    receiver: TaintV,
+    name: string,
+    args: readonly Val[],
+    argNodes: readonly ts.Expression[],
+    env: Env,
+    ctx: Ctx,
+  ): Val {
     if (SAFE_RESULT_METHODS.has(name)) return null;
     if (name === 'replace' || name === 'replaceAll') {
       const pattern = args[0] ?? null;
@@ -1677,7 +1956,11 @@ export class TaintInterpreter {
         const text = pattern.literal;
         // path.normalize(p).replace(/^(\.\.(\/|\\|$))+/, ''): after normalising, every `..` is leading.
         if (receiver.normalized && /^\/\^\((\?:)?\\\.\\\./.test(text)) return cleanVal(receiver, PATH_BIT, false);
-        const mask = replaceSanitiserMask(patternOf(text), text.slice(text.lastIndexOf('/') + 1) + (name === 'replaceAll' ? 'g' : ''), replacement);
+        const mask = replaceSanitiserMask(
+          patternOf(text),
+          text.slice(text.lastIndexOf('/') + 1) + (name === 'replaceAll' ? 'g' : ''),
+          replacement,
+        );
         if (mask !== 0) return cleanVal(receiver, mask, false);
       }
       return join({ ...receiver, prefix: null }, flatten(args[1] ?? null));
@@ -1687,23 +1970,68 @@ export class TaintInterpreter {
       const mapped = this.invokeInline(callback, [receiver], env, ctx);
       return mapped === null ? null : flatten(mapped);
     }
-    if ((name === 'map' || name === 'flatMap') && argNodes[0] !== undefined && ts.isIdentifier(skip(argNodes[0])) && NUMERIC_FUNCTIONS.has((skip(argNodes[0]) as ts.Identifier).text)) return null;
-    if (name === 'concat' || name === 'padStart' || name === 'padEnd') return args.reduce<Val>((acc, a) => join(acc, flatten(a)), { ...receiver, prefix: name === 'concat' ? receiver.prefix : null });
-    return { ...receiver, prefix: ['trim', 'trimEnd', 'toLowerCase', 'toUpperCase', 'toString', 'valueOf', 'normalize'].includes(name) ? receiver.prefix : null };
+    if (
+      (name === 'map' || name === 'flatMap') &&
+      argNodes[0] !== undefined &&
+      ts.isIdentifier(skip(argNodes[0])) &&
+      NUMERIC_FUNCTIONS.has((skip(argNodes[0]) as ts.Identifier).text)
+    )
+      return null;
+    if (name === 'concat' || name === 'padStart' || name === 'padEnd')
+      return args.reduce<Val>((acc, a) => join(acc, flatten(a)), {
+        ...receiver,
+        prefix: name === 'concat' ? receiver.prefix : null,
+      });
+    return {
+      ...receiver,
+      prefix: ['trim', 'trimEnd', 'toLowerCase', 'toUpperCase', 'toString', 'valueOf', 'normalize'].includes(name)
+        ? receiver.prefix
+        : null,
+    };
   }
 
-  private objectMethod(receiver: ObjV, name: string, args: readonly Val[], argNodes: readonly ts.Expression[], env: Env, ctx: Ctx): Val {
+  private objectMethod(
+    receiver: ObjV,
+    name: string,
+    args: readonly Val[],
+    argNodes: readonly ts.Expression[],
+    env: Env,
+    ctx: Ctx,
+  ): Val {
     const field = receiver.fields.get(name);
     if (field !== undefined && field !== null && field.k === 'fn') return this.invokeInline(field, args, env, ctx);
     if (SAFE_RESULT_METHODS.has(name)) return null;
     const elements = elementOf(receiver);
     const callback = args[0];
-    if ((name === 'map' || name === 'flatMap') && argNodes[0] !== undefined && ts.isIdentifier(skip(argNodes[0])) && NUMERIC_FUNCTIONS.has((skip(argNodes[0]) as ts.Identifier).text)) return null;
+    if (
+      (name === 'map' || name === 'flatMap') &&
+      argNodes[0] !== undefined &&
+      ts.isIdentifier(skip(argNodes[0])) &&
+      NUMERIC_FUNCTIONS.has((skip(argNodes[0]) as ts.Identifier).text)
+    )
+      return null;
     if ((name === 'map' || name === 'flatMap') && callback !== null && callback !== undefined && callback.k === 'fn') {
       const mapped = this.invokeInline(callback, [elements], env, ctx);
       return { k: 'obj', fields: new Map(), rest: mapped, elems: null, literal: null };
     }
-    if (['join', 'concat', 'toString', 'flat', 'slice', 'filter', 'values', 'reverse', 'sort', 'get', 'at', 'pop', 'shift', 'find'].includes(name)) {
+    if (
+      [
+        'join',
+        'concat',
+        'toString',
+        'flat',
+        'slice',
+        'filter',
+        'values',
+        'reverse',
+        'sort',
+        'get',
+        'at',
+        'pop',
+        'shift',
+        'find',
+      ].includes(name)
+    ) {
       if (name === 'join' || name === 'toString') {
         const taint = flatten(receiver);
         return taint === null ? null : { ...taint, prefix: null, built: true, scalar: true };
@@ -1718,8 +2046,17 @@ export class TaintInterpreter {
   /** Array methods on a list of stored records (`rows.map((r) => r.body)`): each element is a record. */
   private recordsMethod(receiver: RecordV, name: string, args: readonly Val[], env: Env, ctx: Ctx): Val {
     const callback = args[0] ?? null;
-    if ((name === 'map' || name === 'flatMap') && callback !== null && callback.k === 'fn') return { k: 'obj', fields: new Map(), rest: this.invokeInline(callback, [receiver], env, ctx), elems: null, literal: null };
-    return ['filter', 'slice', 'sort', 'reverse', 'find', 'at', 'pop', 'shift', 'concat', 'flat'].includes(name) ? receiver : null;
+    if ((name === 'map' || name === 'flatMap') && callback !== null && callback.k === 'fn')
+      return {
+        k: 'obj',
+        fields: new Map(),
+        rest: this.invokeInline(callback, [receiver], env, ctx),
+        elems: null,
+        literal: null,
+      };
+    return ['filter', 'slice', 'sort', 'reverse', 'find', 'at', 'pop', 'shift', 'concat', 'flat'].includes(name)
+      ? receiver
+      : null;
   }
 
   private schemaBuild(library: SchemaLibrary, mod: ModuleRef, args: readonly Val[]): Val {
@@ -1733,16 +2070,28 @@ export class TaintInterpreter {
         const shape = args[0];
         const fields = new Map<string, Safety>();
         if (shape !== null && shape !== undefined && shape.k === 'obj') {
-          for (const [key, val] of shape.fields) fields.set(key, val !== null && val.k === 'schema' ? val.safety : { kind: 'any' });
+          for (const [key, val] of shape.fields)
+            fields.set(key, val !== null && val.k === 'schema' ? val.safety : { kind: 'any' });
         }
-        return { k: 'schema', safety: { kind: 'object', fields, passthrough: library.build[mod.member] === 'loose-object' } };
+        return {
+          k: 'schema',
+          safety: { kind: 'object', fields, passthrough: library.build[mod.member] === 'loose-object' },
+        };
       }
       case 'array':
-        return { k: 'schema', safety: { kind: 'array', elem: args[0] !== null && args[0] !== undefined && args[0].k === 'schema' ? args[0].safety : { kind: 'any' } } };
+        return {
+          k: 'schema',
+          safety: {
+            kind: 'array',
+            elem:
+              args[0] !== null && args[0] !== undefined && args[0].k === 'schema' ? args[0].safety : { kind: 'any' },
+          },
+        };
       case 'union': {
         const options = args[0];
         const parts = options !== null && options !== undefined && options.k === 'obj' ? (options.elems ?? []) : [];
-        const allSafe = parts.length > 0 && parts.every((p) => p !== null && p.k === 'schema' && p.safety.kind === 'safe');
+        const allSafe =
+          parts.length > 0 && parts.every((p) => p !== null && p.k === 'schema' && p.safety.kind === 'safe');
         return { k: 'schema', safety: allSafe ? { kind: 'safe' } : { kind: 'any' } };
       }
       case 'coerce':
@@ -1760,22 +2109,39 @@ export class TaintInterpreter {
       case 'parse':
         return applySafety(schema.safety, input);
       case 'safe-parse':
-        return { k: 'obj', fields: new Map([['data', applySafety(schema.safety, input)], ['value', applySafety(schema.safety, input)]]), rest: null, elems: null, literal: null };
+        return {
+          k: 'obj',
+          fields: new Map([
+            ['data', applySafety(schema.safety, input)],
+            ['value', applySafety(schema.safety, input)],
+          ]),
+          rest: null,
+          elems: null,
+          literal: null,
+        };
       case 'narrow':
-        return { k: 'schema', safety: schema.safety.kind === 'string' || schema.safety.kind === 'any' ? { kind: 'safe' } : schema.safety };
+        return {
+          k: 'schema',
+          safety: schema.safety.kind === 'string' || schema.safety.kind === 'any' ? { kind: 'safe' } : schema.safety,
+        };
       case 'regex': {
         const re = argNodes[0] === undefined ? undefined : skip(argNodes[0]);
         const mask = re !== undefined && ts.isRegularExpressionLiteral(re) ? testGuardMask(patternOf(re.text)) : 0;
         return mask === ALL_KINDS_MASK ? { k: 'schema', safety: { kind: 'safe' } } : schema;
       }
       case 'passthrough':
-        return schema.safety.kind === 'object' ? { k: 'schema', safety: { ...schema.safety, passthrough: true } } : schema;
+        return schema.safety.kind === 'object'
+          ? { k: 'schema', safety: { ...schema.safety, passthrough: true } }
+          : schema;
       case 'extend': {
         const extra = args[0];
         if (schema.safety.kind !== 'object') return schema;
         const fields = new Map(schema.safety.fields);
-        if (extra !== null && extra !== undefined && extra.k === 'obj') for (const [key, val] of extra.fields) fields.set(key, val !== null && val.k === 'schema' ? val.safety : { kind: 'any' });
-        if (extra !== null && extra !== undefined && extra.k === 'schema' && extra.safety.kind === 'object') for (const [key, safety] of extra.safety.fields) fields.set(key, safety);
+        if (extra !== null && extra !== undefined && extra.k === 'obj')
+          for (const [key, val] of extra.fields)
+            fields.set(key, val !== null && val.k === 'schema' ? val.safety : { kind: 'any' });
+        if (extra !== null && extra !== undefined && extra.k === 'schema' && extra.safety.kind === 'object')
+          for (const [key, safety] of extra.safety.fields) fields.set(key, safety);
         return { k: 'schema', safety: { ...schema.safety, fields } };
       }
       case null:
@@ -1789,14 +2155,26 @@ export class TaintInterpreter {
    * the models); inline callbacks of array and promise methods their elements; other inline
    * functions guessed parameters.
    */
-  private analyseCallbacks(node: ts.CallExpression, c: Callee, args: readonly Val[], argNodes: readonly ts.Expression[], env: Env, ctx: Ctx): void {
+  private analyseCallbacks(
+    node: ts.CallExpression,
+    c: Callee,
+    args: readonly Val[],
+    argNodes: readonly ts.Expression[],
+    env: Env,
+    ctx: Ctx,
+  ): void {
     const rule = this.callbackRule(c, argNodes);
     const loc = this.loc(node, ctx.unit);
     const validators = rule?.validators;
-    const validated = validators !== undefined && argNodes.some((arg) => ts.isCallExpression(skip(arg)) && validators.test(arg.getText(ctx.unit.sf)));
+    const validated =
+      validators !== undefined &&
+      argNodes.some((arg) => ts.isCallExpression(skip(arg)) && validators.test(arg.getText(ctx.unit.sf)));
     const request: ReqV = { k: 'req', loc, validated };
     const receiver = c.receiverVal;
-    const elementMethod = ELEMENT_CALLBACK_METHODS.has(c.name) && receiver !== null && (receiver.k === 'taint' || receiver.k === 'obj' || receiver.k === 'record');
+    const elementMethod =
+      ELEMENT_CALLBACK_METHODS.has(c.name) &&
+      receiver !== null &&
+      (receiver.k === 'taint' || receiver.k === 'obj' || receiver.k === 'record');
     args.forEach((arg, index) => {
       const argNode = argNodes[index];
       if (arg === null || argNode === undefined) return;
@@ -1804,7 +2182,8 @@ export class TaintInterpreter {
         // fastify.route({ handler, schema }), server.route({ handler }): a route with a schema is validated by the framework.
         const handler = arg.fields.get('handler');
         const withSchema = arg.fields.has('schema');
-        if (handler !== undefined && handler !== null && handler.k === 'fn') this.invokeInline(handler, [{ ...request, validated: withSchema }], env, ctx);
+        if (handler !== undefined && handler !== null && handler.k === 'fn')
+          this.invokeInline(handler, [{ ...request, validated: withSchema }], env, ctx);
         return;
       }
       if (arg.k !== 'fn') return;
@@ -1836,7 +2215,11 @@ export class TaintInterpreter {
       if (rule.receiver !== undefined && !rule.receiver.test(c.receiverText)) continue;
       if (rule.event !== undefined && (event === null || !rule.event.test(event))) continue;
       if (rule.notEvent !== undefined && (event === null || rule.notEvent.test(event))) continue;
-      if (rule.route !== undefined && (c.receiverText === '' || (rule.route === 'path' && !(isStringish(first) && argNodes.length >= 2)))) continue;
+      if (
+        rule.route !== undefined &&
+        (c.receiverText === '' || (rule.route === 'path' && !(isStringish(first) && argNodes.length >= 2)))
+      )
+        continue;
       return rule;
     }
     return null;
@@ -1851,7 +2234,9 @@ export class TaintInterpreter {
         // req.on('data', (chunk) => …): the request body arriving in pieces.
         return [newTaint('http', this.loc(node, ctx.unit), node.getStart(ctx.unit.sf), { whole: true })];
       case 'message':
-        return fn.fn.node.parameters.map((param) => newTaint('message', this.loc(param, ctx.unit), param.getStart(ctx.unit.sf)));
+        return fn.fn.node.parameters.map((param) =>
+          newTaint('message', this.loc(param, ctx.unit), param.getStart(ctx.unit.sf)),
+        );
       case 'message-event':
         return [{ k: 'req', loc: this.loc(node, ctx.unit), validated: false, flavor: 'message-event' }];
     }
@@ -1873,24 +2258,43 @@ export class TaintInterpreter {
       const taint = flatten(first) ?? flatten(args[1] ?? null);
       const argNode = argNodes[0];
       const path = argNode === undefined ? null : pathText(argNode);
-      return taint === null ? null : { ...taint, prefix: flatten(first) === null ? '\u0000' : taint.prefix, derivedFrom: path === null || argNode === undefined ? null : { path, node: argNode, how: 'url' } };
+      return taint === null
+        ? null
+        : {
+            ...taint,
+            prefix: flatten(first) === null ? '\u0000' : taint.prefix,
+            derivedFrom: path === null || argNode === undefined ? null : { path, node: argNode, how: 'url' },
+          };
     }
     if (callee.name === 'URLSearchParams' || callee.name === 'String') return flatten(first);
     if (callee.name === 'RegExp' && argNodes[0] !== undefined && ts.isStringLiteralLike(skip(argNodes[0]))) {
-      return { k: 'regex', literal: `/${(skip(argNodes[0]) as ts.StringLiteralLike).text}/${literalText(argNodes[1] === undefined ? undefined : skip(argNodes[1])) ?? ''}` };
+      return {
+        k: 'regex',
+        literal: `/${(skip(argNodes[0]) as ts.StringLiteralLike).text}/${literalText(argNodes[1] === undefined ? undefined : skip(argNodes[1])) ?? ''}`,
+      };
     }
     args.forEach((arg) => {
       if (arg !== null && arg.k === 'fn') this.invokeInline(arg, [], env, ctx);
     });
     if (callee.val !== null && callee.val.k === 'cls') {
       const inst: InstV = { k: 'inst', cls: callee.val.cls };
-      const ctor = callee.val.cls.node.members.find((m): m is ts.ConstructorDeclaration => ts.isConstructorDeclaration(m) && m.body !== undefined);
+      const ctor = callee.val.cls.node.members.find(
+        (m): m is ts.ConstructorDeclaration => ts.isConstructorDeclaration(m) && m.body !== undefined,
+      );
       const unit = this.source.unit(callee.val.cls.file);
-      if (ctor !== undefined && unit !== null && args.some((a) => flatten(a) !== null)) this.invoke({ node: ctor, file: unit.path, closure: this.moduleEnv(unit), cls: callee.val.cls }, args, inst, loc);
+      if (ctor !== undefined && unit !== null && args.some((a) => flatten(a) !== null))
+        this.invoke(
+          { node: ctor, file: unit.path, closure: this.moduleEnv(unit), cls: callee.val.cls },
+          args,
+          inst,
+          loc,
+        );
       return inst;
     }
     const mod = this.moduleOf(callee);
-    return mod !== null && MODELS.tracksInstances(mod.module) ? { k: 'mod', module: mod.module, path: [...mod.path, '()'] } : null;
+    return mod !== null && MODELS.tracksInstances(mod.module)
+      ? { k: 'mod', module: mod.module, path: [...mod.path, '()'] }
+      : null;
   }
 
   // ───────────────────────────── sinks ─────────────────────────────
@@ -1901,8 +2305,15 @@ export class TaintInterpreter {
   }
 
   /** What sink rules see of a call or construction. */
-  private callView(c: Callee, args: readonly Val[], argNodes: readonly ts.Expression[], node: ts.CallExpression | ts.NewExpression, ctx: Ctx): CallView {
-    const at = (index: number): ts.Expression | undefined => (argNodes[index] === undefined ? undefined : skip(argNodes[index]));
+  private callView(
+    c: Callee,
+    args: readonly Val[],
+    argNodes: readonly ts.Expression[],
+    node: ts.CallExpression | ts.NewExpression,
+    ctx: Ctx,
+  ): CallView {
+    const at = (index: number): ts.Expression | undefined =>
+      argNodes[index] === undefined ? undefined : skip(argNodes[index]);
     return {
       name: c.name,
       receiverText: c.receiverText,
@@ -1917,7 +2328,11 @@ export class TaintInterpreter {
         return arg !== undefined && ts.isObjectLiteralExpression(arg) ? arg : null;
       },
       get contentType() {
-        return (ts.isCallExpression(node) ? contentTypeInChain(node.expression, ctx.unit.sf) : null) ?? ctx.contentTypes.get(c.root) ?? null;
+        return (
+          (ts.isCallExpression(node) ? contentTypeInChain(node.expression, ctx.unit.sf) : null) ??
+          ctx.contentTypes.get(c.root) ??
+          null
+        );
       },
     };
   }
@@ -1936,14 +2351,19 @@ export class TaintInterpreter {
       if (mod === null && !c.bound) rules.push(...MODELS.globalSinkRules(c.name, construct));
     } else if (!construct && (mod === null || !MODELS.isKnownModule(mod.module))) {
       const receiver = c.receiverVal;
-      const inputMethod = receiver !== null && receiver.k === 'req' && (MODELS.request(receiver.flavor ?? 'http')?.methods.has(c.name) ?? false);
+      const inputMethod =
+        receiver !== null &&
+        receiver.k === 'req' &&
+        (MODELS.request(receiver.flavor ?? 'http')?.methods.has(c.name) ?? false);
       if (!inputMethod) rules.push(...MODELS.methodSinkRules(c.name).filter((rule) => methodMatches(rule.call, c)));
     }
     for (const rule of rules) {
       if (rule.when !== undefined && !rule.when(view)) continue;
       const label = rule.label ?? (construct ? `new ${c.text}` : c.text);
       if (rule.value !== undefined) this.report(rule.kind, rule.value(view), loc, label);
-      else for (const slot of rule.args ?? []) for (const val of slotValues(slot, view.args)) this.report(rule.kind, val, loc, label);
+      else
+        for (const slot of rule.args ?? [])
+          for (const val of slotValues(slot, view.args)) this.report(rule.kind, val, loc, label);
     }
   }
 
@@ -1952,7 +2372,8 @@ export class TaintInterpreter {
     let value: string | null = null;
     const first = literalText(argNodes[0] === undefined ? undefined : skip(argNodes[0]));
     if (CONTENT_TYPE_METHODS.includes(c.name) && first !== null) value = first;
-    if (HEADER_METHODS.includes(c.name) && first !== null && /^content-type$/i.test(first)) value = literalText(argNodes[1] === undefined ? undefined : skip(argNodes[1]));
+    if (HEADER_METHODS.includes(c.name) && first !== null && /^content-type$/i.test(first))
+      value = literalText(argNodes[1] === undefined ? undefined : skip(argNodes[1]));
     if (c.name === 'writeHead') {
       const headers = argNodes.find((a) => ts.isObjectLiteralExpression(skip(a)));
       if (headers !== undefined) value = headers.getText(ctx.unit.sf);
@@ -1968,7 +2389,13 @@ export class TaintInterpreter {
    * fields hold what was written to them; `User.update({ bio: req.body.bio })` and `user.update(…)`
    * note that the field holds input. Undefined when the call is neither.
    */
-  private storeCall(c: Callee, args: readonly Val[], argNodes: readonly ts.Expression[], loc: Loc, ctx: Ctx): Val | undefined {
+  private storeCall(
+    c: Callee,
+    args: readonly Val[],
+    argNodes: readonly ts.Expression[],
+    loc: Loc,
+    ctx: Ctx,
+  ): Val | undefined {
     if (c.free || c.name === '') return undefined;
     const receiver = c.receiverVal;
     const record = receiver !== null && receiver.k === 'record' ? receiver.store : null;
@@ -2015,7 +2442,15 @@ export class TaintInterpreter {
     if (taint.origin !== 'http' && taint.origin !== 'message') return;
     const key = `${store}.${field}`;
     const frame = this.frames.at(-1);
-    if (frame !== undefined && !frame.writes.has(key)) frame.writes.set(key, { store, field, origin: taint.origin, source: taint.source, write: loc, clean: taint.clean });
+    if (frame !== undefined && !frame.writes.has(key))
+      frame.writes.set(key, {
+        store,
+        field,
+        origin: taint.origin,
+        source: taint.source,
+        write: loc,
+        clean: taint.clean,
+      });
   }
 
   /** A field read from a stored record: input of origin `stored` when the seed says input was written there. */
@@ -2030,7 +2465,15 @@ export class TaintInterpreter {
 
   /** Raw request input passed straight from a handler to a repository function (business logic without validation). */
   private businessSink(c: Callee, args: readonly Val[], loc: Loc, resolved: FnV | null, ctx: Ctx): void {
-    if (!this.config.kinds.has('business') || resolved === null || !ctx.inFunction || NOT_BUSINESS_LOGIC.test(c.name) || c.name === '' || (c.free && c.name === 'require')) return;
+    if (
+      !this.config.kinds.has('business') ||
+      resolved === null ||
+      !ctx.inFunction ||
+      NOT_BUSINESS_LOGIC.test(c.name) ||
+      c.name === '' ||
+      (c.free && c.name === 'require')
+    )
+      return;
     for (const arg of args) {
       const taint = taintFor(arg, 'business');
       if (taint !== null && taint.origin === 'http' && !taint.validated && taint.via.length === 0) {
@@ -2043,14 +2486,17 @@ export class TaintInterpreter {
 
 // ───────────────────────────── helpers ─────────────────────────────
 
-
 /** Whether a method-name sink pattern accepts the call's receiver (any constraint that holds is enough). */
 function methodMatches(call: CallPattern, c: Callee): boolean {
   if (!('method' in call)) return false;
   if (call.receiver === undefined && call.root === undefined && call.on === undefined) return true;
   if (call.receiver?.test(c.receiverText) === true || call.root?.test(c.root) === true) return true;
   const receiver = c.receiverVal;
-  return call.on?.some((name) => c.receiverText === name || (receiver !== null && receiver.k === 'global' && receiver.name === name)) === true;
+  return (
+    call.on?.some(
+      (name) => c.receiverText === name || (receiver !== null && receiver.k === 'global' && receiver.name === name),
+    ) === true
+  );
 }
 
 /** The values an argument slot designates: an argument, some fields of an options object, or every argument. */
@@ -2058,7 +2504,8 @@ function slotValues(slot: ArgSlot, args: readonly Val[]): readonly Val[] {
   if (slot === 'all') return args;
   if (typeof slot === 'number') return [args[slot] ?? null];
   const arg = args[slot.index] ?? null;
-  if (arg !== null && arg.k === 'obj' && arg.elems === null) return slot.fields.map((field) => arg.fields.get(field) ?? null);
+  if (arg !== null && arg.k === 'obj' && arg.elems === null)
+    return slot.fields.map((field) => arg.fields.get(field) ?? null);
   return [arg];
 }
 
@@ -2083,13 +2530,10 @@ export function storeKey(receiverText: string): string {
 function writtenData(method: string, args: readonly Val[], onRecord: boolean): readonly Val[] {
   const second = args[1] ?? null;
   if (FILTER_FIRST_WRITES.has(method)) return [second];
-  if (method === 'update' && !onRecord && second !== null && second.k === 'obj' && !second.fields.has('where')) return [second];
+  if (method === 'update' && !onRecord && second !== null && second.k === 'obj' && !second.fields.has('where'))
+    return [second];
   return method === 'update' ? [args[0] ?? null] : args;
 }
-
-
-
-
 
 /** `process.exit(1)`, Koa's `ctx.throw(400)` and friends end the path like a throw. */
 function terminates(expression: ts.Expression): boolean {
@@ -2108,22 +2552,17 @@ function intersect(a: readonly Refinement[], b: readonly Refinement[]): Refineme
   return out;
 }
 
-
-
-
-
-
-
 /** /^\/(?!\/)/ and friends: a same-site path check is enough for a redirect. */
 function redirectRegexMask(regexLiteral: string): number {
   const source = patternOf(regexLiteral);
   // A same-site path: ^/ followed by something that is not another slash.
   if (/^\^\\\/(\(\?!\[?\\\/|\[\^\\\/|\[a-zA-Z0-9|\[\\w|\[a-z)/.test(source)) return URL_MASK;
   // A fixed origin: ^https://host/ (the host written out, optional www., ending in a slash or the end).
-  if (/^\^https\??:\\\/\\\/(\(www\\\.\)\?)?[\w-]+(\\\.[\w-]+)+(:\d+)?(\\\/|\(\\\/|\(\?:\\\/|\$|\(\$|\(\?:\$|\(\[\\\/)/.test(source)) return URL_MASK;
+  if (
+    /^\^https\??:\\\/\\\/(\(www\\\.\)\?)?[\w-]+(\\\.[\w-]+)+(:\d+)?(\\\/|\(\\\/|\(\?:\\\/|\$|\(\$|\(\?:\$|\(\[\\\/)/.test(
+      source,
+    )
+  )
+    return URL_MASK;
   return 0;
 }
-
-
-
-

@@ -20,7 +20,7 @@ describe('detectLibrary', () => {
   });
 });
 
-describeModelCases('library mode (exported functions\' parameters as sources)', [
+describeModelCases("library mode (exported functions' parameters as sources)", [
   {
     name: 'arguments built into a shell command, a path and SQL',
     options: { libraryMode: true },

@@ -191,7 +191,8 @@ export interface RegexV {
   readonly literal: string;
 }
 
-export type Val = null | TaintV | ReqV | ObjV | FnV | ModV | NsV | ClsV | InstV | GlobalV | SchemaV | GuardV | RegexV | RecordV;
+export type Val =
+  null | TaintV | ReqV | ObjV | FnV | ModV | NsV | ClsV | InstV | GlobalV | SchemaV | GuardV | RegexV | RecordV;
 
 /** What a branch learns about an access path: the kinds it is clean for, or a partial redirect check. */
 export interface Refinement {

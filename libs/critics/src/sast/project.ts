@@ -23,7 +23,12 @@ export interface Unit {
 export const CODE_EXTENSIONS = ['.ts', '.tsx', '.mts', '.cts', '.js', '.jsx', '.mjs', '.cjs'] as const;
 
 export function isCodeFile(path: string): boolean {
-  return CODE_EXTENSIONS.some((ext) => path.endsWith(ext)) && !path.endsWith('.d.ts') && !path.endsWith('.d.mts') && !path.endsWith('.d.cts');
+  return (
+    CODE_EXTENSIONS.some((ext) => path.endsWith(ext)) &&
+    !path.endsWith('.d.ts') &&
+    !path.endsWith('.d.mts') &&
+    !path.endsWith('.d.cts')
+  );
 }
 
 function scriptKind(path: string): ts.ScriptKind {
@@ -47,7 +52,12 @@ export function requireSpec(node: ts.Expression | undefined): string | null {
   if (node === undefined) return null;
   let expr: ts.Expression = node;
   while (ts.isParenthesizedExpression(expr) || ts.isAwaitExpression(expr)) expr = expr.expression;
-  if (ts.isCallExpression(expr) && ts.isIdentifier(expr.expression) && expr.expression.text === 'require' && expr.arguments.length === 1) {
+  if (
+    ts.isCallExpression(expr) &&
+    ts.isIdentifier(expr.expression) &&
+    expr.expression.text === 'require' &&
+    expr.arguments.length === 1
+  ) {
     const arg = expr.arguments[0];
     if (arg !== undefined && ts.isStringLiteralLike(arg)) return arg.text;
   }
@@ -69,7 +79,8 @@ export function buildUnit(path: string, sf: ts.SourceFile): Unit {
       const bindings = clause?.namedBindings;
       if (bindings && ts.isNamespaceImport(bindings)) imports.set(bindings.name.text, { spec, name: '*' });
       if (bindings && ts.isNamedImports(bindings)) {
-        for (const element of bindings.elements) imports.set(element.name.text, { spec, name: (element.propertyName ?? element.name).text });
+        for (const element of bindings.elements)
+          imports.set(element.name.text, { spec, name: (element.propertyName ?? element.name).text });
       }
     } else if (ts.isImportEqualsDeclaration(statement) && ts.isExternalModuleReference(statement.moduleReference)) {
       const ref = statement.moduleReference.expression;
@@ -83,15 +94,20 @@ export function buildUnit(path: string, sf: ts.SourceFile): Unit {
           else if (ts.isObjectBindingPattern(declaration.name)) {
             for (const element of declaration.name.elements) {
               if (!ts.isIdentifier(element.name)) continue;
-              const imported = element.propertyName && ts.isIdentifier(element.propertyName) ? element.propertyName.text : element.name.text;
+              const imported =
+                element.propertyName && ts.isIdentifier(element.propertyName)
+                  ? element.propertyName.text
+                  : element.name.text;
               imports.set(element.name.text, { spec, name: imported });
             }
           }
         }
-        if (exported && ts.isIdentifier(declaration.name)) exports.set(declaration.name.text, { local: declaration.name.text });
+        if (exported && ts.isIdentifier(declaration.name))
+          exports.set(declaration.name.text, { local: declaration.name.text });
       }
     } else if (ts.isFunctionDeclaration(statement) || ts.isClassDeclaration(statement)) {
-      const name = statement.name?.text ?? (hasModifier(statement, ts.SyntaxKind.DefaultKeyword) ? '__default' : undefined);
+      const name =
+        statement.name?.text ?? (hasModifier(statement, ts.SyntaxKind.DefaultKeyword) ? '__default' : undefined);
       if (name !== undefined) {
         decls.set(name, statement);
         if (hasModifier(statement, ts.SyntaxKind.ExportKeyword)) {
@@ -99,7 +115,10 @@ export function buildUnit(path: string, sf: ts.SourceFile): Unit {
         }
       }
     } else if (ts.isExportDeclaration(statement)) {
-      const spec = statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier) ? statement.moduleSpecifier.text : null;
+      const spec =
+        statement.moduleSpecifier && ts.isStringLiteral(statement.moduleSpecifier)
+          ? statement.moduleSpecifier.text
+          : null;
       const clause = statement.exportClause;
       if (clause === undefined) {
         if (spec !== null) starExports.push(spec);
@@ -141,7 +160,11 @@ export function resolveSpecifier(fromFile: string, spec: string, exists: (path: 
   for (const base of bases) {
     if (base.startsWith('..')) continue;
     const stem = base.replace(/\.(m|c)?jsx?$/, '');
-    const candidates = [base, ...CODE_EXTENSIONS.map((ext) => stem + ext), ...CODE_EXTENSIONS.map((ext) => `${base}/index${ext}`)];
+    const candidates = [
+      base,
+      ...CODE_EXTENSIONS.map((ext) => stem + ext),
+      ...CODE_EXTENSIONS.map((ext) => `${base}/index${ext}`),
+    ];
     const found = candidates.find((candidate) => isCodeFile(candidate) && exists(candidate));
     if (found !== undefined) return found;
   }
@@ -160,7 +183,12 @@ export function normaliseModule(spec: string): string {
 /** Module-specifier strings of a file found by a quick scan (imports, re-exports, requires). */
 export function scanSpecifiers(text: string): string[] {
   const found = new Set<string>();
-  const patterns = [/\bfrom\s*['"]([^'"\n]+)['"]/g, /\bimport\s*\(?\s*['"]([^'"\n]+)['"]/g, /\brequire\s*\(\s*['"]([^'"\n]+)['"]\s*\)/g];
-  for (const pattern of patterns) for (const match of text.matchAll(pattern)) if (match[1] !== undefined) found.add(match[1]);
+  const patterns = [
+    /\bfrom\s*['"]([^'"\n]+)['"]/g,
+    /\bimport\s*\(?\s*['"]([^'"\n]+)['"]/g,
+    /\brequire\s*\(\s*['"]([^'"\n]+)['"]\s*\)/g,
+  ];
+  for (const pattern of patterns)
+    for (const match of text.matchAll(pattern)) if (match[1] !== undefined) found.add(match[1]);
   return [...found];
 }

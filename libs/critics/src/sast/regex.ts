@@ -8,7 +8,8 @@ const DIGITS = '0123456789';
 const SPACE = ' \t\n\r\f\v';
 
 function addRange(set: Set<string>, from: string, to: string): void {
-  for (let code = from.charCodeAt(0); code <= to.charCodeAt(0) && code - from.charCodeAt(0) < 512; code += 1) set.add(String.fromCharCode(code));
+  for (let code = from.charCodeAt(0); code <= to.charCodeAt(0) && code - from.charCodeAt(0) < 512; code += 1)
+    set.add(String.fromCharCode(code));
 }
 
 /** Parses a character class body (after `[`), returning its set, whether negated, and where it ends. */
@@ -51,7 +52,8 @@ function parseClass(source: string, start: number): { set: Set<string>; negated:
  * anchored at both ends (so the whole input is checked). Null chars means "anything".
  */
 export function analysePattern(source: string): { anchored: boolean; chars: CharSet } {
-  const anchored = source.startsWith('^') && (source.endsWith('$') || source.endsWith('\\z')) && !source.endsWith('\\$');
+  const anchored =
+    source.startsWith('^') && (source.endsWith('$') || source.endsWith('\\z')) && !source.endsWith('\\$');
   const chars = new Set<string>();
   let i = 0;
   let any = false;
@@ -130,7 +132,8 @@ export function replaceSanitiserMask(source: string, flags: string, replacement:
     if (parsed === null) return 0;
     const removed = parsed.set;
     const kinds: CheckKind[] = [];
-    if ((['<', '>'].every((c) => removed.has(c)) || removed.has('<')) && !(replacement ?? '').includes('<')) kinds.push('xss');
+    if ((['<', '>'].every((c) => removed.has(c)) || removed.has('<')) && !(replacement ?? '').includes('<'))
+      kinds.push('xss');
     return maskOf(kinds);
   }
   // Quote doubling: `.replace(/'/g, "''")` keeps a value inside an SQL string literal.

@@ -6,7 +6,23 @@ import { ALL_KINDS_MASK, type CheckKind, type TaintV, maskOf } from './model.js'
 // what it is for; README.md documents the rules and their limits.
 
 /** Array, promise and observable methods whose callback receives the receiver's elements / resolved value. */
-export const ELEMENT_CALLBACK_METHODS = new Set(['map', 'forEach', 'filter', 'find', 'findLast', 'some', 'every', 'flatMap', 'reduce', 'reduceRight', 'sort', 'findIndex', 'then', 'finally', 'subscribe']);
+export const ELEMENT_CALLBACK_METHODS = new Set([
+  'map',
+  'forEach',
+  'filter',
+  'find',
+  'findLast',
+  'some',
+  'every',
+  'flatMap',
+  'reduce',
+  'reduceRight',
+  'sort',
+  'findIndex',
+  'then',
+  'finally',
+  'subscribe',
+]);
 
 /** Methods whose result carries no attacker-controlled text (booleans, numbers, lengths). */
 export const SAFE_RESULT_METHODS = new Set([
@@ -35,7 +51,15 @@ export const SAFE_RESULT_METHODS = new Set([
 ]);
 
 /** Free functions that turn any input into a number or boolean. */
-export const NUMERIC_FUNCTIONS = new Set(['Number', 'parseInt', 'parseFloat', 'Boolean', 'BigInt', 'isNaN', 'isFinite']);
+export const NUMERIC_FUNCTIONS = new Set([
+  'Number',
+  'parseInt',
+  'parseFloat',
+  'Boolean',
+  'BigInt',
+  'isNaN',
+  'isFinite',
+]);
 
 /** Free functions and module members that pass taint from their arguments to their result. */
 export const PASS_THROUGH_FUNCTIONS = new Set([
@@ -57,14 +81,27 @@ export const PASS_THROUGH_FUNCTIONS = new Set([
 /** Sanitiser names: the check kinds a call of that name makes its result clean for. */
 export function sanitiserKinds(name: string, receiver: string): number {
   const full = receiver === '' ? name : `${receiver}.${name}`;
-  if (/^(DOMPurify|purify)\.sanitize$/i.test(full) || /^(sanitizeHtml|sanitizeHTML|xss|filterXSS|escapeHtml|escapeHTML|htmlEscape|encodeHTML|htmlEncode|escapeXml|encodeForHTML)$/.test(name)) {
+  if (
+    /^(DOMPurify|purify)\.sanitize$/i.test(full) ||
+    /^(sanitizeHtml|sanitizeHTML|xss|filterXSS|escapeHtml|escapeHTML|htmlEscape|encodeHTML|htmlEncode|escapeXml|encodeForHTML)$/.test(
+      name,
+    )
+  ) {
     return maskOf(['xss']);
   }
-  if (/^(he|entities|validator|lodash|_|Handlebars|escaper)\.(encode|escape|escapeExpression)$/.test(full)) return maskOf(['xss']);
-  if (/^(mysql|SqlString|sqlstring|connection|conn|pool|db|client)\.(escape|escapeId)$/.test(full) || /^(escapeLiteral|escapeIdentifier|escapeSql|escapeSQL|sqlEscape|quoteIdentifier|quoteLiteral|pgFormat)$/.test(name)) {
+  if (/^(he|entities|validator|lodash|_|Handlebars|escaper)\.(encode|escape|escapeExpression)$/.test(full))
+    return maskOf(['xss']);
+  if (
+    /^(mysql|SqlString|sqlstring|connection|conn|pool|db|client)\.(escape|escapeId)$/.test(full) ||
+    /^(escapeLiteral|escapeIdentifier|escapeSql|escapeSQL|sqlEscape|quoteIdentifier|quoteLiteral|pgFormat)$/.test(name)
+  ) {
     return maskOf(['sql']);
   }
-  if (/^(shellEscape|shellescape|escapeShellArg|escapeShell|shellQuote|quoteShellArg)$/.test(name) || /^(shellQuote|shell-quote|shq)\.quote$/.test(full)) return maskOf(['command']);
+  if (
+    /^(shellEscape|shellescape|escapeShellArg|escapeShell|shellQuote|quoteShellArg)$/.test(name) ||
+    /^(shellQuote|shell-quote|shq)\.quote$/.test(full)
+  )
+    return maskOf(['command']);
   if (/^(sanitizeFilename|sanitizeFileName|sanitizePath|safeFilename)$/.test(name)) return maskOf(['path']);
   if (name === 'encodeURIComponent') return maskOf(['xss', 'redirect']);
   if (name === 'encodeURI') return maskOf(['xss']);
@@ -84,20 +121,30 @@ export function sanitiserKinds(name: string, receiver: string): number {
 
 /** Calls that, as a guard (`if (!isValid(x)) return`), vouch for their argument. */
 export function isValidatorName(name: string): boolean {
-  if (/^(isArray|isBuffer|isEmpty|isNil|isNull|isUndefined|isObject|isString|isPlainObject|isAuthenticated|isAdmin|hasOwnProperty|hasOwn|isDirectory|isFile)$/.test(name)) return false;
-  return /^(is|has)[A-Z0-9_]|^(validate|verify|check|allow|permit|ensure)|valid|allowed|permitted|whitelist|allowlist|safe/i.test(name);
+  if (
+    /^(isArray|isBuffer|isEmpty|isNil|isNull|isUndefined|isObject|isString|isPlainObject|isAuthenticated|isAdmin|hasOwnProperty|hasOwn|isDirectory|isFile)$/.test(
+      name,
+    )
+  )
+    return false;
+  return /^(is|has)[A-Z0-9_]|^(validate|verify|check|allow|permit|ensure)|valid|allowed|permitted|whitelist|allowlist|safe/i.test(
+    name,
+  );
 }
 
 /** Statement-level calls that throw unless their argument is valid (`assertSafe(x)`). */
 export function isAssertionName(name: string): boolean {
-  return /^(assert|ensure|validateOrReject|verify|check|validateOrThrow|must)/i.test(name) || /OrThrow$|OrReject$/.test(name);
+  return (
+    /^(assert|ensure|validateOrReject|verify|check|validateOrThrow|must)/i.test(name) || /OrThrow$|OrReject$/.test(name)
+  );
 }
 
 /** Tagged templates that bind their interpolations as parameters (or escape them). */
 export const SAFE_TEMPLATE_TAGS = /^(sql|SQL|Prisma\.sql|sqltag|gql|graphql|html|svg|css|\$|execa\.\$|cmd|sh|escape)$/;
 
 /** Repo functions whose names say they validate/parse/log: passing raw input to them is fine. */
-export const NOT_BUSINESS_LOGIC = /^(validate|parse|sanitize|sanitise|is|to|check|assert|normalize|normalise|escape|log|debug|info|warn|error|trace|handle|next|send|render|respond|reply|json|coerce|safe|clean|verify|compare|hash|encode|decode|format)/i;
+export const NOT_BUSINESS_LOGIC =
+  /^(validate|parse|sanitize|sanitise|is|to|check|assert|normalize|normalise|escape|log|debug|info|warn|error|trace|handle|next|send|render|respond|reply|json|coerce|safe|clean|verify|compare|hash|encode|decode|format)/i;
 
 /** The mask of every sink kind (clean for everything). */
 export const CLEAN_ALL = ALL_KINDS_MASK;
@@ -124,7 +171,10 @@ const CALLER_KINDS = new Set<CheckKind>(['sql', 'command', 'code', 'path']);
 export function flowAllowed(kind: CheckKind, taint: TaintV): boolean {
   if (IGNORED_ORIGINS[kind]?.has(taint.origin) === true) return false;
   if ((kind === 'redirect' || kind === 'ssrf') && safeUrlPrefix(taint.prefix)) return false;
-  if (taint.origin === 'caller') return CALLER_KINDS.has(kind) && (taint.built || taint.normalized || (taint.prefix !== '' && taint.prefix !== null));
+  if (taint.origin === 'caller')
+    return (
+      CALLER_KINDS.has(kind) && (taint.built || taint.normalized || (taint.prefix !== '' && taint.prefix !== null))
+    );
   return true;
 }
 
@@ -135,5 +185,11 @@ export function flowAllowed(kind: CheckKind, taint: TaintV): boolean {
  */
 export function safeUrlPrefix(prefix: string | null): boolean {
   if (prefix === null) return false;
-  return /^\/[^/\\]/.test(prefix) || /^https?:\/\/[^/?#\\]+[/?#]/.test(prefix) || /^[?#]/.test(prefix) || /^\.\.?\//.test(prefix) || prefix.startsWith('\u0000');
+  return (
+    /^\/[^/\\]/.test(prefix) ||
+    /^https?:\/\/[^/?#\\]+[/?#]/.test(prefix) ||
+    /^[?#]/.test(prefix) ||
+    /^\.\.?\//.test(prefix) ||
+    prefix.startsWith('\u0000')
+  );
 }

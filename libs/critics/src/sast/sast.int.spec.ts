@@ -130,7 +130,11 @@ const context = (dir: string, files: readonly string[], cacheDir?: string) => ({
   ...(cacheDir === undefined ? {} : { cacheDir }),
 });
 
-async function sast(dir: string, files: readonly string[], cacheDir?: string): Promise<{ findings: readonly Finding[]; notes: readonly string[] }> {
+async function sast(
+  dir: string,
+  files: readonly string[],
+  cacheDir?: string,
+): Promise<{ findings: readonly Finding[]; notes: readonly string[] }> {
   const result = await runCritic(sastScannerCritic(), context(dir, files, cacheDir));
   if (result.status !== 'reported') throw new Error(`${result.reason}: ${result.message}`);
   return result;
@@ -152,9 +156,17 @@ describe('security/sast-scanner', () => {
     const { findings } = await sast(vulnerable.dir, Object.keys(VULNERABLE));
     const routes = VULNERABLE['src/routes.ts'] ?? '';
     const at = (type: string, file: string, marker: string): Finding | undefined =>
-      findings.find((f) => f.finding_type === type && f.file === file && f.line_range.start === lineOf(file === 'src/db.ts' ? (VULNERABLE['src/db.ts'] ?? '') : routes, marker));
+      findings.find(
+        (f) =>
+          f.finding_type === type &&
+          f.file === file &&
+          f.line_range.start === lineOf(file === 'src/db.ts' ? (VULNERABLE['src/db.ts'] ?? '') : routes, marker),
+      );
     expect(at('sast/sql-injection', 'src/db.ts', 'SQL-CROSS')?.related_locations).toContainEqual(
-      expect.objectContaining({ file: 'src/routes.ts', line_range: { start: lineOf(routes, 'SOURCE-CROSS'), end: lineOf(routes, 'SOURCE-CROSS') } }),
+      expect.objectContaining({
+        file: 'src/routes.ts',
+        line_range: { start: lineOf(routes, 'SOURCE-CROSS'), end: lineOf(routes, 'SOURCE-CROSS') },
+      }),
     );
     expect(at('sast/sql-injection', 'src/routes.ts', 'SQL-HELPER')).toBeDefined();
     expect(at('sast/sql-injection', 'src/routes.ts', 'SQL-DESTRUCT')).toBeDefined();
@@ -190,7 +202,9 @@ listing(process.argv[2] ?? '.');
     const repo = fixtureRepo(files);
     try {
       const { findings } = await sast(repo.dir, Object.keys(files));
-      expect(findings.map((f) => `${f.finding_type} ${f.file}:${f.line_range.start}`)).toEqual([`sast/command-injection src/run.ts:${lineOf(files['src/run.ts'], 'ARGV')}`]);
+      expect(findings.map((f) => `${f.finding_type} ${f.file}:${f.line_range.start}`)).toEqual([
+        `sast/command-injection src/run.ts:${lineOf(files['src/run.ts'], 'ARGV')}`,
+      ]);
     } finally {
       repo.remove();
     }
@@ -203,7 +217,10 @@ listing(process.argv[2] ?? '.');
 
   it('re-analyses only the entry files whose dependencies changed', async () => {
     const cacheDir = mkdtempSync(join(tmpdir(), 'rloop-sast-cache-'));
-    const repo = fixtureRepo({ ...VULNERABLE, 'src/other.ts': `export function handler(req: any) { return eval(req.query.x); }\n` });
+    const repo = fixtureRepo({
+      ...VULNERABLE,
+      'src/other.ts': `export function handler(req: any) { return eval(req.query.x); }\n`,
+    });
     try {
       const files = [...Object.keys(VULNERABLE), 'src/other.ts'];
       const first = await sast(repo.dir, files, cacheDir);
@@ -232,9 +249,14 @@ describe('security/input-validation-checker', () => {
       };
       const found = await run(vulnerable.dir);
       expect(found).toContainEqual(
-        expect.objectContaining({ finding_type: 'validation/mass-assignment', line_range: expect.objectContaining({ start: lineOf(VULNERABLE['src/routes.ts'] ?? '', 'MASS') }) }),
+        expect.objectContaining({
+          finding_type: 'validation/mass-assignment',
+          line_range: expect.objectContaining({ start: lineOf(VULNERABLE['src/routes.ts'] ?? '', 'MASS') }),
+        }),
       );
-      expect(found).toContainEqual(expect.objectContaining({ finding_type: 'validation/unvalidated-input', severity: 'medium' }));
+      expect(found).toContainEqual(
+        expect.objectContaining({ finding_type: 'validation/unvalidated-input', severity: 'medium' }),
+      );
       expect((await run(fixed.dir)).filter((f) => f.finding_type === 'validation/mass-assignment')).toEqual([]);
     } finally {
       vulnerable.remove();

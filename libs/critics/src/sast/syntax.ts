@@ -7,7 +7,13 @@ import type { Unit } from './project.js';
 export function skip(node: ts.Expression): ts.Expression {
   let expr = node;
   for (;;) {
-    if (ts.isParenthesizedExpression(expr) || ts.isAsExpression(expr) || ts.isNonNullExpression(expr) || ts.isTypeAssertionExpression(expr) || ts.isSatisfiesExpression(expr)) {
+    if (
+      ts.isParenthesizedExpression(expr) ||
+      ts.isAsExpression(expr) ||
+      ts.isNonNullExpression(expr) ||
+      ts.isTypeAssertionExpression(expr) ||
+      ts.isSatisfiesExpression(expr)
+    ) {
       expr = expr.expression;
     } else {
       return expr;
@@ -24,7 +30,10 @@ export function pathText(node: ts.Expression): string | null {
     const base = pathText(expr.expression);
     return base === null ? null : `${base}.${expr.name.text}`;
   }
-  if (ts.isElementAccessExpression(expr) && (ts.isStringLiteralLike(expr.argumentExpression) || ts.isNumericLiteral(expr.argumentExpression))) {
+  if (
+    ts.isElementAccessExpression(expr) &&
+    (ts.isStringLiteralLike(expr.argumentExpression) || ts.isNumericLiteral(expr.argumentExpression))
+  ) {
     const base = pathText(expr.expression);
     return base === null ? null : `${base}.${expr.argumentExpression.text}`;
   }
@@ -35,7 +44,8 @@ export function rootOf(node: ts.Expression): string {
   let expr = skip(node);
   for (;;) {
     if (ts.isPropertyAccessExpression(expr) || ts.isElementAccessExpression(expr) || ts.isCallExpression(expr)) {
-      if (ts.isPropertyAccessExpression(expr) && expr.expression.kind === ts.SyntaxKind.ThisKeyword) return `this.${expr.name.text}`;
+      if (ts.isPropertyAccessExpression(expr) && expr.expression.kind === ts.SyntaxKind.ThisKeyword)
+        return `this.${expr.name.text}`;
       expr = skip(expr.expression);
     } else {
       break;
@@ -52,7 +62,13 @@ export function literalText(node: ts.Node | undefined): string | null {
 }
 
 export function isStringish(node: ts.Node | undefined): boolean {
-  return node !== undefined && (ts.isStringLiteralLike(node) || ts.isTemplateExpression(node) || ts.isRegularExpressionLiteral(node) || ts.isArrayLiteralExpression(node));
+  return (
+    node !== undefined &&
+    (ts.isStringLiteralLike(node) ||
+      ts.isTemplateExpression(node) ||
+      ts.isRegularExpressionLiteral(node) ||
+      ts.isArrayLiteralExpression(node))
+  );
 }
 
 export function isFunctionNode(node: ts.Node): node is ts.ArrowFunction | ts.FunctionExpression {
@@ -61,7 +77,13 @@ export function isFunctionNode(node: ts.Node): node is ts.ArrowFunction | ts.Fun
 
 export function propName(name: ts.PropertyName | ts.BindingName | undefined): string | null {
   if (name === undefined) return null;
-  if (ts.isIdentifier(name) || ts.isStringLiteralLike(name) || ts.isNumericLiteral(name) || ts.isPrivateIdentifier(name)) return name.text;
+  if (
+    ts.isIdentifier(name) ||
+    ts.isStringLiteralLike(name) ||
+    ts.isNumericLiteral(name) ||
+    ts.isPrivateIdentifier(name)
+  )
+    return name.text;
   return null;
 }
 
@@ -71,14 +93,16 @@ export function decoratorsOf(node: ts.Node): readonly ts.Decorator[] {
 
 export function decoratorName(decorator: ts.Decorator): { name: string; args: readonly ts.Expression[] } | null {
   const expr = decorator.expression;
-  if (ts.isCallExpression(expr) && ts.isIdentifier(expr.expression)) return { name: expr.expression.text, args: expr.arguments };
+  if (ts.isCallExpression(expr) && ts.isIdentifier(expr.expression))
+    return { name: expr.expression.text, args: expr.arguments };
   if (ts.isIdentifier(expr)) return { name: expr.text, args: [] };
   return null;
 }
 
 export function typeName(type: ts.TypeNode | undefined): string | null {
   if (type === undefined) return null;
-  if (ts.isTypeReferenceNode(type)) return ts.isIdentifier(type.typeName) ? type.typeName.text : type.typeName.right.text;
+  if (ts.isTypeReferenceNode(type))
+    return ts.isIdentifier(type.typeName) ? type.typeName.text : type.typeName.right.text;
   return null;
 }
 
@@ -97,7 +121,11 @@ export function contentTypeInChain(node: ts.Expression, sf: ts.SourceFile): 'htm
     if (ts.isCallExpression(expr) && ts.isPropertyAccessExpression(expr.expression)) {
       const method = expr.expression.name.text;
       const args = expr.arguments.map((a) => a.getText(sf)).join(',');
-      if (method === 'type' || method === 'contentType' || (['set', 'header', 'setHeader'].includes(method) && /content-type/i.test(args))) {
+      if (
+        method === 'type' ||
+        method === 'contentType' ||
+        (['set', 'header', 'setHeader'].includes(method) && /content-type/i.test(args))
+      ) {
         return /html/i.test(args) ? 'html' : 'text';
       }
     }
@@ -115,7 +143,13 @@ export function functionsIn(sf: ts.SourceFile): (ts.SignatureDeclaration & { bod
   const out: (ts.SignatureDeclaration & { body?: ts.Node })[] = [];
   const visit = (node: ts.Node): void => {
     if (
-      (ts.isFunctionDeclaration(node) || ts.isMethodDeclaration(node) || ts.isArrowFunction(node) || ts.isFunctionExpression(node) || ts.isConstructorDeclaration(node) || ts.isGetAccessorDeclaration(node) || ts.isSetAccessorDeclaration(node)) &&
+      (ts.isFunctionDeclaration(node) ||
+        ts.isMethodDeclaration(node) ||
+        ts.isArrowFunction(node) ||
+        ts.isFunctionExpression(node) ||
+        ts.isConstructorDeclaration(node) ||
+        ts.isGetAccessorDeclaration(node) ||
+        ts.isSetAccessorDeclaration(node)) &&
       node.body !== undefined
     ) {
       out.push(node);
@@ -135,7 +169,10 @@ export function isResolverArgs(param: ts.ParameterDeclaration, owners: readonly 
   const object = holder.parent;
   if (!ts.isObjectLiteralExpression(object)) return false;
   const owner = object.parent;
-  return (ts.isPropertyAssignment(owner) || ts.isVariableDeclaration(owner)) && owners.some((re) => re.test(owner.name.getText()));
+  return (
+    (ts.isPropertyAssignment(owner) || ts.isVariableDeclaration(owner)) &&
+    owners.some((re) => re.test(owner.name.getText()))
+  );
 }
 
 /**
@@ -144,31 +181,45 @@ export function isResolverArgs(param: ts.ParameterDeclaration, owners: readonly 
  * `exports.f = …`, and public methods of an exported class (`Class.method`).
  */
 export function exportedName(fn: ts.SignatureDeclaration, unit: Unit): string | null {
-  const exportedLocals = new Set([...unit.exports.values()].flatMap((target) => ('local' in target ? [target.local] : [])));
+  const exportedLocals = new Set(
+    [...unit.exports.values()].flatMap((target) => ('local' in target ? [target.local] : [])),
+  );
   if (ts.isFunctionDeclaration(fn)) {
     if (fn.parent !== unit.sf) return null;
     const name = fn.name?.text ?? '__default';
-    if (hasModifier(fn, ts.SyntaxKind.ExportKeyword)) return hasModifier(fn, ts.SyntaxKind.DefaultKeyword) ? 'default' : name;
+    if (hasModifier(fn, ts.SyntaxKind.ExportKeyword))
+      return hasModifier(fn, ts.SyntaxKind.DefaultKeyword) ? 'default' : name;
     return exportedLocals.has(name) ? name : null;
   }
   if (ts.isMethodDeclaration(fn) || ts.isConstructorDeclaration(fn)) {
     const cls = fn.parent;
     if (!ts.isClassDeclaration(cls) || cls.parent !== unit.sf) return null;
-    const exported = hasModifier(cls, ts.SyntaxKind.ExportKeyword) || (cls.name !== undefined && exportedLocals.has(cls.name.text));
-    const hidden = hasModifier(fn, ts.SyntaxKind.PrivateKeyword) || hasModifier(fn, ts.SyntaxKind.ProtectedKeyword) || (fn.name !== undefined && ts.isPrivateIdentifier(fn.name));
+    const exported =
+      hasModifier(cls, ts.SyntaxKind.ExportKeyword) || (cls.name !== undefined && exportedLocals.has(cls.name.text));
+    const hidden =
+      hasModifier(fn, ts.SyntaxKind.PrivateKeyword) ||
+      hasModifier(fn, ts.SyntaxKind.ProtectedKeyword) ||
+      (fn.name !== undefined && ts.isPrivateIdentifier(fn.name));
     if (!exported || hidden) return null;
     return `${cls.name?.text ?? 'default'}.${ts.isConstructorDeclaration(fn) ? 'constructor' : (fn.name?.getText(unit.sf) ?? '')}`;
   }
   if (!ts.isArrowFunction(fn) && !ts.isFunctionExpression(fn)) return null;
   let holder: ts.Node = fn.parent;
-  while (ts.isParenthesizedExpression(holder) || ts.isAsExpression(holder) || ts.isSatisfiesExpression(holder)) holder = holder.parent;
+  while (ts.isParenthesizedExpression(holder) || ts.isAsExpression(holder) || ts.isSatisfiesExpression(holder))
+    holder = holder.parent;
   if (ts.isExportAssignment(holder)) return 'default';
   if (ts.isVariableDeclaration(holder) && ts.isIdentifier(holder.name)) {
     const statement = holder.parent.parent;
     if (!ts.isVariableStatement(statement) || statement.parent !== unit.sf) return null;
-    return hasModifier(statement, ts.SyntaxKind.ExportKeyword) || exportedLocals.has(holder.name.text) ? holder.name.text : null;
+    return hasModifier(statement, ts.SyntaxKind.ExportKeyword) || exportedLocals.has(holder.name.text)
+      ? holder.name.text
+      : null;
   }
-  if (ts.isBinaryExpression(holder) && holder.operatorToken.kind === ts.SyntaxKind.EqualsToken && skip(holder.right) === fn) {
+  if (
+    ts.isBinaryExpression(holder) &&
+    holder.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+    skip(holder.right) === fn
+  ) {
     const target = pathText(holder.left);
     if (target === 'module.exports') return 'default';
     if (target !== null && /^(module\.)?exports\.[^.]+$/.test(target)) return target.split('.').pop() ?? null;
@@ -182,14 +233,25 @@ export function exportedName(fn: ts.SignatureDeclaration, unit: Unit): string | 
  * so the function is no check, whatever its name says. Searches for `..` or a separator (path
  * traversal checks) are checks and do not count.
  */
-export function searchesParameter(fn: ts.SignatureDeclaration & { readonly body?: ts.Node | undefined }, params: readonly (string | null)[]): boolean {
+export function searchesParameter(
+  fn: ts.SignatureDeclaration & { readonly body?: ts.Node | undefined },
+  params: readonly (string | null)[],
+): boolean {
   const names = new Set(params.filter((p): p is string => p !== null));
   let found = false;
   const visit = (node: ts.Node): void => {
     if (found) return;
-    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && ['includes', 'indexOf', 'search'].includes(node.expression.name.text)) {
+    if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      ['includes', 'indexOf', 'search'].includes(node.expression.name.text)
+    ) {
       const needle = literalText(node.arguments[0] === undefined ? undefined : skip(node.arguments[0]));
-      if (names.has(rootOf(node.expression.expression)) && (needle === null || !['..', '../', '/', '\\', '..\\'].includes(needle))) found = true;
+      if (
+        names.has(rootOf(node.expression.expression)) &&
+        (needle === null || !['..', '../', '/', '\\', '..\\'].includes(needle))
+      )
+        found = true;
     }
     ts.forEachChild(node, visit);
   };

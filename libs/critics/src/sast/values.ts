@@ -121,7 +121,9 @@ export function join(a: Val, b: Val, depth = 0): Val {
     const fields = new Map(a.fields);
     for (const [key, val] of b.fields) fields.set(key, join(fields.get(key) ?? null, val, depth + 1));
     const elems =
-      a.elems !== null && b.elems !== null && a.elems.length === b.elems.length ? a.elems.map((val, i) => join(val, b.elems?.[i] ?? null, depth + 1)) : null;
+      a.elems !== null && b.elems !== null && a.elems.length === b.elems.length
+        ? a.elems.map((val, i) => join(val, b.elems?.[i] ?? null, depth + 1))
+        : null;
     let rest = join(a.rest, b.rest, depth + 1);
     if (elems === null) for (const val of [...(a.elems ?? []), ...(b.elems ?? [])]) rest = join(rest, val, depth + 1);
     return { k: 'obj', fields, rest, elems, literal: a.literal ?? b.literal };
@@ -160,7 +162,8 @@ export function taintFor(val: Val, kind: CheckKind, depth = 0): TaintV | null {
 /** Marks a value clean for the kinds in `mask` (and validated, when asked). */
 export function cleanVal(val: Val, mask: number, validated: boolean, depth = 0): Val {
   if (val === null) return null;
-  if (val.k === 'taint') return { ...val, clean: val.clean | mask, validated: val.validated || validated, scalar: val.scalar || validated };
+  if (val.k === 'taint')
+    return { ...val, clean: val.clean | mask, validated: val.validated || validated, scalar: val.scalar || validated };
   if (val.k !== 'obj' || depth > 3) return val;
   const fields = new Map<string, Val>();
   for (const [key, part] of val.fields) fields.set(key, cleanVal(part, mask, validated, depth + 1));
@@ -179,7 +182,12 @@ export function mapTaint(val: Val, f: (t: TaintV) => Val, depth = 0): Val {
   if (val.k !== 'obj' || depth > 3) return val;
   const fields = new Map<string, Val>();
   for (const [key, part] of val.fields) fields.set(key, mapTaint(part, f, depth + 1));
-  return { ...val, fields, rest: mapTaint(val.rest, f, depth + 1), elems: val.elems === null ? null : val.elems.map((p) => mapTaint(p, f, depth + 1)) };
+  return {
+    ...val,
+    fields,
+    rest: mapTaint(val.rest, f, depth + 1),
+    elems: val.elems === null ? null : val.elems.map((p) => mapTaint(p, f, depth + 1)),
+  };
 }
 
 /** A short signature of a value for memoising function analyses. */
@@ -227,12 +235,30 @@ export function withVia(val: Val, callLoc: Loc | null): Val {
   return mapTaint(val, (t) => ({ ...t, via: [...t.via, callLoc].slice(-4) }));
 }
 
-export function remapSources(ret: Val, oldSources: readonly (TaintV | null)[], newSources: readonly (TaintV | null)[]): Val {
+export function remapSources(
+  ret: Val,
+  oldSources: readonly (TaintV | null)[],
+  newSources: readonly (TaintV | null)[],
+): Val {
   if (ret === null) return null;
   return mapTaint(ret, (t) => {
-    const index = oldSources.findIndex((old) => old !== null && old.source.file === t.source.file && old.source.line === t.source.line && old.source.text === t.source.text);
+    const index = oldSources.findIndex(
+      (old) =>
+        old !== null &&
+        old.source.file === t.source.file &&
+        old.source.line === t.source.line &&
+        old.source.text === t.source.text,
+    );
     const replacement = index === -1 ? undefined : newSources[index];
-    return replacement === undefined || replacement === null ? t : { ...t, origin: replacement.origin, source: replacement.source, sourcePos: replacement.sourcePos, via: replacement.via };
+    return replacement === undefined || replacement === null
+      ? t
+      : {
+          ...t,
+          origin: replacement.origin,
+          source: replacement.source,
+          sourcePos: replacement.sourcePos,
+          via: replacement.via,
+        };
   });
 }
 
@@ -250,7 +276,14 @@ export function concat(left: Val, leftNode: ts.Expression, right: Val, rightNode
   else prefix = '\u0000';
   const base = lt !== null && rt !== null ? (join(lt, rt) as TaintV) : (lt ?? rt);
   if (base === null) return null;
-  return { ...base, prefix, html: base.html || containsHtml(constant), built: base.built || constant.trim() !== '' || (lt !== null) !== (rt !== null), whole: false, scalar: true };
+  return {
+    ...base,
+    prefix,
+    html: base.html || containsHtml(constant),
+    built: base.built || constant.trim() !== '' || (lt !== null) !== (rt !== null),
+    whole: false,
+    scalar: true,
+  };
 }
 
 export function applySafety(safety: Safety, input: Val): Val {
@@ -263,14 +296,27 @@ export function applySafety(safety: Safety, input: Val): Val {
     case 'any':
       return mapTaint(input, (t) => ({ ...t, validated: true, whole: false }));
     case 'array':
-      return { k: 'obj', fields: new Map(), rest: applySafety(safety.elem, elementOf(input)), elems: null, literal: null };
+      return {
+        k: 'obj',
+        fields: new Map(),
+        rest: applySafety(safety.elem, elementOf(input)),
+        elems: null,
+        literal: null,
+      };
     case 'object': {
       const fields = new Map<string, Val>();
       for (const [key, fieldSafety] of safety.fields) {
-        const part = input.k === 'obj' ? (input.fields.get(key) ?? input.rest) : input.k === 'taint' ? { ...input, whole: false } : null;
+        const part =
+          input.k === 'obj'
+            ? (input.fields.get(key) ?? input.rest)
+            : input.k === 'taint'
+              ? { ...input, whole: false }
+              : null;
         fields.set(key, applySafety(fieldSafety, part));
       }
-      const rest = safety.passthrough ? mapTaint(flatten(input), (t) => ({ ...t, validated: true, whole: false })) : null;
+      const rest = safety.passthrough
+        ? mapTaint(flatten(input), (t) => ({ ...t, validated: true, whole: false }))
+        : null;
       return { k: 'obj', fields, rest, elems: null, literal: null };
     }
   }

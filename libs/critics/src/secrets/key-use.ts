@@ -1,5 +1,13 @@
 import ts from 'typescript';
-import { type Unit, buildUnit, isCodeFile, normaliseModule, parseSource, requireSpec, resolveSpecifier } from '../sast/project.js';
+import {
+  type Unit,
+  buildUnit,
+  isCodeFile,
+  normaliseModule,
+  parseSource,
+  requireSpec,
+  resolveSpecifier,
+} from '../sast/project.js';
 import { KEY_APIS, type KeyApi, type KeyCall } from './key-apis.js';
 
 // "A literal used as a key": calls of the APIs in key-apis.ts whose key argument is a string
@@ -32,7 +40,8 @@ export interface KeyUseInput {
 /** Test files hold test doubles of keys on purpose; they are not reviewed by this rule. */
 const TEST_FILE = /(^|\/)(test|tests|__tests__|spec|specs|__mocks__|fixtures?|e2e)\/|\.(test|spec|e2e)\.[cm]?[jt]sx?$/;
 /** Files that mention none of the key-taking APIs cannot hold a use (checked on the text before parsing). */
-const KEY_API_HINT = /jsonwebtoken|\bjose\b|express-jwt|express-session|cookie-session|cookie-parser|crypto|passport-|@nestjs\/jwt|jwtService|@fastify\/|fastify-(jwt|cookie)|cryptr|\bsubtle\b/;
+const KEY_API_HINT =
+  /jsonwebtoken|\bjose\b|express-jwt|express-session|cookie-session|cookie-parser|crypto|passport-|@nestjs\/jwt|jwtService|@fastify\/|fastify-(jwt|cookie)|cryptr|\bsubtle\b/;
 /** Public material is no secret. */
 const PUBLIC_MATERIAL = /^-----BEGIN (PUBLIC KEY|RSA PUBLIC KEY|CERTIFICATE)-----/;
 const MAX_HOPS = 4;
@@ -50,7 +59,8 @@ interface Scope {
 
 /** Finds the uses of literals as keys in one file; `deps` are the other files read to resolve constants. */
 export function findKeyUses(input: KeyUseInput): { readonly hits: KeyUseHit[]; readonly deps: string[] } {
-  if (TEST_FILE.test(input.file) || !isCodeFile(input.file) || !KEY_API_HINT.test(input.text)) return { hits: [], deps: [] };
+  if (TEST_FILE.test(input.file) || !isCodeFile(input.file) || !KEY_API_HINT.test(input.text))
+    return { hits: [], deps: [] };
   const units = new Map<string, Unit | null>();
   const deps = new Set<string>();
   const unitOf = (path: string): Unit | null => {
@@ -104,11 +114,19 @@ function redact(value: string): string {
 
 function skip(node: ts.Expression): ts.Expression {
   let expr = node;
-  while (ts.isParenthesizedExpression(expr) || ts.isAsExpression(expr) || ts.isNonNullExpression(expr) || ts.isSatisfiesExpression(expr) || ts.isTypeAssertionExpression(expr)) expr = expr.expression;
+  while (
+    ts.isParenthesizedExpression(expr) ||
+    ts.isAsExpression(expr) ||
+    ts.isNonNullExpression(expr) ||
+    ts.isSatisfiesExpression(expr) ||
+    ts.isTypeAssertionExpression(expr)
+  )
+    expr = expr.expression;
   return expr;
 }
 
-const test = (pattern: string | RegExp, value: string): boolean => (typeof pattern === 'string' ? pattern === value : pattern.test(value));
+const test = (pattern: string | RegExp, value: string): boolean =>
+  typeof pattern === 'string' ? pattern === value : pattern.test(value);
 
 /**
  * The package and member a callee names: `jwt.sign` → jsonwebtoken/sign, `session(…)` →
@@ -129,7 +147,9 @@ function calleeModule(expr: ts.Expression, unit: Unit, hops = 0): { module: stri
       const declared = hops < MAX_HOPS ? declarationOf(current.text, unit) : null;
       const inner = declared === null ? null : calleeModule(declared, unit, hops + 1);
       if (inner === null) return null;
-      const members = [...(inner.member === '' ? [] : [inner.member]), ...path].filter((p) => p !== 'default' && p !== 'promises');
+      const members = [...(inner.member === '' ? [] : [inner.member]), ...path].filter(
+        (p) => p !== 'default' && p !== 'promises',
+      );
       return { module: inner.module, member: members.at(-1) ?? '' };
     }
     module = binding.spec;
@@ -154,7 +174,8 @@ function matches(call: KeyCall, node: ts.CallExpression | ts.NewExpression, unit
   if ('chainFrom' in call) {
     if (access.name.text !== call.method) return false;
     let inner: ts.Expression = skip(access.expression);
-    while (ts.isCallExpression(inner) && ts.isPropertyAccessExpression(skip(inner.expression))) inner = skip((skip(inner.expression) as ts.PropertyAccessExpression).expression);
+    while (ts.isCallExpression(inner) && ts.isPropertyAccessExpression(skip(inner.expression)))
+      inner = skip((skip(inner.expression) as ts.PropertyAccessExpression).expression);
     if (!ts.isNewExpression(inner)) return false;
     const start = calleeModule(inner.expression, unit);
     return start !== null && start.module === call.chainFrom.module && start.member === call.chainFrom.member;
@@ -171,7 +192,12 @@ function matches(call: KeyCall, node: ts.CallExpression | ts.NewExpression, unit
 }
 
 /** The expressions that hold the key: the argument, or the named fields of the options object there. */
-function keyNodes(api: KeyApi, node: ts.CallExpression | ts.NewExpression, scope: Scope, resolver: LiteralResolver): ts.Expression[] {
+function keyNodes(
+  api: KeyApi,
+  node: ts.CallExpression | ts.NewExpression,
+  scope: Scope,
+  resolver: LiteralResolver,
+): ts.Expression[] {
   const arg = node.arguments?.[api.key.arg];
   if (arg === undefined) return [];
   const fields = api.key.fields;
@@ -180,9 +206,14 @@ function keyNodes(api: KeyApi, node: ts.CallExpression | ts.NewExpression, scope
   if (object === null) return [];
   // JwtModule.registerAsync({ useFactory: () => ({ secret }) }): the options a factory returns.
   const factory = object.properties.find((p) => p.name !== undefined && p.name.getText() === 'useFactory');
-  const options = factory !== undefined && ts.isPropertyAssignment(factory) ? (returnedObject(factory.initializer) ?? object) : object;
+  const options =
+    factory !== undefined && ts.isPropertyAssignment(factory)
+      ? (returnedObject(factory.initializer) ?? object)
+      : object;
   return fields.flatMap((field) => {
-    const property = options.properties.find((p) => p.name !== undefined && ts.isIdentifier(p.name) && p.name.text === field);
+    const property = options.properties.find(
+      (p) => p.name !== undefined && ts.isIdentifier(p.name) && p.name.text === field,
+    );
     if (property === undefined) return [];
     if (ts.isPropertyAssignment(property)) return [property.initializer];
     return ts.isShorthandPropertyAssignment(property) ? [property.name] : [];
@@ -198,7 +229,12 @@ function returnedObject(fn: ts.Expression): ts.ObjectLiteralExpression | null {
     return ts.isObjectLiteralExpression(body) ? body : null;
   }
   for (const statement of expr.body.statements) {
-    if (ts.isReturnStatement(statement) && statement.expression !== undefined && ts.isObjectLiteralExpression(skip(statement.expression))) return skip(statement.expression) as ts.ObjectLiteralExpression;
+    if (
+      ts.isReturnStatement(statement) &&
+      statement.expression !== undefined &&
+      ts.isObjectLiteralExpression(skip(statement.expression))
+    )
+      return skip(statement.expression) as ts.ObjectLiteralExpression;
   }
   return null;
 }
@@ -206,7 +242,10 @@ function returnedObject(fn: ts.Expression): ts.ObjectLiteralExpression | null {
 /** A reference to the environment or configuration (the place a key should come from). */
 function isEnvironmentRead(node: ts.Expression): boolean {
   const text = skip(node).getText();
-  return /^(process\.env|import\.meta\.env|Deno\.env|Bun\.env)\b/.test(text) || /^(this\.)?(config|configService|settings)\.get(OrThrow)?\(/.test(text);
+  return (
+    /^(process\.env|import\.meta\.env|Deno\.env|Bun\.env)\b/.test(text) ||
+    /^(this\.)?(config|configService|settings)\.get(OrThrow)?\(/.test(text)
+  );
 }
 
 /** Resolves an expression to the literal it always or by default holds, through constants, fields and imports. */
@@ -220,7 +259,8 @@ class LiteralResolver {
     if (hops > MAX_HOPS) return null;
     const expr = skip(node);
     const file = scope.unit.path;
-    if (ts.isStringLiteral(expr) || ts.isNoSubstitutionTemplateLiteral(expr)) return expr.text === '' ? null : { value: expr.text, fallback: false, file, node: expr };
+    if (ts.isStringLiteral(expr) || ts.isNoSubstitutionTemplateLiteral(expr))
+      return expr.text === '' ? null : { value: expr.text, fallback: false, file, node: expr };
     if (ts.isTemplateExpression(expr)) {
       let value = expr.head.text;
       for (const span of expr.templateSpans) {
@@ -237,7 +277,10 @@ class LiteralResolver {
       }
       return null;
     }
-    if (ts.isBinaryExpression(expr) && [ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken].includes(expr.operatorToken.kind)) {
+    if (
+      ts.isBinaryExpression(expr) &&
+      [ts.SyntaxKind.BarBarToken, ts.SyntaxKind.QuestionQuestionToken].includes(expr.operatorToken.kind)
+    ) {
       // process.env.SECRET || 'dev-secret': the literal is the key whenever the variable is missing.
       const left = this.literal(expr.left, scope, hops + 1);
       if (left !== null) return left;
@@ -258,12 +301,17 @@ class LiteralResolver {
       // Buffer.from('key'), new TextEncoder().encode('key'), String('key'), createSecretKey(Buffer.from('key')): the same bytes.
       const callee = skip(expr.expression).getText();
       const first = expr.arguments?.[0];
-      if (first !== undefined && /(^|\.)(from|encode|String|createSecretKey|alloc)$/.test(callee)) return this.literal(first, scope, hops + 1);
+      if (first !== undefined && /(^|\.)(from|encode|String|createSecretKey|alloc)$/.test(callee))
+        return this.literal(first, scope, hops + 1);
       return null;
     }
     if (ts.isIdentifier(expr)) return this.identifier(expr.text, scope, hops);
     if (ts.isPropertyAccessExpression(expr) || ts.isElementAccessExpression(expr)) {
-      const key = ts.isPropertyAccessExpression(expr) ? expr.name.text : ts.isStringLiteralLike(expr.argumentExpression) ? expr.argumentExpression.text : null;
+      const key = ts.isPropertyAccessExpression(expr)
+        ? expr.name.text
+        : ts.isStringLiteralLike(expr.argumentExpression)
+          ? expr.argumentExpression.text
+          : null;
       if (key === null) return null;
       const holder = this.objectLiteralWithScope(expr.expression, scope, hops + 1);
       if (holder !== null) {
@@ -274,7 +322,10 @@ class LiteralResolver {
       const base = skip(expr.expression);
       if (ts.isIdentifier(base)) {
         const binding = scope.unit.imports.get(base.text);
-        const target = binding === undefined || binding.name !== '*' ? null : resolveSpecifier(scope.unit.path, binding.spec, this.exists);
+        const target =
+          binding === undefined || binding.name !== '*'
+            ? null
+            : resolveSpecifier(scope.unit.path, binding.spec, this.exists);
         const unit = target === null ? null : this.unitOf(target);
         if (unit !== null) return this.exported(unit, key, hops + 1);
       }
@@ -287,7 +338,11 @@ class LiteralResolver {
     return this.objectLiteralWithScope(node, scope, hops)?.object ?? null;
   }
 
-  private objectLiteralWithScope(node: ts.Expression, scope: Scope, hops: number): { object: ts.ObjectLiteralExpression; scope: Scope } | null {
+  private objectLiteralWithScope(
+    node: ts.Expression,
+    scope: Scope,
+    hops: number,
+  ): { object: ts.ObjectLiteralExpression; scope: Scope } | null {
     if (hops > MAX_HOPS) return null;
     const expr = skip(node);
     if (ts.isObjectLiteralExpression(expr)) return { object: expr, scope };
@@ -298,7 +353,10 @@ class LiteralResolver {
       const target = binding === undefined ? null : resolveSpecifier(scope.unit.path, binding.spec, this.exists);
       const unit = target === null ? null : this.unitOf(target);
       if (unit === null || binding === undefined) return null;
-      const exported = binding.name === '*' || binding.name === 'default' ? defaultObject(unit) : exportedInitializer(unit, binding.name);
+      const exported =
+        binding.name === '*' || binding.name === 'default'
+          ? defaultObject(unit)
+          : exportedInitializer(unit, binding.name);
       return exported === null ? null : this.objectLiteralWithScope(exported, { unit }, hops + 1);
     }
     if (ts.isPropertyAccessExpression(expr)) {
@@ -356,8 +414,16 @@ function declarationIndex(sf: ts.SourceFile): ReadonlyMap<string, Declared> {
   const visit = (node: ts.Node): void => {
     if (ts.isVariableDeclaration(node) && ts.isIdentifier(node.name)) {
       const constant = (node.parent.flags & ts.NodeFlags.Const) !== 0;
-      note(node.name.text, { declared: true, initializer: node.initializer ?? null, reassigned: !constant && node.initializer === undefined });
-    } else if (ts.isBinaryExpression(node) && node.operatorToken.kind === ts.SyntaxKind.EqualsToken && ts.isIdentifier(node.left)) {
+      note(node.name.text, {
+        declared: true,
+        initializer: node.initializer ?? null,
+        reassigned: !constant && node.initializer === undefined,
+      });
+    } else if (
+      ts.isBinaryExpression(node) &&
+      node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+      ts.isIdentifier(node.left)
+    ) {
       note(node.left.text, { reassigned: true });
     }
     ts.forEachChild(node, visit);
@@ -382,7 +448,12 @@ function exportedInitializer(unit: Unit, name: string): ts.Expression | null {
   for (const statement of unit.sf.statements) {
     if (!ts.isExpressionStatement(statement) || !ts.isBinaryExpression(statement.expression)) continue;
     const assignment = statement.expression;
-    if (assignment.operatorToken.kind === ts.SyntaxKind.EqualsToken && /^(module\.)?exports\.\w+$/.test(assignment.left.getText()) && assignment.left.getText().endsWith(`.${name}`)) return assignment.right;
+    if (
+      assignment.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+      /^(module\.)?exports\.\w+$/.test(assignment.left.getText()) &&
+      assignment.left.getText().endsWith(`.${name}`)
+    )
+      return assignment.right;
   }
   return null;
 }
@@ -391,7 +462,12 @@ function exportedInitializer(unit: Unit, name: string): ts.Expression | null {
 function defaultExport(unit: Unit): ts.Expression | null {
   for (const statement of unit.sf.statements) {
     if (ts.isExportAssignment(statement)) return statement.expression;
-    if (ts.isExpressionStatement(statement) && ts.isBinaryExpression(statement.expression) && statement.expression.left.getText() === 'module.exports') return statement.expression.right;
+    if (
+      ts.isExpressionStatement(statement) &&
+      ts.isBinaryExpression(statement.expression) &&
+      statement.expression.left.getText() === 'module.exports'
+    )
+      return statement.expression.right;
   }
   return null;
 }
@@ -404,14 +480,20 @@ function defaultObject(unit: Unit): ts.ObjectLiteralExpression | null {
   if (ts.isObjectLiteralExpression(value)) return value;
   if (ts.isIdentifier(value)) {
     const declared = declarationOf(value.text, unit);
-    if (declared !== null && ts.isObjectLiteralExpression(skip(declared))) return skip(declared) as ts.ObjectLiteralExpression;
+    if (declared !== null && ts.isObjectLiteralExpression(skip(declared)))
+      return skip(declared) as ts.ObjectLiteralExpression;
   }
   return null;
 }
 
 function fieldOf(object: ts.ObjectLiteralExpression, key: string): ts.Expression | null {
   for (const property of object.properties) {
-    if (ts.isPropertyAssignment(property) && (ts.isIdentifier(property.name) || ts.isStringLiteralLike(property.name)) && property.name.text === key) return property.initializer;
+    if (
+      ts.isPropertyAssignment(property) &&
+      (ts.isIdentifier(property.name) || ts.isStringLiteralLike(property.name)) &&
+      property.name.text === key
+    )
+      return property.initializer;
     if (ts.isShorthandPropertyAssignment(property) && property.name.text === key) return property.name;
   }
   return null;

@@ -5,7 +5,15 @@ import { defineCritic, draftFinding } from '../plumbing/define.js';
 import { measureFunctions } from '../quality/complexity-metrics.js';
 import { checkoutRoots } from '../toolchains/family.js';
 import type { RecordedCoverage } from '@rloop/contracts';
-import { CoverageReportError, type TestCoverage, fromRecorded, isTestFile, lineRanges, readCoverageReport, reportRoots } from './report.js';
+import {
+  CoverageReportError,
+  type TestCoverage,
+  fromRecorded,
+  isTestFile,
+  lineRanges,
+  readCoverageReport,
+  reportRoots,
+} from './report.js';
 
 /** Where the critic gets what the tests executed. */
 export type CoverageSource =
@@ -34,12 +42,20 @@ function describeRanges(ranges: readonly (readonly [number, number])[]): string 
  * The findings for one file: one per function holding lines the tests never ran (its uncovered
  * ranges in the text), one for such lines outside any function, one for a file no test loaded.
  */
-export function uncoveredDrafts(file: string, text: string, lines: { readonly executable: readonly number[]; readonly uncovered: readonly number[] } | null, source: string): FindingDraft[] {
+export function uncoveredDrafts(
+  file: string,
+  text: string,
+  lines: { readonly executable: readonly number[]; readonly uncovered: readonly number[] } | null,
+  source: string,
+): FindingDraft[] {
   const last = Math.max(1, text.split('\n').length - (text.endsWith('\n') ? 1 : 0));
   const common = {
     severity: 'medium' as const,
     category: 'correctness' as const,
-    forbidden_in_test: ['a test that only imports the module or calls the function without checking what it returns or does', 'excluding the file or lines from coverage'],
+    forbidden_in_test: [
+      'a test that only imports the module or calls the function without checking what it returns or does',
+      'excluding the file or lines from coverage',
+    ],
   };
   if (lines === null) {
     return [
@@ -52,7 +68,10 @@ export function uncoveredDrafts(file: string, text: string, lines: { readonly ex
         title: `${file} is never loaded by the tests`,
         current_behaviour: `No test of the run that wrote ${source} loads ${file}: none of its code is exercised.`,
         expected_behaviour: `Tests load ${file} and check what its exported functions do.`,
-        observable_test_conditions: [`the coverage report of the plan's test command lists ${file}`, `a test fails when the behaviour of ${file} changes`],
+        observable_test_conditions: [
+          `the coverage report of the plan's test command lists ${file}`,
+          `a test fails when the behaviour of ${file} changes`,
+        ],
       }),
     ];
   }
@@ -63,7 +82,9 @@ export function uncoveredDrafts(file: string, text: string, lines: { readonly ex
   const claimed = new Set<number>();
   // Innermost functions first, so a line belongs to the function that holds it most closely.
   for (const fn of [...functions].sort((a, b) => a.endLine - a.startLine - (b.endLine - b.startLine))) {
-    const mine = [...uncovered].filter((line) => line >= fn.startLine && line <= fn.endLine && !claimed.has(line)).sort((a, b) => a - b);
+    const mine = [...uncovered]
+      .filter((line) => line >= fn.startLine && line <= fn.endLine && !claimed.has(line))
+      .sort((a, b) => a - b);
     if (mine.length === 0) continue;
     for (const line of mine) claimed.add(line);
     const executable = lines.executable.filter((line) => line >= fn.startLine && line <= fn.endLine).length;
@@ -78,10 +99,15 @@ export function uncoveredDrafts(file: string, text: string, lines: { readonly ex
         finding_type: never ? 'coverage/function-not-run' : 'coverage/lines-not-run',
         file,
         line_range: { start: fn.startLine, end: fn.endLine },
-        title: never ? `${fn.name} is never run by the tests` : `${fn.name}: lines ${describeRanges(ranges)} are never run by the tests`,
+        title: never
+          ? `${fn.name} is never run by the tests`
+          : `${fn.name}: lines ${describeRanges(ranges)} are never run by the tests`,
         current_behaviour: `The tests run ${Math.max(0, executable - mine.length)} of ${executable} lines of ${fn.name} (${file}:${fn.startLine}-${fn.endLine}); never run: lines ${describeRanges(ranges)}.`,
         expected_behaviour: `A test runs lines ${describeRanges(ranges)} of ${fn.name} and checks their effect.`,
-        observable_test_conditions: [`the plan's test command, with coverage, runs lines ${describeRanges(ranges)} of ${file}`, `a test fails when the behaviour of those lines changes`],
+        observable_test_conditions: [
+          `the plan's test command, with coverage, runs lines ${describeRanges(ranges)} of ${file}`,
+          `a test fails when the behaviour of those lines changes`,
+        ],
       }),
     );
   }
@@ -98,7 +124,9 @@ export function uncoveredDrafts(file: string, text: string, lines: { readonly ex
         title: `${file}: lines ${describeRanges(ranges)} are never run by the tests`,
         current_behaviour: `Module-level lines ${describeRanges(ranges)} of ${file} are never run by the tests.`,
         expected_behaviour: `A test runs lines ${describeRanges(ranges)} of ${file} and checks their effect.`,
-        observable_test_conditions: [`the plan's test command, with coverage, runs lines ${describeRanges(ranges)} of ${file}`],
+        observable_test_conditions: [
+          `the plan's test command, with coverage, runs lines ${describeRanges(ranges)} of ${file}`,
+        ],
       }),
     );
   }
@@ -116,29 +144,48 @@ export function testCoverageCritic(options: TestCoverageCriticOptions = {}): Cri
   return defineCritic({
     id: 'quality/test-coverage',
     evidence: 'coverage',
-    description: 'Lines of the changed TypeScript/JavaScript files that the tests never run, from the coverage the plan\'s test run recorded (V8 or istanbul); medium, with the uncovered ranges',
+    description:
+      "Lines of the changed TypeScript/JavaScript files that the tests never run, from the coverage the plan's test run recorded (V8 or istanbul); medium, with the uncovered ranges",
     triggers: ['**/*.{ts,tsx,mts,cts,js,jsx,mjs,cjs}'],
     timeoutMs: options.timeoutMs ?? 60_000,
     covers: isCoverable,
-    notConfiguredReason: () => (source === undefined ? 'no coverage report: the plan\'s test run recorded none (rloop review --coverage <coverage-final.json | NODE_V8_COVERAGE dir>)' : null),
+    notConfiguredReason: () =>
+      source === undefined
+        ? "no coverage report: the plan's test run recorded none (rloop review --coverage <coverage-final.json | NODE_V8_COVERAGE dir>)"
+        : null,
     async run(context: CriticContext): Promise<readonly FindingDraft[]> {
       if (source === undefined) throw new CriticNotRunnableError('no coverage report');
       let coverage: TestCoverage | null;
       let truncated = false;
       if (source.kind === 'report') {
         try {
-          coverage = readCoverageReport(source.path, reportRoots(source.testRoot ?? context.repoDir, ...checkoutRoots(context)), (file) => context.reader.read(file));
+          coverage = readCoverageReport(
+            source.path,
+            reportRoots(source.testRoot ?? context.repoDir, ...checkoutRoots(context)),
+            (file) => context.reader.read(file),
+          );
         } catch (error) {
           if (error instanceof CoverageReportError) throw new CriticNotRunnableError(error.message, { cause: error });
           throw error;
         }
       } else {
         const recorded = await source.coverage(context);
-        coverage = recorded === null ? null : fromRecorded(recorded, `the test run of ${context.commit.slice(0, 12)}`, (file) => context.reader.read(file));
+        coverage =
+          recorded === null
+            ? null
+            : fromRecorded(recorded, `the test run of ${context.commit.slice(0, 12)}`, (file) =>
+                context.reader.read(file),
+              );
         truncated = recorded?.truncated === true;
-        if (truncated) context.note?.('the recorded coverage was cut to its size bound: a file it does not list is not reported as never loaded');
+        if (truncated)
+          context.note?.(
+            'the recorded coverage was cut to its size bound: a file it does not list is not reported as never loaded',
+          );
       }
-      if (coverage === null) throw new CriticNotRunnableError(`no coverage was recorded for commit ${context.commit.slice(0, 12)}: the plan's test command wrote none (it runs Node.js with NODE_V8_COVERAGE, or writes coverage/coverage-final.json)`);
+      if (coverage === null)
+        throw new CriticNotRunnableError(
+          `no coverage was recorded for commit ${context.commit.slice(0, 12)}: the plan's test command wrote none (it runs Node.js with NODE_V8_COVERAGE, or writes coverage/coverage-final.json)`,
+        );
       const known = [...coverage.files.keys()];
       const drafts: FindingDraft[] = [];
       let measured = 0;
@@ -156,7 +203,9 @@ export function testCoverageCritic(options: TestCoverageCriticOptions = {}): Cri
         measured += 1;
         drafts.push(...uncoveredDrafts(file, text, lines, coverage.source));
       }
-      context.note?.(`coverage from ${coverage.source} (${coverage.format}, ${known.length} file(s)); ${measured} reviewed file(s) measured`);
+      context.note?.(
+        `coverage from ${coverage.source} (${coverage.format}, ${known.length} file(s)); ${measured} reviewed file(s) measured`,
+      );
       return drafts;
     },
   });

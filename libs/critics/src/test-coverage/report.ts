@@ -44,7 +44,11 @@ const V8Report = z.looseObject({
   result: z.array(
     z.looseObject({
       url: z.string(),
-      functions: z.array(z.looseObject({ ranges: z.array(z.looseObject({ startOffset: z.number(), endOffset: z.number(), count: z.number() })) })),
+      functions: z.array(
+        z.looseObject({
+          ranges: z.array(z.looseObject({ startOffset: z.number(), endOffset: z.number(), count: z.number() })),
+        }),
+      ),
     }),
   ),
 });
@@ -67,7 +71,10 @@ function inRepo(path: string, roots: readonly string[]): string | null {
 /** Istanbul statements → lines: a line is executable when a statement starts on it, covered when one of those ran. */
 export function istanbulLines(report: unknown, roots: readonly string[]): Map<string, FileLineCoverage> {
   const parsed = IstanbulReport.safeParse(report);
-  if (!parsed.success) throw new CoverageReportError(`not an istanbul coverage report (coverage-final.json): ${parsed.error.issues[0]?.message ?? ''}`);
+  if (!parsed.success)
+    throw new CoverageReportError(
+      `not an istanbul coverage report (coverage-final.json): ${parsed.error.issues[0]?.message ?? ''}`,
+    );
   const files = new Map<string, FileLineCoverage>();
   for (const [key, entry] of Object.entries(parsed.data)) {
     const file = inRepo(entry.path ?? key, roots);
@@ -85,12 +92,24 @@ export function istanbulLines(report: unknown, roots: readonly string[]): Map<st
 
 /** Lines that hold code (a token that is not a comment), 1-based. */
 export function codeLines(file: string, text: string): number[] {
-  const scanner = ts.createScanner(ts.ScriptTarget.Latest, true, /\.[jt]sx$/.test(file) ? ts.LanguageVariant.JSX : ts.LanguageVariant.Standard, text);
+  const scanner = ts.createScanner(
+    ts.ScriptTarget.Latest,
+    true,
+    /\.[jt]sx$/.test(file) ? ts.LanguageVariant.JSX : ts.LanguageVariant.Standard,
+    text,
+  );
   const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false);
   const lines = new Set<number>();
   for (let kind = scanner.scan(); kind !== ts.SyntaxKind.EndOfFileToken; kind = scanner.scan()) {
     // Closing braces and semicolons alone on a line are not statements anyone could test.
-    if (kind === ts.SyntaxKind.CloseBraceToken || kind === ts.SyntaxKind.SemicolonToken || kind === ts.SyntaxKind.CloseParenToken || kind === ts.SyntaxKind.CloseBracketToken || kind === ts.SyntaxKind.CommaToken) continue;
+    if (
+      kind === ts.SyntaxKind.CloseBraceToken ||
+      kind === ts.SyntaxKind.SemicolonToken ||
+      kind === ts.SyntaxKind.CloseParenToken ||
+      kind === ts.SyntaxKind.CloseBracketToken ||
+      kind === ts.SyntaxKind.CommaToken
+    )
+      continue;
     lines.add(source.getLineAndCharacterOfPosition(scanner.getTokenStart()).line + 1);
   }
   return [...lines].sort((a, b) => a - b);
@@ -122,12 +141,18 @@ export function v8Lines(file: string, text: string, script: V8ScriptCoverage): F
 }
 
 /** Reads a report: a coverage-final.json, or a NODE_V8_COVERAGE directory (`readSource` gives the files' text for V8's offsets). */
-export function readCoverageReport(path: string, roots: readonly string[], readSource: (file: string) => string | null): TestCoverage {
+export function readCoverageReport(
+  path: string,
+  roots: readonly string[],
+  readSource: (file: string) => string | null,
+): TestCoverage {
   let stat;
   try {
     stat = statSync(path);
   } catch (error) {
-    throw new CoverageReportError(`the coverage report ${path} does not exist (${describeError(error)})`, { cause: error });
+    throw new CoverageReportError(`the coverage report ${path} does not exist (${describeError(error)})`, {
+      cause: error,
+    });
   }
   const parse = (file: string): unknown => {
     try {
@@ -138,21 +163,30 @@ export function readCoverageReport(path: string, roots: readonly string[], readS
   };
   if (stat.isFile()) {
     const body = parse(path);
-    if (V8Report.safeParse(body).success) return { source: path, format: 'v8', files: v8Files([body], roots, readSource) };
+    if (V8Report.safeParse(body).success)
+      return { source: path, format: 'v8', files: v8Files([body], roots, readSource) };
     return { source: path, format: 'istanbul', files: istanbulLines(body, roots) };
   }
   const jsons = readdirSync(path)
     .filter((name) => name.endsWith('.json'))
     .sort()
     .map((name) => join(path, name));
-  if (jsons.includes(join(path, 'coverage-final.json'))) return { source: path, format: 'istanbul', files: istanbulLines(parse(join(path, 'coverage-final.json')), roots) };
+  if (jsons.includes(join(path, 'coverage-final.json')))
+    return { source: path, format: 'istanbul', files: istanbulLines(parse(join(path, 'coverage-final.json')), roots) };
   const bodies = jsons.map(parse).filter((body) => V8Report.safeParse(body).success);
-  if (bodies.length === 0) throw new CoverageReportError(`${path} holds neither coverage-final.json nor V8 coverage files (coverage-*.json from NODE_V8_COVERAGE)`);
+  if (bodies.length === 0)
+    throw new CoverageReportError(
+      `${path} holds neither coverage-final.json nor V8 coverage files (coverage-*.json from NODE_V8_COVERAGE)`,
+    );
   return { source: path, format: 'v8', files: v8Files(bodies, roots, readSource) };
 }
 
 /** Several processes' V8 coverage (one file each): a line is covered when any process ran it. */
-function v8Files(bodies: readonly unknown[], roots: readonly string[], readSource: (file: string) => string | null): Map<string, FileLineCoverage> {
+function v8Files(
+  bodies: readonly unknown[],
+  roots: readonly string[],
+  readSource: (file: string) => string | null,
+): Map<string, FileLineCoverage> {
   const merged = new Map<string, { executable: readonly number[]; uncovered: Set<number> }>();
   for (const body of bodies) {
     for (const script of V8Report.parse(body).result) {
@@ -167,7 +201,12 @@ function v8Files(bodies: readonly unknown[], roots: readonly string[], readSourc
       else for (const line of [...known.uncovered]) if (!lines.uncovered.includes(line)) known.uncovered.delete(line);
     }
   }
-  return new Map([...merged].map(([file, lines]) => [file, { executable: lines.executable, uncovered: [...lines.uncovered].sort((a, b) => a - b) }]));
+  return new Map(
+    [...merged].map(([file, lines]) => [
+      file,
+      { executable: lines.executable, uncovered: [...lines.uncovered].sort((a, b) => a - b) },
+    ]),
+  );
 }
 
 /**
@@ -175,10 +214,16 @@ function v8Files(bodies: readonly unknown[], roots: readonly string[], readSourc
  * a TestCoverage: the code lines of each file are counted again from its text at the same commit,
  * as v8Lines counted them when it was recorded.
  */
-export function fromRecorded(recorded: RecordedCoverage, source: string, read: (file: string) => string | null): TestCoverage {
+export function fromRecorded(
+  recorded: RecordedCoverage,
+  source: string,
+  read: (file: string) => string | null,
+): TestCoverage {
   const files = new Map<string, FileLineCoverage>();
   for (const entry of recorded.files) {
-    const uncovered = entry.uncovered.flatMap(({ start, end }) => Array.from({ length: end - start + 1 }, (_, i) => start + i));
+    const uncovered = entry.uncovered.flatMap(({ start, end }) =>
+      Array.from({ length: end - start + 1 }, (_, i) => start + i),
+    );
     const text = read(entry.file);
     files.set(entry.file, { executable: text === null ? uncovered : codeLines(entry.file, text), uncovered });
   }
@@ -203,5 +248,9 @@ export function reportRoots(...dirs: readonly string[]): string[] {
 
 /** Test files are what covers, not what is covered. */
 export function isTestFile(file: string): boolean {
-  return /(^|\/)(__tests__|__mocks__|test|tests|spec|e2e)\//.test(file) || /\.(test|spec|e2e)\.[cm]?[jt]sx?$/.test(file) || posix.basename(file).startsWith('test-');
+  return (
+    /(^|\/)(__tests__|__mocks__|test|tests|spec|e2e)\//.test(file) ||
+    /\.(test|spec|e2e)\.[cm]?[jt]sx?$/.test(file) ||
+    posix.basename(file).startsWith('test-')
+  );
 }

@@ -24,15 +24,25 @@ export function unused(amount) { // unused-start
   return doubled;
 } // unused-end
 `;
-const TEST = "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { rate } from '../src/tax.mjs';\n\ntest('eu', () => assert.equal(rate('eu'), 0.2));\ntest('none', () => assert.equal(rate('us'), 0));\n";
+const TEST =
+  "import test from 'node:test';\nimport assert from 'node:assert/strict';\nimport { rate } from '../src/tax.mjs';\n\ntest('eu', () => assert.equal(rate('eu'), 0.2));\ntest('none', () => assert.equal(rate('us'), 0));\n";
 
 let repo: FixtureRepo;
 let v8: string;
 
 beforeAll(() => {
-  repo = fixtureRepo({ 'package.json': '{ "type": "module" }\n', 'src/tax.mjs': TAX, 'src/other.mjs': 'export const other = () => 1;\n', 'test/tax.test.mjs': TEST });
+  repo = fixtureRepo({
+    'package.json': '{ "type": "module" }\n',
+    'src/tax.mjs': TAX,
+    'src/other.mjs': 'export const other = () => 1;\n',
+    'test/tax.test.mjs': TEST,
+  });
   v8 = mkdtempSync(join(tmpdir(), 'rloop-v8-'));
-  execFileSync(process.execPath, ['--test', 'test/'], { cwd: repo.dir, env: { PATH: process.env['PATH'] ?? '', NODE_V8_COVERAGE: v8 }, stdio: 'ignore' });
+  execFileSync(process.execPath, ['--test', 'test/'], {
+    cwd: repo.dir,
+    env: { PATH: process.env['PATH'] ?? '', NODE_V8_COVERAGE: v8 },
+    stdio: 'ignore',
+  });
 });
 
 afterAll(() => {
@@ -41,25 +51,34 @@ afterAll(() => {
 });
 
 const review = (files: readonly string[], path: string): Promise<CriticRunResult> =>
-  runCritic(testCoverageCritic({ source: { kind: 'report', path } }), { repoDir: repo.dir, commit: '0'.repeat(40), files, phase: 'final_sweep' });
+  runCritic(testCoverageCritic({ source: { kind: 'report', path } }), {
+    repoDir: repo.dir,
+    commit: '0'.repeat(40),
+    files,
+    phase: 'final_sweep',
+  });
 
 describe('quality/test-coverage', () => {
   it('reads V8 coverage: a function no test runs, the lines of a branch never taken, a file never loaded — medium, with the ranges', async () => {
     const result = await review(['src/tax.mjs', 'src/other.mjs', 'test/tax.test.mjs'], v8);
     const findings = result.status === 'reported' ? result.findings : [];
-    expect(findings.map((f) => [f.finding_type, f.file, f.line_range.start, f.line_range.end, f.severity]).sort()).toEqual(
+    expect(
+      findings.map((f) => [f.finding_type, f.file, f.line_range.start, f.line_range.end, f.severity]).sort(),
+    ).toEqual(
       [
         ['coverage/file-not-loaded', 'src/other.mjs', 1, 1, 'medium'],
         ['coverage/function-not-run', 'src/tax.mjs', lineOf(TAX, 'unused-start'), lineOf(TAX, 'unused-end'), 'medium'],
         ['coverage/lines-not-run', 'src/tax.mjs', lineOf(TAX, 'rate-start'), lineOf(TAX, 'rate-end'), 'medium'],
       ].sort(),
     );
-    expect(findings.find((f) => f.finding_type === 'coverage/lines-not-run')?.title).toBe(`rate: lines ${lineOf(TAX, 'uk-return')} are never run by the tests`);
+    expect(findings.find((f) => f.finding_type === 'coverage/lines-not-run')?.title).toBe(
+      `rate: lines ${lineOf(TAX, 'uk-return')} are never run by the tests`,
+    );
     // The test file is what covers, not what is covered.
     expect(result.coverage).toMatchObject({ considered: 3, analysed: 2, unsupported: 1 });
   });
 
-  it('reads istanbul\'s coverage-final.json (c8 --reporter=json, jest, vitest) with paths of the directory the tests ran in', async () => {
+  it("reads istanbul's coverage-final.json (c8 --reporter=json, jest, vitest) with paths of the directory the tests ran in", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'rloop-istanbul-'));
     try {
       const at = (line: number) => ({ start: { line, column: 0 }, end: { line, column: 10 } });
@@ -77,7 +96,10 @@ describe('quality/test-coverage', () => {
       };
       writeFileSync(join(dir, 'coverage-final.json'), JSON.stringify(report));
       const result = await review(['src/tax.mjs'], join(dir, 'coverage-final.json'));
-      expect(result.status === 'reported' ? result.findings.map((f) => f.title).sort() : result).toEqual(['rate: lines 6 are never run by the tests', 'unused is never run by the tests']);
+      expect(result.status === 'reported' ? result.findings.map((f) => f.title).sort() : result).toEqual([
+        'rate: lines 6 are never run by the tests',
+        'unused is never run by the tests',
+      ]);
       // The directory form is read too.
       expect((await review(['src/tax.mjs'], dir)).status).toBe('reported');
     } finally {
@@ -86,15 +108,45 @@ describe('quality/test-coverage', () => {
   });
 
   it('reads what the implementer recorded with the test run of the reviewed commit (the fleet), counting code lines again from the text', async () => {
-    const recorded = { format: 'v8' as const, files: [{ file: 'src/tax.mjs', executable: 9, uncovered: [{ start: 6, end: 6 }, { start: 12, end: 13 }] }], truncated: false };
-    const result = await runCritic(testCoverageCritic({ source: { kind: 'recorded', coverage: () => Promise.resolve(recorded) } }), { repoDir: repo.dir, commit: 'a'.repeat(40), files: ['src/tax.mjs', 'src/other.mjs'], phase: 'final_sweep' });
-    expect(result.status === 'reported' ? result.findings.map((f) => f.title).sort() : result).toEqual(['rate: lines 6 are never run by the tests', 'src/other.mjs is never loaded by the tests', 'unused is never run by the tests']);
-    const none = await runCritic(testCoverageCritic({ source: { kind: 'recorded', coverage: () => Promise.resolve(null) } }), { repoDir: repo.dir, commit: 'a'.repeat(40), files: ['src/tax.mjs'], phase: 'final_sweep' });
-    expect(none.status === 'failed' && none.message).toMatch(/no coverage was recorded for commit aaaaaaaaaaaa: the plan's test command wrote none/);
+    const recorded = {
+      format: 'v8' as const,
+      files: [
+        {
+          file: 'src/tax.mjs',
+          executable: 9,
+          uncovered: [
+            { start: 6, end: 6 },
+            { start: 12, end: 13 },
+          ],
+        },
+      ],
+      truncated: false,
+    };
+    const result = await runCritic(
+      testCoverageCritic({ source: { kind: 'recorded', coverage: () => Promise.resolve(recorded) } }),
+      { repoDir: repo.dir, commit: 'a'.repeat(40), files: ['src/tax.mjs', 'src/other.mjs'], phase: 'final_sweep' },
+    );
+    expect(result.status === 'reported' ? result.findings.map((f) => f.title).sort() : result).toEqual([
+      'rate: lines 6 are never run by the tests',
+      'src/other.mjs is never loaded by the tests',
+      'unused is never run by the tests',
+    ]);
+    const none = await runCritic(
+      testCoverageCritic({ source: { kind: 'recorded', coverage: () => Promise.resolve(null) } }),
+      { repoDir: repo.dir, commit: 'a'.repeat(40), files: ['src/tax.mjs'], phase: 'final_sweep' },
+    );
+    expect(none.status === 'failed' && none.message).toMatch(
+      /no coverage was recorded for commit aaaaaaaaaaaa: the plan's test command wrote none/,
+    );
   });
 
   it('is not configured without a report, and not runnable on one it cannot read — never "all covered"', async () => {
-    const none = await runCritic(testCoverageCritic(), { repoDir: repo.dir, commit: '0'.repeat(40), files: ['src/tax.mjs'], phase: 'final_sweep' });
+    const none = await runCritic(testCoverageCritic(), {
+      repoDir: repo.dir,
+      commit: '0'.repeat(40),
+      files: ['src/tax.mjs'],
+      phase: 'final_sweep',
+    });
     expect(none).toMatchObject({ status: 'failed', reason: 'not_runnable' });
     expect(none.status === 'failed' && none.message).toMatch(/^not configured: no coverage report/);
     const missing = await review(['src/tax.mjs'], join(repo.dir, 'no-such-report.json'));

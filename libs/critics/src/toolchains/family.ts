@@ -74,7 +74,11 @@ export interface ToolchainLanguage {
  * Groups files by the nearest directory above them holding one of the manifests (the repository's
  * root when none does), in a stable order.
  */
-export function groupByProject(files: readonly string[], repoFiles: readonly string[], manifests: readonly string[]): ToolchainProject[] {
+export function groupByProject(
+  files: readonly string[],
+  repoFiles: readonly string[],
+  manifests: readonly string[],
+): ToolchainProject[] {
   const present = new Set(repoFiles);
   const roots = new Map<string, string[]>();
   for (const file of files) {
@@ -91,10 +95,14 @@ export function groupByProject(files: readonly string[], repoFiles: readonly str
     }
     roots.set(root, [...(roots.get(root) ?? []), file]);
   }
-  return [...roots.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([root, list]) => ({ root, files: list.sort() }));
+  return [...roots.entries()]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([root, list]) => ({ root, files: list.sort() }));
 }
 
-const LEVEL_SCORE: Readonly<Record<ToolLevel, { readonly severity: 'critical' | 'medium' | 'low'; readonly score: number }>> = {
+const LEVEL_SCORE: Readonly<
+  Record<ToolLevel, { readonly severity: 'critical' | 'medium' | 'low'; readonly score: number }>
+> = {
   error: { severity: 'critical', score: 8 },
   // Decision 8: a warning of the language's own compiler or linter is a defect, as for tsc and ESLint.
   warning: { severity: 'critical', score: 7 },
@@ -117,8 +125,14 @@ export function toolDiagnosticDraft(d: ToolDiagnostic, label: string): FindingDr
     title: `${d.rule}: ${message}`,
     current_behaviour: `${label} reports ${d.rule} (${d.level}) at ${d.file}:${d.line}: ${message}`,
     expected_behaviour: `${label} reports nothing at ${d.file}:${d.line}: the cause is fixed, the rule is not silenced.`,
-    observable_test_conditions: [`${label} reports no ${d.rule} in ${d.file}`, 'a test exercises the corrected code path'],
-    forbidden_in_test: ['a suppression comment or configuration change that silences the rule', 'deleting or skipping the code the diagnostic points at without keeping its behaviour'],
+    observable_test_conditions: [
+      `${label} reports no ${d.rule} in ${d.file}`,
+      'a test exercises the corrected code path',
+    ],
+    forbidden_in_test: [
+      'a suppression comment or configuration change that silences the rule',
+      'deleting or skipping the code the diagnostic points at without keeping its behaviour',
+    ],
     fixable: d.fixable,
   });
 }
@@ -219,9 +233,20 @@ const MIRROR_SKIP = /(^|\/)(\.git|node_modules)(\/|$)/;
  * allows (the checkout is read-only), copied otherwise. `skip` leaves more out (a tool's own
  * configuration the repository should not choose). Returns the mirror's directory.
  */
-export function mirrorProject(context: CriticContext, repoFiles: readonly string[], root: string, label: string, skip?: RegExp): string {
+export function mirrorProject(
+  context: CriticContext,
+  repoFiles: readonly string[],
+  root: string,
+  label: string,
+  skip?: RegExp,
+): string {
   const base = context.cacheDir ?? join(tmpdir(), 'rloop-toolchains');
-  const mirror = join(base, 'mirror', label, createHash('sha256').update(`${context.repoDir}\u0000${root}`).digest('hex').slice(0, 16));
+  const mirror = join(
+    base,
+    'mirror',
+    label,
+    createHash('sha256').update(`${context.repoDir}\u0000${root}`).digest('hex').slice(0, 16),
+  );
   rmSync(mirror, { recursive: true, force: true });
   mkdirSync(mirror, { recursive: true });
   for (const file of repoFiles) {
@@ -247,4 +272,3 @@ export function fromMirror(mirror: string, root: string, cwd: string, reported: 
   const inside = repoRelative([mirror], cwd, reported);
   return inside === null ? null : root === '' ? inside : `${root}/${inside}`;
 }
-

@@ -2,7 +2,15 @@ import { mkdirSync } from 'node:fs';
 import { join, posix } from 'node:path';
 import { z } from 'zod';
 import type { CriticContext } from '../critic.js';
-import { type LanguageRunInput, type LanguageRunResult, type ToolDiagnostic, type ToolchainLanguage, type ToolchainProject, mirrorProject, repoRelative } from './family.js';
+import {
+  type LanguageRunInput,
+  type LanguageRunResult,
+  type ToolDiagnostic,
+  type ToolchainLanguage,
+  type ToolchainProject,
+  mirrorProject,
+  repoRelative,
+} from './family.js';
 import { findExecutable, runTool, toolEnvironment, toolMissing } from './run-tool.js';
 
 // Go: `go vet` (the type checker and vet's analyzers), plus staticcheck and golangci-lint when the
@@ -26,7 +34,11 @@ function position(roots: readonly string[], cwd: string, posn: string): { file: 
  * message}]}}`, `vet: file:line:col: message` type errors, and `go:` errors for packages that did
  * not load (returned as `failures`, by package directory when it can be told).
  */
-export function parseGoVet(stderr: string, roots: readonly string[], cwd: string): { diagnostics: ToolDiagnostic[]; failures: string[] } {
+export function parseGoVet(
+  stderr: string,
+  roots: readonly string[],
+  cwd: string,
+): { diagnostics: ToolDiagnostic[]; failures: string[] } {
   const diagnostics: ToolDiagnostic[] = [];
   const failures: string[] = [];
   const lines = stderr.split('\n');
@@ -54,7 +66,17 @@ export function parseGoVet(stderr: string, roots: readonly string[], cwd: string
     const typeError = /^vet: (.+?:\d+(?::\d+)?): (.*)$/.exec(line);
     if (typeError !== null) {
       const at = position(roots, cwd, typeError[1] ?? '');
-      if (at !== null) diagnostics.push({ tool: 'gotype', rule: 'typecheck', file: at.file, line: at.line, endLine: at.line, level: 'error', message: typeError[2] ?? '', fixable: false });
+      if (at !== null)
+        diagnostics.push({
+          tool: 'gotype',
+          rule: 'typecheck',
+          file: at.file,
+          line: at.line,
+          endLine: at.line,
+          level: 'error',
+          message: typeError[2] ?? '',
+          fixable: false,
+        });
       continue;
     }
     // Anything else but headers and continuation lines is the go command saying why a package did not load.
@@ -77,7 +99,16 @@ function readVetJson(text: string, roots: readonly string[], cwd: string, into: 
       for (const item of found as { posn?: string; message?: string }[]) {
         const at = position(roots, cwd, item.posn ?? '');
         if (at === null) continue;
-        into.push({ tool: 'govet', rule: analyzer, file: at.file, line: at.line, endLine: at.line, level: 'warning', message: item.message ?? '', fixable: false });
+        into.push({
+          tool: 'govet',
+          rule: analyzer,
+          file: at.file,
+          line: at.line,
+          endLine: at.line,
+          level: 'warning',
+          message: item.message ?? '',
+          fixable: false,
+        });
       }
     }
   }
@@ -160,7 +191,12 @@ export function parseGolangci(stdout: string, roots: readonly string[], cwd: str
       file,
       line: issue.Pos.Line,
       endLine: issue.LineRange?.To ?? issue.Pos.Line,
-      level: issue.Severity === 'info' ? 'info' : issue.Severity === 'error' || issue.Severity === '' || issue.Severity === undefined ? 'warning' : 'warning',
+      level:
+        issue.Severity === 'info'
+          ? 'info'
+          : issue.Severity === 'error' || issue.Severity === '' || issue.Severity === undefined
+            ? 'warning'
+            : 'warning',
       message: issue.Text,
       fixable: (issue.SuggestedFixes?.length ?? 0) > 0 || issue.Replacement !== undefined,
     });
@@ -170,10 +206,15 @@ export function parseGolangci(stdout: string, roots: readonly string[], cwd: str
 
 /** The packages (directories, `./`-relative to the module) holding the project's files. */
 function packagesOf(project: ToolchainProject): string[] {
-  return [...new Set(project.files.map((f) => posix.dirname(posix.relative(project.root, f))))].sort().map((dir) => (dir === '.' ? '.' : `./${dir}`));
+  return [...new Set(project.files.map((f) => posix.dirname(posix.relative(project.root, f))))]
+    .sort()
+    .map((dir) => (dir === '.' ? '.' : `./${dir}`));
 }
 
-function goEnvironment(host: Readonly<Record<string, string | undefined>>, context: CriticContext): Record<string, string> {
+function goEnvironment(
+  host: Readonly<Record<string, string | undefined>>,
+  context: CriticContext,
+): Record<string, string> {
   const cache = context.cacheDir ?? join(context.repoDir, '..', '.rloop-go-cache');
   mkdirSync(join(cache, 'go-build'), { recursive: true });
   return toolEnvironment(host, {
@@ -198,7 +239,8 @@ export function goToolchain(host: Readonly<Record<string, string | undefined>>):
   return {
     id: 'toolchain/go',
     language: 'Go',
-    description: '`go vet` (types and analyzers), staticcheck and golangci-lint when installed, on the Go packages of the plan; every diagnostic is critical (Decision 8)',
+    description:
+      '`go vet` (types and analyzers), staticcheck and golangci-lint when installed, on the Go packages of the plan; every diagnostic is critical (Decision 8)',
     triggers: ['**/*.go'],
     manifests: ['go.mod'],
     timeoutMs: 240_000,
@@ -207,23 +249,29 @@ export function goToolchain(host: Readonly<Record<string, string | undefined>>):
       const { context } = input;
       const env = goEnvironment(host, context);
       const go = findExecutable(['go'], env['PATH']);
-      if (go === null) throw toolMissing('Go', '`go` (for go vet)', 'apt-get install golang-go, or https://go.dev/doc/install');
+      if (go === null)
+        throw toolMissing('Go', '`go` (for go vet)', 'apt-get install golang-go, or https://go.dev/doc/install');
       const staticcheck = findExecutable(['staticcheck', 'go-staticcheck'], env['PATH']);
       const golangci = findExecutable(['golangci-lint'], env['PATH']);
-      const optional = [staticcheck === null ? 'staticcheck (apt-get install go-staticcheck)' : null, golangci === null ? 'golangci-lint' : null].filter((t): t is string => t !== null);
+      const optional = [
+        staticcheck === null ? 'staticcheck (apt-get install go-staticcheck)' : null,
+        golangci === null ? 'golangci-lint' : null,
+      ].filter((t): t is string => t !== null);
       if (optional.length > 0) context.note?.(`Go: not installed here, so not run: ${optional.join(', ')}; go vet ran`);
       const diagnostics: ToolDiagnostic[] = [];
       const failed = new Map<string, string>();
       for (const project of input.projects) {
         const packages = packagesOf(project);
         if (!input.repoFiles.includes(project.root === '' ? 'go.mod' : `${project.root}/go.mod`)) {
-          for (const file of project.files) failed.set(file, 'no go.mod above it: Go packages outside a module are not vetted');
+          for (const file of project.files)
+            failed.set(file, 'no go.mod above it: Go packages outside a module are not vetted');
           continue;
         }
         // The module as the reader sees it: go reads every file of a package, links out included.
         const cwd = mirrorProject(context, input.repoFiles, project.root, 'go');
         const roots = [cwd];
-        const ours = (found: readonly ToolDiagnostic[]): ToolDiagnostic[] => found.map((d) => ({ ...d, file: project.root === '' ? d.file : `${project.root}/${d.file}` }));
+        const ours = (found: readonly ToolDiagnostic[]): ToolDiagnostic[] =>
+          found.map((d) => ({ ...d, file: project.root === '' ? d.file : `${project.root}/${d.file}` }));
         // All packages in one run; go vet stops at the first package that does not load (a
         // dependency missing from the module cache), so then each package is vetted on its own.
         const loaded: string[] = [];
@@ -245,7 +293,9 @@ export function goToolchain(host: Readonly<Record<string, string | undefined>>):
             }
             const why = (read.failures[0] ?? vet.stderr.trim().split('\n')[0] ?? `exit ${vet.code}`).slice(0, 250);
             context.note?.(`go vet could not load ${posix.join(project.root, pkg)}: ${why}`);
-            for (const file of project.files) if (`./${posix.dirname(posix.relative(project.root, file))}`.replace(/^\.\/\.$/, '.') === pkg) failed.set(file, `go vet could not load its package: ${why}`);
+            for (const file of project.files)
+              if (`./${posix.dirname(posix.relative(project.root, file))}`.replace(/^\.\/\.$/, '.') === pkg)
+                failed.set(file, `go vet could not load its package: ${why}`);
           }
         }
         if (loaded.length === 0) continue;
@@ -257,10 +307,15 @@ export function goToolchain(host: Readonly<Record<string, string | undefined>>):
           const version = await runTool(golangci, ['--version'], { cwd, env, signal: context.signal });
           const v2 = /version v?2\./.test(version.stdout + version.stderr);
           // --no-config: a repository's .golangci.yml can load custom linters (Go plugins), which is its code.
-          const args = v2 ? ['run', '--no-config', '--output.json.path', 'stdout', '--show-stats=false', ...loaded] : ['run', '--no-config', '--out-format', 'json', ...loaded];
+          const args = v2
+            ? ['run', '--no-config', '--output.json.path', 'stdout', '--show-stats=false', ...loaded]
+            : ['run', '--no-config', '--out-format', 'json', ...loaded];
           const lint = await runTool(golangci, args, { cwd, env, signal: context.signal });
           const found = parseGolangci(lint.stdout, roots, cwd);
-          if (found === null) context.note?.(`golangci-lint gave no report in ${project.root === '' ? 'the repository' : project.root}: ${lint.stderr.trim().split('\n').slice(-1).join('')}`);
+          if (found === null)
+            context.note?.(
+              `golangci-lint gave no report in ${project.root === '' ? 'the repository' : project.root}: ${lint.stderr.trim().split('\n').slice(-1).join('')}`,
+            );
           else diagnostics.push(...ours(found));
         }
       }

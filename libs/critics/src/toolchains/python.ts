@@ -4,7 +4,15 @@ import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import { describeError } from '@rloop/contracts';
 import type { CriticContext } from '../critic.js';
-import { type LanguageRunInput, type LanguageRunResult, type ToolDiagnostic, type ToolchainLanguage, type ToolchainProject, mirrorProject, repoRelative } from './family.js';
+import {
+  type LanguageRunInput,
+  type LanguageRunResult,
+  type ToolDiagnostic,
+  type ToolchainLanguage,
+  type ToolchainProject,
+  mirrorProject,
+  repoRelative,
+} from './family.js';
 import { findExecutable, runTool, toolEnvironment, toolMissing } from './run-tool.js';
 
 // Python: pyright for types, ruff for lint — both from npm (pyright is a Node program, ruff ships a
@@ -20,7 +28,9 @@ const PyrightOutput = z.looseObject({
       file: z.string(),
       severity: z.enum(['error', 'warning', 'information']),
       message: z.string(),
-      range: z.looseObject({ start: z.looseObject({ line: z.number() }), end: z.looseObject({ line: z.number() }) }).optional(),
+      range: z
+        .looseObject({ start: z.looseObject({ line: z.number() }), end: z.looseObject({ line: z.number() }) })
+        .optional(),
       rule: z.string().optional(),
     }),
   ),
@@ -30,7 +40,11 @@ const PyrightOutput = z.looseObject({
 const MISSING_PACKAGE_RULES = new Set(['reportMissingImports', 'reportMissingModuleSource']);
 
 /** Turns pyright's `--outputjson` into diagnostics on repo-relative files; null when it is not that output. */
-export function parsePyright(stdout: string, roots: readonly string[], cwd: string): { diagnostics: ToolDiagnostic[]; missingPackages: number } | null {
+export function parsePyright(
+  stdout: string,
+  roots: readonly string[],
+  cwd: string,
+): { diagnostics: ToolDiagnostic[]; missingPackages: number } | null {
   let parsed;
   try {
     parsed = PyrightOutput.safeParse(JSON.parse(stdout));
@@ -103,10 +117,16 @@ function ruffSettings(context: CriticContext, root: string, note: (message: stri
     if (text === null) continue;
     try {
       const table = parseToml(text) as Record<string, unknown>;
-      const settings = name === 'pyproject.toml' ? ((table['tool'] as Record<string, unknown> | undefined)?.['ruff'] as Record<string, unknown> | undefined) : table;
+      const settings =
+        name === 'pyproject.toml'
+          ? ((table['tool'] as Record<string, unknown> | undefined)?.['ruff'] as Record<string, unknown> | undefined)
+          : table;
       if (settings === undefined) continue;
       const { extend, ...rest } = settings;
-      if (extend !== undefined) note(`${at(name)}: ruff's \`extend\` (${typeof extend === 'string' ? extend : 'another file'}) is not followed; its own settings apply`);
+      if (extend !== undefined)
+        note(
+          `${at(name)}: ruff's \`extend\` (${typeof extend === 'string' ? extend : 'another file'}) is not followed; its own settings apply`,
+        );
       return rest;
     } catch (error) {
       note(`${at(name)} is not valid TOML (${describeError(error)}): ruff runs with its default rules there`);
@@ -126,14 +146,20 @@ export function withDefaultRules(settings: Record<string, unknown>): Record<stri
   return { ...settings, lint: { ...lint, select: RUFF_DEFAULT_SELECT } };
 }
 
-function runRuff(context: CriticContext, project: ToolchainProject, note: (message: string) => void): { diagnostics: ToolDiagnostic[]; failed: Map<string, string> } {
+function runRuff(
+  context: CriticContext,
+  project: ToolchainProject,
+  note: (message: string) => void,
+): { diagnostics: ToolDiagnostic[]; failed: Map<string, string> } {
   const ruff = loadRuff();
   const settings = withDefaultRules(ruffSettings(context, project.root, note));
   let workspace: RuffWorkspace;
   try {
     workspace = new ruff.Workspace(settings, ruff.PositionEncoding.Utf16);
   } catch (error) {
-    note(`ruff does not accept the settings of ${project.root === '' ? 'the repository' : project.root} (${describeError(error)}): its default rules apply`);
+    note(
+      `ruff does not accept the settings of ${project.root === '' ? 'the repository' : project.root} (${describeError(error)}): its default rules apply`,
+    );
     workspace = new ruff.Workspace(withDefaultRules({}), ruff.PositionEncoding.Utf16);
   }
   const diagnostics: ToolDiagnostic[] = [];
@@ -179,7 +205,12 @@ function pyrightEntry(): string | null {
   }
 }
 
-async function runPyright(context: CriticContext, project: ToolchainProject, repoFiles: readonly string[], host: Readonly<Record<string, string | undefined>>): Promise<{ diagnostics: ToolDiagnostic[]; failed: Map<string, string>; missingPackages: number }> {
+async function runPyright(
+  context: CriticContext,
+  project: ToolchainProject,
+  repoFiles: readonly string[],
+  host: Readonly<Record<string, string | undefined>>,
+): Promise<{ diagnostics: ToolDiagnostic[]; failed: Map<string, string>; missingPackages: number }> {
   const entry = pyrightEntry();
   if (entry === null) throw toolMissing('Python', 'pyright', '`npm install pyright` in the rloop installation');
   // The project as the reader sees it: pyright follows imports, and a link out of the checkout is not there to follow.
@@ -187,14 +218,22 @@ async function runPyright(context: CriticContext, project: ToolchainProject, rep
   const env = toolEnvironment(host, { NODE_OPTIONS: '' });
   // The interpreter whose installed packages pyright resolves imports against: the host's, never one in the checkout.
   const python = findExecutable(['python3', 'python'], env['PATH']);
-  const args = [entry, '--outputjson', ...(python === null ? [] : ['--pythonpath', python]), ...project.files.map((f) => `./${posix.relative(project.root, f)}`)];
+  const args = [
+    entry,
+    '--outputjson',
+    ...(python === null ? [] : ['--pythonpath', python]),
+    ...project.files.map((f) => `./${posix.relative(project.root, f)}`),
+  ];
   const output = await runTool(process.execPath, args, { cwd, env, signal: context.signal });
   const parsed = parsePyright(output.stdout, [cwd], cwd);
   if (parsed === null) {
     const why = `pyright did not report (exit ${output.code}): ${(output.stderr || output.stdout).trim().split('\n').slice(-3).join(' ').slice(0, 250)}`;
     return { diagnostics: [], failed: new Map(project.files.map((f) => [f, why])), missingPackages: 0 };
   }
-  const diagnostics = parsed.diagnostics.map((d) => ({ ...d, file: project.root === '' ? d.file : `${project.root}/${d.file}` }));
+  const diagnostics = parsed.diagnostics.map((d) => ({
+    ...d,
+    file: project.root === '' ? d.file : `${project.root}/${d.file}`,
+  }));
   return { diagnostics, failed: new Map(), missingPackages: parsed.missingPackages };
 }
 
@@ -203,7 +242,8 @@ export function pythonToolchain(host: Readonly<Record<string, string | undefined
   return {
     id: 'toolchain/python',
     language: 'Python',
-    description: 'pyright (types) and ruff (lint) on the Python files of the plan; every error and warning is critical (Decision 8)',
+    description:
+      'pyright (types) and ruff (lint) on the Python files of the plan; every error and warning is critical (Decision 8)',
     triggers: ['**/*.py', '**/*.pyi'],
     manifests: ['pyproject.toml', 'setup.cfg', 'setup.py', 'pyrightconfig.json', 'requirements.txt', 'Pipfile'],
     timeoutMs: 180_000,
@@ -223,7 +263,9 @@ export function pythonToolchain(host: Readonly<Record<string, string | undefined
         missingPackages += types.missingPackages;
       }
       if (missingPackages > 0) {
-        note(`${missingPackages} import(s) of packages not installed on this host were not checked (pyright's reportMissingImports): install the project's dependencies where the critic runs for a full check`);
+        note(
+          `${missingPackages} import(s) of packages not installed on this host were not checked (pyright's reportMissingImports): install the project's dependencies where the critic runs for a full check`,
+        );
       }
       return { diagnostics, failed };
     },

@@ -12,20 +12,36 @@ export interface ToolOutput {
 }
 
 /** Variables a tool gets from the host: where programs are, who runs, the locale (never the fleet's secrets). */
-const BASE_VARIABLES = ['PATH', 'HOME', 'USER', 'LOGNAME', 'LANG', 'LANGUAGE', 'TZ', 'TMPDIR', 'RUSTUP_HOME', 'CARGO_HOME', 'GOROOT'] as const;
+const BASE_VARIABLES = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TMPDIR',
+  'RUSTUP_HOME',
+  'CARGO_HOME',
+  'GOROOT',
+] as const;
 
 /**
  * The environment a language tool runs with: the host's base variables (PATH, HOME, the locale,
  * where rustup and cargo keep toolchains) and the critic's own settings for the tool — never the
  * service's secrets (API keys, the journal's database, the bus's credentials), whatever is passed.
  */
-export function toolEnvironment(host: Readonly<Record<string, string | undefined>>, extra: Readonly<Record<string, string>> = {}): Record<string, string> {
+export function toolEnvironment(
+  host: Readonly<Record<string, string | undefined>>,
+  extra: Readonly<Record<string, string>> = {},
+): Record<string, string> {
   const env: Record<string, string> = {};
   for (const name of BASE_VARIABLES) {
     const value = host[name];
     if (value !== undefined && !isServiceSecretName(name)) env[name] = value;
   }
-  for (const [name, value] of Object.entries(host)) if (name.startsWith('LC_') && value !== undefined) env[name] = value;
+  for (const [name, value] of Object.entries(host))
+    if (name.startsWith('LC_') && value !== undefined) env[name] = value;
   env['PATH'] ??= '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
   return { ...env, ...extra };
 }
@@ -58,7 +74,9 @@ function isExecutable(path: string): boolean {
 
 /** A required tool is not installed: fail the critic, saying which tool and how to get it. */
 export function toolMissing(language: string, tool: string, install: string): CriticNotRunnableError {
-  return new CriticNotRunnableError(`${language}: ${tool} is not installed on this host, so the plan's ${language} files cannot be checked (install it: ${install})`);
+  return new CriticNotRunnableError(
+    `${language}: ${tool} is not installed on this host, so the plan's ${language} files cannot be checked (install it: ${install})`,
+  );
 }
 
 export interface RunToolOptions {
@@ -75,16 +93,31 @@ export interface RunToolOptions {
  */
 export function runTool(command: string, args: readonly string[], options: RunToolOptions): Promise<ToolOutput> {
   return new Promise((resolve, reject) => {
-    execFile(command, [...args], { cwd: options.cwd, env: options.env, signal: options.signal, maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024, windowsHide: true }, (error, stdout, stderr) => {
-      if (error !== null && (error.name === 'AbortError' || options.signal.aborted)) {
-        reject(options.signal.reason instanceof Error ? options.signal.reason : error);
-        return;
-      }
-      if (error !== null && typeof error.code === 'string') {
-        reject(new CriticNotRunnableError(`${command} could not be started (${error.code}): ${error.message}`, { cause: error }));
-        return;
-      }
-      resolve({ stdout, stderr, code: error === null ? 0 : typeof error.code === 'number' ? error.code : null });
-    });
+    execFile(
+      command,
+      [...args],
+      {
+        cwd: options.cwd,
+        env: options.env,
+        signal: options.signal,
+        maxBuffer: options.maxBuffer ?? 64 * 1024 * 1024,
+        windowsHide: true,
+      },
+      (error, stdout, stderr) => {
+        if (error !== null && (error.name === 'AbortError' || options.signal.aborted)) {
+          reject(options.signal.reason instanceof Error ? options.signal.reason : error);
+          return;
+        }
+        if (error !== null && typeof error.code === 'string') {
+          reject(
+            new CriticNotRunnableError(`${command} could not be started (${error.code}): ${error.message}`, {
+              cause: error,
+            }),
+          );
+          return;
+        }
+        resolve({ stdout, stderr, code: error === null ? 0 : typeof error.code === 'number' ? error.code : null });
+      },
+    );
   });
 }

@@ -2,7 +2,14 @@ import { join, posix } from 'node:path';
 import { z } from 'zod';
 import type { CriticContext } from '../critic.js';
 import { CriticNotRunnableError } from '../errors.js';
-import { type LanguageRunInput, type LanguageRunResult, type ToolDiagnostic, type ToolchainLanguage, type ToolchainProject, mirrorProject } from './family.js';
+import {
+  type LanguageRunInput,
+  type LanguageRunResult,
+  type ToolDiagnostic,
+  type ToolchainLanguage,
+  type ToolchainProject,
+  mirrorProject,
+} from './family.js';
 import { findExecutable, runTool, toolEnvironment, toolMissing } from './run-tool.js';
 
 // Rust: `cargo clippy --message-format=json`. Compiling a crate runs code: its build scripts
@@ -61,15 +68,34 @@ const CargoMessage = z.looseObject({
       level: z.string(),
       message: z.string(),
       code: z.looseObject({ code: z.string() }).nullable().optional(),
-      spans: z.array(z.looseObject({ file_name: z.string(), line_start: z.number(), line_end: z.number(), is_primary: z.boolean(), suggestion_applicability: z.string().nullable().optional() })).default([]),
-      children: z.array(z.looseObject({ spans: z.array(z.looseObject({ suggestion_applicability: z.string().nullable().optional() })).default([]) })).default([]),
+      spans: z
+        .array(
+          z.looseObject({
+            file_name: z.string(),
+            line_start: z.number(),
+            line_end: z.number(),
+            is_primary: z.boolean(),
+            suggestion_applicability: z.string().nullable().optional(),
+          }),
+        )
+        .default([]),
+      children: z
+        .array(
+          z.looseObject({
+            spans: z.array(z.looseObject({ suggestion_applicability: z.string().nullable().optional() })).default([]),
+          }),
+        )
+        .default([]),
     })
     .optional(),
   success: z.boolean().optional(),
 });
 
 /** Reads cargo's `--message-format=json` lines; paths are relative to the workspace root, mapped to `prefix`. */
-export function parseCargoMessages(stdout: string, prefix: string): { diagnostics: ToolDiagnostic[]; finished: boolean | null } {
+export function parseCargoMessages(
+  stdout: string,
+  prefix: string,
+): { diagnostics: ToolDiagnostic[]; finished: boolean | null } {
   const diagnostics: ToolDiagnostic[] = [];
   let finished: boolean | null = null;
   for (const line of stdout.split('\n')) {
@@ -89,7 +115,9 @@ export function parseCargoMessages(stdout: string, prefix: string): { diagnostic
     // Summaries ("3 warnings emitted") and diagnostics in dependencies outside the workspace have no span of ours.
     if (span === undefined || posix.isAbsolute(span.file_name) || span.file_name.startsWith('..')) continue;
     const code = message.code?.code ?? (message.level === 'error' ? 'error' : 'warning');
-    const fixable = [...message.spans, ...message.children.flatMap((c) => c.spans)].some((s) => s.suggestion_applicability === 'MachineApplicable');
+    const fixable = [...message.spans, ...message.children.flatMap((c) => c.spans)].some(
+      (s) => s.suggestion_applicability === 'MachineApplicable',
+    );
     diagnostics.push({
       tool: code.startsWith('clippy::') ? 'clippy' : 'rustc',
       rule: code.replace(/^clippy::/, ''),
@@ -106,7 +134,10 @@ export function parseCargoMessages(stdout: string, prefix: string): { diagnostic
 
 const CLIPPY_PROBES = new Map<string, Promise<{ readonly code: number | null }>>();
 
-function remember(cargo: string, probe: Promise<{ readonly code: number | null }>): Promise<{ readonly code: number | null }> {
+function remember(
+  cargo: string,
+  probe: Promise<{ readonly code: number | null }>,
+): Promise<{ readonly code: number | null }> {
   CLIPPY_PROBES.set(cargo, probe);
   // A probe that failed to start is asked again next time.
   probe.catch(() => CLIPPY_PROBES.delete(cargo));
@@ -114,11 +145,15 @@ function remember(cargo: string, probe: Promise<{ readonly code: number | null }
 }
 
 /** The Rust entry of the table. */
-export function rustToolchain(host: Readonly<Record<string, string | undefined>>, options: RustToolchainOptions = {}): ToolchainLanguage {
+export function rustToolchain(
+  host: Readonly<Record<string, string | undefined>>,
+  options: RustToolchainOptions = {},
+): ToolchainLanguage {
   return {
     id: 'toolchain/rust',
     language: 'Rust',
-    description: '`cargo clippy --message-format=json` (rustc and clippy) on the Rust crates of the plan, offline; build scripts and proc macros run only with the operator\'s opt-in; every warning is critical (Decision 8)',
+    description:
+      "`cargo clippy --message-format=json` (rustc and clippy) on the Rust crates of the plan, offline; build scripts and proc macros run only with the operator's opt-in; every warning is critical (Decision 8)",
     triggers: ['**/*.rs'],
     manifests: ['Cargo.toml'],
     timeoutMs: 600_000,
@@ -136,10 +171,24 @@ export function rustToolchain(host: Readonly<Record<string, string | undefined>>
         RUSTC_WORKSPACE_WRAPPER: '',
       });
       const cargo = findExecutable(['cargo'], env['PATH']);
-      if (cargo === null) throw toolMissing('Rust', '`cargo`', 'apt-get install cargo rust-clippy, or rustup (https://rustup.rs) with `rustup component add clippy`');
+      if (cargo === null)
+        throw toolMissing(
+          'Rust',
+          '`cargo`',
+          'apt-get install cargo rust-clippy, or rustup (https://rustup.rs) with `rustup component add clippy`',
+        );
       // Asked once per process and cargo: the answer does not change while the critic-runner runs.
-      const probe = await (CLIPPY_PROBES.get(cargo) ?? remember(cargo, runTool(cargo, ['clippy', '--version'], { cwd: context.repoDir, env, signal: context.signal })));
-      if (probe.code !== 0) throw toolMissing('Rust', 'clippy (`cargo clippy`)', 'apt-get install rust-clippy, or `rustup component add clippy`');
+      const probe = await (CLIPPY_PROBES.get(cargo) ??
+        remember(
+          cargo,
+          runTool(cargo, ['clippy', '--version'], { cwd: context.repoDir, env, signal: context.signal }),
+        ));
+      if (probe.code !== 0)
+        throw toolMissing(
+          'Rust',
+          'clippy (`cargo clippy`)',
+          'apt-get install rust-clippy, or `rustup component add clippy`',
+        );
 
       const repoFiles = new Set(input.repoFiles);
       const diagnostics: ToolDiagnostic[] = [];
@@ -154,7 +203,11 @@ export function rustToolchain(host: Readonly<Record<string, string | undefined>>
         workspaces.set(root, [...(workspaces.get(root) ?? []), ...project.files]);
       }
       for (const [root, files] of workspaces) {
-        const inside = input.repoFiles.filter((f) => (root === '' || f.startsWith(`${root}/`)) && !SKIPPED_IN_COPY.test(root === '' ? f : f.slice(root.length + 1)));
+        const inside = input.repoFiles.filter(
+          (f) =>
+            (root === '' || f.startsWith(`${root}/`)) &&
+            !SKIPPED_IN_COPY.test(root === '' ? f : f.slice(root.length + 1)),
+        );
         const runs = codeRunAtBuild(inside, (f) => context.reader.read(f));
         if (runs.length > 0 && options.allowBuildScripts !== true) {
           throw new CriticNotRunnableError(
@@ -163,12 +216,25 @@ export function rustToolchain(host: Readonly<Record<string, string | undefined>>
           );
         }
         const scratch = mirrorProject(context, input.repoFiles, root, 'rust', SKIPPED_IN_COPY);
-        if (runs.length > 0) context.note?.(`Rust: build scripts and proc macros ran (the operator allows them): ${runs.slice(0, 3).join('; ')}`);
-        const output = await runTool(cargo, ['clippy', '--message-format=json', '--all-targets', '--offline', '--quiet'], { cwd: scratch, env, signal: context.signal });
+        if (runs.length > 0)
+          context.note?.(
+            `Rust: build scripts and proc macros ran (the operator allows them): ${runs.slice(0, 3).join('; ')}`,
+          );
+        const output = await runTool(
+          cargo,
+          ['clippy', '--message-format=json', '--all-targets', '--offline', '--quiet'],
+          { cwd: scratch, env, signal: context.signal },
+        );
         const read = parseCargoMessages(output.stdout, root);
         diagnostics.push(...read.diagnostics);
         if (read.diagnostics.length === 0 && output.code !== 0) {
-          const why = `cargo clippy failed: ${output.stderr.trim().split('\n').filter((l) => l.trim() !== '').slice(0, 2).join(' ').slice(0, 250)}`;
+          const why = `cargo clippy failed: ${output.stderr
+            .trim()
+            .split('\n')
+            .filter((l) => l.trim() !== '')
+            .slice(0, 2)
+            .join(' ')
+            .slice(0, 250)}`;
           context.note?.(`${root === '' ? 'the workspace' : root}: ${why}`);
           for (const file of files) failed.set(file, why);
         }

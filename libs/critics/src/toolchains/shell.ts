@@ -36,7 +36,19 @@ export function parseShellcheck(stdout: string, roots: readonly string[], cwd: s
     const file = repoRelative(roots, cwd, c.file);
     if (file === null) return [];
     const level: ToolLevel = c.level;
-    return [{ tool: 'shellcheck', rule: `SC${c.code}`, file, line: c.line, endLine: c.endLine ?? c.line, level, message: c.message, fixable: c.fix !== null && c.fix !== undefined, ...(level === 'style' ? { category: 'readability' as const } : {}) }];
+    return [
+      {
+        tool: 'shellcheck',
+        rule: `SC${c.code}`,
+        file,
+        line: c.line,
+        endLine: c.endLine ?? c.line,
+        level,
+        message: c.message,
+        fixable: c.fix !== null && c.fix !== undefined,
+        ...(level === 'style' ? { category: 'readability' as const } : {}),
+      },
+    ];
   });
 }
 
@@ -45,7 +57,8 @@ export function shellToolchain(host: Readonly<Record<string, string | undefined>
   return {
     id: 'toolchain/shell',
     language: 'shell',
-    description: 'ShellCheck on the shell scripts of the plan (by extension or shebang); errors and warnings are critical (Decision 8), info medium, style low',
+    description:
+      'ShellCheck on the shell scripts of the plan (by extension or shebang); errors and warnings are critical (Decision 8), info medium, style low',
     triggers: ['**/*.sh', '**/*.bash', '**/*.ksh', '**/*.bats'],
     manifests: [],
     timeoutMs: 120_000,
@@ -55,9 +68,18 @@ export function shellToolchain(host: Readonly<Record<string, string | undefined>
       const { context } = input;
       const env = toolEnvironment(host);
       const shellcheck = findExecutable(['shellcheck'], env['PATH']);
-      if (shellcheck === null) throw toolMissing('shell', 'ShellCheck', 'apt-get install shellcheck, or https://github.com/koalaman/shellcheck#installing');
+      if (shellcheck === null)
+        throw toolMissing(
+          'shell',
+          'ShellCheck',
+          'apt-get install shellcheck, or https://github.com/koalaman/shellcheck#installing',
+        );
       const files = input.projects.flatMap((p) => p.files);
-      const output = await runTool(shellcheck, ['-f', 'json1', ...files.map((f) => `./${f}`)], { cwd: context.repoDir, env, signal: context.signal });
+      const output = await runTool(shellcheck, ['-f', 'json1', ...files.map((f) => `./${f}`)], {
+        cwd: context.repoDir,
+        env,
+        signal: context.signal,
+      });
       const diagnostics = parseShellcheck(output.stdout, checkoutRoots(context), context.repoDir);
       if (diagnostics === null) {
         const why = `shellcheck did not report (exit ${output.code}): ${output.stderr.trim().split('\n').slice(0, 2).join(' ').slice(0, 250)}`;

@@ -22,7 +22,10 @@ export function toolchainLanguages(options: ToolchainOptions): ToolchainLanguage
   return [
     pythonToolchain(options.hostEnv),
     goToolchain(options.hostEnv),
-    rustToolchain(options.hostEnv, options.allowBuildScripts === undefined ? {} : { allowBuildScripts: options.allowBuildScripts }),
+    rustToolchain(
+      options.hostEnv,
+      options.allowBuildScripts === undefined ? {} : { allowBuildScripts: options.allowBuildScripts },
+    ),
     shellToolchain(options.hostEnv),
   ];
 }

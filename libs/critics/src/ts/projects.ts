@@ -68,7 +68,8 @@ export function boundedSystem(boundary: CheckoutBoundary): ts.System {
     readFile: (path, encoding) => (boundary.allows(path) ? sys.readFile(path, encoding) : undefined),
     directoryExists: (path) => boundary.allows(path) && sys.directoryExists(path),
     getDirectories: (path) => (boundary.allows(path) ? sys.getDirectories(path) : []),
-    readDirectory: (path, extensions, exclude, include, depth) => sys.readDirectory(path, extensions, exclude, include, depth).filter((file) => boundary.allows(file)),
+    readDirectory: (path, extensions, exclude, include, depth) =>
+      sys.readDirectory(path, extensions, exclude, include, depth).filter((file) => boundary.allows(file)),
   };
 }
 
@@ -127,7 +128,11 @@ export function declaredPackages(boundary: CheckoutBoundary): Set<string> {
  * node_modules — points type roots at this workspace's @types for the type packages the repo
  * declares, so `process` and friends resolve as they would after `npm install`.
  */
-function checkingOptions(options: ts.CompilerOptions, boundary: CheckoutBoundary, note: (message: string) => void): ts.CompilerOptions {
+function checkingOptions(
+  options: ts.CompilerOptions,
+  boundary: CheckoutBoundary,
+  note: (message: string) => void,
+): ts.CompilerOptions {
   const repoDir = boundary.root;
   const adjusted: ts.CompilerOptions = {
     ...options,
@@ -145,10 +150,15 @@ function checkingOptions(options: ts.CompilerOptions, boundary: CheckoutBoundary
   if (existsSync(join(repoDir, 'node_modules'))) return adjusted;
   const fallback = workspaceTypesDir();
   if (fallback === null) return adjusted;
-  const declared = [...declaredPackages(boundary)].filter((name) => name.startsWith('@types/')).map((name) => name.slice('@types/'.length));
+  const declared = [...declaredPackages(boundary)]
+    .filter((name) => name.startsWith('@types/'))
+    .map((name) => name.slice('@types/'.length));
   const wanted = adjusted.types ?? (declared.length > 0 ? declared : ['node']);
   const available = wanted.filter((name) => existsSync(join(fallback, name)));
-  if (available.length > 0) note(`no node_modules: type definitions ${available.map((n) => `@types/${n}`).join(', ')} taken from the critic's workspace`);
+  if (available.length > 0)
+    note(
+      `no node_modules: type definitions ${available.map((n) => `@types/${n}`).join(', ')} taken from the critic's workspace`,
+    );
   return { ...adjusted, types: available, typeRoots: [...(adjusted.typeRoots ?? []), fallback] };
 }
 
@@ -157,7 +167,11 @@ function checkingOptions(options: ts.CompilerOptions, boundary: CheckoutBoundary
  * solution-style config delegates to the referenced project that includes the file) and builds
  * each group's root files: the whole project, so cross-file types are right.
  */
-export function tsGroups(boundary: CheckoutBoundary, reviewed: readonly string[], note: (message: string) => void): TsGroup[] {
+export function tsGroups(
+  boundary: CheckoutBoundary,
+  reviewed: readonly string[],
+  note: (message: string) => void,
+): TsGroup[] {
   const repoDir = boundary.root;
   const sys = boundedSystem(boundary);
   const memo = new Map<string, string | null>();
@@ -207,12 +221,16 @@ export function createSharedHost(options: ts.CompilerOptions, boundary: Checkout
   host.directoryExists = (path) => sys.directoryExists(path);
   host.getDirectories = (path) => sys.getDirectories(path);
   const unbounded = host.getSourceFile.bind(host);
-  const original: typeof host.getSourceFile = (fileName, ...rest) => (boundary.allows(fileName) ? unbounded(fileName, ...rest) : undefined);
+  const original: typeof host.getSourceFile = (fileName, ...rest) =>
+    boundary.allows(fileName) ? unbounded(fileName, ...rest) : undefined;
   host.getSourceFile = (fileName, languageVersionOrOptions, onError, shouldCreateNewSourceFile) => {
     // Only files that cannot change under us (the compiler's libs, installed packages) are shared.
     const stable = fileName.includes(`${sep}node_modules${sep}`) || fileName.includes('/node_modules/');
     if (!stable) return original(fileName, languageVersionOrOptions, onError, shouldCreateNewSourceFile);
-    const version = typeof languageVersionOrOptions === 'object' ? `${languageVersionOrOptions.languageVersion}:${languageVersionOrOptions.impliedNodeFormat ?? ''}` : String(languageVersionOrOptions);
+    const version =
+      typeof languageVersionOrOptions === 'object'
+        ? `${languageVersionOrOptions.languageVersion}:${languageVersionOrOptions.impliedNodeFormat ?? ''}`
+        : String(languageVersionOrOptions);
     const key = `${fileName}|${version}`;
     const known = sharedLibFiles.get(key);
     if (known !== undefined) return known;
@@ -248,8 +266,10 @@ export function importGraph(program: ts.Program, boundary: CheckoutBoundary): Ma
     const info = ts.preProcessFile(sf.text, true, true);
     const deps = new Set<string>();
     for (const imported of info.importedFiles) {
-      const resolved = ts.resolveModuleName(imported.fileName, sf.fileName, options, sys, cache).resolvedModule?.resolvedFileName;
-      if (resolved !== undefined && resolved.startsWith(repoDir) && !resolved.includes('/node_modules/')) deps.add(toRepo(repoDir, resolved));
+      const resolved = ts.resolveModuleName(imported.fileName, sf.fileName, options, sys, cache).resolvedModule
+        ?.resolvedFileName;
+      if (resolved !== undefined && resolved.startsWith(repoDir) && !resolved.includes('/node_modules/'))
+        deps.add(toRepo(repoDir, resolved));
     }
     for (const ref of info.referencedFiles) deps.add(toRepo(repoDir, join(dirname(sf.fileName), ref.fileName)));
     graph.set(toRepo(repoDir, sf.fileName), [...deps].sort());

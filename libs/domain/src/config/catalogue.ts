@@ -50,7 +50,8 @@ export const CriticCatalogue = z
       if (!known.has(id)) ctx.addIssue({ code: 'custom', path, message: `critic ${id} is not in the critics table` });
     };
     catalogue.core.forEach((id, i) => check(id, ['core', i]));
-    catalogue.dynamic.forEach((trigger, t) => trigger.critics.forEach((id, i) => check(id, ['dynamic', t, 'critics', i])));
+    catalogue.dynamic.forEach((trigger, t) =>
+      trigger.critics.forEach((id, i) => check(id, ['dynamic', t, 'critics', i])),
+    );
   });
 export type CriticCatalogue = z.infer<typeof CriticCatalogue>;
-

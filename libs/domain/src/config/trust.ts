@@ -17,7 +17,10 @@ const CommandPattern = z
     try {
       new RegExp(pattern.slice(1, -1), 'u');
     } catch (error) {
-      ctx.addIssue({ code: 'custom', message: `${pattern} is not a valid regular expression: ${error instanceof Error ? error.message : String(error)}` });
+      ctx.addIssue({
+        code: 'custom',
+        message: `${pattern} is not a valid regular expression: ${error instanceof Error ? error.message : String(error)}`,
+      });
     }
   });
 
@@ -32,7 +35,10 @@ export function isServiceSecretName(name: string): boolean {
 const EnvName = z
   .string()
   .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'must be a variable name')
-  .refine((name) => !isServiceSecretName(name), { error: (issue) => `${String(issue.input)} belongs to the service (API key, database, bus or rloop settings): plan commands never get it` });
+  .refine((name) => !isServiceSecretName(name), {
+    error: (issue) =>
+      `${String(issue.input)} belongs to the service (API key, database, bus or rloop settings): plan commands never get it`,
+  });
 
 /**
  * Variables a coding agent's credential may be given as: its own key's name (ANTHROPIC_API_KEY for
@@ -41,7 +47,10 @@ const EnvName = z
  */
 function agentTargetProblem(name: string): string | null {
   if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) return `${name} must be a variable name`;
-  if (/^(RLOOP_|NATS_|PG|LD_)/.test(name) || ['DATABASE_URL', 'TEST_POSTGRES_ADMIN_URL', 'PATH', 'HOME', 'SHELL', 'USER', 'LOGNAME', 'TMPDIR'].includes(name)) {
+  if (
+    /^(RLOOP_|NATS_|PG|LD_)/.test(name) ||
+    ['DATABASE_URL', 'TEST_POSTGRES_ADMIN_URL', 'PATH', 'HOME', 'SHELL', 'USER', 'LOGNAME', 'TMPDIR'].includes(name)
+  ) {
     return `${name} cannot be set for an agent: it belongs to rloop, the bus, the database or the process itself`;
   }
   return null;
@@ -71,7 +80,11 @@ const AgentTrust = z.strictObject({
   /** Arguments a plan may add (`implementer.extra_args`), each matched alone, exact or /regex/; empty: none. */
   extra_args: z.array(CommandPattern).max(100).default([]),
   /** Longest run, in minutes; default the preset's. */
-  timeout_minutes: z.int().min(1).max(24 * 60).optional(),
+  timeout_minutes: z
+    .int()
+    .min(1)
+    .max(24 * 60)
+    .optional(),
 });
 export type AgentTrust = z.infer<typeof AgentTrust>;
 
@@ -88,7 +101,10 @@ const HostPattern = z
   .string()
   .trim()
   .toLowerCase()
-  .regex(/^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$|^\[[0-9a-f:.]+\]$|^[0-9.]+$/, 'must be a host name, *.domain, or an IP address');
+  .regex(
+    /^(\*\.)?[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$|^\[[0-9a-f:.]+\]$|^[0-9.]+$/,
+    'must be a host name, *.domain, or an IP address',
+  );
 
 export const TrustConfig = z.strictObject({
   commands: z
@@ -126,7 +142,13 @@ export const TrustConfig = z.strictObject({
        */
       record_coverage: z.boolean().default(true),
     })
-    .default({ allow: [], env: [], limits: { output_mb: 64, memory_mb: 4096 }, sandbox: { kind: 'none', network: false, read_only: [], writable: [], hidden: [] }, record_coverage: true }),
+    .default({
+      allow: [],
+      env: [],
+      limits: { output_mb: 64, memory_mb: 4096 },
+      sandbox: { kind: 'none', network: false, read_only: [], writable: [], hidden: [] },
+      record_coverage: true,
+    }),
   repositories: z
     .strictObject({
       /**
@@ -195,7 +217,9 @@ export function isCommandAllowed(command: string, allow: readonly string[]): boo
 /** Whether a value (an agent's model or one argument, taken as it is) equals an exact entry or is matched whole by a `/regex/` entry. */
 function matchesEntry(wanted: string, allow: readonly string[]): boolean {
   if (wanted === '') return false;
-  return allow.some((pattern) => (isRegexPattern(pattern) ? new RegExp(`^(?:${pattern.slice(1, -1)})$`, 'u').test(wanted) : pattern.trim() === wanted));
+  return allow.some((pattern) =>
+    isRegexPattern(pattern) ? new RegExp(`^(?:${pattern.slice(1, -1)})$`, 'u').test(wanted) : pattern.trim() === wanted,
+  );
 }
 
 /** What a plan asks to run: its test command and, for the `command` strategy, the implementer's command. */
@@ -216,9 +240,14 @@ export interface PlanAgentChoice {
  * The issues of a plan whose commands the operator has not allowed (none when every one is).
  * Each says where the allowlist is: the rejection is the first thing an operator reads about it.
  */
-export function commandIssues(plan: PlanCommands, allow: readonly string[], configFile = `config/${TRUST_CONFIG_FILE}`): Issue[] {
+export function commandIssues(
+  plan: PlanCommands,
+  allow: readonly string[],
+  configFile = `config/${TRUST_CONFIG_FILE}`,
+): Issue[] {
   const asked: [string, string][] = [['test_cmd', plan.test_cmd]];
-  if (plan.implementer.strategy === 'command' && plan.implementer.command !== undefined) asked.push(['implementer.command', plan.implementer.command]);
+  if (plan.implementer.strategy === 'command' && plan.implementer.command !== undefined)
+    asked.push(['implementer.command', plan.implementer.command]);
   return asked
     .filter(([, command]) => !isCommandAllowed(command, allow))
     .map(([path, command]) => ({ path, message: notAllowedMessage(command, configFile) }));
@@ -237,7 +266,11 @@ export function notAllowedMessage(command: string, configFile = `config/${TRUST_
  * under `agents`), the model it names (`agents.<agent>.models`) and each extra argument
  * (`agents.<agent>.extra_args`). None for other strategies. Pure.
  */
-export function agentIssues(implementer: PlanAgentChoice, agents: AgentsTrust, configFile = `config/${TRUST_CONFIG_FILE}`): Issue[] {
+export function agentIssues(
+  implementer: PlanAgentChoice,
+  agents: AgentsTrust,
+  configFile = `config/${TRUST_CONFIG_FILE}`,
+): Issue[] {
   if (implementer.strategy !== 'agent' || implementer.agent === undefined) return [];
   const agent = implementer.agent;
   const trust = agents[agent];

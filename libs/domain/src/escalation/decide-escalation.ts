@@ -21,7 +21,12 @@ export function capFor(state: LoopState, catalogue: CriticCatalogue, phase: Roun
 export interface EscalationContext {
   readonly catalogue: CriticCatalogue;
   /** A detection to escalate now, instead of the state's own pending ones (see PanelContext.detection). */
-  readonly detection?: { readonly heuristic: Heuristic; readonly detail: string; readonly event_id: string; readonly disagreement?: readonly DisagreementSide[] } | null;
+  readonly detection?: {
+    readonly heuristic: Heuristic;
+    readonly detail: string;
+    readonly event_id: string;
+    readonly disagreement?: readonly DisagreementSide[];
+  } | null;
 }
 
 /** A trigger that fired: what to escalate, and the event that caused it (the escalation's causation). */
@@ -55,13 +60,17 @@ export interface RepeatedFailure {
  * runnable, unauthorised, unavailable) in this round and the previous one: running the round
  * again cannot help until someone fixes what it needs.
  */
-export function repeatedInfrastructureFailure(state: Pick<LoopState, 'previous_failures'>, current: RoundRecord): RepeatedFailure | null {
+export function repeatedInfrastructureFailure(
+  state: Pick<LoopState, 'previous_failures'>,
+  current: RoundRecord,
+): RepeatedFailure | null {
   const previous = state.previous_failures;
   if (previous === null || previous.round !== current.round - 1) return null;
   for (const criticId of Object.keys(current.failures).sort()) {
     const failure = current.failures[criticId];
     if (failure === undefined || !failure.core || !INFRASTRUCTURE_FAILURE_REASONS.includes(failure.reason)) continue;
-    if (previous.failures[criticId]?.reason === failure.reason) return { critic_id: criticId, failure, rounds: [previous.round, current.round] };
+    if (previous.failures[criticId]?.reason === failure.reason)
+      return { critic_id: criticId, failure, rounds: [previous.round, current.round] };
   }
   return null;
 }
@@ -94,17 +103,25 @@ const heuristic: Trigger = {
     const letter = current?.letter ?? null;
     if (state.status === 'reviewing' && letter !== null && letter.findings === 0 && letter.complete) return null;
     const others = pending.filter((d) => d.event_id !== first.event_id);
-    const detail = [first.detail, ...others.map((d) => `also ${d.heuristic.replaceAll('_', ' ')}: ${d.detail}`)].join(' — ').slice(0, 3500);
+    const detail = [first.detail, ...others.map((d) => `also ${d.heuristic.replaceAll('_', ' ')}: ${d.detail}`)]
+      .join(' — ')
+      .slice(0, 3500);
     const disagreement = first.disagreement ?? others.find((d) => d.disagreement !== undefined)?.disagreement;
     const extra = disagreement === undefined ? {} : { disagreement };
     if (state.status === 'reviewing' && current !== null && letter !== null && letter.findings > 0) {
       const cap = capFor(state, ctx.catalogue, current.phase);
       if (current.phase_round > cap) {
         const capDetail = `the ${current.phase} phase still has ${letter.findings} finding(s) after ${cap} round(s) of fixes (soft cap ${cap}); ${first.heuristic.replaceAll('_', ' ')}: ${detail}`;
-        return { causation_id: letter.event_id, trigger: { kind: 'soft_cap', heuristic: first.heuristic, detail: capDetail.slice(0, 4000), ...extra } };
+        return {
+          causation_id: letter.event_id,
+          trigger: { kind: 'soft_cap', heuristic: first.heuristic, detail: capDetail.slice(0, 4000), ...extra },
+        };
       }
     }
-    return { causation_id: first.event_id, trigger: { kind: 'heuristic', heuristic: first.heuristic, detail, ...extra } };
+    return {
+      causation_id: first.event_id,
+      trigger: { kind: 'heuristic', heuristic: first.heuristic, detail, ...extra },
+    };
   },
 };
 
@@ -134,7 +151,13 @@ const incompleteRoundsPastCap: Trigger = {
     const at = loopLetter(state);
     if (at === null || at.letter.findings !== 0 || at.letter.complete) return null;
     if (at.current.phase_round <= capFor(state, ctx.catalogue, at.current.phase)) return null;
-    return { causation_id: at.letter.event_id, trigger: { kind: 'critic_failures', detail: `a core critic failed in ${at.current.phase_round} rounds of the ${at.current.phase} phase` } };
+    return {
+      causation_id: at.letter.event_id,
+      trigger: {
+        kind: 'critic_failures',
+        detail: `a core critic failed in ${at.current.phase_round} rounds of the ${at.current.phase} phase`,
+      },
+    };
   },
 };
 
@@ -143,12 +166,20 @@ const softCap: Trigger = {
   name: 'soft cap',
   fires(state, ctx) {
     const at = loopLetter(state);
-    if (at === null || at.letter.findings === 0 || (at.current.phase === 'final_sweep' && at.letter.counts.critical > 0)) return null;
+    if (
+      at === null ||
+      at.letter.findings === 0 ||
+      (at.current.phase === 'final_sweep' && at.letter.counts.critical > 0)
+    )
+      return null;
     const cap = capFor(state, ctx.catalogue, at.current.phase);
     if (at.current.phase_round <= cap) return null;
     return {
       causation_id: at.letter.event_id,
-      trigger: { kind: 'soft_cap', detail: `the ${at.current.phase} phase still has ${at.letter.findings} finding(s) after ${cap} round(s) of fixes (soft cap ${cap})` },
+      trigger: {
+        kind: 'soft_cap',
+        detail: `the ${at.current.phase} phase still has ${at.letter.findings} finding(s) after ${cap} round(s) of fixes (soft cap ${cap})`,
+      },
     };
   },
 };
@@ -176,8 +207,16 @@ export function budgetTrigger(detail: string): StuckTrigger {
  * round the current round, and the loop has not ended. A detection made by a replay with other
  * thresholds, or for a round that is over, is stale and never journaled late.
  */
-export function detectionIsLive(state: LoopState | undefined, detection: { readonly run_id: string; readonly round: number }): boolean {
-  return state !== undefined && state.run_id === detection.run_id && state.round === detection.round && !TERMINAL_STATUSES.has(state.status);
+export function detectionIsLive(
+  state: LoopState | undefined,
+  detection: { readonly run_id: string; readonly round: number },
+): boolean {
+  return (
+    state !== undefined &&
+    state.run_id === detection.run_id &&
+    state.round === detection.round &&
+    !TERMINAL_STATUSES.has(state.status)
+  );
 }
 
 /**
@@ -189,11 +228,22 @@ export function escalationEvent(
   state: LoopState,
   meta: DecisionMeta,
   trigger: StuckTrigger,
-  options: { readonly round?: number; readonly source?: string; readonly timelines?: readonly FindingTimeline[] | null } = {},
+  options: {
+    readonly round?: number;
+    readonly source?: string;
+    readonly timelines?: readonly FindingTimeline[] | null;
+  } = {},
 ): EventOf<'EscalationRaised'> {
   const round = options.round ?? Math.max(1, state.round);
-  const step = options.source === undefined ? [round, trigger.kind, trigger.heuristic ?? ''] : [round, trigger.kind, options.source];
-  const report = buildStuckReport(options.round === undefined ? state : { ...state, round: Math.max(state.round, round) }, trigger, options.timelines ?? null);
+  const step =
+    options.source === undefined
+      ? [round, trigger.kind, trigger.heuristic ?? '']
+      : [round, trigger.kind, options.source];
+  const report = buildStuckReport(
+    options.round === undefined ? state : { ...state, round: Math.max(state.round, round) },
+    trigger,
+    options.timelines ?? null,
+  );
   return decisionEvent('EscalationRaised', meta, ['escalation', ...step], {
     escalation_id: deterministicId(meta.plan, meta.run_id, 'escalation', ...step),
     reason: trigger.kind,

@@ -1,6 +1,16 @@
 import { describe, expect, it } from '@jest/globals';
 import type { CriticFailureReason, Heuristic, JournaledEvent, Phase } from '@rloop/contracts';
-import { RUN_ID, SHA_A, SHA_B, catalogue, event, finding, given, letterFor, planSpec } from '../testing/builders.test-helpers.js';
+import {
+  RUN_ID,
+  SHA_A,
+  SHA_B,
+  catalogue,
+  event,
+  finding,
+  given,
+  letterFor,
+  planSpec,
+} from '../testing/builders.test-helpers.js';
 import { budgetTrigger, decideEscalation, detectionIsLive, escalationEvent } from './decide-escalation.js';
 
 // When does a loop escalate? One table: a run's history (given), decideEscalation on its state
@@ -11,8 +21,22 @@ const CORE = ['security/sast-scanner', 'toolchain/compiler-linter'] as const;
 
 const start = (): JournaledEvent[] => [
   event('PlanSubmitted', { plan: planSpec(), submission_id: 'sub-1' }, { event_id: RUN_ID }),
-  event('LoopGated', { verdict: 'run', rules: [], commit: SHA_A, files: ['src/index.ts'], repo_path: '/repo', test_cmd: 'npm test' }),
-  event('BaselineRecorded', { commit: SHA_A, branch: 'rloop/add-billing', tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 }, exit_code: 0, failing: [], duration_ms: 10 }),
+  event('LoopGated', {
+    verdict: 'run',
+    rules: [],
+    commit: SHA_A,
+    files: ['src/index.ts'],
+    repo_path: '/repo',
+    test_cmd: 'npm test',
+  }),
+  event('BaselineRecorded', {
+    commit: SHA_A,
+    branch: 'rloop/add-billing',
+    tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 },
+    exit_code: 0,
+    failing: [],
+    duration_ms: 10,
+  }),
 ];
 
 interface RoundSpec {
@@ -30,7 +54,9 @@ interface RoundSpec {
 function roundEvents(round: number, spec: RoundSpec = {}): JournaledEvent[] {
   const phase = spec.phase ?? 'critical';
   const failed = spec.failed ?? {};
-  const findings = Array.from({ length: spec.findings ?? 0 }, (_, i) => finding({ title: `issue ${i}`, line_range: { start: 10 * (i + 1), end: 10 * (i + 1) } }));
+  const findings = Array.from({ length: spec.findings ?? 0 }, (_, i) =>
+    finding({ title: `issue ${i}`, line_range: { start: 10 * (i + 1), end: 10 * (i + 1) } }),
+  );
   const events: JournaledEvent[] = [
     event('RoundStarted', {
       round,
@@ -42,23 +68,54 @@ function roundEvents(round: number, spec: RoundSpec = {}): JournaledEvent[] {
       base_commit: SHA_A,
       repo_path: '/repo',
       files: ['src/index.ts'],
-      critics: CORE.map((critic_id) => ({ critic_id, evidence: 'toolchain', core: true, reason: 'core', timeout_ms: 1000 })),
+      critics: CORE.map((critic_id) => ({
+        critic_id,
+        evidence: 'toolchain',
+        core: true,
+        reason: 'core',
+        timeout_ms: 1000,
+      })),
       not_configured: [],
       deadline_at: '2026-11-30T12:00:00.000Z',
     }),
     ...CORE.map((critic_id) =>
       failed[critic_id] === undefined
-        ? event('FindingsReported', { round, critic_id, commit: SHA_B, findings: critic_id === 'toolchain/compiler-linter' ? findings : [], truncated: false, duration_ms: 5 })
-        : event('CriticFailed', { round, critic_id, core: true, reason: failed[critic_id], message: `${critic_id} is down` }),
+        ? event('FindingsReported', {
+            round,
+            critic_id,
+            commit: SHA_B,
+            findings: critic_id === 'toolchain/compiler-linter' ? findings : [],
+            truncated: false,
+            duration_ms: 5,
+          })
+        : event('CriticFailed', {
+            round,
+            critic_id,
+            core: true,
+            reason: failed[critic_id],
+            message: `${critic_id} is down`,
+          }),
     ),
   ];
   if (spec.letter === false) return events;
   const complete = Object.keys(failed).length === 0;
-  return [...events, event('LetterWritten', { letter: { ...letterFor(round, phase, findings, { complete, mode: spec.mode ?? 'loop' }), commit: SHA_B } })];
+  return [
+    ...events,
+    event('LetterWritten', {
+      letter: { ...letterFor(round, phase, findings, { complete, mode: spec.mode ?? 'loop' }), commit: SHA_B },
+    }),
+  ];
 }
 
 function detected(round: number, heuristic: Heuristic): JournaledEvent {
-  return event('LoopDetected', { heuristic, round, fingerprints: [], critic_ids: ['toolchain/compiler-linter'], message: `${heuristic} in round ${round}`, evidence: {} });
+  return event('LoopDetected', {
+    heuristic,
+    round,
+    fingerprints: [],
+    critic_ids: ['toolchain/compiler-linter'],
+    message: `${heuristic} in round ${round}`,
+    evidence: {},
+  });
 }
 
 interface Case {
@@ -68,7 +125,11 @@ interface Case {
 }
 
 const CASES: readonly Case[] = [
-  { given: 'a round under review with findings within the soft cap', history: () => [...start(), ...roundEvents(1, { findings: 2 })], then: null },
+  {
+    given: 'a round under review with findings within the soft cap',
+    history: () => [...start(), ...roundEvents(1, { findings: 2 })],
+    then: null,
+  },
   { given: 'a clean complete letter', history: () => [...start(), ...roundEvents(1)], then: null },
   {
     given: 'findings left after the phase used its soft cap',
@@ -102,12 +163,23 @@ const CASES: readonly Case[] = [
   },
   {
     given: 'a core critic not runnable in two rounds in a row',
-    history: () => [...start(), ...roundEvents(1, { failed: { 'security/sast-scanner': 'not_runnable' } }), ...roundEvents(2, { failed: { 'security/sast-scanner': 'not_runnable' } })],
-    then: { kind: 'critic_failures', detail: /core critic security\/sast-scanner could not run \(not_runnable\) in rounds 1 and 2/ },
+    history: () => [
+      ...start(),
+      ...roundEvents(1, { failed: { 'security/sast-scanner': 'not_runnable' } }),
+      ...roundEvents(2, { failed: { 'security/sast-scanner': 'not_runnable' } }),
+    ],
+    then: {
+      kind: 'critic_failures',
+      detail: /core critic security\/sast-scanner could not run \(not_runnable\) in rounds 1 and 2/,
+    },
   },
   {
     given: 'a core critic not runnable once, then unauthorised',
-    history: () => [...start(), ...roundEvents(1, { failed: { 'security/sast-scanner': 'not_runnable' } }), ...roundEvents(2, { failed: { 'security/sast-scanner': 'unauthorised' } })],
+    history: () => [
+      ...start(),
+      ...roundEvents(1, { failed: { 'security/sast-scanner': 'not_runnable' } }),
+      ...roundEvents(2, { failed: { 'security/sast-scanner': 'unauthorised' } }),
+    ],
     then: null,
   },
   {
@@ -118,7 +190,11 @@ const CASES: readonly Case[] = [
   {
     given: 'two heuristics that fired in the current round',
     history: () => [...start(), ...roundEvents(1, { findings: 1 }), detected(1, 'oscillation'), detected(1, 'stall')],
-    then: { kind: 'heuristic', heuristic: 'oscillation', detail: /oscillation in round 1 — also stall: stall in round 1/ },
+    then: {
+      kind: 'heuristic',
+      heuristic: 'oscillation',
+      detail: /oscillation in round 1 — also stall: stall in round 1/,
+    },
   },
   {
     given: 'a heuristic that fired while the letter is still being written',
@@ -137,7 +213,12 @@ const CASES: readonly Case[] = [
   },
   {
     given: 'a heuristic of an earlier round',
-    history: () => [...start(), ...roundEvents(1, { findings: 1 }), detected(1, 'stall'), ...roundEvents(2, { findings: 1 })],
+    history: () => [
+      ...start(),
+      ...roundEvents(1, { findings: 1 }),
+      detected(1, 'stall'),
+      ...roundEvents(2, { findings: 1 }),
+    ],
     then: null,
   },
   {
@@ -170,20 +251,50 @@ describe('decideEscalation: when does a loop escalate', () => {
 
   it('given a detection the caller names, when deciding, then it escalates on that one before the pending ones', () => {
     const state = given(...start(), ...roundEvents(1, { findings: 1 }), detected(1, 'stall'));
-    const escalation = decideEscalation(state, { catalogue, detection: { heuristic: 'implementer_wall', detail: 'tried three ways', event_id: 'd_named00000000000' } });
-    expect(escalation).toMatchObject({ causation_id: 'd_named00000000000', trigger: { kind: 'heuristic', heuristic: 'implementer_wall', detail: 'tried three ways — also stall: stall in round 1' } });
+    const escalation = decideEscalation(state, {
+      catalogue,
+      detection: { heuristic: 'implementer_wall', detail: 'tried three ways', event_id: 'd_named00000000000' },
+    });
+    expect(escalation).toMatchObject({
+      causation_id: 'd_named00000000000',
+      trigger: {
+        kind: 'heuristic',
+        heuristic: 'implementer_wall',
+        detail: 'tried three ways — also stall: stall in round 1',
+      },
+    });
   });
 });
 
 describe('budget stops and stale detections', () => {
   it('given a budget stop, when raised by two replicas, then both build the same EscalationRaised with reason budget', () => {
     const state = given(...start(), ...roundEvents(1, { findings: 1, letter: false }));
-    const meta = { plan: 'add-billing', run_id: RUN_ID, causation_id: RUN_ID, producer: 'critic-runner@1', now: '2026-11-30T12:00:00.000Z' };
-    const a = escalationEvent(state, meta, budgetTrigger('the per-plan LLM budget of $5.00 is reached'), { round: 1, source: 'critics' });
-    const b = escalationEvent(state, { ...meta, producer: 'critic-runner@2' }, budgetTrigger('the per-plan LLM budget of $5.00 is reached'), { round: 1, source: 'critics' });
+    const meta = {
+      plan: 'add-billing',
+      run_id: RUN_ID,
+      causation_id: RUN_ID,
+      producer: 'critic-runner@1',
+      now: '2026-11-30T12:00:00.000Z',
+    };
+    const a = escalationEvent(state, meta, budgetTrigger('the per-plan LLM budget of $5.00 is reached'), {
+      round: 1,
+      source: 'critics',
+    });
+    const b = escalationEvent(
+      state,
+      { ...meta, producer: 'critic-runner@2' },
+      budgetTrigger('the per-plan LLM budget of $5.00 is reached'),
+      { round: 1, source: 'critics' },
+    );
     expect(a.event_id).toBe(b.event_id);
-    expect(a.data).toMatchObject({ reason: 'budget', round: 1, report: { trigger: { kind: 'budget', detail: 'the per-plan LLM budget of $5.00 is reached' } } });
-    expect(escalationEvent(state, meta, budgetTrigger('x'), { round: 1, source: 'implementer' }).event_id).not.toBe(a.event_id);
+    expect(a.data).toMatchObject({
+      reason: 'budget',
+      round: 1,
+      report: { trigger: { kind: 'budget', detail: 'the per-plan LLM budget of $5.00 is reached' } },
+    });
+    expect(escalationEvent(state, meta, budgetTrigger('x'), { round: 1, source: 'implementer' }).event_id).not.toBe(
+      a.event_id,
+    );
   });
 
   it.each([

@@ -32,11 +32,14 @@ const HEURISTIC_ACTIONS: Readonly<Record<Heuristic, string>> = {
 const RECOMMENDATIONS: Readonly<Record<StuckReport['trigger']['kind'], string>> = {
   soft_cap:
     'The phase used its round budget without coming clean. Read the open findings below: if they are real, fix them by hand on the branch and `rloop resume <slug>`; if the plan is too broad, split it; if a finding is wrong, suppress it at the source and resume; to give the loop more rounds, `rloop resume <slug> --raise-cap N`.',
-  heuristic: 'The loop is stuck in a pattern (see the heuristic). Look at the attempts below, settle the design question by hand, then `rloop resume <slug>` or `rloop stop <slug>`.',
-  budget: 'The LLM budget was reached. Raise the budget in config if the spend is justified, then `rloop resume <slug>`; otherwise `rloop stop <slug>`.',
-  critic_failures: 'A core critic kept failing, so no round could count as clean. Check the critic (`rloop critics`, its logs), then `rloop resume <slug>`.',
+  heuristic:
+    'The loop is stuck in a pattern (see the heuristic). Look at the attempts below, settle the design question by hand, then `rloop resume <slug>` or `rloop stop <slug>`.',
+  budget:
+    'The LLM budget was reached. Raise the budget in config if the spend is justified, then `rloop resume <slug>`; otherwise `rloop stop <slug>`.',
+  critic_failures:
+    'A core critic kept failing, so no round could count as clean. Check the critic (`rloop critics`, its logs), then `rloop resume <slug>`.',
   implementer_failed:
-    'No implementer could make the requested fix before the deadline (RLOOP_FIX_DEADLINE_MS), retried with backoff: the detail says why (the plan\'s repository unreachable from the implementers\' hosts, its credentials — RLOOP_GIT_CREDENTIALS — refused, the branch held elsewhere). Fix the cause (`rloop journal <slug>`, the implementers\' logs), then `rloop resume <slug>`; or `rloop stop <slug>`.',
+    "No implementer could make the requested fix before the deadline (RLOOP_FIX_DEADLINE_MS), retried with backoff: the detail says why (the plan's repository unreachable from the implementers' hosts, its credentials — RLOOP_GIT_CREDENTIALS — refused, the branch held elsewhere). Fix the cause (`rloop journal <slug>`, the implementers' logs), then `rloop resume <slug>`; or `rloop stop <slug>`.",
 };
 
 /** Said with every escalation of a loop that has a branch: the implementer hands it off at the best round (BranchHandedOff). */
@@ -50,22 +53,27 @@ const HANDOFF_NOTE =
 const CRITIC_NEEDS: Readonly<Record<string, Partial<Record<CriticFailureReason, string>>>> = {
   'toolchain/dependency-audit': {
     not_runnable:
-      'npm audit could not run (its message above says why): give the repository a lockfile if it has none (a lockfile tells it what is installed: `npm install --package-lock-only`), and configure the advisory source it uses — the npm registry in the repository\'s or the critic-runner\'s `.npmrc` (`registry=`, with a token if it needs one, reachable from the critic-runner\'s host), or osv.dev\'s exports offline (`npx rloop advisories update`, then `RLOOP_ADVISORIES` for the critic-runner) — or take toolchain/dependency-audit out of `core` in config/critics.yaml if this project cannot be audited',
+      "npm audit could not run (its message above says why): give the repository a lockfile if it has none (a lockfile tells it what is installed: `npm install --package-lock-only`), and configure the advisory source it uses — the npm registry in the repository's or the critic-runner's `.npmrc` (`registry=`, with a token if it needs one, reachable from the critic-runner's host), or osv.dev's exports offline (`npx rloop advisories update`, then `RLOOP_ADVISORIES` for the critic-runner) — or take toolchain/dependency-audit out of `core` in config/critics.yaml if this project cannot be audited",
   },
   'toolchain/compiler-linter': {
-    not_runnable: 'the compiler or linter could not run on the checkout: install the toolchain the repository needs on the critic-runner\'s host (its message above says what is missing)',
+    not_runnable:
+      "the compiler or linter could not run on the checkout: install the toolchain the repository needs on the critic-runner's host (its message above says what is missing)",
   },
 };
 
 const REASON_NEEDS: Readonly<Record<CriticFailureReason, string>> = {
-  not_runnable: '<critic> cannot run here: give it what its message above says is missing (a tool, a configuration, network access from the critic-runner\'s host), or take it out of `core` in config/critics.yaml',
-  unauthorised: '<critic>\'s credentials were refused: set a valid key where it runs (ANTHROPIC_API_KEY in the critic-runner\'s environment for the LLM critics, or the credential its critic service uses)',
-  unavailable: 'nothing hosting <critic> is alive: start a critic-runner (or the critic service that hosts it) so it heartbeats again — `rloop critics` shows who is alive',
-  crashed: '<critic> crashed: look at its message above and the critic-runner\'s log',
+  not_runnable:
+    "<critic> cannot run here: give it what its message above says is missing (a tool, a configuration, network access from the critic-runner's host), or take it out of `core` in config/critics.yaml",
+  unauthorised:
+    "<critic>'s credentials were refused: set a valid key where it runs (ANTHROPIC_API_KEY in the critic-runner's environment for the LLM critics, or the credential its critic service uses)",
+  unavailable:
+    'nothing hosting <critic> is alive: start a critic-runner (or the critic service that hosts it) so it heartbeats again — `rloop critics` shows who is alive',
+  crashed: "<critic> crashed: look at its message above and the critic-runner's log",
   timed_out: '<critic> ran out of time: raise its `timeout_ms` in config/critics.yaml or give its host more room',
   invalid_output: '<critic> answered with output that does not parse: check its version and its prompt',
-  rate_limited: '<critic> was rate-limited by its provider: wait, or raise the account\'s limits',
-  no_files_analysed: '<critic> analysed none of the files it supports: its coverage in the letter says what it considered and why each was skipped (size, parse error, a link out of the checkout)',
+  rate_limited: "<critic> was rate-limited by its provider: wait, or raise the account's limits",
+  no_files_analysed:
+    '<critic> analysed none of the files it supports: its coverage in the letter says what it considered and why each was skipped (size, parse error, a link out of the checkout)',
 };
 
 /** The recommended action for a core critic that cannot run (see CRITIC_NEEDS). */
@@ -90,25 +98,41 @@ function timelinesFromState(state: LoopState): FindingTimeline[] {
 }
 
 /** The stuck-issue report an escalation carries (JSON; Markdown is rendered from it). */
-export function buildStuckReport(state: LoopState, trigger: StuckTrigger, timelines: readonly FindingTimeline[] | null = null): StuckReport {
+export function buildStuckReport(
+  state: LoopState,
+  trigger: StuckTrigger,
+  timelines: readonly FindingTimeline[] | null = null,
+): StuckReport {
   if (state.run_id === null) throw new Error('a stuck report needs a run');
   return {
     plan: state.plan,
     run_id: state.run_id,
     phase: state.phase,
     round: Math.max(1, state.round),
-    trigger: { kind: trigger.kind, ...(trigger.heuristic === undefined ? {} : { heuristic: trigger.heuristic }), detail: trigger.detail.slice(0, 4000) },
+    trigger: {
+      kind: trigger.kind,
+      ...(trigger.heuristic === undefined ? {} : { heuristic: trigger.heuristic }),
+      detail: trigger.detail.slice(0, 4000),
+    },
     findings: [...(timelines ?? timelinesFromState(state))],
-    ...(trigger.disagreement === undefined || trigger.disagreement.length === 0 ? {} : { disagreement: trigger.disagreement.slice(0, 10).map((side) => ({ ...side })) }),
-    recommended_action: `${trigger.action ?? (trigger.heuristic === undefined || trigger.kind !== 'heuristic' ? RECOMMENDATIONS[trigger.kind] : HEURISTIC_ACTIONS[trigger.heuristic])}${state.baseline === null ? '' : HANDOFF_NOTE.replaceAll('<branch>', state.baseline.branch)}`
-      .replaceAll('<slug>', state.plan)
-      .slice(0, 4000),
+    ...(trigger.disagreement === undefined || trigger.disagreement.length === 0
+      ? {}
+      : { disagreement: trigger.disagreement.slice(0, 10).map((side) => ({ ...side })) }),
+    recommended_action:
+      `${trigger.action ?? (trigger.heuristic === undefined || trigger.kind !== 'heuristic' ? RECOMMENDATIONS[trigger.kind] : HEURISTIC_ACTIONS[trigger.heuristic])}${state.baseline === null ? '' : HANDOFF_NOTE.replaceAll('<branch>', state.baseline.branch)}`
+        .replaceAll('<slug>', state.plan)
+        .slice(0, 4000),
     ...(state.baseline === null ? {} : { branch: state.baseline.branch }),
     ...(state.head === null ? {} : { commit: state.head }),
   };
 }
 
-const PHASE_NAMES: Readonly<Record<Phase, string>> = { critical: 'critical', medium: 'medium', low: 'low', final_sweep: 'final sweep' };
+const PHASE_NAMES: Readonly<Record<Phase, string>> = {
+  critical: 'critical',
+  medium: 'medium',
+  low: 'low',
+  final_sweep: 'final sweep',
+};
 
 /** Renders a stuck report for people (pager, chat, `rloop escalations`); escaped, and masked for secrets. */
 export function renderStuckReportMarkdown(report: StuckReport): string {
@@ -147,7 +171,9 @@ export function renderStuckReportMarkdown(report: StuckReport): string {
     if (f.attempts.length > 0) {
       lines.push('Fix attempts:', '');
       for (const a of f.attempts) {
-        lines.push(`- round ${a.round}: ${a.lines_changed} lines changed${a.commit ? ` in ${mdCode(a.commit.slice(0, 12))}` : ' (not committed)'}`);
+        lines.push(
+          `- round ${a.round}: ${a.lines_changed} lines changed${a.commit ? ` in ${mdCode(a.commit.slice(0, 12))}` : ' (not committed)'}`,
+        );
         if (a.diff) lines.push('', mdFence(a.diff, 'diff'), '');
       }
       lines.push('');

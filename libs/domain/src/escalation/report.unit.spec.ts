@@ -22,7 +22,14 @@ describe('the stuck-issue report as Markdown', () => {
           category: 'security',
           raised_by: ['security/secrets-detector'],
           rounds: [{ round: 1, present: true }],
-          attempts: [{ round: 1, commit: null, lines_changed: 2, diff: `--- a/x\n+++ b/x\n-const k = '${awsKey}';\n+\`\`\`\n+# escaped the fence?\n` }],
+          attempts: [
+            {
+              round: 1,
+              commit: null,
+              lines_changed: 2,
+              diff: `--- a/x\n+++ b/x\n-const k = '${awsKey}';\n+\`\`\`\n+# escaped the fence?\n`,
+            },
+          ],
         },
       ],
       recommended_action: 'Fix it by hand.',
@@ -30,8 +37,14 @@ describe('the stuck-issue report as Markdown', () => {
     const markdown = renderStuckReportMarkdown(report);
     expect(markdown).not.toContain(awsKey);
     const headings = markdown.split('\n').filter((line) => /^#+ /.test(line));
-    expect(headings).toEqual(['# Escalation: leaky is stuck', '## Open findings (1)', '### Committed secret ## Fake section']);
+    expect(headings).toEqual([
+      '# Escalation: leaky is stuck',
+      '## Open findings (1)',
+      '### Committed secret ## Fake section',
+    ]);
     expect(markdown).toContain('`src/evil\\n# Injected | x.js:2`');
-    expect(markdown).toContain("````diff\n--- a/x\n+++ b/x\n-const k = '[REDACTED]';\n+```\n+# escaped the fence?\n````");
+    expect(markdown).toContain(
+      "````diff\n--- a/x\n+++ b/x\n-const k = '[REDACTED]';\n+```\n+# escaped the fence?\n````",
+    );
   });
 });

@@ -7,7 +7,10 @@ import { renderStuckReportMarkdown } from './report.js';
  * decision escalates (escalations are rare), so the decider runs once and the report is completed here.
  * No timelines (an empty list) keep the report's own, from the loop state.
  */
-export function withTimelines(decisions: readonly JournaledEvent[], timelines: readonly FindingTimeline[]): JournaledEvent[] {
+export function withTimelines(
+  decisions: readonly JournaledEvent[],
+  timelines: readonly FindingTimeline[],
+): JournaledEvent[] {
   if (timelines.length === 0) return [...decisions];
   return decisions.map((decision) => {
     if (decision.type !== 'EscalationRaised') return decision;

@@ -26,7 +26,11 @@ function escapeRegExp(text: string): string {
 /** Finds escape phrases as whole words in any case ("Hotfix:" matches, "hotfixes" does not). */
 function escapePhraseHits(triggers: RefinementTriggers, text: string): GateRuleHit[] {
   return triggers.escape_phrases
-    .filter((phrase) => new RegExp(`(^|[^a-z0-9])${escapeRegExp(phrase.toLowerCase()).replace(/\s+/g, '\\s+')}($|[^a-z0-9])`).test(text.toLowerCase()))
+    .filter((phrase) =>
+      new RegExp(`(^|[^a-z0-9])${escapeRegExp(phrase.toLowerCase()).replace(/\s+/g, '\\s+')}($|[^a-z0-9])`).test(
+        text.toLowerCase(),
+      ),
+    )
     .map((phrase) => ({ rule: 'escape_phrase', detail: `"${phrase}" in the title or description bypasses the loop` }));
 }
 
@@ -37,7 +41,13 @@ function riskSurfaceHits(triggers: RefinementTriggers, files: readonly string[])
     for (const file of files) {
       const matched = matchers.find((m) => m.match(file));
       if (matched === undefined) continue;
-      hits.push({ rule: 'risk_surface', detail: `${file} is on the ${category} risk surface`, file, glob: matched.glob, category });
+      hits.push({
+        rule: 'risk_surface',
+        detail: `${file} is on the ${category} risk surface`,
+        file,
+        glob: matched.glob,
+        category,
+      });
       if (hits.length >= MAX_SURFACE_HITS) return hits;
     }
   }

@@ -35,22 +35,35 @@ describe('the gate (spec Decision 7)', () => {
     const decision = decideGate(plan({ files: ['src/stripe/webhook.ts', 'docs/readme.md'] }), triggers);
     expect(decision.verdict).toBe('run');
     expect(decision.rules).toEqual([
-      { rule: 'risk_surface', detail: 'src/stripe/webhook.ts is on the money_and_access risk surface', file: 'src/stripe/webhook.ts', glob: '**/{auth,billing,stripe,webhook,webhooks}/**', category: 'money_and_access' },
+      {
+        rule: 'risk_surface',
+        detail: 'src/stripe/webhook.ts is on the money_and_access risk surface',
+        file: 'src/stripe/webhook.ts',
+        glob: '**/{auth,billing,stripe,webhook,webhooks}/**',
+        category: 'money_and_access',
+      },
     ]);
   });
 
   it('given an escape phrase in the title of a risky plan, when gated, then the loop is bypassed and the overridden rules are still recorded', () => {
-    const decision = decideGate(plan({ title: 'HOTFIX: billing rounding', effort_level: 'xhigh', files: ['src/billing/round.ts'] }), triggers);
+    const decision = decideGate(
+      plan({ title: 'HOTFIX: billing rounding', effort_level: 'xhigh', files: ['src/billing/round.ts'] }),
+      triggers,
+    );
     expect(decision.verdict).toBe('bypass');
     expect(decision.rules.map((r) => r.rule)).toEqual(['escape_phrase', 'effort_level', 'risk_surface']);
   });
 
   it('given a word that only contains an escape phrase, when gated, then it does not bypass', () => {
-    expect(decideGate(plan({ title: 'Collect hotfixes into one release', effort_level: 'high' }), triggers).verdict).toBe('run');
+    expect(
+      decideGate(plan({ title: 'Collect hotfixes into one release', effort_level: 'high' }), triggers).verdict,
+    ).toBe('run');
   });
 
   it('given a multi-word escape phrase split over whitespace in the description, when gated, then it bypasses', () => {
-    expect(decideGate(plan({ description: 'A quick\nfix for the typo', effort_level: 'high' }), triggers).verdict).toBe('bypass');
+    expect(decideGate(plan({ description: 'A quick\nfix for the typo', effort_level: 'high' }), triggers).verdict).toBe(
+      'bypass',
+    );
   });
 
   it('given a file whose name merely contains a keyword, when gated, then it is not on the surface', () => {
@@ -62,7 +75,10 @@ describe("resolving a plan's files at its ref", () => {
   const repo = ['src/a.ts', 'src/b.ts', 'src/billing/invoice.ts', 'README.md'];
 
   it('given globs and paths, when resolved, then the files are the sorted union', () => {
-    expect(resolvePlanFiles(['src/billing', 'README.md', 'src/*.ts'], repo)).toEqual({ files: ['README.md', 'src/a.ts', 'src/b.ts', 'src/billing/invoice.ts'], issues: [] });
+    expect(resolvePlanFiles(['src/billing', 'README.md', 'src/*.ts'], repo)).toEqual({
+      files: ['README.md', 'src/a.ts', 'src/b.ts', 'src/billing/invoice.ts'],
+      issues: [],
+    });
   });
 
   it('given paths outside the repository or broken globs, when resolved, then each problem is named by index', () => {
@@ -74,6 +90,8 @@ describe("resolving a plan's files at its ref", () => {
   });
 
   it('given a pattern that matches nothing, when resolved, then it is reported as an error', () => {
-    expect(resolvePlanFiles(['lib/**'], repo).issues).toEqual([{ path: 'files.0', message: '"lib/**" matches no file at the plan\'s ref' }]);
+    expect(resolvePlanFiles(['lib/**'], repo).issues).toEqual([
+      { path: 'files.0', message: '"lib/**" matches no file at the plan\'s ref' },
+    ]);
   });
 });

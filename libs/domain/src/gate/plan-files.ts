@@ -23,7 +23,10 @@ export function checkPlanFilePatterns(patterns: readonly string[]): Issue[] {
       try {
         picomatch.makeRe(pattern, { strictBrackets: true });
       } catch (error) {
-        issues.push({ path, message: `"${pattern}" is not a valid glob: ${error instanceof Error ? error.message : String(error)}` });
+        issues.push({
+          path,
+          message: `"${pattern}" is not a valid glob: ${error instanceof Error ? error.message : String(error)}`,
+        });
       }
     }
   });
@@ -41,8 +44,11 @@ export function resolvePlanFiles(patterns: readonly string[], repoFiles: readonl
   patterns.forEach((pattern, index) => {
     const isGlob = picomatch.scan(pattern).isGlob;
     const matcher = picomatch(pattern, { dot: true });
-    const matches = isGlob ? repoFiles.filter((file) => matcher(file)) : repoFiles.filter((f) => f === pattern || f.startsWith(`${pattern.replace(/\/$/, '')}/`));
-    if (matches.length === 0) issues.push({ path: `files.${index}`, message: `"${pattern}" matches no file at the plan's ref` });
+    const matches = isGlob
+      ? repoFiles.filter((file) => matcher(file))
+      : repoFiles.filter((f) => f === pattern || f.startsWith(`${pattern.replace(/\/$/, '')}/`));
+    if (matches.length === 0)
+      issues.push({ path: `files.${index}`, message: `"${pattern}" matches no file at the plan's ref` });
     for (const file of matches) selected.add(file);
   });
   return { files: [...selected].sort(), issues };

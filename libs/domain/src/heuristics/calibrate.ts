@@ -51,34 +51,61 @@ function percentile(sorted: readonly number[], p: number): number | null {
 
 function spreadOf(values: readonly number[]): Spread {
   const sorted = [...values].sort((a, b) => a - b);
-  return { samples: sorted.length, median: percentile(sorted, 50), p90: percentile(sorted, 90), max: sorted.at(-1) ?? null };
+  return {
+    samples: sorted.length,
+    median: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    max: sorted.at(-1) ?? null,
+  };
 }
 
 /** Sums histograms and expands them into sorted samples. */
 function samplesOf(histograms: readonly Histogram[]): number[] {
   const totals = new Map<number, number>();
-  for (const h of histograms) for (const [k, n] of Object.entries(h)) totals.set(Number(k), (totals.get(Number(k)) ?? 0) + n);
-  return [...totals.entries()].sort((a, b) => a[0] - b[0]).flatMap(([value, n]) => Array.from({ length: n }, () => value));
+  for (const h of histograms)
+    for (const [k, n] of Object.entries(h)) totals.set(Number(k), (totals.get(Number(k)) ?? 0) + n);
+  return [...totals.entries()]
+    .sort((a, b) => a[0] - b[0])
+    .flatMap(([value, n]) => Array.from({ length: n }, () => value));
 }
 
 /**
  * Turns run summaries into calibration advice. Suggestions only appear with at least `minRuns`
  * finished runs; each says what it is based on, so a person can judge it.
  */
-export function calibrate(runs: readonly RunSummaryRow[], current: { readonly softCaps: Readonly<Record<Phase, number>>; readonly loop: LoopConfig }, minRuns = 5): CalibrationReport {
+export function calibrate(
+  runs: readonly RunSummaryRow[],
+  current: { readonly softCaps: Readonly<Record<Phase, number>>; readonly loop: LoopConfig },
+  minRuns = 5,
+): CalibrationReport {
   const finished = runs.filter((r) => r.status !== 'running');
   const enough = finished.length >= minRuns;
   const outcomes: Record<string, number> = {};
   for (const r of runs) outcomes[r.status] = (outcomes[r.status] ?? 0) + 1;
   const notes: string[] = [];
-  if (!enough) notes.push(`only ${finished.length} finished run(s) in the journal (need ${minRuns}): the suggestions stay empty; keep the defaults`);
+  if (!enough)
+    notes.push(
+      `only ${finished.length} finished run(s) in the journal (need ${minRuns}): the suggestions stay empty; keep the defaults`,
+    );
 
   const phases = Object.fromEntries(
     PHASES.map((phase) => {
-      const spread = spreadOf(runs.flatMap((r) => (r.phases_cleared[phase] === undefined ? [] : [r.phases_cleared[phase]])));
+      const spread = spreadOf(
+        runs.flatMap((r) => (r.phases_cleared[phase] === undefined ? [] : [r.phases_cleared[phase]])),
+      );
       const cap = current.softCaps[phase];
       const suggested = enough && spread.p90 !== null ? Math.max(1, spread.p90 + 1) : null;
-      return [phase, { ...spread, soft_cap: { current: cap, suggested, basis: `rounds the ${phase} phase needed to come clean (p90 + 1 round of slack)` } }];
+      return [
+        phase,
+        {
+          ...spread,
+          soft_cap: {
+            current: cap,
+            suggested,
+            basis: `rounds the ${phase} phase needed to come clean (p90 + 1 round of slack)`,
+          },
+        },
+      ];
     }),
   ) as Record<Phase, Spread & { soft_cap: ThresholdAdvice }>;
 
@@ -116,7 +143,12 @@ export function calibrate(runs: readonly RunSummaryRow[], current: { readonly so
     },
     oscillation_reappearances: {
       current: loop.oscillation.reappearances,
-      suggested: enough && oscillationStats.runs > 0 ? (oscillationStats.converged_after / oscillationStats.runs >= 0.5 ? loop.oscillation.reappearances + 1 : loop.oscillation.reappearances) : null,
+      suggested:
+        enough && oscillationStats.runs > 0
+          ? oscillationStats.converged_after / oscillationStats.runs >= 0.5
+            ? loop.oscillation.reappearances + 1
+            : loop.oscillation.reappearances
+          : null,
       basis: 'whether loops stopped for an oscillation converged after a resume',
     },
     fuzzy_line_window: {

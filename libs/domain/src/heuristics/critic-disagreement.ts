@@ -25,7 +25,11 @@ const MAX_KEYS = 20;
  * issues — each side followed across rounds by its tracker (`trackerOf`: letter finding id →
  * tracker key), so a side whose lines moved is still the same side. Pure.
  */
-export function repeatedDisagreements(letter: Letter, trackerOf: Readonly<Record<string, string>>, previous: readonly string[]): RepeatedDisagreements {
+export function repeatedDisagreements(
+  letter: Letter,
+  trackerOf: Readonly<Record<string, string>>,
+  previous: readonly string[],
+): RepeatedDisagreements {
   const byId = new Map(letter.findings.map((f) => [f.id, f]));
   const before = new Set(previous);
   const keys: string[] = [];
@@ -48,15 +52,33 @@ export function repeatedDisagreements(letter: Letter, trackerOf: Readonly<Record
 
 /** Whether a cycle ("fixing A brought back B" both ways) is between two critics on one region. */
 export function isDisagreementCycle([a, b]: readonly [Tracker, Tracker], config: LoopConfig): boolean {
-  return a.critic_id !== b.critic_id && a.file === b.file && overlaps(a.line_range, b.line_range, config.fuzzy_line_window);
+  return (
+    a.critic_id !== b.critic_id && a.file === b.file && overlaps(a.line_range, b.line_range, config.fuzzy_line_window)
+  );
 }
 
 function side(t: Tracker) {
-  return { critic_id: t.critic_id, finding_type: t.finding_type, fingerprint: t.key.slice(0, 12), file: t.file, line_range: { ...t.line_range }, title: t.title, expected_behaviour: t.expected || t.title };
+  return {
+    critic_id: t.critic_id,
+    finding_type: t.finding_type,
+    fingerprint: t.key.slice(0, 12),
+    file: t.file,
+    line_range: { ...t.line_range },
+    title: t.title,
+    expected_behaviour: t.expected || t.title,
+  };
 }
 
 function refSide(r: FindingRef) {
-  return { critic_id: r.raised_by, finding_type: r.finding_type, fingerprint: r.fingerprint, file: r.file, line_range: { ...r.line_range }, title: r.title, expected_behaviour: r.expected || r.title };
+  return {
+    critic_id: r.raised_by,
+    finding_type: r.finding_type,
+    fingerprint: r.fingerprint,
+    file: r.file,
+    line_range: { ...r.line_range },
+    title: r.title,
+    expected_behaviour: r.expected || r.title,
+  };
 }
 
 export interface DisagreementInput {
@@ -74,8 +96,14 @@ export function criticDisagreement(input: DisagreementInput, config: LoopConfig)
   const cycles = input.cycles.filter((c) => isDisagreementCycle(c, config));
   const conflicts = input.repeated;
   if (conflicts.length === 0 && cycles.length === 0) return null;
-  const sides = [...conflicts.flatMap(([a, b]) => [refSide(a), refSide(b)]), ...cycles.flatMap(([a, b]) => [side(a), side(b)])].slice(0, 10);
-  const involved = [...conflicts.flatMap(([a, b]) => [input.keyOf(a), input.keyOf(b)]), ...cycles.flatMap(([a, b]) => [a.key, b.key])];
+  const sides = [
+    ...conflicts.flatMap(([a, b]) => [refSide(a), refSide(b)]),
+    ...cycles.flatMap(([a, b]) => [side(a), side(b)]),
+  ].slice(0, 10);
+  const involved = [
+    ...conflicts.flatMap(([a, b]) => [input.keyOf(a), input.keyOf(b)]),
+    ...cycles.flatMap(([a, b]) => [a.key, b.key]),
+  ];
   const first = sides[0];
   const second = sides[1];
   const describe =

@@ -44,21 +44,31 @@ const MAX_JOURNALED = 50;
  * the same history gives the same detections, with ids derived from plan, run, heuristic and
  * round, so a redelivery or a second replica deciding again produces the same events.
  */
-export function detectLoop(state: LoopState, entries: readonly RunEntry[], config: LoopConfig, from: DetectionCheckpoint | null = null): Detected {
+export function detectLoop(
+  state: LoopState,
+  entries: readonly RunEntry[],
+  config: LoopConfig,
+  from: DetectionCheckpoint | null = null,
+): Detected {
   const runId = state.run_id;
   if (runId === null) return { detections: [], checkpoint: null };
   const start: DetectionCheckpoint =
-    from !== null && from.run_id === runId && from.version <= state.version ? from : { run_id: runId, version: 0, memory: initialLoopMemory(state.plan), fired: [], journaled: [] };
+    from !== null && from.run_id === runId && from.version <= state.version
+      ? from
+      : { run_id: runId, version: 0, memory: initialLoopMemory(state.plan), fired: [], journaled: [] };
   let memory = start.memory;
   const fired = new Map(start.fired.map((d) => [d.event_id, d]));
   const journaled = [...start.journaled];
   // Ascending positions, past the checkpoint: the events after the state's version are decided on by the commit that announces them.
-  const fresh = [...entries].filter((e) => e.position > start.version && e.position <= state.version).sort((a, b) => a.position - b.position);
+  const fresh = [...entries]
+    .filter((e) => e.position > start.version && e.position <= state.version)
+    .sort((a, b) => a.position - b.position);
   for (const { position, event } of fresh) {
     if (event.type === 'LoopDetected') journaled.push(event.event_id);
     const step = evolveMemory(memory, event, position, config);
     memory = step.memory;
-    for (const detection of step.detections) if (!fired.has(detection.event_id)) fired.set(detection.event_id, detection);
+    for (const detection of step.detections)
+      if (!fired.has(detection.event_id)) fired.set(detection.event_id, detection);
   }
   const known = new Set([...journaled, ...state.handled_detections, ...state.detections.map((d) => d.event_id)]);
   const checkpoint: DetectionCheckpoint = {
@@ -68,5 +78,8 @@ export function detectLoop(state: LoopState, entries: readonly RunEntry[], confi
     fired: [...fired.values()].filter((d) => d.round >= state.round),
     journaled: journaled.slice(-MAX_JOURNALED),
   };
-  return { detections: [...fired.values()].filter((d) => !known.has(d.event_id) && detectionIsLive(state, d)), checkpoint };
+  return {
+    detections: [...fired.values()].filter((d) => !known.has(d.event_id) && detectionIsLive(state, d)),
+    checkpoint,
+  };
 }

@@ -13,14 +13,24 @@ const A = issue({ finding_type: 'tsc/TS2322', file: 'src/a.ts', line: 10, title:
 const untouched = { other: [{ file: 'src/unrelated.ts', hunks: [{ start: 1, end: 1 }] }] };
 
 const baseline = (): JournaledEvent =>
-  event('BaselineRecorded', { commit: SHA_A, branch: 'rloop/add-billing', tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 }, exit_code: 0, failing: [], duration_ms: 1 });
+  event('BaselineRecorded', {
+    commit: SHA_A,
+    branch: 'rloop/add-billing',
+    tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
+    exit_code: 0,
+    failing: [],
+    duration_ms: 1,
+  });
 
 /** The run as the journal commits it (the scenario's events with the baseline after the gating), and its loop state. */
 function committed(events: readonly JournaledEvent[]): { entries: RunEntry[]; state: LoopState } {
   const [submitted, gated, ...rest] = events;
   if (submitted === undefined || gated === undefined) throw new Error('no run');
   const entries = [submitted, gated, baseline(), ...rest].map((e, i) => ({ position: i + 1, event: e }));
-  return { entries, state: entries.reduce((s, e) => evolveLoop(s, e.event, e.position), initialLoopState('add-billing')) };
+  return {
+    entries,
+    state: entries.reduce((s, e) => evolveLoop(s, e.event, e.position), initialLoopState('add-billing')),
+  };
 }
 
 function stuckThreeRounds(): Scenario {
@@ -61,7 +71,9 @@ describe('detectLoop', () => {
 
   it('given a state older than the letter that fires, when deciding on it, then the events after its version are left to the commit that announces them', () => {
     const { entries, state } = committed(stuckThreeRounds().events);
-    const before = entries.slice(0, -1).reduce((s, e) => evolveLoop(s, e.event, e.position), initialLoopState('add-billing'));
+    const before = entries
+      .slice(0, -1)
+      .reduce((s, e) => evolveLoop(s, e.event, e.position), initialLoopState('add-billing'));
     expect(detectLoop(before, entries, new Scenario().config).detections).toEqual([]);
     expect(state.version).toBe(entries.length);
   });
@@ -78,7 +90,9 @@ describe('detectLoop', () => {
     const loop = stuckThreeRounds();
     const { entries, state } = committed(loop.events);
     const cut = entries.findIndex((e) => e.event.type === 'RoundStarted' && e.event.data.round === 3);
-    const earlier = entries.slice(0, cut).reduce((s, e) => evolveLoop(s, e.event, e.position), initialLoopState('add-billing'));
+    const earlier = entries
+      .slice(0, cut)
+      .reduce((s, e) => evolveLoop(s, e.event, e.position), initialLoopState('add-billing'));
     const { checkpoint } = detectLoop(earlier, entries.slice(0, cut), loop.config);
     expect(checkpoint).toMatchObject({ run_id: RUN_ID, version: earlier.version, fired: [] });
     const incremental = detectLoop(state, entries.slice(cut), loop.config, checkpoint);
@@ -96,7 +110,13 @@ describe('detectLoop', () => {
     const { checkpoint } = detectLoop(state, entries, loop.config);
     if (checkpoint === null) throw new Error('no checkpoint');
     const stale = { ...checkpoint, fired: [], memory: { ...checkpoint.memory, trackers: [] } };
-    expect(detectLoop(state, entries, loop.config, { ...stale, run_id: 'd_another_run' }).detections.map((d) => d.heuristic)).toEqual(['persistent_issue']);
-    expect(detectLoop(state, entries, loop.config, { ...stale, version: state.version + 1 }).detections.map((d) => d.heuristic)).toEqual(['persistent_issue']);
+    expect(
+      detectLoop(state, entries, loop.config, { ...stale, run_id: 'd_another_run' }).detections.map((d) => d.heuristic),
+    ).toEqual(['persistent_issue']);
+    expect(
+      detectLoop(state, entries, loop.config, { ...stale, version: state.version + 1 }).detections.map(
+        (d) => d.heuristic,
+      ),
+    ).toEqual(['persistent_issue']);
   });
 });

@@ -11,7 +11,8 @@ export function flatTrend(points: readonly TrendPoint[], config: LoopConfig): { 
   const window = points.slice(-config.flat_trend.rounds);
   const first = window[0];
   const last = window.at(-1);
-  if (window.length < config.flat_trend.rounds || first === undefined || last === undefined || last.count === 0) return null;
+  if (window.length < config.flat_trend.rounds || first === undefined || last === undefined || last.count === 0)
+    return null;
   const s = slope(window.map((p) => ({ x: p.round, y: p.top })));
   if (-s >= config.flat_trend.min_slope || last.count < first.count) return null;
   // A stable set of stuck findings is the per-issue heuristics' business; the trend guards against churn.
@@ -37,6 +38,10 @@ export function flatTrendFiring(input: FlatTrendInput, config: LoopConfig): Firi
     heuristic: 'flat_trend',
     trackers: [],
     message: `the top-${config.flat_trend.top} severity average did not fall (${points.map((p) => p.top).join(' → ')} over rounds ${points[0]?.round ?? '?'}-${input.round}, slope ${flat.slope} > -${config.flat_trend.min_slope}) while the findings kept changing — the ${input.phase} phase is stuck`,
-    evidence: { slope: flat.slope, min_slope: config.flat_trend.min_slope, points: points.map((p) => ({ round: p.round, top_score_avg: p.top, findings: p.count })) },
+    evidence: {
+      slope: flat.slope,
+      min_slope: config.flat_trend.min_slope,
+      points: points.map((p) => ({ round: p.round, top_score_avg: p.top, findings: p.count })),
+    },
   };
 }

@@ -11,7 +11,11 @@ describe('persistent issue', () => {
   it('given the same finding from the same critic in 3 consecutive letters and fixes that never touch it, when round 3 is in, then persistent_issue fires naming it', () => {
     const loop = new Scenario();
     expect(heuristicsOf(loop.round({ findings: [A], fix: elsewhere }))).toEqual([]);
-    expect(heuristicsOf(loop.round({ findings: [A], fix: { other: [{ file: 'src/unrelated.ts', hunks: [{ start: 5, end: 5 }] }] } }))).toEqual([]);
+    expect(
+      heuristicsOf(
+        loop.round({ findings: [A], fix: { other: [{ file: 'src/unrelated.ts', hunks: [{ start: 5, end: 5 }] }] } }),
+      ),
+    ).toEqual([]);
     const third = loop.round({ findings: [A] });
     expect(heuristicsOf(third)).toEqual(['persistent_issue']);
     expect(third.detections[0]).toMatchObject({ round: 3, fingerprints: [A.fingerprint], critic_ids: [LINTER] });
@@ -32,7 +36,9 @@ describe('persistent issue', () => {
     const loop = new Scenario();
     loop.round({ findings: [{ ...A, location_hash: hash }], fix: elsewhere });
     loop.round({ findings: [{ ...issue({ ...A, line: 60 }), location_hash: hash }], fix: elsewhere });
-    expect(heuristicsOf(loop.round({ findings: [{ ...issue({ ...A, line: 90 }), location_hash: hash }] }))).toEqual(['persistent_issue']);
+    expect(heuristicsOf(loop.round({ findings: [{ ...issue({ ...A, line: 90 }), location_hash: hash }] }))).toEqual([
+      'persistent_issue',
+    ]);
   });
 
   it('given its critic failed in the middle round (an infra failure), when round 3 is in, then the gap is not counted as a presence and nothing fires yet', () => {
@@ -48,8 +54,25 @@ describe('persistent issue', () => {
     const D = issue({ finding_type: 'eslint/no-unused-vars', file: 'src/a.ts', line: 40, score: 7 });
     const shiftedA = { ...issue({ ...A, line: 12 }), id: A.id };
     const results = [
-      loop.round({ findings: [A, B, C], fix: { touched: [{ finding: C, hunks: [{ start: 30, end: 30 }] }, { finding: B, hunks: [{ start: 20, end: 21 }] }, { finding: A, hunks: [{ start: 8, end: 9 }] }] } }),
-      loop.round({ findings: [shiftedA, D], fix: { touched: [{ finding: shiftedA, hunks: [{ start: 12, end: 12 }] }, { finding: D, hunks: [{ start: 40, end: 40 }] }] } }),
+      loop.round({
+        findings: [A, B, C],
+        fix: {
+          touched: [
+            { finding: C, hunks: [{ start: 30, end: 30 }] },
+            { finding: B, hunks: [{ start: 20, end: 21 }] },
+            { finding: A, hunks: [{ start: 8, end: 9 }] },
+          ],
+        },
+      }),
+      loop.round({
+        findings: [shiftedA, D],
+        fix: {
+          touched: [
+            { finding: shiftedA, hunks: [{ start: 12, end: 12 }] },
+            { finding: D, hunks: [{ start: 40, end: 40 }] },
+          ],
+        },
+      }),
       loop.round({ findings: [], failed: { [SAST]: 'timed_out' } }),
       loop.round({ findings: [] }),
     ];
@@ -81,7 +104,11 @@ describe('oscillation', () => {
   it('given a finding cut from the letter by top-K (still reported), when it is in the next letter again, then it never went away and nothing fires', () => {
     const loop = new Scenario();
     loop.round({ findings: [A, B], fix: { touched: [{ finding: B, hunks: [{ start: 20, end: 20 }] }] } });
-    loop.round({ findings: [A, C], letter: [C.fingerprint], fix: { touched: [{ finding: C, hunks: [{ start: 30, end: 30 }] }] } });
+    loop.round({
+      findings: [A, C],
+      letter: [C.fingerprint],
+      fix: { touched: [{ finding: C, hunks: [{ start: 30, end: 30 }] }] },
+    });
     expect(heuristicsOf(loop.round({ findings: [A] }))).toEqual([]);
   });
 
@@ -105,9 +132,15 @@ describe('oscillation', () => {
 describe('implementer wall', () => {
   it('given three different attempts on a finding that persists, when the fourth letter still has it, then implementer_wall fires (and persistent_issue waits for it)', () => {
     const loop = new Scenario();
-    expect(heuristicsOf(loop.round({ findings: [A], fix: { touched: [{ finding: A, hunks: [{ start: 9, end: 10 }] }] } }))).toEqual([]);
-    expect(heuristicsOf(loop.round({ findings: [A], fix: { touched: [{ finding: A, hunks: [{ start: 10, end: 12 }] }] } }))).toEqual([]);
-    expect(heuristicsOf(loop.round({ findings: [A], fix: { touched: [{ finding: A, hunks: [{ start: 4, end: 10 }] }] } }))).toEqual([]);
+    expect(
+      heuristicsOf(loop.round({ findings: [A], fix: { touched: [{ finding: A, hunks: [{ start: 9, end: 10 }] }] } })),
+    ).toEqual([]);
+    expect(
+      heuristicsOf(loop.round({ findings: [A], fix: { touched: [{ finding: A, hunks: [{ start: 10, end: 12 }] }] } })),
+    ).toEqual([]);
+    expect(
+      heuristicsOf(loop.round({ findings: [A], fix: { touched: [{ finding: A, hunks: [{ start: 4, end: 10 }] }] } })),
+    ).toEqual([]);
     const fourth = loop.round({ findings: [A] });
     expect(heuristicsOf(fourth)).toEqual(['implementer_wall']);
     expect(fourth.detections[0]?.message).toContain('tried 3 different approaches');
@@ -125,15 +158,34 @@ describe('implementer wall', () => {
   it('given fix attempts that failed for infrastructure reasons, when the finding persists, then they are not attempts', () => {
     const loop = new Scenario({ persistent_issue: { rounds: 10 } });
     for (let i = 0; i < 4; i += 1) {
-      expect(heuristicsOf(loop.round({ findings: [A], fix: { outcome: 'failed', reason: 'the implementer command timed out after 600000 ms' } }))).toEqual([]);
+      expect(
+        heuristicsOf(
+          loop.round({
+            findings: [A],
+            fix: { outcome: 'failed', reason: 'the implementer command timed out after 600000 ms' },
+          }),
+        ),
+      ).toEqual([]);
     }
     expect(loop.memory.trackers[0]?.attempts).toEqual([]);
   });
 });
 
 describe('critic disagreement', () => {
-  const strict = issue({ raised_by: LINTER, finding_type: 'eslint/eqeqeq', file: 'src/a.ts', line: 10, title: 'use ===' });
-  const loose = issue({ raised_by: SAST, finding_type: 'review/null-check', file: 'src/a.ts', line: 10, title: 'use == null to catch undefined' });
+  const strict = issue({
+    raised_by: LINTER,
+    finding_type: 'eslint/eqeqeq',
+    file: 'src/a.ts',
+    line: 10,
+    title: 'use ===',
+  });
+  const loose = issue({
+    raised_by: SAST,
+    finding_type: 'review/null-check',
+    file: 'src/a.ts',
+    line: 10,
+    title: 'use == null to catch undefined',
+  });
 
   it('given two critics asking for conflicting fixes on the same lines in one round, when the pair is a known conflict, then the letter surfaces it and nothing escalates yet', () => {
     const loop = new Scenario({ critic_disagreement: { known_conflicts: [['eslint/eqeqeq', 'review/null-*']] } });
@@ -144,7 +196,16 @@ describe('critic disagreement', () => {
   it('given a known-conflict disagreement in one letter, when the same two issues disagree in the next letter (lines moved), then critic_disagreement fires with both asks', () => {
     const loop = new Scenario({ critic_disagreement: { known_conflicts: [['eslint/eqeqeq', 'review/null-*']] } });
     loop.round({ findings: [strict, loose], fix: elsewhere });
-    const moved = [issue({ raised_by: LINTER, finding_type: 'eslint/eqeqeq', file: 'src/a.ts', line: 12, title: 'use ===' }), issue({ raised_by: SAST, finding_type: 'review/null-check', file: 'src/a.ts', line: 12, title: 'use == null to catch undefined' })];
+    const moved = [
+      issue({ raised_by: LINTER, finding_type: 'eslint/eqeqeq', file: 'src/a.ts', line: 12, title: 'use ===' }),
+      issue({
+        raised_by: SAST,
+        finding_type: 'review/null-check',
+        file: 'src/a.ts',
+        line: 12,
+        title: 'use == null to catch undefined',
+      }),
+    ];
     const second = loop.round({ findings: moved });
     expect(heuristicsOf(second)).toEqual(['critic_disagreement']);
     expect([...(second.detections[0]?.critic_ids ?? [])].sort()).toEqual([LINTER, SAST].sort());
@@ -160,10 +221,14 @@ describe('critic disagreement', () => {
     expect(loop.memory.disagreements).toEqual([]);
   });
 
-  it('given fixing one critic\'s finding brings back the other critic\'s on the same lines, when the cycle closes, then it is a disagreement, not an oscillation', () => {
+  it("given fixing one critic's finding brings back the other critic's on the same lines, when the cycle closes, then it is a disagreement, not an oscillation", () => {
     const loop = new Scenario();
     loop.round({ findings: [strict], fix: { touched: [{ finding: strict, hunks: [{ start: 10, end: 10 }] }] } });
-    expect(heuristicsOf(loop.round({ findings: [loose], fix: { touched: [{ finding: loose, hunks: [{ start: 10, end: 10 }] }] } }))).toEqual([]);
+    expect(
+      heuristicsOf(
+        loop.round({ findings: [loose], fix: { touched: [{ finding: loose, hunks: [{ start: 10, end: 10 }] }] } }),
+      ),
+    ).toEqual([]);
     const third = loop.round({ findings: [strict] });
     expect(heuristicsOf(third)).toEqual(['critic_disagreement']);
     expect(third.detections[0]?.message).toContain('fixing one brought the other back');
@@ -178,12 +243,19 @@ describe('critic disagreement', () => {
 });
 
 describe('flat severity trend (review-loop seed)', () => {
-  const at = (n: number, score: number) => issue({ finding_type: `eslint/rule-${n}`, file: `src/f${n}.ts`, line: n, score });
+  const at = (n: number, score: number) =>
+    issue({ finding_type: `eslint/rule-${n}`, file: `src/f${n}.ts`, line: n, score });
 
   it('given each round trades its findings for new ones of the same weight, when 3 rounds are flat, then flat_trend fires', () => {
     const loop = new Scenario();
-    loop.round({ findings: [at(1, 8), at(2, 8)], fix: { touched: [{ finding: at(1, 8), hunks: [{ start: 1, end: 1 }] }] } });
-    loop.round({ findings: [at(2, 8), at(3, 8)], fix: { touched: [{ finding: at(2, 8), hunks: [{ start: 2, end: 2 }] }] } });
+    loop.round({
+      findings: [at(1, 8), at(2, 8)],
+      fix: { touched: [{ finding: at(1, 8), hunks: [{ start: 1, end: 1 }] }] },
+    });
+    loop.round({
+      findings: [at(2, 8), at(3, 8)],
+      fix: { touched: [{ finding: at(2, 8), hunks: [{ start: 2, end: 2 }] }] },
+    });
     const third = loop.round({ findings: [at(3, 8), at(4, 8)] });
     expect(heuristicsOf(third)).toEqual(['flat_trend']);
     expect(third.detections[0]?.evidence['slope']).toBe(0);
@@ -208,7 +280,10 @@ describe('stall (FSM seed) and infra failures', () => {
   it('given the implementer changed nothing in 2 rounds in a row, when the second fix is in, then stall fires', () => {
     const loop = new Scenario();
     expect(heuristicsOf(loop.round({ findings: [A], fix: { outcome: 'no_change' } }))).toEqual([]);
-    const second = loop.round({ findings: [B], fix: { outcome: 'failed', reason: 'the implementer command exited with code 1' } });
+    const second = loop.round({
+      findings: [B],
+      fix: { outcome: 'failed', reason: 'the implementer command exited with code 1' },
+    });
     expect(heuristicsOf(second)).toEqual(['stall']);
     expect(second.detections[0]?.message).toContain('changed nothing in 2 rounds');
   });
@@ -216,7 +291,11 @@ describe('stall (FSM seed) and infra failures', () => {
   it('given an infra failure between two no-change rounds, when they are in, then the failure counts neither way', () => {
     const loop = new Scenario({ stall: { rounds: 3 }, flat_trend: { rounds: 10 } });
     loop.round({ findings: [A], fix: { outcome: 'no_change' } });
-    expect(heuristicsOf(loop.round({ findings: [B], fix: { outcome: 'failed', reason: 'rate limited (429) by the model API' } }))).toEqual([]);
+    expect(
+      heuristicsOf(
+        loop.round({ findings: [B], fix: { outcome: 'failed', reason: 'rate limited (429) by the model API' } }),
+      ),
+    ).toEqual([]);
     expect(heuristicsOf(loop.round({ findings: [C], fix: { outcome: 'no_change' } }))).toEqual([]);
     expect(loop.memory.history?.fix).toMatchObject({ outcome: 'no_change', infra_failure: false });
   });
@@ -241,10 +320,20 @@ describe('round history', () => {
 
   it('given a long loop over the same few findings, when it runs 200 rounds, then the memory stays bounded', () => {
     const loop = new Scenario({ persistent_issue: { rounds: 1000 }, implementer_wall: { attempts: 1000 } });
-    for (let r = 0; r < 200; r += 1) loop.round({ findings: r % 2 === 0 ? [A, B] : [A], fix: { touched: [{ finding: A, hunks: [{ start: r + 1, end: r + 1 }] }] } });
+    for (let r = 0; r < 200; r += 1)
+      loop.round({
+        findings: r % 2 === 0 ? [A, B] : [A],
+        fix: { touched: [{ finding: A, hunks: [{ start: r + 1, end: r + 1 }] }] },
+      });
     const size = JSON.stringify(loop.memory).length;
     expect(loop.memory.trackers).toHaveLength(2);
-    expect(loop.memory.trackers.every((t) => t.segments.length <= loop.config.limits.max_segments_per_finding && t.attempts.length <= loop.config.limits.max_attempts_per_finding)).toBe(true);
+    expect(
+      loop.memory.trackers.every(
+        (t) =>
+          t.segments.length <= loop.config.limits.max_segments_per_finding &&
+          t.attempts.length <= loop.config.limits.max_attempts_per_finding,
+      ),
+    ).toBe(true);
     expect(size).toBeLessThan(40_000);
     // PostgreSQL keeps the memory as jsonb, which refuses NUL characters.
     expect(JSON.stringify(loop.memory)).not.toContain('\\u0000');

@@ -15,7 +15,15 @@ export function implementerWall(trackers: readonly Tracker[], config: LoopConfig
   return {
     heuristic: 'implementer_wall',
     trackers: walls,
-    message: walls.map((t) => `the implementer tried ${t.streak_attempts} different approaches on "${t.title}" (${where(t)}) and it persists — the plan may need a rethink`).join('; '),
-    evidence: { threshold: config.implementer_wall.attempts, findings: walls.map((t) => ({ ...trackerEvidence(t), attempts: t.attempts.slice(-t.streak_attempts) })) },
+    message: walls
+      .map(
+        (t) =>
+          `the implementer tried ${t.streak_attempts} different approaches on "${t.title}" (${where(t)}) and it persists — the plan may need a rethink`,
+      )
+      .join('; '),
+    evidence: {
+      threshold: config.implementer_wall.attempts,
+      findings: walls.map((t) => ({ ...trackerEvidence(t), attempts: t.attempts.slice(-t.streak_attempts) })),
+    },
   };
 }

@@ -82,8 +82,18 @@ export interface RoundHistoryRow {
   readonly top_score_avg: number | null;
   readonly max_score: number | null;
   readonly key_moment: string | null;
-  readonly retained_best: { readonly best_round: number; readonly best_commit: string; readonly worse_round: number; readonly worse_commit: string } | null;
-  readonly fix: { readonly outcome: string; readonly commit: string | null; readonly lines_changed: number; readonly infra_failure: boolean } | null;
+  readonly retained_best: {
+    readonly best_round: number;
+    readonly best_commit: string;
+    readonly worse_round: number;
+    readonly worse_commit: string;
+  } | null;
+  readonly fix: {
+    readonly outcome: string;
+    readonly commit: string | null;
+    readonly lines_changed: number;
+    readonly infra_failure: boolean;
+  } | null;
   readonly detections: readonly Heuristic[];
 }
 
@@ -100,7 +110,11 @@ export interface RunSummaryRow {
   readonly phases_cleared: Readonly<Partial<Record<Phase, number>>>;
   readonly phase_rounds: Readonly<Partial<Record<Phase, number>>>;
   readonly detections: readonly { readonly heuristic: Heuristic; readonly round: number }[];
-  readonly escalations: readonly { readonly reason: string; readonly heuristic: Heuristic | null; readonly round: number }[];
+  readonly escalations: readonly {
+    readonly reason: string;
+    readonly heuristic: Heuristic | null;
+    readonly round: number;
+  }[];
   readonly resumes: number;
   readonly fixed_after_rounds: Histogram;
   readonly attempts_to_fix: Histogram;

@@ -6,7 +6,20 @@ import { criticDisagreement, repeatedDisagreements } from './critic-disagreement
 import type { Firing } from './firing.js';
 import { flatTrendFiring } from './flat-trend.js';
 import { implementerWall } from './implementer-wall.js';
-import { type FindingRef, type Histogram, type LearningDelta, type LoopDetection, type LoopMemory, type MemoryStep, type PresenceState, type RoundHistoryRow, type RunSummaryRow, type Tracker, type TrendPoint, initialLoopMemory } from './memory-model.js';
+import {
+  type FindingRef,
+  type Histogram,
+  type LearningDelta,
+  type LoopDetection,
+  type LoopMemory,
+  type MemoryStep,
+  type PresenceState,
+  type RoundHistoryRow,
+  type RunSummaryRow,
+  type Tracker,
+  type TrendPoint,
+  initialLoopMemory,
+} from './memory-model.js';
 import { oscillation, oscillations } from './oscillation.js';
 import { persistentIssue } from './persistent-issue.js';
 import { NO_STALL, countStall, stall } from './stall.js';
@@ -67,7 +80,9 @@ function fire(c: Context, round: number, firings: readonly Firing[]): void {
   for (const f of firings) {
     const eventId = deterministicId(d.plan, d.run_id, 'loop_detected', f.heuristic, round);
     if (d.fired.includes(eventId) || c.detections.some((x) => x.event_id === eventId)) continue;
-    const fingerprints = [...new Set(f.trackers.map((t) => t.key.slice(0, 12)))].filter((fp) => /^[0-9a-f]{12}$/.test(fp));
+    const fingerprints = [...new Set(f.trackers.map((t) => t.key.slice(0, 12)))].filter((fp) =>
+      /^[0-9a-f]{12}$/.test(fp),
+    );
     c.detections.push({
       event_id: eventId,
       plan: d.plan,
@@ -82,10 +97,22 @@ function fire(c: Context, round: number, firings: readonly Firing[]): void {
       occurred_at: c.event.occurred_at,
     });
     d.fired = [...d.fired, eventId].slice(-MAX_FIRED);
-    if (d.run !== null) setRun(c, { detections: [...d.run.detections, { heuristic: f.heuristic, round }].slice(-MAX_RUN_LIST) });
-    if (d.history !== null && d.history.round === round) setHistory(c, { detections: [...d.history.detections, f.heuristic].slice(-MAX_HISTORY_DETECTIONS) });
+    if (d.run !== null)
+      setRun(c, { detections: [...d.run.detections, { heuristic: f.heuristic, round }].slice(-MAX_RUN_LIST) });
+    if (d.history !== null && d.history.round === round)
+      setHistory(c, { detections: [...d.history.detections, f.heuristic].slice(-MAX_HISTORY_DETECTIONS) });
     for (const t of f.trackers) {
-      c.learnings.push({ critic_id: t.critic_id, finding_type: t.finding_type, new_loop: false, rounds_seen: 0, fixed: 0, stuck: 1, title: t.title, plan: d.plan, at: c.event.occurred_at });
+      c.learnings.push({
+        critic_id: t.critic_id,
+        finding_type: t.finding_type,
+        new_loop: false,
+        rounds_seen: 0,
+        fixed: 0,
+        stuck: 1,
+        title: t.title,
+        plan: d.plan,
+        at: c.event.occurred_at,
+      });
     }
   }
 }
@@ -101,7 +128,17 @@ function onRoundStarted(c: Context, event: Extract<JournaledEvent, { type: 'Roun
   d.round = data.round;
   const critics: Record<string, string> = {};
   for (const critic of data.critics) critics[critic.critic_id] = 'pending';
-  d.current = { round: data.round, phase: data.phase, phase_round: data.phase_round, mode: data.mode, critics, reports: {}, letter_map: {}, letter_written: false, fixed: false };
+  d.current = {
+    round: data.round,
+    phase: data.phase,
+    phase_round: data.phase_round,
+    mode: data.mode,
+    critics,
+    reports: {},
+    letter_map: {},
+    letter_written: false,
+    fixed: false,
+  };
   const retained = data.retained_best ?? null;
   if (retained !== null) {
     // The work after the best round was thrown away: what vanished with it did not "go away", and
@@ -131,13 +168,27 @@ function onRoundStarted(c: Context, event: Extract<JournaledEvent, { type: 'Roun
     top_score_avg: null,
     max_score: null,
     key_moment: null,
-    retained_best: retained === null ? null : { best_round: retained.best_round, best_commit: retained.best_commit, worse_round: retained.worse_round, worse_commit: retained.worse_commit },
+    retained_best:
+      retained === null
+        ? null
+        : {
+            best_round: retained.best_round,
+            best_commit: retained.best_commit,
+            worse_round: retained.worse_round,
+            worse_commit: retained.worse_commit,
+          },
     fix: null,
     detections: [],
   };
   c.roundChanged = true;
   if (d.run !== null) {
-    setRun(c, { rounds: data.round, phase_rounds: { ...d.run.phase_rounds, [data.phase]: Math.max(d.run.phase_rounds[data.phase] ?? 0, data.phase_round) } });
+    setRun(c, {
+      rounds: data.round,
+      phase_rounds: {
+        ...d.run.phase_rounds,
+        [data.phase]: Math.max(d.run.phase_rounds[data.phase] ?? 0, data.phase_round),
+      },
+    });
   }
 }
 
@@ -169,7 +220,11 @@ function observeLetter(c: Context, letter: Letter): void {
   if (letter.complete) d.previous_max = letterMax;
 
   // Every critic that reported speaks for its findings; a critic that failed says nothing (infra failures are never findings or absences).
-  const reporting = new Set(Object.entries(current.critics).filter(([, outcome]) => outcome === 'reported').map(([id]) => id));
+  const reporting = new Set(
+    Object.entries(current.critics)
+      .filter(([, outcome]) => outcome === 'reported')
+      .map(([id]) => id),
+  );
   for (const id of Object.keys(current.reports)) reporting.add(id);
   const refs: FindingRef[] = Object.entries(current.reports).flatMap(([, list]) => list);
   const known = new Set(refs.map((r) => `${r.raised_by}\u0000${r.fingerprint}`));
@@ -190,10 +245,12 @@ function observeLetter(c: Context, letter: Letter): void {
   let run = d.run;
   for (const m of matches) {
     const t = m.tracker;
-    const state: PresenceState = inLetter.has(`${m.ref.raised_by}\u0000${m.ref.fingerprint}`) || related.has(m.ref.id) ? 'p' : 'h';
+    const state: PresenceState =
+      inLetter.has(`${m.ref.raised_by}\u0000${m.ref.fingerprint}`) || related.has(m.ref.id) ? 'p' : 'h';
     if (m.created) created.push(t);
     if (m.drift !== null && m.drift > 0 && run !== null) run = { ...run, line_drift: bump(run.line_drift, m.drift) };
-    if (!t.fingerprints.includes(m.ref.fingerprint)) t.fingerprints = [...t.fingerprints, m.ref.fingerprint].slice(-MAX_FINGERPRINTS);
+    if (!t.fingerprints.includes(m.ref.fingerprint))
+      t.fingerprints = [...t.fingerprints, m.ref.fingerprint].slice(-MAX_FINGERPRINTS);
     t.line_range = { ...m.ref.line_range };
     t.location_hash = m.ref.location_hash ?? t.location_hash;
     t.title = m.ref.title;
@@ -220,9 +277,24 @@ function observeLetter(c: Context, letter: Letter): void {
   for (const t of d.trackers) {
     if (matched.has(t.key) || !reporting.has(t.critic_id)) continue;
     if (t.absent_since === null && t.last_state !== 'a') {
-      if (run !== null) run = { ...run, fixed_after_rounds: bump(run.fixed_after_rounds, t.streak), attempts_to_fix: bump(run.attempts_to_fix, t.streak_attempts) };
+      if (run !== null)
+        run = {
+          ...run,
+          fixed_after_rounds: bump(run.fixed_after_rounds, t.streak),
+          attempts_to_fix: bump(run.attempts_to_fix, t.streak_attempts),
+        };
       if (t.attempts.length > 0) {
-        c.learnings.push({ critic_id: t.critic_id, finding_type: t.finding_type, new_loop: false, rounds_seen: 0, fixed: 1, stuck: 0, title: t.title, plan: d.plan, at: c.event.occurred_at });
+        c.learnings.push({
+          critic_id: t.critic_id,
+          finding_type: t.finding_type,
+          new_loop: false,
+          rounds_seen: 0,
+          fixed: 1,
+          stuck: 0,
+          title: t.title,
+          plan: d.plan,
+          at: c.event.occurred_at,
+        });
       }
       t.absent_since = round;
       gone.push(t);
@@ -234,7 +306,9 @@ function observeLetter(c: Context, letter: Letter): void {
   // A finding gone for longer than the oscillation look-back can no longer oscillate or stall
   // anything: forgetting it keeps each update as cheap at round 500 as at round 5 (a finding that
   // comes back after that is a new issue).
-  d.trackers = d.trackers.filter((t) => t.absent_since === null || round - t.absent_since <= config.oscillation.cycle_lookback_rounds);
+  d.trackers = d.trackers.filter(
+    (t) => t.absent_since === null || round - t.absent_since <= config.oscillation.cycle_lookback_rounds,
+  );
   if (run !== null && run !== d.run) setRun(c, run);
 
   // Learnings: every pattern present this round, and the first sighting per run.
@@ -245,7 +319,17 @@ function observeLetter(c: Context, letter: Letter): void {
     const first = !d.learned.includes(key);
     // Bounded like the trackers: only the most recent patterns of the run are remembered as seen.
     if (first) d.learned = [...d.learned, key].slice(-config.limits.max_tracked_findings);
-    c.learnings.push({ critic_id: t.critic_id, finding_type: t.finding_type, new_loop: first, rounds_seen: 1, fixed: 0, stuck: 0, title: t.title, plan: d.plan, at: c.event.occurred_at });
+    c.learnings.push({
+      critic_id: t.critic_id,
+      finding_type: t.finding_type,
+      new_loop: first,
+      rounds_seen: 1,
+      fixed: 0,
+      stuck: 0,
+      title: t.title,
+      plan: d.plan,
+      at: c.event.occurred_at,
+    });
   }
 
   // Letter finding ids → trackers, so the fix's `fixed_findings` land on the right issues.
@@ -266,8 +350,19 @@ function observeLetter(c: Context, letter: Letter): void {
   let topAvg: number | null = null;
   if (letter.complete) {
     const phaseMatches = matches.filter((m) => phaseIncludes(current.phase, m.ref.severity));
-    topAvg = Math.round(topScoreAverage(phaseMatches.map((m) => m.ref.score), config.flat_trend.top) * 1000) / 1000;
-    const point: TrendPoint = { round, top: topAvg, count: phaseMatches.length, keys: phaseMatches.map((m) => m.tracker.key).slice(0, 100) };
+    topAvg =
+      Math.round(
+        topScoreAverage(
+          phaseMatches.map((m) => m.ref.score),
+          config.flat_trend.top,
+        ) * 1000,
+      ) / 1000;
+    const point: TrendPoint = {
+      round,
+      top: topAvg,
+      count: phaseMatches.length,
+      keys: phaseMatches.map((m) => m.tracker.key).slice(0, 100),
+    };
     const points = d.trend.phase === current.phase ? [...d.trend.points, point] : [point];
     d.trend = { phase: current.phase, points: points.slice(-Math.max(config.flat_trend.rounds, 2)) };
   }
@@ -309,7 +404,16 @@ function observeLetter(c: Context, letter: Letter): void {
   const repeated = repeatedDisagreements(letter, current.letter_map, d.disagreements ?? []);
   d.disagreements = [...repeated.keys];
   const conflicts = repeated.pairs.map(([a, b]) => [refOf(a), refOf(b)] as const);
-  const disagreement = criticDisagreement({ repeated: conflicts, cycles, trackers: d.trackers, keyOf: (r) => byRef.get(`${r.raised_by}\u0000${r.fingerprint}`), round }, config);
+  const disagreement = criticDisagreement(
+    {
+      repeated: conflicts,
+      cycles,
+      trackers: d.trackers,
+      keyOf: (r) => byRef.get(`${r.raised_by}\u0000${r.fingerprint}`),
+      round,
+    },
+    config,
+  );
   if (disagreement !== null) firings.push(disagreement);
   const wall = implementerWall(d.trackers, config);
   if (wall !== null) {
@@ -328,7 +432,10 @@ function observeLetter(c: Context, letter: Letter): void {
     firings.push(persistent);
     for (const t of trackersOf(d, persistent)) restartStreak(t, round + 1);
   }
-  const flat = flatTrendFiring({ points: d.trend.points, phase: current.phase, round, complete: letter.complete }, config);
+  const flat = flatTrendFiring(
+    { points: d.trend.points, phase: current.phase, round, complete: letter.complete },
+    config,
+  );
   if (flat !== null) {
     firings.push(flat);
     d.trend = { phase: d.trend.phase, points: [] };
@@ -336,9 +443,14 @@ function observeLetter(c: Context, letter: Letter): void {
   fire(c, round, firings);
 }
 
-function fixSignature(files: readonly { file: string; lines_changed: number; hunks: readonly { start: number; end: number }[] }[]): string {
+function fixSignature(
+  files: readonly { file: string; lines_changed: number; hunks: readonly { start: number; end: number }[] }[],
+): string {
   return files
-    .map((f) => `${f.file}:${f.hunks.length > 0 ? f.hunks.map((h) => `${h.start}-${h.end}`).join(',') : `~${f.lines_changed}`}`)
+    .map(
+      (f) =>
+        `${f.file}:${f.hunks.length > 0 ? f.hunks.map((h) => `${h.start}-${h.end}`).join(',') : `~${f.lines_changed}`}`,
+    )
     .sort()
     .join(';');
 }
@@ -371,7 +483,14 @@ function observeFix(c: Context, event: Extract<JournaledEvent, { type: 'FixAppli
     const signature = fixSignature(files);
     t.attempts = [
       ...t.attempts,
-      { round: data.round, commit: data.commit, outcome: data.outcome, lines_changed: files.reduce((s, f) => s + f.lines_changed, 0), signature, position: c.position },
+      {
+        round: data.round,
+        commit: data.commit,
+        outcome: data.outcome,
+        lines_changed: files.reduce((s, f) => s + f.lines_changed, 0),
+        signature,
+        position: c.position,
+      },
     ].slice(-c.config.limits.max_attempts_per_finding);
     if (!t.signatures.includes(signature)) {
       t.signatures = [...t.signatures, signature].slice(-MAX_SIGNATURES);
@@ -419,15 +538,48 @@ function end(c: Context, status: string): void {
  * history). Returns the new memory and what changed: detections to journal as LoopDetected, the
  * round-history row, the run summary and learnings deltas. Pure: replays give the same output.
  */
-export function evolveMemory(memory: LoopMemory, event: JournaledEvent, position: number, config: LoopConfig): MemoryStep {
+export function evolveMemory(
+  memory: LoopMemory,
+  event: JournaledEvent,
+  position: number,
+  config: LoopConfig,
+): MemoryStep {
   const inRun = event.type === 'PlanSubmitted' || (memory.run_id !== null && event.correlation_id === memory.run_id);
-  if (!inRun) return { memory: { ...memory, version: Math.max(memory.version, position) }, detections: [], round: null, run: null, learnings: [] };
+  if (!inRun)
+    return {
+      memory: { ...memory, version: Math.max(memory.version, position) },
+      detections: [],
+      round: null,
+      run: null,
+      learnings: [],
+    };
   if (event.type === 'PlanSubmitted') {
-    if (memory.run_id !== null && !memory.ended) return { memory: { ...memory, version: Math.max(memory.version, position) }, detections: [], round: null, run: null, learnings: [] };
-    const fresh: LoopMemory = { ...initialLoopMemory(memory.plan), run_id: event.event_id, run: newRun(memory.plan, event), version: position };
+    if (memory.run_id !== null && !memory.ended)
+      return {
+        memory: { ...memory, version: Math.max(memory.version, position) },
+        detections: [],
+        round: null,
+        run: null,
+        learnings: [],
+      };
+    const fresh: LoopMemory = {
+      ...initialLoopMemory(memory.plan),
+      run_id: event.event_id,
+      run: newRun(memory.plan, event),
+      version: position,
+    };
     return { memory: fresh, detections: [], round: null, run: fresh.run, learnings: [] };
   }
-  const c: Context = { d: draftOf(memory, TRACKER_EVENTS.has(event.type)), event, position, config, detections: [], learnings: [], roundChanged: false, runChanged: false };
+  const c: Context = {
+    d: draftOf(memory, TRACKER_EVENTS.has(event.type)),
+    event,
+    position,
+    config,
+    detections: [],
+    learnings: [],
+    roundChanged: false,
+    runChanged: false,
+  };
   const d = c.d;
   d.version = Math.max(d.version, position);
   switch (event.type) {
@@ -452,14 +604,25 @@ export function evolveMemory(memory: LoopMemory, event: JournaledEvent, position
     case 'LoopDetected':
       if (!d.fired.includes(event.event_id) && d.run !== null) {
         d.fired = [...d.fired, event.event_id].slice(-MAX_FIRED);
-        setRun(c, { detections: [...d.run.detections, { heuristic: event.data.heuristic, round: event.data.round }].slice(-MAX_RUN_LIST) });
+        setRun(c, {
+          detections: [...d.run.detections, { heuristic: event.data.heuristic, round: event.data.round }].slice(
+            -MAX_RUN_LIST,
+          ),
+        });
       }
       break;
     case 'EscalationRaised':
       if (d.run !== null) {
         setRun(c, {
           status: 'escalated',
-          escalations: [...d.run.escalations, { reason: event.data.reason, heuristic: event.data.report.trigger.heuristic ?? null, round: event.data.round }].slice(-MAX_RUN_LIST),
+          escalations: [
+            ...d.run.escalations,
+            {
+              reason: event.data.reason,
+              heuristic: event.data.report.trigger.heuristic ?? null,
+              round: event.data.round,
+            },
+          ].slice(-MAX_RUN_LIST),
         });
       }
       break;
@@ -468,14 +631,21 @@ export function evolveMemory(memory: LoopMemory, event: JournaledEvent, position
       d.stall = NO_STALL;
       break;
     case 'PhaseAdvanced':
-      if (d.run !== null && event.data.reason === 'phase_clear' && d.run.phases_cleared[event.data.from] === undefined) {
-        setRun(c, { phases_cleared: { ...d.run.phases_cleared, [event.data.from]: d.run.phase_rounds[event.data.from] ?? 1 } });
+      if (
+        d.run !== null &&
+        event.data.reason === 'phase_clear' &&
+        d.run.phases_cleared[event.data.from] === undefined
+      ) {
+        setRun(c, {
+          phases_cleared: { ...d.run.phases_cleared, [event.data.from]: d.run.phase_rounds[event.data.from] ?? 1 },
+        });
       }
       d.trend = { phase: event.data.to, points: [] };
       d.previous_max = null;
       break;
     case 'LoopConverged':
-      if (d.run !== null && d.run.phases_cleared.final_sweep === undefined) setRun(c, { phases_cleared: { ...d.run.phases_cleared, final_sweep: d.run.phase_rounds.final_sweep ?? 1 } });
+      if (d.run !== null && d.run.phases_cleared.final_sweep === undefined)
+        setRun(c, { phases_cleared: { ...d.run.phases_cleared, final_sweep: d.run.phase_rounds.final_sweep ?? 1 } });
       end(c, 'converged');
       break;
     case 'LoopBypassed':
@@ -497,5 +667,11 @@ export function evolveMemory(memory: LoopMemory, event: JournaledEvent, position
       break;
   }
   const next = d as unknown as LoopMemory;
-  return { memory: next, detections: c.detections, round: c.roundChanged ? next.history : null, run: c.runChanged ? next.run : null, learnings: c.learnings };
+  return {
+    memory: next,
+    detections: c.detections,
+    round: c.roundChanged ? next.history : null,
+    run: c.runChanged ? next.run : null,
+    learnings: c.learnings,
+  };
 }

@@ -14,7 +14,12 @@ const untouched = { other: [{ file: 'src/unrelated.ts', hunks: [{ start: 1, end:
 
 describe('evolveMemory', () => {
   it("given no run, when the plan's PlanSubmitted is folded, then the memory follows that run and its run row starts as running", () => {
-    const step = evolveMemory(initialLoopMemory('add-billing'), event('PlanSubmitted', { plan: planSpec(), submission_id: 'sub-1' }, { event_id: RUN_ID }), 1, DEFAULT_LOOP_CONFIG);
+    const step = evolveMemory(
+      initialLoopMemory('add-billing'),
+      event('PlanSubmitted', { plan: planSpec(), submission_id: 'sub-1' }, { event_id: RUN_ID }),
+      1,
+      DEFAULT_LOOP_CONFIG,
+    );
     expect(step.memory).toMatchObject({ run_id: RUN_ID, ended: false, version: 1 });
     expect(step.run).toMatchObject({ run_id: RUN_ID, plan: 'add-billing', status: 'running', rounds: 0 });
     expect(step.detections).toEqual([]);
@@ -29,16 +34,31 @@ describe('evolveMemory', () => {
       event('PlanSubmitted', { plan: planSpec(), submission_id: 'sub-2' }, { event_id: OTHER_RUN }),
     ]) {
       const step = evolveMemory(before, late, before.version + 1, loop.config);
-      expect(step).toEqual({ memory: { ...before, version: before.version + 1 }, detections: [], round: null, run: null, learnings: [] });
+      expect(step).toEqual({
+        memory: { ...before, version: before.version + 1 },
+        detections: [],
+        round: null,
+        run: null,
+        learnings: [],
+      });
     }
   });
 
   it("given a round's reports, when its letter is folded, then the round-history row holds the letter and each reported pattern is a learning", () => {
     const loop = new Scenario();
     const { history } = loop.round({ findings: [A] });
-    expect(history).toMatchObject({ round: 1, phase: 'critical', findings: 1, counts: { critical: 1, medium: 0, low: 0 }, complete: true, detections: [] });
+    expect(history).toMatchObject({
+      round: 1,
+      phase: 'critical',
+      findings: 1,
+      counts: { critical: 1, medium: 0, low: 0 },
+      complete: true,
+      detections: [],
+    });
     const letterStep = loop.steps.find((s) => s.learnings.length > 0);
-    expect(letterStep?.learnings).toEqual([expect.objectContaining({ critic_id: A.raised_by, finding_type: A.finding_type, new_loop: true, rounds_seen: 1 })]);
+    expect(letterStep?.learnings).toEqual([
+      expect.objectContaining({ critic_id: A.raised_by, finding_type: A.finding_type, new_loop: true, rounds_seen: 1 }),
+    ]);
     expect(loop.memory.trackers.map((t) => [t.key, t.streak])).toEqual([[A.fingerprint, 1]]);
   });
 
@@ -60,7 +80,9 @@ describe('evolveMemory', () => {
     const stopped = loop.fold(event('LoopStopped', { by: 'ops@test', note: 'enough' }));
     expect(stopped.memory.ended).toBe(true);
     expect(stopped.run).toMatchObject({ status: 'stopped' });
-    const next = loop.fold(event('PlanSubmitted', { plan: planSpec(), submission_id: 'sub-2' }, { event_id: OTHER_RUN }));
+    const next = loop.fold(
+      event('PlanSubmitted', { plan: planSpec(), submission_id: 'sub-2' }, { event_id: OTHER_RUN }),
+    );
     expect(next.memory).toMatchObject({ run_id: OTHER_RUN, trackers: [], ended: false });
   });
 });

@@ -21,7 +21,9 @@ export interface OscillationInput {
 }
 
 export function oscillation(input: OscillationInput, config: LoopConfig): Firing | null {
-  const inDisagreement = new Set(input.cycles.filter((c) => isDisagreementCycle(c, config)).flatMap(([a, b]) => [a.key, b.key]));
+  const inDisagreement = new Set(
+    input.cycles.filter((c) => isDisagreementCycle(c, config)).flatMap(([a, b]) => [a.key, b.key]),
+  );
   const oscillating = oscillations(input.reappeared, config).filter((t) => !inDisagreement.has(t.key));
   const cycles = input.cycles.filter(([a, b]) => !inDisagreement.has(a.key) && !inDisagreement.has(b.key));
   if (oscillating.length === 0 && cycles.length === 0) return null;
@@ -29,7 +31,8 @@ export function oscillation(input: OscillationInput, config: LoopConfig): Firing
     const absent = [...t.segments].reverse().find((s) => s[2] === 'a');
     return `"${t.title}" (${where(t)}) was gone in round ${absent?.[0] ?? '?'} but came back in round ${input.round} — the fix did not hold`;
   });
-  for (const [a, b] of cycles) parts.push(`fixing "${b.title}" brought back "${a.title}", and fixing "${a.title}" had brought back "${b.title}"`);
+  for (const [a, b] of cycles)
+    parts.push(`fixing "${b.title}" brought back "${a.title}", and fixing "${a.title}" had brought back "${b.title}"`);
   return {
     heuristic: 'oscillation',
     trackers: [...new Map([...oscillating, ...cycles.flatMap(([a, b]) => [a, b])].map((t) => [t.key, t])).values()],

@@ -12,21 +12,37 @@ function tryingNewApproaches(t: Tracker): boolean {
 
 /** The trackers that are persistent issues now. */
 export function persistentIssues(trackers: readonly Tracker[], config: LoopConfig): Tracker[] {
-  return trackers.filter((t) => t.last_state === 'p' && t.streak >= config.persistent_issue.rounds && !tryingNewApproaches(t));
+  return trackers.filter(
+    (t) => t.last_state === 'p' && t.streak >= config.persistent_issue.rounds && !tryingNewApproaches(t),
+  );
 }
 
 /** Fires for the persistent issues, leaving out those an implementer wall already named this round. */
-export function persistentIssue(trackers: readonly Tracker[], config: LoopConfig, walls: readonly Tracker[]): Firing | null {
+export function persistentIssue(
+  trackers: readonly Tracker[],
+  config: LoopConfig,
+  walls: readonly Tracker[],
+): Firing | null {
   const wallKeys = new Set(walls.map((t) => t.key));
   const persistent = persistentIssues(trackers, config).filter((t) => !wallKeys.has(t.key));
   if (persistent.length === 0) return null;
   return {
     heuristic: 'persistent_issue',
     trackers: persistent,
-    message: persistent.map((t) => `"${t.title}" (${where(t)}, ${t.critic_id}) was raised in ${t.streak} consecutive rounds and no fix removed it`).join('; '),
+    message: persistent
+      .map(
+        (t) =>
+          `"${t.title}" (${where(t)}, ${t.critic_id}) was raised in ${t.streak} consecutive rounds and no fix removed it`,
+      )
+      .join('; '),
     evidence: {
       threshold: config.persistent_issue.rounds,
-      findings: persistent.map((t) => ({ ...trackerEvidence(t), consecutive_rounds: t.streak, since_round: t.streak_start, distinct_attempts: t.streak_attempts })),
+      findings: persistent.map((t) => ({
+        ...trackerEvidence(t),
+        consecutive_rounds: t.streak,
+        since_round: t.streak_start,
+        distinct_attempts: t.streak_attempts,
+      })),
     },
   };
 }

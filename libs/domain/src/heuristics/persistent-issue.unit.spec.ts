@@ -6,8 +6,14 @@ describe('persistent_issue', () => {
   it('given a finding in the letter 3 rounds in a row and no fix tried on it, when checked, then it fires naming it', () => {
     const t = tracker('a', { streak: 3, streak_start: 2 });
     const firing = persistentIssue([t], config, []);
-    expect(firing).toMatchObject({ heuristic: 'persistent_issue', trackers: [t], evidence: { threshold: 3, findings: [{ consecutive_rounds: 3, since_round: 2, distinct_attempts: 0 }] } });
-    expect(firing?.message).toBe('"issue a" (src/a.ts:10, toolchain/compiler-linter) was raised in 3 consecutive rounds and no fix removed it');
+    expect(firing).toMatchObject({
+      heuristic: 'persistent_issue',
+      trackers: [t],
+      evidence: { threshold: 3, findings: [{ consecutive_rounds: 3, since_round: 2, distinct_attempts: 0 }] },
+    });
+    expect(firing?.message).toBe(
+      '"issue a" (src/a.ts:10, toolchain/compiler-linter) was raised in 3 consecutive rounds and no fix removed it',
+    );
   });
 
   it('given a finding present 2 rounds in a row, when checked, then nothing fires', () => {

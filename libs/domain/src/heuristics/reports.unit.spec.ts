@@ -32,8 +32,23 @@ describe('finding timelines', () => {
   });
 
   it('given a patch of several files, when one file is asked for, then only its section comes back', () => {
-    const patch = ['diff --git a/src/a.ts b/src/a.ts', '--- a/src/a.ts', '+++ b/src/a.ts', '@@ -1 +1 @@', '-x', '+y', 'diff --git a/src/b.ts b/src/b.ts', '--- a/src/b.ts', '+++ b/src/b.ts', '@@ -2 +2 @@', '-p', '+q'].join('\n');
-    expect(patchOfFile(patch, 'src/b.ts')).toBe(['diff --git a/src/b.ts b/src/b.ts', '--- a/src/b.ts', '+++ b/src/b.ts', '@@ -2 +2 @@', '-p', '+q'].join('\n'));
+    const patch = [
+      'diff --git a/src/a.ts b/src/a.ts',
+      '--- a/src/a.ts',
+      '+++ b/src/a.ts',
+      '@@ -1 +1 @@',
+      '-x',
+      '+y',
+      'diff --git a/src/b.ts b/src/b.ts',
+      '--- a/src/b.ts',
+      '+++ b/src/b.ts',
+      '@@ -2 +2 @@',
+      '-p',
+      '+q',
+    ].join('\n');
+    expect(patchOfFile(patch, 'src/b.ts')).toBe(
+      ['diff --git a/src/b.ts b/src/b.ts', '--- a/src/b.ts', '+++ b/src/b.ts', '@@ -2 +2 @@', '-p', '+q'].join('\n'),
+    );
     expect(patchOfFile(patch, 'src/c.ts')).toBeNull();
   });
 });
@@ -51,8 +66,14 @@ describe('the LoopDetected of a detection', () => {
       memory = step.memory;
       return step.detections;
     });
-    expect(replayed.map((d) => loopDetectedEvent(d, 'journal@b'))).toEqual([{ ...loopDetectedEvent(detection, 'journal@a'), producer: 'journal@b' }]);
-    expect(loopDetectedEvent(detection, 'journal@a')).toMatchObject({ type: 'LoopDetected', event_id: expect.stringMatching(/^d_/), data: { heuristic: 'persistent_issue', round: 3 } });
+    expect(replayed.map((d) => loopDetectedEvent(d, 'journal@b'))).toEqual([
+      { ...loopDetectedEvent(detection, 'journal@a'), producer: 'journal@b' },
+    ]);
+    expect(loopDetectedEvent(detection, 'journal@a')).toMatchObject({
+      type: 'LoopDetected',
+      event_id: expect.stringMatching(/^d_/),
+      data: { heuristic: 'persistent_issue', round: 3 },
+    });
   });
 });
 
@@ -63,7 +84,11 @@ describe('journal.yaml key moments', () => {
     loop.round({ findings: [B] });
     const third = loop.round({ findings: [] });
     const doc = journalDocument('add-billing', loop.events);
-    expect(doc.rounds.map((r) => r.key_moment ?? null)).toEqual([null, null, 'highest severity score dropped from 8 to 0']);
+    expect(doc.rounds.map((r) => r.key_moment ?? null)).toEqual([
+      null,
+      null,
+      'highest severity score dropped from 8 to 0',
+    ]);
     expect(third.history?.key_moment).toBe('highest severity score dropped from 8 to 0');
   });
 });
@@ -110,7 +135,13 @@ describe('calibration', () => {
     ];
     const report = calibrate(runs, current);
     expect(report.enough_data).toBe(true);
-    expect(report.phases.critical).toMatchObject({ samples: 4, median: 3, p90: 5, max: 5, soft_cap: { current: 8, suggested: 6 } });
+    expect(report.phases.critical).toMatchObject({
+      samples: 4,
+      median: 3,
+      p90: 5,
+      max: 5,
+      soft_cap: { current: 8, suggested: 6 },
+    });
     expect(report.heuristics.flat_trend).toMatchObject({ fired: 1, runs: 1, converged_after: 1 });
     expect(report.heuristics.flat_trend.note).toContain('may fire too early');
     expect(report.heuristics.persistent_issue).toMatchObject({ fired: 2, runs: 2, converged_after: 0 });

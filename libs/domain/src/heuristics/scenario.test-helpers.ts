@@ -5,7 +5,14 @@ import type { Finding, JournaledEvent, LineRange } from '@rloop/contracts';
 import { RUN_ID, SHA_A, event, finding, letterFor } from '../testing/builders.test-helpers.js';
 import { findDisagreements } from '../synthesis/disagreements.js';
 import { DEFAULT_LOOP_CONFIG, LoopConfig, type LoopConfigInput } from './config.js';
-import { type LoopDetection, type LoopMemory, type MemoryStep, type RoundHistoryRow, evolveMemory, initialLoopMemory } from './memory.js';
+import {
+  type LoopDetection,
+  type LoopMemory,
+  type MemoryStep,
+  type RoundHistoryRow,
+  evolveMemory,
+  initialLoopMemory,
+} from './memory.js';
 
 export const LINTER = 'toolchain/compiler-linter';
 export const SAST = 'security/sast-scanner';
@@ -48,12 +55,34 @@ export class Scenario {
   constructor(config: LoopConfigInput = {}) {
     this.config = LoopConfig.parse({ ...config });
     this.fold(
-      event('PlanSubmitted', {
-        plan: { slug: 'add-billing', title: 'Add billing', description: '', effort_level: 'high', files: ['src/**'], repo: { path: '/repo', ref: 'HEAD' }, test_cmd: 'npm test', implementer: { strategy: 'autofix' } },
-        submission_id: 'sub-1',
-      }, { event_id: RUN_ID }),
+      event(
+        'PlanSubmitted',
+        {
+          plan: {
+            slug: 'add-billing',
+            title: 'Add billing',
+            description: '',
+            effort_level: 'high',
+            files: ['src/**'],
+            repo: { path: '/repo', ref: 'HEAD' },
+            test_cmd: 'npm test',
+            implementer: { strategy: 'autofix' },
+          },
+          submission_id: 'sub-1',
+        },
+        { event_id: RUN_ID },
+      ),
     );
-    this.fold(event('LoopGated', { verdict: 'run', rules: [], commit: SHA_A, files: ['src/index.ts'], repo_path: '/repo', test_cmd: 'npm test' }));
+    this.fold(
+      event('LoopGated', {
+        verdict: 'run',
+        rules: [],
+        commit: SHA_A,
+        files: ['src/index.ts'],
+        repo_path: '/repo',
+        test_cmd: 'npm test',
+      }),
+    );
   }
 
   fold(e: JournaledEvent): MemoryStep {
@@ -69,7 +98,9 @@ export class Scenario {
     this.round_ += 1;
     const round = this.round_;
     const phase = spec.phase ?? 'critical';
-    const critics = [...new Set([LINTER, SAST, ...spec.findings.map((f) => f.raised_by), ...Object.keys(spec.failed ?? {})])];
+    const critics = [
+      ...new Set([LINTER, SAST, ...spec.findings.map((f) => f.raised_by), ...Object.keys(spec.failed ?? {})]),
+    ];
     const detections: LoopDetection[] = [];
     const collect = (step: MemoryStep): void => void detections.push(...step.detections);
     const commit = round.toString(16).padStart(40, '0');
@@ -85,24 +116,62 @@ export class Scenario {
           base_commit: SHA_A,
           repo_path: '/repo',
           files: ['src/index.ts'],
-          critics: critics.map((id) => ({ critic_id: id, evidence: 'toolchain', core: true, reason: 'core', timeout_ms: 60_000 })),
+          critics: critics.map((id) => ({
+            critic_id: id,
+            evidence: 'toolchain',
+            core: true,
+            reason: 'core',
+            timeout_ms: 60_000,
+          })),
           not_configured: [],
           deadline_at: '2026-11-30T12:00:00.000Z',
-          ...(spec.retained_best === undefined ? {} : { retained_best: { best_round: spec.retained_best.best_round, best_commit: SHA_A, worse_round: round - 1, worse_commit: SHA_A, detail: 'worse' } }),
+          ...(spec.retained_best === undefined
+            ? {}
+            : {
+                retained_best: {
+                  best_round: spec.retained_best.best_round,
+                  best_commit: SHA_A,
+                  worse_round: round - 1,
+                  worse_commit: SHA_A,
+                  detail: 'worse',
+                },
+              }),
         }),
       ),
     );
     for (const critic of critics) {
       const failed = spec.failed?.[critic];
       if (failed !== undefined) {
-        collect(this.fold(event('CriticFailed', { round, critic_id: critic, core: true, reason: failed, message: 'boom' })));
+        collect(
+          this.fold(event('CriticFailed', { round, critic_id: critic, core: true, reason: failed, message: 'boom' })),
+        );
       } else {
-        collect(this.fold(event('FindingsReported', { round, critic_id: critic, commit, findings: spec.findings.filter((f) => f.raised_by === critic), truncated: false, duration_ms: 5 })));
+        collect(
+          this.fold(
+            event('FindingsReported', {
+              round,
+              critic_id: critic,
+              commit,
+              findings: spec.findings.filter((f) => f.raised_by === critic),
+              truncated: false,
+              duration_ms: 5,
+            }),
+          ),
+        );
       }
     }
-    const kept = spec.findings.filter((f) => (spec.letter === undefined ? phase === 'final_sweep' || f.severity === phase : spec.letter.includes(f.fingerprint)) && spec.failed?.[f.raised_by] === undefined);
+    const kept = spec.findings.filter(
+      (f) =>
+        (spec.letter === undefined
+          ? phase === 'final_sweep' || f.severity === phase
+          : spec.letter.includes(f.fingerprint)) && spec.failed?.[f.raised_by] === undefined,
+    );
     // As the synthesizer writes it: the disagreements of the kept findings under the configured table.
-    const letter = { ...letterFor(round, phase, kept, { complete: spec.failed === undefined }), commit, disagreements: findDisagreements(kept, this.config.critic_disagreement.known_conflicts) };
+    const letter = {
+      ...letterFor(round, phase, kept, { complete: spec.failed === undefined }),
+      commit,
+      disagreements: findDisagreements(kept, this.config.critic_disagreement.known_conflicts),
+    };
     collect(this.fold(event('LetterWritten', { letter })));
     if (spec.fix !== undefined) collect(this.fold(this.fixEvent(round, spec.fix)));
     return { detections, history: this.memory.history };
@@ -123,7 +192,14 @@ export class Scenario {
     }
     const outcome = fix.outcome ?? (byFile.size === 0 ? 'no_change' : 'committed');
     const changed = outcome === 'committed' || outcome === 'reverted';
-    const fixes = changed ? [...byFile].map(([file, e]) => ({ file, fixed_findings: e.fixed, lines_changed: e.hunks.length * 2, hunks: e.hunks })) : [];
+    const fixes = changed
+      ? [...byFile].map(([file, e]) => ({
+          file,
+          fixed_findings: e.fixed,
+          lines_changed: e.hunks.length * 2,
+          hunks: e.hunks,
+        }))
+      : [];
     return event('FixApplied', {
       round,
       letter_id: `d_letter${String(round).padStart(8, '0')}`,

@@ -13,12 +13,23 @@ export interface StallCount {
 export const NO_STALL: StallCount = { count: 0, rounds: [], outcomes: [] };
 
 /** The count after a fix: one more when the code did not move, zero when it did. */
-export function countStall(stall: StallCount, fix: { readonly round: number; readonly commit: string | null; readonly outcome: string }): StallCount {
+export function countStall(
+  stall: StallCount,
+  fix: { readonly round: number; readonly commit: string | null; readonly outcome: string },
+): StallCount {
   if (fix.commit !== null) return NO_STALL;
-  return { count: stall.count + 1, rounds: [...stall.rounds, fix.round].slice(-20), outcomes: [...stall.outcomes, fix.outcome].slice(-20) };
+  return {
+    count: stall.count + 1,
+    rounds: [...stall.rounds, fix.round].slice(-20),
+    outcomes: [...stall.outcomes, fix.outcome].slice(-20),
+  };
 }
 
-export function stall(count: StallCount, last: { readonly reason?: string | undefined; readonly strategy: string }, config: LoopConfig): Firing | null {
+export function stall(
+  count: StallCount,
+  last: { readonly reason?: string | undefined; readonly strategy: string },
+  config: LoopConfig,
+): Firing | null {
   if (count.count < config.stall.rounds) return null;
   const rounds = count.rounds.slice(-count.count);
   const outcomes = count.outcomes.slice(-count.count);

@@ -12,7 +12,8 @@ const SEVERITY_RANK = { critical: 0, medium: 1, low: 2 } as const;
 function roundsOf(tracker: Tracker, maxRounds: number): FindingTimeline['rounds'] {
   const rounds: FindingTimeline['rounds'] = [];
   for (const [from, to, state] of tracker.segments) {
-    for (let round = Math.max(from, to - maxRounds + 1); round <= to; round += 1) rounds.push({ round, present: state !== 'a' });
+    for (let round = Math.max(from, to - maxRounds + 1); round <= to; round += 1)
+      rounds.push({ round, present: state !== 'a' });
   }
   return rounds.slice(-maxRounds);
 }
@@ -26,10 +27,17 @@ function matches(tracker: Tracker, wanted: ReadonlySet<string>): boolean {
  * had), or else every finding still open, most severe first. Rounds the critic did not report
  * (it failed) are left out rather than shown as absent.
  */
-export function findingTimelines(memory: LoopMemory, options: { readonly fingerprints?: readonly string[]; readonly limit: number; readonly maxRounds: number }): TimelineDraft[] {
-  const wanted = options.fingerprints === undefined || options.fingerprints.length === 0 ? null : new Set(options.fingerprints);
+export function findingTimelines(
+  memory: LoopMemory,
+  options: { readonly fingerprints?: readonly string[]; readonly limit: number; readonly maxRounds: number },
+): TimelineDraft[] {
+  const wanted =
+    options.fingerprints === undefined || options.fingerprints.length === 0 ? null : new Set(options.fingerprints);
   const picked = memory.trackers.filter((t) => (wanted === null ? t.last_state !== 'a' : matches(t, wanted)));
-  picked.sort((a, b) => SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || b.score - a.score || a.first_round - b.first_round);
+  picked.sort(
+    (a, b) =>
+      SEVERITY_RANK[a.severity] - SEVERITY_RANK[b.severity] || b.score - a.score || a.first_round - b.first_round,
+  );
   return picked.slice(0, options.limit).map((t) => ({
     timeline: {
       fingerprint: t.key.slice(0, 12),
@@ -49,7 +57,9 @@ export function findingTimelines(memory: LoopMemory, options: { readonly fingerp
 /** The part of a unified diff that changes `file` (cut to `max` characters), or null. */
 export function patchOfFile(patch: string, file: string, max = 20_000): string | null {
   const sections = patch.split(/^(?=diff --git )/m);
-  const section = sections.find((s) => s.startsWith(`diff --git a/${file} `) || s.includes(`\n+++ b/${file}\n`) || s.includes(`\n--- a/${file}\n`));
+  const section = sections.find(
+    (s) => s.startsWith(`diff --git a/${file} `) || s.includes(`\n+++ b/${file}\n`) || s.includes(`\n--- a/${file}\n`),
+  );
   if (section === undefined) return null;
   const text = section.trimEnd();
   return text.length <= max ? text : `${text.slice(0, max - 20)}\n… (diff cut)`;

@@ -10,15 +10,30 @@ import type { CurrentRound, FindingRef, LoopMemory, PresenceState, Tracker } fro
 // ── Mutable working copy (the functions below are pure from the outside) ─────────────────────
 
 export type Mutable<T> = { -readonly [K in keyof T]: T[K] extends readonly (infer U)[] ? U[] : T[K] };
-export type Draft = Mutable<Omit<LoopMemory, 'trackers' | 'current'>> & { trackers: Mutable<Tracker>[]; current: CurrentRound | null };
+export type Draft = Mutable<Omit<LoopMemory, 'trackers' | 'current'>> & {
+  trackers: Mutable<Tracker>[];
+  current: CurrentRound | null;
+};
 
 /**
  * A working copy: the round at hand is copied always (reports land there), the trackers only for
  * the events that change them, so a critic's report costs the same whatever the memory holds.
  */
 export function draftOf(memory: LoopMemory, withTrackers: boolean): Draft {
-  const current = memory.current === null ? null : { ...memory.current, critics: { ...memory.current.critics }, reports: { ...memory.current.reports }, letter_map: { ...memory.current.letter_map } };
-  return { ...memory, current, trackers: withTrackers ? structuredClone(memory.trackers) : memory.trackers } as unknown as Draft;
+  const current =
+    memory.current === null
+      ? null
+      : {
+          ...memory.current,
+          critics: { ...memory.current.critics },
+          reports: { ...memory.current.reports },
+          letter_map: { ...memory.current.letter_map },
+        };
+  return {
+    ...memory,
+    current,
+    trackers: withTrackers ? structuredClone(memory.trackers) : memory.trackers,
+  } as unknown as Draft;
 }
 
 export function refOf(f: Finding): FindingRef {
@@ -39,7 +54,14 @@ export function refOf(f: Finding): FindingRef {
 }
 
 function comparable(t: Mutable<Tracker>): Parameters<typeof isSameIssue>[0] {
-  return { fingerprint: t.key, file: t.file, finding_type: t.finding_type, line_range: t.line_range, raised_by: t.critic_id, location_hash: t.location_hash ?? undefined };
+  return {
+    fingerprint: t.key,
+    file: t.file,
+    finding_type: t.finding_type,
+    line_range: t.line_range,
+    raised_by: t.critic_id,
+    location_hash: t.location_hash ?? undefined,
+  };
 }
 
 export function addSegment(t: Mutable<Tracker>, round: number, state: PresenceState, max: number): void {
@@ -83,7 +105,10 @@ export function matchReports(d: Draft, refs: readonly FindingRef[], round: numbe
       if (taken.has(t.key) || t.critic_id !== ref.raised_by) continue;
       const candidate = { ...ref, location_hash: ref.location_hash ?? undefined };
       if (!isSameIssue(comparable(t), candidate, config.fuzzy_line_window)) continue;
-      const distance = ref.location_hash !== null && ref.location_hash === t.location_hash ? -1 : Math.abs(t.line_range.start - ref.line_range.start);
+      const distance =
+        ref.location_hash !== null && ref.location_hash === t.location_hash
+          ? -1
+          : Math.abs(t.line_range.start - ref.line_range.start);
       if (distance < bestDistance) {
         best = t;
         bestDistance = distance;
@@ -91,7 +116,12 @@ export function matchReports(d: Draft, refs: readonly FindingRef[], round: numbe
     }
     if (best !== null) {
       taken.add(best.key);
-      matches.push({ ref, tracker: best, created: false, drift: Math.abs(best.line_range.start - ref.line_range.start) });
+      matches.push({
+        ref,
+        tracker: best,
+        created: false,
+        drift: Math.abs(best.line_range.start - ref.line_range.start),
+      });
       continue;
     }
     const tracker = newTracker(d, ref, round, config);

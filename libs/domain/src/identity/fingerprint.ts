@@ -34,7 +34,9 @@ export function locationHashOf(file: string, findingType: string, flaggedLines: 
 /** Lines ± this many count as the same place for the fuzzy match. TODO(calibration): from journal data on line drift between rounds. */
 export const FUZZY_LINE_WINDOW = 5;
 
-type Comparable = Pick<Finding, 'fingerprint' | 'file' | 'finding_type' | 'line_range' | 'raised_by'> & { readonly location_hash?: string | undefined };
+type Comparable = Pick<Finding, 'fingerprint' | 'file' | 'finding_type' | 'line_range' | 'raised_by'> & {
+  readonly location_hash?: string | undefined;
+};
 
 /**
  * Whether two findings (usually from different rounds) are the same issue: the same fingerprint;

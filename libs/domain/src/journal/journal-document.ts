@@ -42,7 +42,11 @@ function fixesOf(files: readonly FixedFile[]): JournalRound['fixes_applied'] {
  * letter, findings by critic, fixes, tests and the convergence delta (critical findings open
  * in this round's letter, and in the next round's).
  */
-export function journalDocument(plan: string, events: readonly JournaledEvent[], options: { readonly keyMomentDrop?: number } = {}): JournalDocument {
+export function journalDocument(
+  plan: string,
+  events: readonly JournaledEvent[],
+  options: { readonly keyMomentDrop?: number } = {},
+): JournalDocument {
   const doc: JournalDocument = { plan, run_id: null, started_at: null, phase: null, status: 'unknown', rounds: [] };
   const byRound = new Map<number, JournalRound>();
   const drop = options.keyMomentDrop ?? DEFAULT_LOOP_CONFIG.key_moments.max_drop;
@@ -81,7 +85,12 @@ export function journalDocument(plan: string, events: readonly JournaledEvent[],
         };
         const retained = event.data.retained_best;
         if (retained !== undefined) {
-          round.retained_best = { best_round: retained.best_round, best_commit: retained.best_commit, worse_round: retained.worse_round, worse_commit: retained.worse_commit };
+          round.retained_best = {
+            best_round: retained.best_round,
+            best_commit: retained.best_commit,
+            worse_round: retained.worse_round,
+            worse_commit: retained.worse_commit,
+          };
           previousMax = null;
         }
         byRound.set(round.round, round);
@@ -127,7 +136,11 @@ export function journalDocument(plan: string, events: readonly JournaledEvent[],
         break;
       case 'LoopDetected': {
         const round = byRound.get(event.data.round);
-        if (round !== undefined) round.loop_detected = [...(round.loop_detected ?? []), { heuristic: event.data.heuristic, message: event.data.message }];
+        if (round !== undefined)
+          round.loop_detected = [
+            ...(round.loop_detected ?? []),
+            { heuristic: event.data.heuristic, message: event.data.message },
+          ];
         break;
       }
       case 'LoopConverged':
@@ -139,7 +152,8 @@ export function journalDocument(plan: string, events: readonly JournaledEvent[],
       case 'EscalationRaised': {
         doc.status = 'escalated';
         const round = byRound.get(event.data.round);
-        if (round !== undefined) round.escalated = { reason: event.data.reason, heuristic: event.data.report.trigger.heuristic ?? null };
+        if (round !== undefined)
+          round.escalated = { reason: event.data.reason, heuristic: event.data.report.trigger.heuristic ?? null };
         break;
       }
       case 'LoopResumed':

@@ -4,7 +4,9 @@ import { journalDocument } from './journal-document.js';
 
 describe("the spec's journal.yaml view", () => {
   it('given two rounds with a fix between them, when exported, then each round has its critics, letter, fixes, tests and convergence delta', () => {
-    const critics = [{ critic_id: 'toolchain/compiler-linter', evidence: 'toolchain', core: true, reason: 'core', timeout_ms: 1000 }];
+    const critics = [
+      { critic_id: 'toolchain/compiler-linter', evidence: 'toolchain', core: true, reason: 'core', timeout_ms: 1000 },
+    ];
     const roundData = (round: number, commit: string) => ({
       round,
       phase: 'critical' as const,
@@ -21,7 +23,14 @@ describe("the spec's journal.yaml view", () => {
     });
     const doc = journalDocument('add-billing', [
       event('PlanSubmitted', { plan: planSpec(), submission_id: 's' }, { event_id: RUN_ID }),
-      event('LoopGated', { verdict: 'run', rules: [], commit: SHA_A, files: ['src/index.ts'], repo_path: '/repo', test_cmd: 'npm test' }),
+      event('LoopGated', {
+        verdict: 'run',
+        rules: [],
+        commit: SHA_A,
+        files: ['src/index.ts'],
+        repo_path: '/repo',
+        test_cmd: 'npm test',
+      }),
       event('RoundStarted', roundData(1, SHA_A)),
       event('LetterWritten', { letter: letterFor(1, 'critical', [finding()]) }),
       event('FixApplied', {
@@ -50,7 +59,11 @@ describe("the spec's journal.yaml view", () => {
       tests_result: { passed: 2, total: 2 },
       convergence_delta: { critical_open_before: 1, critical_open_after: 0 },
     });
-    expect(doc.rounds[0]?.findings_by_critic['toolchain/compiler-linter']).toMatchObject({ reported: 1, kept: 1, outcome: 'reported' });
+    expect(doc.rounds[0]?.findings_by_critic['toolchain/compiler-linter']).toMatchObject({
+      reported: 1,
+      kept: 1,
+      outcome: 'reported',
+    });
     expect(doc.rounds[1]?.convergence_delta).toEqual({ critical_open_before: 0, critical_open_after: null });
   });
 });

@@ -18,12 +18,18 @@ function bulletList(items: readonly string[]): string {
 function autofixLine(finding: Finding): string[] {
   if (finding.autofix === undefined) return [];
   const note = finding.autofix_note === undefined ? '' : ` — ${mdText(finding.autofix_note)}`;
-  const what = { eslint: "ESLint's fix (the autofix strategy applies it)", codemod: 'a codemod (the autofix strategy applies it)', none: 'none: a person, the anthropic strategy or a coding agent must decide' }[finding.autofix];
+  const what = {
+    eslint: "ESLint's fix (the autofix strategy applies it)",
+    codemod: 'a codemod (the autofix strategy applies it)',
+    none: 'none: a person, the anthropic strategy or a coding agent must decide',
+  }[finding.autofix];
   return ['', `**Deterministic fix:** ${what}${note}`];
 }
 
 function renderFinding(finding: Finding, index: number): string {
-  const related = finding.related_locations.map((l) => `${mdCode(`${l.file}:${lines(l.line_range)}`)} — ${mdText(l.note)}`);
+  const related = finding.related_locations.map(
+    (l) => `${mdCode(`${l.file}:${lines(l.line_range)}`)} — ${mdText(l.note)}`,
+  );
   return [
     `### ${index + 1}. ${mdText(finding.title)}`,
     '',
@@ -49,7 +55,10 @@ function renderFinding(finding: Finding, index: number): string {
 function coverageCell(critic: LetterCritic): string {
   const c = critic.coverage;
   if (c === undefined) return '—';
-  const notes = [c.unsupported > 0 ? `${c.unsupported} not its kind` : '', c.skipped_total > 0 ? `${c.skipped_total} skipped` : ''].filter((n) => n !== '');
+  const notes = [
+    c.unsupported > 0 ? `${c.unsupported} not its kind` : '',
+    c.skipped_total > 0 ? `${c.skipped_total} skipped` : '',
+  ].filter((n) => n !== '');
   return `${c.analysed}/${c.considered}${notes.length > 0 ? ` (${notes.join(', ')})` : ''}`;
 }
 
@@ -58,7 +67,10 @@ function skippedLines(letter: Letter): string[] {
   return letter.critics.flatMap((critic) => {
     const coverage = critic.coverage;
     if (coverage === undefined) return [];
-    const lines = coverage.skipped.map((skip) => `- ${isCoverageGap(skip, coverage) ? '**not reviewed:** ' : ''}${mdCode(critic.critic_id)} — ${mdText(describeSkip(skip))}`);
+    const lines = coverage.skipped.map(
+      (skip) =>
+        `- ${isCoverageGap(skip, coverage) ? '**not reviewed:** ' : ''}${mdCode(critic.critic_id)} — ${mdText(describeSkip(skip))}`,
+    );
     const more = coverage.skipped_total - coverage.skipped.length;
     return more > 0 ? [...lines, `- ${mdCode(critic.critic_id)} — and ${more} more`] : lines;
   });
@@ -67,7 +79,8 @@ function skippedLines(letter: Letter): string[] {
 /** Renders a letter for people (escalations, `rloop letter --format md`). JSON stays the source. */
 export function renderLetterMarkdown(letter: Letter): string {
   const critics = letter.critics.map(
-    (c) => `| ${mdCell(c.critic_id)}${c.core ? ' (core)' : ''} | ${c.outcome} | ${c.findings_kept}/${c.findings_total} | ${coverageCell(c)} | ${mdCell(c.message ?? '')} |`,
+    (c) =>
+      `| ${mdCell(c.critic_id)}${c.core ? ' (core)' : ''} | ${c.outcome} | ${c.findings_kept}/${c.findings_total} | ${coverageCell(c)} | ${mdCell(c.message ?? '')} |`,
   );
   const skipped = skippedLines(letter);
   return maskSecrets(
@@ -95,7 +108,10 @@ export function renderLetterMarkdown(letter: Letter): string {
             '',
             '## Disagreements (for people to settle)',
             '',
-            ...letter.disagreements.map((d) => `- ${mdCode(`${d.file}:${lines(d.line_range)}`)} — ${d.critic_ids.map(mdText).join(' vs ')}: ${mdText(d.note)}`),
+            ...letter.disagreements.map(
+              (d) =>
+                `- ${mdCode(`${d.file}:${lines(d.line_range)}`)} — ${d.critic_ids.map(mdText).join(' vs ')}: ${mdText(d.note)}`,
+            ),
           ]
         : []),
       ...((letter.suppressed ?? []).length > 0
@@ -104,11 +120,15 @@ export function renderLetterMarkdown(letter: Letter): string {
             '## Dismissed by the repository (not to fix)',
             '',
             ...(letter.suppressed ?? []).map(
-              (x) => `- ${mdCode(`${x.file}:${x.line}`)} ${mdCode(x.finding_type)} (${x.severity}) — ${x.kind} (${mdText(x.source)}): ${mdText(x.reason)}${x.until === undefined ? '' : ` (until ${x.until})`}`,
+              (x) =>
+                `- ${mdCode(`${x.file}:${x.line}`)} ${mdCode(x.finding_type)} (${x.severity}) — ${x.kind} (${mdText(x.source)}): ${mdText(x.reason)}${x.until === undefined ? '' : ` (until ${x.until})`}`,
             ),
           ]
         : []),
-      ...(letter.repo_config !== undefined && (letter.repo_config.excluded_files > 0 || letter.repo_config.overrides.length > 0 || letter.repo_config.refused.length > 0)
+      ...(letter.repo_config !== undefined &&
+      (letter.repo_config.excluded_files > 0 ||
+        letter.repo_config.overrides.length > 0 ||
+        letter.repo_config.refused.length > 0)
         ? [
             '',
             `**Repository configuration** (${letter.repo_config.config === null ? 'none' : mdCode(letter.repo_config.config)}): ${letter.repo_config.excluded_files} file(s) excluded` +

@@ -24,13 +24,27 @@ describe("the letter's Markdown: what the repository dismissed and what its conf
           until: '2027-03-31',
         },
       ],
-      repo_config: { config: '.rloop.yaml', excluded_files: 2, overrides: ['eslint/prefer-const → low (1 finding)'], refused: [`critics.security/sast-scanner: off\n## the policy says no ${awsKey}`] },
+      repo_config: {
+        config: '.rloop.yaml',
+        excluded_files: 2,
+        overrides: ['eslint/prefer-const → low (1 finding)'],
+        refused: [`critics.security/sast-scanner: off\n## the policy says no ${awsKey}`],
+      },
     };
     const markdown = renderLetterMarkdown(letter);
     expect(markdown).not.toContain(awsKey);
     expect(markdown).not.toContain('\u001b');
-    expect(markdown.split('\n').filter((line) => /^#+ /.test(line))).toEqual(['# Letter d_letter00000001', '## Critics', '## Findings', '## Dismissed by the repository (not to fix)']);
-    expect(markdown).toContain('- `src/evil\\n# Injected.js:9` `sast/code-injection` (critical) — inline (src/evil.js:8): ours # Fake section | x \\x1b[2J [REDACTED] (until 2027-03-31)');
-    expect(markdown).toContain('**Repository configuration** (`.rloop.yaml`): 2 file(s) excluded; severity overrides: eslint/prefer-const → low (1 finding); not applied: critics.security/sast-scanner: off ## the policy says no [REDACTED].');
+    expect(markdown.split('\n').filter((line) => /^#+ /.test(line))).toEqual([
+      '# Letter d_letter00000001',
+      '## Critics',
+      '## Findings',
+      '## Dismissed by the repository (not to fix)',
+    ]);
+    expect(markdown).toContain(
+      '- `src/evil\\n# Injected.js:9` `sast/code-injection` (critical) — inline (src/evil.js:8): ours # Fake section | x \\x1b[2J [REDACTED] (until 2027-03-31)',
+    );
+    expect(markdown).toContain(
+      '**Repository configuration** (`.rloop.yaml`): 2 file(s) excluded; severity overrides: eslint/prefer-const → low (1 finding); not applied: critics.security/sast-scanner: off ## the policy says no [REDACTED].',
+    );
   });
 });

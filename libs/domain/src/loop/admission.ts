@@ -23,7 +23,8 @@ export type Admission =
  *   admitDecision(stateAt14AfterAReport, { expected_version: 12, id }) // stale: decide again on 14
  */
 export function admitDecision(state: Pick<LoopState, 'version' | 'changed'>, decision: DecisionStamp): Admission {
-  if (decision.expected_version > state.version) return { admitted: false, reason: 'ahead', actualVersion: state.version };
+  if (decision.expected_version > state.version)
+    return { admitted: false, reason: 'ahead', actualVersion: state.version };
   const changed = state.changed;
   if (changed.at <= decision.expected_version) return { admitted: true };
   if (changed.decision === decision.id && changed.before <= decision.expected_version) return { admitted: true };
@@ -39,4 +40,13 @@ export function admitDecision(state: Pick<LoopState, 'version' | 'changed'>, dec
  * fixes, usage, submissions, and people's resume and stop (the fold applies those only where
  * they still make sense, so a person's command is never lost to a race).
  */
-export const DECISION_TYPES: ReadonlySet<string> = new Set(['LoopGated', 'LoopQueued', 'RoundStarted', 'PhaseAdvanced', 'FixRequested', 'LetterWritten', 'LoopConverged', 'LoopBypassed']);
+export const DECISION_TYPES: ReadonlySet<string> = new Set([
+  'LoopGated',
+  'LoopQueued',
+  'RoundStarted',
+  'PhaseAdvanced',
+  'FixRequested',
+  'LetterWritten',
+  'LoopConverged',
+  'LoopBypassed',
+]);

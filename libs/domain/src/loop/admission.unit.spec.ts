@@ -1,6 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
 import type { JournaledEvent } from '@rloop/contracts';
-import { RUN_ID, SHA_A, availability, catalogue, event, given, letterFor, planSpec } from '../testing/builders.test-helpers.js';
+import {
+  RUN_ID,
+  SHA_A,
+  availability,
+  catalogue,
+  event,
+  given,
+  letterFor,
+  planSpec,
+} from '../testing/builders.test-helpers.js';
 import { admitDecision } from './admission.js';
 import { decideNext, type PanelContext } from './decide.js';
 import { stampDecision } from './envelope.js';
@@ -9,9 +18,24 @@ import { evolveLoop, type LoopState } from './state.js';
 const ctx: PanelContext = { catalogue, availability, producer: 'panel@test', now: '2026-11-30T12:00:00.000Z' };
 
 const submitted = () => event('PlanSubmitted', { plan: planSpec(), submission_id: 'sub-1' }, { event_id: RUN_ID });
-const gated = () => event('LoopGated', { verdict: 'run', rules: [], commit: SHA_A, files: ['src/index.ts'], repo_path: '/repo', test_cmd: 'npm test' });
+const gated = () =>
+  event('LoopGated', {
+    verdict: 'run',
+    rules: [],
+    commit: SHA_A,
+    files: ['src/index.ts'],
+    repo_path: '/repo',
+    test_cmd: 'npm test',
+  });
 const baseline = () =>
-  event('BaselineRecorded', { commit: SHA_A, branch: 'rloop/add-billing', tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 }, exit_code: 0, failing: [], duration_ms: 10 });
+  event('BaselineRecorded', {
+    commit: SHA_A,
+    branch: 'rloop/add-billing',
+    tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 },
+    exit_code: 0,
+    failing: [],
+    duration_ms: 10,
+  });
 
 /** Appends events the way the journal does: each at the next position of the run's stream. */
 function append(state: LoopState, events: readonly JournaledEvent[]): LoopState {
@@ -26,7 +50,16 @@ function reviewed(): LoopState {
   if (current === null) throw new Error('no round');
   return append(
     state,
-    current.critics.map((c) => event('FindingsReported', { round: 1, critic_id: c.critic_id, commit: SHA_A, findings: [], truncated: false, duration_ms: 5 })),
+    current.critics.map((c) =>
+      event('FindingsReported', {
+        round: 1,
+        critic_id: c.critic_id,
+        commit: SHA_A,
+        findings: [],
+        truncated: false,
+        duration_ms: 5,
+      }),
+    ),
   );
 }
 
@@ -38,20 +71,47 @@ describe('the journal admits a decision only on the state it was decided on', ()
     expect(admitDecision(state, { expected_version: state.version, id: 'd_anything000' })).toEqual({ admitted: true });
   });
 
-  it('given a report that changed the round after a decision was made, when the decision is checked, then it is refused as stale with the run\'s version', () => {
+  it("given a report that changed the round after a decision was made, when the decision is checked, then it is refused as stale with the run's version", () => {
     let state = given(submitted(), gated(), baseline());
     state = append(state, stampDecision(decideNext(state, ctx), state.version));
     const decidedOn = state.version;
-    state = append(state, [event('CriticFailed', { round: 1, critic_id: 'security/sast-scanner', core: true, reason: 'crashed', message: 'boom' })]);
-    expect(admitDecision(state, { expected_version: decidedOn, id: 'd_letter00000001' })).toEqual({ admitted: false, reason: 'stale', actualVersion: decidedOn + 1 });
+    state = append(state, [
+      event('CriticFailed', {
+        round: 1,
+        critic_id: 'security/sast-scanner',
+        core: true,
+        reason: 'crashed',
+        message: 'boom',
+      }),
+    ]);
+    expect(admitDecision(state, { expected_version: decidedOn, id: 'd_letter00000001' })).toEqual({
+      admitted: false,
+      reason: 'stale',
+      actualVersion: decidedOn + 1,
+    });
   });
 
   it('given late facts that change nothing (a second report of a critic, usage), when a decision made before them is checked, then it is still admitted', () => {
     const state = reviewed();
     const decidedOn = state.version;
     const late = append(state, [
-      event('CriticFailed', { round: 1, critic_id: 'security/sast-scanner', core: true, reason: 'timed_out', message: 'late' }),
-      event('UsageRecorded', { round: 1, dispatch: 'quality/code-reviewer', model: 'claude', input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cost_usd: 0.01 }),
+      event('CriticFailed', {
+        round: 1,
+        critic_id: 'security/sast-scanner',
+        core: true,
+        reason: 'timed_out',
+        message: 'late',
+      }),
+      event('UsageRecorded', {
+        round: 1,
+        dispatch: 'quality/code-reviewer',
+        model: 'claude',
+        input_tokens: 1,
+        output_tokens: 1,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        cost_usd: 0.01,
+      }),
     ]);
     expect(late.version).toBe(decidedOn + 2);
     expect(late.changed).toEqual(state.changed);
@@ -60,7 +120,10 @@ describe('the journal admits a decision only on the state it was decided on', ()
 
   it('given a decision of two events (phase advanced, next round), when its first event is appended, then the second is still admitted, but not after a change in between', () => {
     let state = reviewed();
-    state = append(state, stampDecision([event('LetterWritten', { letter: letterFor(1, 'critical', []) })], state.version));
+    state = append(
+      state,
+      stampDecision([event('LetterWritten', { letter: letterFor(1, 'critical', []) })], state.version),
+    );
     const decision = stampDecision(decideNext(state, ctx), state.version);
     expect(decision.map((e) => e.type)).toEqual(['PhaseAdvanced', 'RoundStarted']);
     const [advanced, started] = decision as [JournaledEvent, JournaledEvent];
@@ -74,7 +137,11 @@ describe('the journal admits a decision only on the state it was decided on', ()
 
   it('given a decision naming a version the run never had, when checked, then it is refused', () => {
     const state = given(submitted(), gated());
-    expect(admitDecision(state, { expected_version: state.version + 3, id: 'd_forged0000001' })).toEqual({ admitted: false, reason: 'ahead', actualVersion: state.version });
+    expect(admitDecision(state, { expected_version: state.version + 3, id: 'd_forged0000001' })).toEqual({
+      admitted: false,
+      reason: 'ahead',
+      actualVersion: state.version,
+    });
   });
 
   it('given a decision already appended, when the same decision comes again from a second replica, then folding it changes nothing', () => {

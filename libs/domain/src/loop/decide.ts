@@ -1,6 +1,11 @@
 import type { DataOf, FindingTimeline, JournaledEvent, Letter, Phase } from '@rloop/contracts';
 import type { CriticCatalogue } from '../config/catalogue.js';
-import { type Escalation, type EscalationContext, decideEscalation, escalationEvent } from '../escalation/decide-escalation.js';
+import {
+  type Escalation,
+  type EscalationContext,
+  decideEscalation,
+  escalationEvent,
+} from '../escalation/decide-escalation.js';
 import { type CriticAvailability, selectPanel } from '../panel/select-panel.js';
 import { nextPhase } from '../phases/phases.js';
 import { type DecisionMeta, decisionEvent } from './envelope.js';
@@ -75,7 +80,11 @@ function startRound(state: LoopState, ctx: PanelContext, plan: RoundPlan): Journ
 }
 
 function escalate(state: LoopState, ctx: PanelContext, escalation: Escalation): JournaledEvent[] {
-  return [escalationEvent(state, meta(state, ctx, escalation.causation_id), escalation.trigger, { timelines: ctx.timelines ?? null })];
+  return [
+    escalationEvent(state, meta(state, ctx, escalation.causation_id), escalation.trigger, {
+      timelines: ctx.timelines ?? null,
+    }),
+  ];
 }
 
 function panelComposition(ctx: PanelContext, state: LoopState) {
@@ -114,7 +123,12 @@ function decideOnLetter(state: LoopState, ctx: PanelContext, current: RoundRecor
         }),
       ];
     }
-    const advanced = decisionEvent('PhaseAdvanced', m, ['phase', current.round, next], { from: current.phase, to: next, round: current.round, reason: 'phase_clear' });
+    const advanced = decisionEvent('PhaseAdvanced', m, ['phase', current.round, next], {
+      from: current.phase,
+      to: next,
+      round: current.round,
+      reason: 'phase_clear',
+    });
     return [advanced, ...startRound({ ...state, phase: next }, ctx, { phase: next, phase_round: 1, cause })];
   }
   if (letter.findings === 0) {
@@ -129,10 +143,21 @@ function decideOnLetter(state: LoopState, ctx: PanelContext, current: RoundRecor
       round: current.round,
       reason: 'final_sweep_found_critical',
     });
-    return [advanced, ...startRound({ ...state, phase: 'critical' }, ctx, { phase: 'critical', phase_round: 1, cause })];
+    return [
+      advanced,
+      ...startRound({ ...state, phase: 'critical' }, ctx, { phase: 'critical', phase_round: 1, cause }),
+    ];
   }
   const best = state.best;
-  if (ctx.retention !== false && letter.complete && best !== null && best.phase === current.phase && best.round < current.round && best.commit !== current.commit && isWorseThanBest(letter.counts, letter.findings, best)) {
+  if (
+    ctx.retention !== false &&
+    letter.complete &&
+    best !== null &&
+    best.phase === current.phase &&
+    best.round < current.round &&
+    best.commit !== current.commit &&
+    isWorseThanBest(letter.counts, letter.findings, best)
+  ) {
     // Best-round retention (FSM seed): this round made things worse, so the next one works from the best commit.
     return startRound(state, ctx, {
       phase: current.phase,
@@ -148,14 +173,19 @@ function decideOnLetter(state: LoopState, ctx: PanelContext, current: RoundRecor
     });
   }
   const full = ctx.letter;
-  const request = full === undefined || full === null || full.letter_id !== letter.letter_id ? null : fixRequestData(state, current, full);
+  const request =
+    full === undefined || full === null || full.letter_id !== letter.letter_id
+      ? null
+      : fixRequestData(state, current, full);
   return request === null ? [] : [decisionEvent('FixRequested', m, ['fix', current.round], request)];
 }
 
 /** Whether deciding on this state needs the full letter of the current round (see PanelContext.letter). */
 export function needsLetter(state: LoopState): string | null {
   const letter = state.current?.letter;
-  return state.status === 'reviewing' && letter !== null && letter !== undefined && letter.findings > 0 ? letter.letter_id : null;
+  return state.status === 'reviewing' && letter !== null && letter !== undefined && letter.findings > 0
+    ? letter.letter_id
+    : null;
 }
 
 /**
@@ -181,7 +211,11 @@ export function decideNext(state: LoopState, ctx: PanelContext): JournaledEvent[
         return startRound(state, ctx, { phase: state.phase, phase_round: 1, cause });
       }
       if (current.fix !== null) {
-        return startRound(state, ctx, { phase: current.phase, phase_round: current.phase_round + 1, cause: current.fix });
+        return startRound(state, ctx, {
+          phase: current.phase,
+          phase_round: current.phase_round + 1,
+          cause: current.fix,
+        });
       }
       return [];
     }

@@ -1,30 +1,71 @@
 import { describe, expect, it } from '@jest/globals';
 import type { JournaledEvent, Letter } from '@rloop/contracts';
-import { RUN_ID, SHA_A, SHA_B, availability, catalogue, event, finding, given, letterFor, planSpec } from '../testing/builders.test-helpers.js';
+import {
+  RUN_ID,
+  SHA_A,
+  SHA_B,
+  availability,
+  catalogue,
+  event,
+  finding,
+  given,
+  letterFor,
+  planSpec,
+} from '../testing/builders.test-helpers.js';
 import { decideNext, needsLetter, type PanelContext } from './decide.js';
 import { retryBackoffMs } from './retry.js';
 import { infrastructureAction } from '../escalation/report.js';
 import { withTimelines } from '../escalation/timelines.js';
 import { evolveLoop, type LoopState } from './state.js';
 
-const ctx = (overrides: Partial<PanelContext> = {}): PanelContext => ({ catalogue, availability, producer: 'panel@test', now: '2026-11-30T12:00:00.000Z', ...overrides });
+const ctx = (overrides: Partial<PanelContext> = {}): PanelContext => ({
+  catalogue,
+  availability,
+  producer: 'panel@test',
+  now: '2026-11-30T12:00:00.000Z',
+  ...overrides,
+});
 
 const submitted = () => event('PlanSubmitted', { plan: planSpec(), submission_id: 'sub-1' }, { event_id: RUN_ID });
 const gated = (verdict: 'run' | 'single_pass' | 'bypass' = 'run') =>
-  event('LoopGated', { verdict, rules: [], commit: SHA_A, files: ['src/index.ts'], repo_path: '/repo', test_cmd: 'npm test' });
+  event('LoopGated', {
+    verdict,
+    rules: [],
+    commit: SHA_A,
+    files: ['src/index.ts'],
+    repo_path: '/repo',
+    test_cmd: 'npm test',
+  });
 const baseline = () =>
-  event('BaselineRecorded', { commit: SHA_A, branch: 'rloop/add-billing', tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 }, exit_code: 0, failing: [], duration_ms: 10 });
+  event('BaselineRecorded', {
+    commit: SHA_A,
+    branch: 'rloop/add-billing',
+    tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 },
+    exit_code: 0,
+    failing: [],
+    duration_ms: 10,
+  });
 
 /** Applies decisions to the state the way the journal would after committing them. */
 function apply(state: LoopState, events: readonly JournaledEvent[]): LoopState {
   return events.reduce((s, e) => evolveLoop(s, e, s.version + 1), state);
 }
 
-function reportsFor(state: LoopState, findingsByCritic: Record<string, ReturnType<typeof finding>[]> = {}): JournaledEvent[] {
+function reportsFor(
+  state: LoopState,
+  findingsByCritic: Record<string, ReturnType<typeof finding>[]> = {},
+): JournaledEvent[] {
   const current = state.current;
   if (current === null) throw new Error('no round');
   return current.critics.map((c) =>
-    event('FindingsReported', { round: current.round, critic_id: c.critic_id, commit: current.commit, findings: findingsByCritic[c.critic_id] ?? [], truncated: false, duration_ms: 5 }),
+    event('FindingsReported', {
+      round: current.round,
+      critic_id: c.critic_id,
+      commit: current.commit,
+      findings: findingsByCritic[c.critic_id] ?? [],
+      truncated: false,
+      duration_ms: 5,
+    }),
   );
 }
 
@@ -40,11 +81,25 @@ describe('the panel decides the next step from the journal', () => {
     expect(started).toMatchObject({
       type: 'RoundStarted',
       correlation_id: RUN_ID,
-      data: { round: 1, phase: 'critical', phase_round: 1, k: 3, mode: 'loop', commit: SHA_A, base_commit: SHA_A, repo_path: '/repo' },
+      data: {
+        round: 1,
+        phase: 'critical',
+        phase_round: 1,
+        k: 3,
+        mode: 'loop',
+        commit: SHA_A,
+        base_commit: SHA_A,
+        repo_path: '/repo',
+      },
     });
     if (started?.type !== 'RoundStarted') throw new Error('expected RoundStarted');
-    expect(started.data.critics.map((c) => c.critic_id)).toEqual(['security/sast-scanner', 'toolchain/compiler-linter']);
-    expect(started.data.not_configured).toEqual([{ critic_id: 'quality/code-reviewer', reason: 'ANTHROPIC_API_KEY is not set' }]);
+    expect(started.data.critics.map((c) => c.critic_id)).toEqual([
+      'security/sast-scanner',
+      'toolchain/compiler-linter',
+    ]);
+    expect(started.data.not_configured).toEqual([
+      { critic_id: 'quality/code-reviewer', reason: 'ANTHROPIC_API_KEY is not set' },
+    ]);
   });
 
   it('given a gated plan still waiting for its baseline, when deciding, then nothing happens', () => {
@@ -87,7 +142,12 @@ describe('the panel decides the next step from the journal', () => {
     const [converged] = decideNext(state, ctx());
     expect(converged).toMatchObject({
       type: 'LoopConverged',
-      data: { rounds: 4, final_commit: SHA_A, branch: 'rloop/add-billing', panel: { not_configured: [{ critic_id: 'quality/code-reviewer' }] } },
+      data: {
+        rounds: 4,
+        final_commit: SHA_A,
+        branch: 'rloop/add-billing',
+        panel: { not_configured: [{ critic_id: 'quality/code-reviewer' }] },
+      },
     });
   });
 
@@ -101,7 +161,15 @@ describe('the panel decides the next step from the journal', () => {
     const [request] = decideNext(state, ctx({ letter }));
     expect(request).toMatchObject({
       type: 'FixRequested',
-      data: { round: 1, attempt: 1, base_commit: SHA_A, branch: 'rloop/add-billing', repo_path: '/repo', test_cmd: 'npm test', implementer: { strategy: 'autofix' } },
+      data: {
+        round: 1,
+        attempt: 1,
+        base_commit: SHA_A,
+        branch: 'rloop/add-billing',
+        repo_path: '/repo',
+        test_cmd: 'npm test',
+        implementer: { strategy: 'autofix' },
+      },
     });
   });
 
@@ -127,7 +195,10 @@ describe('the panel decides the next step from the journal', () => {
       }),
     ]);
     const [next] = decideNext(state, ctx());
-    expect(next).toMatchObject({ type: 'RoundStarted', data: { round: 2, phase: 'critical', phase_round: 2, commit: SHA_B } });
+    expect(next).toMatchObject({
+      type: 'RoundStarted',
+      data: { round: 2, phase: 'critical', phase_round: 2, commit: SHA_B },
+    });
   });
 
   it('given findings persist past the soft cap, when deciding, then the loop escalates with a stuck-issue report in JSON and Markdown', () => {
@@ -158,14 +229,28 @@ describe('the panel decides the next step from the journal', () => {
     state = withLetter(state, letter);
     const [escalation] = decideNext(state, ctx({ letter }));
     if (escalation?.type !== 'EscalationRaised') throw new Error(`expected an escalation, got ${escalation?.type}`);
-    expect(escalation.data).toMatchObject({ reason: 'soft_cap', phase: 'critical', round: 3, report: { trigger: { kind: 'soft_cap' } } });
+    expect(escalation.data).toMatchObject({
+      reason: 'soft_cap',
+      phase: 'critical',
+      round: 3,
+      report: { trigger: { kind: 'soft_cap' } },
+    });
     expect(escalation.data.report.findings.map((f) => f.title)).toEqual(['Unfixable type error']);
     expect(escalation.data.markdown).toContain('Unfixable type error');
     expect(escalation.data.report.recommended_action).toContain('rloop resume add-billing');
     // The panel reads the journal's timelines only once a decision escalates, and completes the report with them.
     const [own] = escalation.data.report.findings;
     if (own === undefined) throw new Error('expected a finding');
-    const timelines = [{ ...own, title: 'Unfixable type error (from the journal)', rounds: [{ round: 1, present: true }, { round: 2, present: true }] }];
+    const timelines = [
+      {
+        ...own,
+        title: 'Unfixable type error (from the journal)',
+        rounds: [
+          { round: 1, present: true },
+          { round: 2, present: true },
+        ],
+      },
+    ];
     const completed = withTimelines(decideNext(state, ctx({ letter })), timelines);
     expect(completed).toEqual(decideNext(state, ctx({ letter, timelines })));
     expect(completed[0]?.type === 'EscalationRaised' ? completed[0].data.markdown : '').toContain('(from the journal)');
@@ -191,25 +276,41 @@ describe('the panel decides the next step from the journal', () => {
     state = withLetter(state, letterFor(state.round, 'final_sweep', [finding()]));
     const decided = decideNext(state, ctx());
     expect(decided.map((e) => e.type)).toEqual(['PhaseAdvanced', 'RoundStarted']);
-    expect(decided[0]).toMatchObject({ data: { from: 'final_sweep', to: 'critical', reason: 'final_sweep_found_critical' } });
+    expect(decided[0]).toMatchObject({
+      data: { from: 'final_sweep', to: 'critical', reason: 'final_sweep_found_critical' },
+    });
     expect(decided[1]).toMatchObject({ data: { phase: 'critical', phase_round: 1 } });
   });
 
   it('given a bypassed plan, when its single-pass letter is written, then the loop ends as bypassed without a fix', () => {
     let state = given(submitted(), gated('bypass'));
     const [round] = decideNext(state, ctx());
-    expect(round).toMatchObject({ type: 'RoundStarted', data: { mode: 'single_pass', phase: 'final_sweep', k: null, commit: SHA_A } });
+    expect(round).toMatchObject({
+      type: 'RoundStarted',
+      data: { mode: 'single_pass', phase: 'final_sweep', k: null, commit: SHA_A },
+    });
     state = apply(state, [round as JournaledEvent]);
     state = withLetter(state, letterFor(1, 'final_sweep', [finding()], { mode: 'single_pass' }));
     const [ended] = decideNext(state, ctx());
-    expect(ended).toMatchObject({ type: 'LoopBypassed', data: { verdict: 'bypass', round: 1, counts: { critical: 1 } } });
+    expect(ended).toMatchObject({
+      type: 'LoopBypassed',
+      data: { verdict: 'bypass', round: 1, counts: { critical: 1 } },
+    });
   });
 
   it('given a core critic with no heartbeat, when a round starts, then the round records a CriticFailed for it', () => {
     const state = given(submitted(), gated(), baseline());
-    const decided = decideNext(state, ctx({ availability: (id) => (id === 'security/sast-scanner' ? { state: 'unavailable', reason: 'no heartbeat for 30 s' } : availability(id)) }));
+    const decided = decideNext(
+      state,
+      ctx({
+        availability: (id) =>
+          id === 'security/sast-scanner' ? { state: 'unavailable', reason: 'no heartbeat for 30 s' } : availability(id),
+      }),
+    );
     expect(decided.map((e) => e.type)).toEqual(['RoundStarted', 'CriticFailed']);
-    expect(decided[1]).toMatchObject({ data: { critic_id: 'security/sast-scanner', core: true, reason: 'unavailable', message: 'no heartbeat for 30 s' } });
+    expect(decided[1]).toMatchObject({
+      data: { critic_id: 'security/sast-scanner', core: true, reason: 'unavailable', message: 'no heartbeat for 30 s' },
+    });
   });
 
   it('given an escalated loop, when a person resumes it with a raised cap, then the next round of the phase starts', () => {
@@ -222,12 +323,22 @@ describe('the panel decides the next step from the journal', () => {
         reason: 'heuristic',
         phase: 'critical',
         round: 1,
-        report: { plan: 'add-billing', run_id: RUN_ID, phase: 'critical', round: 1, trigger: { kind: 'heuristic', detail: 'x' }, findings: [], recommended_action: 'look' },
+        report: {
+          plan: 'add-billing',
+          run_id: RUN_ID,
+          phase: 'critical',
+          round: 1,
+          trigger: { kind: 'heuristic', detail: 'x' },
+          findings: [],
+          recommended_action: 'look',
+        },
         markdown: '# x',
       }),
     ]);
     expect(decideNext(state, ctx())).toEqual([]);
-    state = apply(state, [event('LoopResumed', { escalation_id: 'd_escalation000001', raise_cap: 3, by: 'ops', note: 'try again' })]);
+    state = apply(state, [
+      event('LoopResumed', { escalation_id: 'd_escalation000001', raise_cap: 3, by: 'ops', note: 'try again' }),
+    ]);
     expect(state.cap_bonus.critical).toBe(3);
     const [next] = decideNext(state, ctx());
     expect(next).toMatchObject({ type: 'RoundStarted', data: { round: 2, phase: 'critical', phase_round: 2 } });
@@ -242,8 +353,14 @@ describe('the panel decides the next step from the journal', () => {
   it('given a heuristic detection during a loop, when deciding, then the loop escalates naming the heuristic', () => {
     let state = given(submitted(), gated(), baseline());
     state = apply(state, decideNext(state, ctx()));
-    const [escalation] = decideNext(state, ctx({ detection: { heuristic: 'oscillation', detail: 'F came back', event_id: '01JDETECT000000000000000001' } }));
-    expect(escalation).toMatchObject({ type: 'EscalationRaised', data: { reason: 'heuristic', report: { trigger: { heuristic: 'oscillation' } } } });
+    const [escalation] = decideNext(
+      state,
+      ctx({ detection: { heuristic: 'oscillation', detail: 'F came back', event_id: '01JDETECT000000000000000001' } }),
+    );
+    expect(escalation).toMatchObject({
+      type: 'EscalationRaised',
+      data: { reason: 'heuristic', report: { trigger: { heuristic: 'oscillation' } } },
+    });
   });
 });
 
@@ -252,7 +369,9 @@ describe('a core critic that cannot run', () => {
     event('CriticFailed', { round, critic_id: 'toolchain/compiler-linter', core: true, reason, message });
 
   /** Runs rounds whose compiler-linter fails as given and whose other critics report nothing; returns the state after the last letter. */
-  function roundsFailing(failures: readonly (readonly ['not_runnable' | 'unauthorised' | 'crashed', string])[]): LoopState {
+  function roundsFailing(
+    failures: readonly (readonly ['not_runnable' | 'unauthorised' | 'crashed', string])[],
+  ): LoopState {
     let state = given(submitted(), gated(), baseline());
     for (const [reason, message] of failures) {
       const decided = decideNext(state, ctx());
@@ -260,14 +379,21 @@ describe('a core critic that cannot run', () => {
       state = apply(state, decided);
       state = apply(state, [
         failed(state.round, reason, message),
-        event('FindingsReported', { round: state.round, critic_id: 'security/sast-scanner', commit: SHA_A, findings: [], truncated: false, duration_ms: 1 }),
+        event('FindingsReported', {
+          round: state.round,
+          critic_id: 'security/sast-scanner',
+          commit: SHA_A,
+          findings: [],
+          truncated: false,
+          duration_ms: 1,
+        }),
         event('LetterWritten', { letter: letterFor(state.round, 'critical', [], { complete: false }) }),
       ]);
     }
     return state;
   }
 
-  it('given a core critic that could not run in two rounds in a row, when deciding, then the loop escalates at once with the reason, the critic\'s message and what to fix', () => {
+  it("given a core critic that could not run in two rounds in a row, when deciding, then the loop escalates at once with the reason, the critic's message and what to fix", () => {
     const state = roundsFailing([
       ['not_runnable', 'tsc could not run: spawn tsc ENOENT'],
       ['not_runnable', 'tsc could not run: spawn tsc ENOENT'],
@@ -276,7 +402,9 @@ describe('a core critic that cannot run', () => {
     expect(rest).toEqual([]);
     expect(escalation).toMatchObject({ type: 'EscalationRaised', data: { reason: 'critic_failures', round: 2 } });
     if (escalation?.type !== 'EscalationRaised') throw new Error('expected an escalation');
-    expect(escalation.data.report.trigger.detail).toBe('core critic toolchain/compiler-linter could not run (not_runnable) in rounds 1 and 2: tsc could not run: spawn tsc ENOENT');
+    expect(escalation.data.report.trigger.detail).toBe(
+      'core critic toolchain/compiler-linter could not run (not_runnable) in rounds 1 and 2: tsc could not run: spawn tsc ENOENT',
+    );
     expect(escalation.data.report.recommended_action).toMatch(/install the toolchain/);
     expect(escalation.data.report.recommended_action).toContain('rloop resume add-billing');
   });
@@ -299,8 +427,14 @@ describe('a core critic that cannot run', () => {
   it('given one infrastructure failure, or two different reasons, or a crash twice, when deciding, then the round is run again', () => {
     for (const failures of [
       [['not_runnable', 'no npm']],
-      [['not_runnable', 'no npm'], ['unauthorised', 'bad key']],
-      [['crashed', 'boom'], ['crashed', 'boom']],
+      [
+        ['not_runnable', 'no npm'],
+        ['unauthorised', 'bad key'],
+      ],
+      [
+        ['crashed', 'boom'],
+        ['crashed', 'boom'],
+      ],
     ] as const) {
       const [next] = decideNext(roundsFailing(failures), ctx());
       expect(next).toMatchObject({ type: 'RoundStarted', data: { round: failures.length + 1 } });
@@ -332,7 +466,13 @@ describe('the loop state', () => {
     let state = given(submitted(), gated(), baseline());
     state = apply(state, decideNext(state, ctx()));
     state = withLetter(state, letterFor(1, 'critical', []));
-    const late = event('CriticFailed', { round: 1, critic_id: 'security/sast-scanner', core: true, reason: 'timed_out', message: 'late' });
+    const late = event('CriticFailed', {
+      round: 1,
+      critic_id: 'security/sast-scanner',
+      core: true,
+      reason: 'timed_out',
+      message: 'late',
+    });
     const after = evolveLoop(state, late, state.version + 1);
     expect(after.current).toEqual(state.current);
   });
@@ -340,14 +480,24 @@ describe('the loop state', () => {
   it('given a loop in round 1, when a LoopConverged its history does not support is folded, then the loop goes on', () => {
     let state = given(submitted(), gated(), baseline());
     state = apply(state, decideNext(state, ctx()));
-    const forged = event('LoopConverged', { rounds: 1, letter_id: 'd_letter00000001', final_commit: SHA_A, branch: 'rloop/add-billing', panel: { critics: [], not_configured: [] } });
+    const forged = event('LoopConverged', {
+      rounds: 1,
+      letter_id: 'd_letter00000001',
+      final_commit: SHA_A,
+      branch: 'rloop/add-billing',
+      panel: { critics: [], not_configured: [] },
+    });
     const after = evolveLoop(state, forged, state.version + 1);
     expect({ status: after.status, outcome: after.outcome_event_id }).toEqual({ status: 'reviewing', outcome: null });
   });
 
   it('given a second submission while the loop runs, when folded, then the running loop is kept', () => {
     const state = given(submitted(), gated());
-    const again = evolveLoop(state, event('PlanSubmitted', { plan: planSpec({ title: 'again' }), submission_id: 'sub-2' }), state.version + 1);
+    const again = evolveLoop(
+      state,
+      event('PlanSubmitted', { plan: planSpec({ title: 'again' }), submission_id: 'sub-2' }),
+      state.version + 1,
+    );
     expect(again.run_id).toBe(RUN_ID);
     expect(again.spec?.title).toBe('Add billing');
   });

@@ -1,14 +1,47 @@
 import { describe, expect, it } from '@jest/globals';
 import type { JournaledEvent, Letter } from '@rloop/contracts';
-import { RUN_ID, SHA_A, SHA_B, SHA_C, availability, catalogue, event, finding, given, letterFor, planSpec } from '../testing/builders.test-helpers.js';
+import {
+  RUN_ID,
+  SHA_A,
+  SHA_B,
+  SHA_C,
+  availability,
+  catalogue,
+  event,
+  finding,
+  given,
+  letterFor,
+  planSpec,
+} from '../testing/builders.test-helpers.js';
 import { decideNext, type PanelContext } from './decide.js';
 import { evolveLoop, type LoopState, noteDetection } from './state.js';
 
-const ctx = (overrides: Partial<PanelContext> = {}): PanelContext => ({ catalogue, availability, producer: 'panel@test', now: '2026-11-30T12:00:00.000Z', ...overrides });
+const ctx = (overrides: Partial<PanelContext> = {}): PanelContext => ({
+  catalogue,
+  availability,
+  producer: 'panel@test',
+  now: '2026-11-30T12:00:00.000Z',
+  ...overrides,
+});
 const submitted = () => event('PlanSubmitted', { plan: planSpec(), submission_id: 'sub-1' }, { event_id: RUN_ID });
-const gated = () => event('LoopGated', { verdict: 'run', rules: [], commit: SHA_A, files: ['src/index.ts'], repo_path: '/repo', test_cmd: 'npm test' });
+const gated = () =>
+  event('LoopGated', {
+    verdict: 'run',
+    rules: [],
+    commit: SHA_A,
+    files: ['src/index.ts'],
+    repo_path: '/repo',
+    test_cmd: 'npm test',
+  });
 const baseline = () =>
-  event('BaselineRecorded', { commit: SHA_A, branch: 'rloop/add-billing', tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 }, exit_code: 0, failing: [], duration_ms: 10 });
+  event('BaselineRecorded', {
+    commit: SHA_A,
+    branch: 'rloop/add-billing',
+    tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 },
+    exit_code: 0,
+    failing: [],
+    duration_ms: 10,
+  });
 
 function apply(state: LoopState, events: readonly JournaledEvent[]): LoopState {
   return events.reduce((s, e) => evolveLoop(s, e, s.version + 1), state);
@@ -17,7 +50,16 @@ function apply(state: LoopState, events: readonly JournaledEvent[]): LoopState {
 function withLetter(state: LoopState, letter: Letter): LoopState {
   const current = state.current;
   if (current === null) throw new Error('no round');
-  const reports = current.critics.map((c) => event('FindingsReported', { round: current.round, critic_id: c.critic_id, commit: current.commit, findings: [], truncated: false, duration_ms: 5 }));
+  const reports = current.critics.map((c) =>
+    event('FindingsReported', {
+      round: current.round,
+      critic_id: c.critic_id,
+      commit: current.commit,
+      findings: [],
+      truncated: false,
+      duration_ms: 5,
+    }),
+  );
   return apply(state, [...reports, event('LetterWritten', { letter: { ...letter, commit: current.commit } })]);
 }
 
@@ -39,7 +81,10 @@ function fixed(state: LoopState, commit: string | null): LoopState {
   ]);
 }
 
-const detection = (round: number, heuristic: 'persistent_issue' | 'stall' | 'critic_disagreement' = 'persistent_issue') => ({
+const detection = (
+  round: number,
+  heuristic: 'persistent_issue' | 'stall' | 'critic_disagreement' = 'persistent_issue',
+) => ({
   event_id: `d_detect${heuristic}${round}`.slice(0, 64),
   heuristic,
   round,
@@ -59,7 +104,15 @@ describe('the panel acts on the heuristics the journal put into the loop state',
     const state = noteDetection(withLetter(inRound1(), letter), detection(1));
     const decided = decideNext(state, ctx({ letter }));
     expect(decided.map((e) => e.type)).toEqual(['EscalationRaised']);
-    expect(decided[0]).toMatchObject({ causation_id: 'd_detectpersistent_issue1', data: { reason: 'heuristic', report: { trigger: { kind: 'heuristic', heuristic: 'persistent_issue', detail: 'persistent_issue fired in round 1' } } } });
+    expect(decided[0]).toMatchObject({
+      causation_id: 'd_detectpersistent_issue1',
+      data: {
+        reason: 'heuristic',
+        report: {
+          trigger: { kind: 'heuristic', heuristic: 'persistent_issue', detail: 'persistent_issue fired in round 1' },
+        },
+      },
+    });
   });
 
   it('given a detection of an earlier round, when deciding on a later round, then it is stale and ignored', () => {
@@ -85,7 +138,10 @@ describe('the panel acts on the heuristics the journal put into the loop state',
     }
     state = noteDetection(withLetter(state, letterFor(state.round, 'critical', [finding()])), detection(state.round));
     const [escalation] = decideNext(state, ctx());
-    expect(escalation).toMatchObject({ type: 'EscalationRaised', data: { reason: 'soft_cap', report: { trigger: { kind: 'soft_cap', heuristic: 'persistent_issue' } } } });
+    expect(escalation).toMatchObject({
+      type: 'EscalationRaised',
+      data: { reason: 'soft_cap', report: { trigger: { kind: 'soft_cap', heuristic: 'persistent_issue' } } },
+    });
   });
 
   it('given a stall noted with the fix of its round, when deciding, then the loop escalates with stall rather than starting the next round', () => {
@@ -93,16 +149,37 @@ describe('the panel acts on the heuristics the journal put into the loop state',
     let state = withLetter(inRound1(), letter);
     state = apply(state, decideNext(state, ctx({ letter })));
     state = noteDetection(fixed(state, null), detection(1, 'stall'));
-    expect(decideNext(state, ctx())).toMatchObject([{ type: 'EscalationRaised', data: { report: { trigger: { heuristic: 'stall' } } } }]);
+    expect(decideNext(state, ctx())).toMatchObject([
+      { type: 'EscalationRaised', data: { report: { trigger: { heuristic: 'stall' } } } },
+    ]);
   });
 
   it('given a disagreement, when the loop escalates, then the report carries both asks and renders a disagreement letter', () => {
     const letter = letterFor(1, 'critical', [finding()]);
     const sides = [
-      { critic_id: 'toolchain/compiler-linter', finding_type: 'eslint/eqeqeq', fingerprint: 'aaaaaaaaaaaa', file: 'src/a.ts', line_range: { start: 3, end: 3 }, title: 'use ===', expected_behaviour: 'compare with ===' },
-      { critic_id: 'security/sast-scanner', finding_type: 'review/null-check', fingerprint: 'bbbbbbbbbbbb', file: 'src/a.ts', line_range: { start: 3, end: 3 }, title: 'use == null', expected_behaviour: 'catch undefined too' },
+      {
+        critic_id: 'toolchain/compiler-linter',
+        finding_type: 'eslint/eqeqeq',
+        fingerprint: 'aaaaaaaaaaaa',
+        file: 'src/a.ts',
+        line_range: { start: 3, end: 3 },
+        title: 'use ===',
+        expected_behaviour: 'compare with ===',
+      },
+      {
+        critic_id: 'security/sast-scanner',
+        finding_type: 'review/null-check',
+        fingerprint: 'bbbbbbbbbbbb',
+        file: 'src/a.ts',
+        line_range: { start: 3, end: 3 },
+        title: 'use == null',
+        expected_behaviour: 'catch undefined too',
+      },
     ];
-    const state = noteDetection(withLetter(inRound1(), letter), { ...detection(1, 'critic_disagreement'), disagreement: sides });
+    const state = noteDetection(withLetter(inRound1(), letter), {
+      ...detection(1, 'critic_disagreement'),
+      disagreement: sides,
+    });
     const [escalation] = decideNext(state, ctx({ letter }));
     if (escalation?.type !== 'EscalationRaised') throw new Error('expected an escalation');
     expect(escalation.data.report.disagreement).toEqual(sides);
@@ -117,7 +194,18 @@ describe('the panel acts on the heuristics the journal put into the loop state',
     state = apply(state, decideNext(state, ctx({ letter })));
     expect(state.status).toBe('escalated');
     state = apply(state, [event('LoopResumed', { escalation_id: state.escalation?.escalation_id ?? '', by: 'ops' })]);
-    const copy = event('LoopDetected', { heuristic: 'persistent_issue', round: 1, fingerprints: ['abcdefabcdef'], critic_ids: [], message: 'again', evidence: {} }, { event_id: 'd_detectpersistent_issue1' });
+    const copy = event(
+      'LoopDetected',
+      {
+        heuristic: 'persistent_issue',
+        round: 1,
+        fingerprints: ['abcdefabcdef'],
+        critic_ids: [],
+        message: 'again',
+        evidence: {},
+      },
+      { event_id: 'd_detectpersistent_issue1' },
+    );
     state = apply(state, [copy]);
     expect(state.detections).toEqual([]);
     expect(decideNext(state, ctx())).toMatchObject([{ type: 'RoundStarted', data: { round: 2 } }]);
@@ -137,13 +225,23 @@ describe('best-round retention (FSM seed)', () => {
     state = withLetter(state, worse);
     expect(state.best).toMatchObject({ round: 1 });
     const [next] = decideNext(state, ctx({ letter: worse }));
-    expect(next).toMatchObject({ type: 'RoundStarted', data: { round: 3, phase_round: 3, commit: SHA_A, retained_best: { best_round: 1, best_commit: SHA_A, worse_round: 2, worse_commit: SHA_B } } });
+    expect(next).toMatchObject({
+      type: 'RoundStarted',
+      data: {
+        round: 3,
+        phase_round: 3,
+        commit: SHA_A,
+        retained_best: { best_round: 1, best_commit: SHA_A, worse_round: 2, worse_commit: SHA_B },
+      },
+    });
     state = apply(state, next === undefined ? [] : [next]);
     expect(state.head).toBe(SHA_A);
     const again = letterFor(3, 'critical', [finding()]);
     state = withLetter(state, again);
     const roomy = { ...catalogue, soft_caps: { ...catalogue.soft_caps, critical: 8 } };
-    expect(decideNext(state, ctx({ letter: again, catalogue: roomy }))).toMatchObject([{ type: 'FixRequested', data: { base_commit: SHA_A } }]);
+    expect(decideNext(state, ctx({ letter: again, catalogue: roomy }))).toMatchObject([
+      { type: 'FixRequested', data: { base_commit: SHA_A } },
+    ]);
   });
 
   it('given a round as good as or better than the best, when deciding, then the fix goes on from it', () => {
@@ -156,7 +254,9 @@ describe('best-round retention (FSM seed)', () => {
     const better = letterFor(2, 'critical', [finding()]);
     state = withLetter(state, better);
     expect(state.best).toMatchObject({ round: 2, commit: SHA_C });
-    expect(decideNext(state, ctx({ letter: better }))).toMatchObject([{ type: 'FixRequested', data: { base_commit: SHA_C } }]);
+    expect(decideNext(state, ctx({ letter: better }))).toMatchObject([
+      { type: 'FixRequested', data: { base_commit: SHA_C } },
+    ]);
   });
 
   it('given retention is switched off, when a round is worse, then the fix goes on from the worse commit', () => {
@@ -168,6 +268,8 @@ describe('best-round retention (FSM seed)', () => {
     state = apply(state, decideNext(state, ctx()));
     const worse = letterFor(2, 'critical', [finding(), finding({ id: 'f-2', line_range: { start: 9, end: 9 } })]);
     state = withLetter(state, worse);
-    expect(decideNext(state, ctx({ letter: worse, retention: false }))).toMatchObject([{ type: 'FixRequested', data: { base_commit: SHA_B } }]);
+    expect(decideNext(state, ctx({ letter: worse, retention: false }))).toMatchObject([
+      { type: 'FixRequested', data: { base_commit: SHA_B } },
+    ]);
   });
 });

@@ -17,7 +17,12 @@ export interface DecisionMeta {
  * Builds a decision event whose id is derived from what it decides (plan, run, step), so every
  * replica that takes the same decision produces the same event.
  */
-export function decisionEvent<T extends JournaledType>(type: T, meta: DecisionMeta, idParts: readonly (string | number)[], data: EventOf<T>['data']): EventOf<T> {
+export function decisionEvent<T extends JournaledType>(
+  type: T,
+  meta: DecisionMeta,
+  idParts: readonly (string | number)[],
+  data: EventOf<T>['data'],
+): EventOf<T> {
   return {
     event_id: deterministicId(meta.plan, meta.run_id, ...idParts),
     type,

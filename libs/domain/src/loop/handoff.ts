@@ -1,4 +1,11 @@
-import { type JournaledEvent, PHASES, type Phase, SEVERITIES, type Severity, type SeverityCounts } from '@rloop/contracts';
+import {
+  type JournaledEvent,
+  PHASES,
+  type Phase,
+  SEVERITIES,
+  type Severity,
+  type SeverityCounts,
+} from '@rloop/contracts';
 import { phaseIncludes } from '../phases/phases.js';
 import type { LoopState } from './state.js';
 
@@ -32,7 +39,13 @@ export function reviewedRounds(events: readonly JournaledEvent[], runId: string)
     if (event.type !== 'LetterWritten' || event.correlation_id !== runId) continue;
     const letter = event.data.letter;
     if (!letter.complete || letter.mode !== 'loop' || byRound.has(letter.round)) continue;
-    byRound.set(letter.round, { round: letter.round, phase: letter.phase, commit: letter.commit, letter_id: letter.letter_id, counts: { ...letter.counts } });
+    byRound.set(letter.round, {
+      round: letter.round,
+      phase: letter.phase,
+      commit: letter.commit,
+      letter_id: letter.letter_id,
+      counts: { ...letter.counts },
+    });
   }
   return [...byRound.values()].sort((a, b) => a.round - b.round);
 }
@@ -76,7 +89,10 @@ export function describeOpen(round: ReviewedRound): string {
  * completely reviewed (the branch then stays where it is).
  */
 export function chooseHandoffRound(rounds: readonly ReviewedRound[]): HandoffChoice | null {
-  const last = rounds.reduce<ReviewedRound | null>((latest, r) => (latest === null || r.round > latest.round ? r : latest), null);
+  const last = rounds.reduce<ReviewedRound | null>(
+    (latest, r) => (latest === null || r.round > latest.round ? r : latest),
+    null,
+  );
   if (last === null) return null;
   const best = [...rounds].sort(compareRounds)[0] ?? last;
   const reason =
@@ -101,8 +117,16 @@ export interface HandoffWork {
 /** The handoff a committed EscalationRaised or LoopStopped asks for (null when the run has no branch yet, or is not escalated or stopped now). */
 export function handoffWork(state: LoopState): HandoffWork | null {
   if (state.run_id === null || state.gated === null || state.baseline === null) return null;
-  const base = { slug: state.plan, runId: state.run_id, repoPath: state.gated.repo_path, ...(state.gated.repo_url === undefined ? {} : { repoUrl: state.gated.repo_url }), branch: state.baseline.branch };
-  if (state.status === 'escalated' && state.escalation !== null) return { ...base, trigger: { kind: 'escalated', event_id: state.escalation.escalation_id } };
-  if (state.status === 'stopped' && state.outcome_event_id !== null) return { ...base, trigger: { kind: 'stopped', event_id: state.outcome_event_id } };
+  const base = {
+    slug: state.plan,
+    runId: state.run_id,
+    repoPath: state.gated.repo_path,
+    ...(state.gated.repo_url === undefined ? {} : { repoUrl: state.gated.repo_url }),
+    branch: state.baseline.branch,
+  };
+  if (state.status === 'escalated' && state.escalation !== null)
+    return { ...base, trigger: { kind: 'escalated', event_id: state.escalation.escalation_id } };
+  if (state.status === 'stopped' && state.outcome_event_id !== null)
+    return { ...base, trigger: { kind: 'stopped', event_id: state.outcome_event_id } };
   return null;
 }

@@ -4,23 +4,38 @@ import { RUN_ID, event, finding, letterFor } from '../testing/builders.test-help
 import { type ReviewedRound, chooseHandoffRound, reviewedRounds } from './handoff.js';
 
 const sha = (n: number): string => String(n).repeat(40).slice(0, 40);
-const round = (n: number, critical: number, medium = 0, low = 0, phase: Phase = 'critical', commit = sha(n)): ReviewedRound => ({ round: n, phase, commit, letter_id: `d_letter${n}`, counts: { critical, medium, low } });
+const round = (
+  n: number,
+  critical: number,
+  medium = 0,
+  low = 0,
+  phase: Phase = 'critical',
+  commit = sha(n),
+): ReviewedRound => ({ round: n, phase, commit, letter_id: `d_letter${n}`, counts: { critical, medium, low } });
 
 describe('best-round handoff: the round whose commit the branch is left at', () => {
   it('given a loop that got worse after round 2, when it escalates, then round 2 is chosen and the reason compares it with the last round', () => {
     const choice = chooseHandoffRound([round(1, 3), round(2, 1), round(3, 2), round(4, 4)]);
     expect(choice?.best.round).toBe(2);
     expect(choice?.best.commit).toBe(sha(2));
-    expect(choice?.reason).toBe('round 2 had the fewest open findings (1 critical (medium, low not reviewed yet)); the last reviewed round, 4, had 4 critical (medium, low not reviewed yet)');
+    expect(choice?.reason).toBe(
+      'round 2 had the fewest open findings (1 critical (medium, low not reviewed yet)); the last reviewed round, 4, had 4 critical (medium, low not reviewed yet)',
+    );
   });
 
   it('given rounds as good as each other, when one is chosen, then it is the latest (the most work for the same result)', () => {
     expect(chooseHandoffRound([round(1, 2), round(2, 1), round(3, 1), round(4, 2)])?.best.round).toBe(3);
-    expect(chooseHandoffRound([round(1, 2), round(2, 1)])?.reason).toBe('round 2, the last reviewed, has the fewest open findings (1 critical (medium, low not reviewed yet))');
+    expect(chooseHandoffRound([round(1, 2), round(2, 1)])?.reason).toBe(
+      'round 2, the last reviewed, has the fewest open findings (1 critical (medium, low not reviewed yet))',
+    );
   });
 
   it('given equal critical counts, when one round has fewer medium findings, then that one wins (critical, then medium, then low)', () => {
-    const rounds = [round(1, 0, 3, 0, 'final_sweep'), round(2, 0, 1, 5, 'final_sweep'), round(3, 0, 1, 6, 'final_sweep')];
+    const rounds = [
+      round(1, 0, 3, 0, 'final_sweep'),
+      round(2, 0, 1, 5, 'final_sweep'),
+      round(3, 0, 1, 6, 'final_sweep'),
+    ];
     expect(chooseHandoffRound(rounds)?.best.round).toBe(2);
   });
 
@@ -39,7 +54,12 @@ describe('best-round handoff: the round whose commit the branch is left at', () 
   it("given the run's events, when the reviewed rounds are read, then only complete loop letters of this run count", () => {
     const complete = event('LetterWritten', { letter: letterFor(1, 'critical', [finding()]) });
     const incomplete = event('LetterWritten', { letter: letterFor(2, 'critical', [], { complete: false }) });
-    const otherRun = { ...event('LetterWritten', { letter: letterFor(3, 'critical', []) }), correlation_id: '01JOTHERRUN000000000000000' };
-    expect(reviewedRounds([complete, incomplete, otherRun], RUN_ID).map((r) => [r.round, r.counts.critical])).toEqual([[1, 1]]);
+    const otherRun = {
+      ...event('LetterWritten', { letter: letterFor(3, 'critical', []) }),
+      correlation_id: '01JOTHERRUN000000000000000',
+    };
+    expect(reviewedRounds([complete, incomplete, otherRun], RUN_ID).map((r) => [r.round, r.counts.critical])).toEqual([
+      [1, 1],
+    ]);
   });
 });

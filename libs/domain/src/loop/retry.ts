@@ -15,9 +15,14 @@ export interface RetryBackoff {
  * @example
  *   retryBackoffMs(stateWithSecondIncompleteLetterAt(t), t + 1_000, { initial_ms: 2_000, max_ms: 60_000 }) // 3_000
  */
-export function retryBackoffMs(state: Pick<LoopState, 'status' | 'current' | 'incomplete_rounds'>, nowMs: number, backoff: RetryBackoff): number | null {
+export function retryBackoffMs(
+  state: Pick<LoopState, 'status' | 'current' | 'incomplete_rounds'>,
+  nowMs: number,
+  backoff: RetryBackoff,
+): number | null {
   const letter = state.current?.letter;
-  if (state.status !== 'reviewing' || letter === null || letter === undefined || letter.complete || letter.findings > 0) return null;
+  if (state.status !== 'reviewing' || letter === null || letter === undefined || letter.complete || letter.findings > 0)
+    return null;
   const streak = Math.max(1, state.incomplete_rounds);
   const delayMs = Math.min(backoff.max_ms, backoff.initial_ms * 2 ** Math.min(streak - 1, 30));
   const leftMs = delayMs - (nowMs - Date.parse(letter.occurred_at));

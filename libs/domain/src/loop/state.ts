@@ -22,7 +22,17 @@ export type DisagreementSide = NonNullable<StuckReport['disagreement']>[number];
 
 // The state's shape is a contract (libs/contracts loop-state.ts): it travels in JournalCommitted
 // and `journal.loop_state` replies with its version, and receivers parse it. This file folds it.
-export type { LoopStatus, LoopState, PendingDetection, BestRound, FindingSummary, RoundLetter, CriticFailure, StateChange, RoundRecord };
+export type {
+  LoopStatus,
+  LoopState,
+  PendingDetection,
+  BestRound,
+  FindingSummary,
+  RoundLetter,
+  CriticFailure,
+  StateChange,
+  RoundRecord,
+};
 export { LOOP_STATUSES };
 
 export const TERMINAL_STATUSES: ReadonlySet<LoopStatus> = new Set(['converged', 'bypassed', 'rejected', 'stopped']);
@@ -100,11 +110,19 @@ export function isWorseThanBest(counts: SeverityCounts, findings: number, best: 
  */
 export function noteDetection(
   state: LoopState,
-  detection: Omit<PendingDetection, 'detail' | 'fingerprints' | 'disagreement'> & { readonly message: string; readonly fingerprints: readonly string[]; readonly disagreement?: readonly DisagreementSide[] },
+  detection: Omit<PendingDetection, 'detail' | 'fingerprints' | 'disagreement'> & {
+    readonly message: string;
+    readonly fingerprints: readonly string[];
+    readonly disagreement?: readonly DisagreementSide[];
+  },
 ): LoopState {
   const open = state.status === 'reviewing' || state.status === 'fixing' || state.status === 'ready';
   if (!open || detection.round !== state.round) return state;
-  if (state.handled_detections.includes(detection.event_id) || state.detections.some((d) => d.event_id === detection.event_id)) return state;
+  if (
+    state.handled_detections.includes(detection.event_id) ||
+    state.detections.some((d) => d.event_id === detection.event_id)
+  )
+    return state;
   const pending: PendingDetection = {
     event_id: detection.event_id,
     heuristic: detection.heuristic,
@@ -142,7 +160,12 @@ const MAX_FAILURE_MESSAGE = 1000;
  * decision stale. `position` is the event's position in the run's stream.
  */
 export function evolveLoop(state: LoopState, event: JournaledEvent, position: number): LoopState {
-  const base = { ...state, version: Math.max(state.version, position), last_event_id: event.event_id, updated_at: event.occurred_at };
+  const base = {
+    ...state,
+    version: Math.max(state.version, position),
+    last_event_id: event.event_id,
+    updated_at: event.occurred_at,
+  };
   if (!belongsToRun(state, event)) return base;
   const next = applyToRun(state, event, position, base);
   return next === base ? base : { ...next, changed: changeAt(state.changed, event, position) };
@@ -152,7 +175,8 @@ export function evolveLoop(state: LoopState, event: JournaledEvent, position: nu
 function applyToRun(state: LoopState, event: JournaledEvent, position: number, base: LoopState): LoopState {
   switch (event.type) {
     case 'PlanSubmitted':
-      if (state.run_id === event.event_id || (state.run_id !== null && !TERMINAL_STATUSES.has(state.status))) return base;
+      if (state.run_id === event.event_id || (state.run_id !== null && !TERMINAL_STATUSES.has(state.status)))
+        return base;
       return {
         ...initialLoopState(state.plan),
         run_id: event.event_id,
@@ -164,7 +188,9 @@ function applyToRun(state: LoopState, event: JournaledEvent, position: number, b
         updated_at: event.occurred_at,
       };
     case 'PlanRejected':
-      return TERMINAL_STATUSES.has(state.status) ? base : { ...base, status: 'rejected', outcome_event_id: event.event_id };
+      return TERMINAL_STATUSES.has(state.status)
+        ? base
+        : { ...base, status: 'rejected', outcome_event_id: event.event_id };
     case 'LoopQueued': {
       if (state.gated !== null || (state.status !== 'submitted' && state.status !== 'queued')) return base;
       const { waiting_for, ...gating } = event.data;
@@ -177,7 +203,14 @@ function applyToRun(state: LoopState, event: JournaledEvent, position: number, b
         ...base,
         queued: null,
         verdict: event.data.verdict,
-        gated: { commit: event.data.commit, repo_path: event.data.repo_path, ...(event.data.repo_url === undefined ? {} : { repo_url: event.data.repo_url }), files: event.data.files, event_id: event.event_id, occurred_at: event.occurred_at },
+        gated: {
+          commit: event.data.commit,
+          repo_path: event.data.repo_path,
+          ...(event.data.repo_url === undefined ? {} : { repo_url: event.data.repo_url }),
+          files: event.data.files,
+          event_id: event.event_id,
+          occurred_at: event.occurred_at,
+        },
         head: event.data.commit,
         phase: event.data.verdict === 'run' ? 'critical' : 'final_sweep',
         status: event.data.verdict === 'run' ? 'awaiting_baseline' : 'ready',
@@ -186,7 +219,13 @@ function applyToRun(state: LoopState, event: JournaledEvent, position: number, b
       if (state.status !== 'awaiting_baseline') return base;
       return {
         ...base,
-        baseline: { commit: event.data.commit, branch: event.data.branch, failing: event.data.failing, event_id: event.event_id, occurred_at: event.occurred_at },
+        baseline: {
+          commit: event.data.commit,
+          branch: event.data.branch,
+          failing: event.data.failing,
+          event_id: event.event_id,
+          occurred_at: event.occurred_at,
+        },
         head: event.data.commit,
         status: 'ready',
       };
@@ -195,7 +234,8 @@ function applyToRun(state: LoopState, event: JournaledEvent, position: number, b
       if (event.data.round <= state.round || !(state.status === 'ready' || state.status === 'reviewing')) return base;
       return {
         ...base,
-        previous_failures: state.current === null ? null : { round: state.current.round, failures: state.current.failures },
+        previous_failures:
+          state.current === null ? null : { round: state.current.round, failures: state.current.failures },
         status: 'reviewing',
         phase: event.data.phase,
         round: event.data.round,
@@ -229,17 +269,48 @@ function applyToRun(state: LoopState, event: JournaledEvent, position: number, b
     case 'FindingsReported':
     case 'CriticFailed': {
       const current = forCurrentRound(state, event.data.round);
-      if (current === null || !isFirstAnswer(current.round, (criticId) => current.reports[criticId] !== undefined, event.data) || current.letter !== null) return base;
-      if (event.type === 'FindingsReported') return { ...base, current: { ...current, reports: { ...current.reports, [event.data.critic_id]: 'reported' } } };
-      const failure: CriticFailure = { reason: event.data.reason, message: event.data.message.slice(0, MAX_FAILURE_MESSAGE), core: event.data.core };
-      return { ...base, current: { ...current, reports: { ...current.reports, [event.data.critic_id]: 'failed' }, failures: { ...current.failures, [event.data.critic_id]: failure } } };
+      if (
+        current === null ||
+        !isFirstAnswer(current.round, (criticId) => current.reports[criticId] !== undefined, event.data) ||
+        current.letter !== null
+      )
+        return base;
+      if (event.type === 'FindingsReported')
+        return {
+          ...base,
+          current: { ...current, reports: { ...current.reports, [event.data.critic_id]: 'reported' } },
+        };
+      const failure: CriticFailure = {
+        reason: event.data.reason,
+        message: event.data.message.slice(0, MAX_FAILURE_MESSAGE),
+        core: event.data.core,
+      };
+      return {
+        ...base,
+        current: {
+          ...current,
+          reports: { ...current.reports, [event.data.critic_id]: 'failed' },
+          failures: { ...current.failures, [event.data.critic_id]: failure },
+        },
+      };
     }
     case 'LetterWritten': {
       const current = forCurrentRound(state, event.data.letter.round);
       if (current === null || current.letter !== null) return base;
       const letter = event.data.letter;
-      const candidate: BestRound = { phase: current.phase, round: current.round, commit: current.commit, critical: letter.counts.critical, findings: letter.findings.length };
-      const keepBest = current.mode !== 'loop' || !letter.complete || (state.best !== null && state.best.phase === current.phase && isWorseThanBest(letter.counts, letter.findings.length, state.best));
+      const candidate: BestRound = {
+        phase: current.phase,
+        round: current.round,
+        commit: current.commit,
+        critical: letter.counts.critical,
+        findings: letter.findings.length,
+      };
+      const keepBest =
+        current.mode !== 'loop' ||
+        !letter.complete ||
+        (state.best !== null &&
+          state.best.phase === current.phase &&
+          isWorseThanBest(letter.counts, letter.findings.length, state.best));
       return {
         ...base,
         best: keepBest ? state.best : candidate,
@@ -270,14 +341,25 @@ function applyToRun(state: LoopState, event: JournaledEvent, position: number, b
         ...base,
         status: state.status === 'fixing' ? 'ready' : state.status,
         head: event.data.commit ?? state.head,
-        current: { ...current, fix: { outcome: event.data.outcome, commit: event.data.commit, event_id: event.event_id, occurred_at: event.occurred_at } },
+        current: {
+          ...current,
+          fix: {
+            outcome: event.data.outcome,
+            commit: event.data.commit,
+            event_id: event.event_id,
+            occurred_at: event.occurred_at,
+          },
+        },
       };
     }
     case 'PhaseAdvanced':
-      return state.phase === event.data.to && state.best === null ? base : { ...base, phase: event.data.to, best: null };
+      return state.phase === event.data.to && state.best === null
+        ? base
+        : { ...base, phase: event.data.to, best: null };
     case 'EscalationRaised':
       // An escalation raised as a fact (a budget a worker hit) may come after the loop ended: it changes nothing then.
-      if (TERMINAL_STATUSES.has(state.status) || state.escalation?.escalation_id === event.data.escalation_id) return base;
+      if (TERMINAL_STATUSES.has(state.status) || state.escalation?.escalation_id === event.data.escalation_id)
+        return base;
       return {
         ...base,
         status: 'escalated',
@@ -301,15 +383,26 @@ function applyToRun(state: LoopState, event: JournaledEvent, position: number, b
       };
     }
     case 'LoopStopped':
-      return TERMINAL_STATUSES.has(state.status) ? base : { ...base, status: 'stopped', outcome_event_id: event.event_id };
+      return TERMINAL_STATUSES.has(state.status)
+        ? base
+        : { ...base, status: 'stopped', outcome_event_id: event.event_id };
     case 'LoopConverged': {
       // Only the outcome the history supports: a clean, complete final sweep of a loop under review.
       const letter = state.current?.letter;
-      const clean = state.status === 'reviewing' && state.current?.phase === 'final_sweep' && state.current.mode === 'loop' && letter !== null && letter !== undefined && letter.complete && letter.findings === 0;
+      const clean =
+        state.status === 'reviewing' &&
+        state.current?.phase === 'final_sweep' &&
+        state.current.mode === 'loop' &&
+        letter !== null &&
+        letter !== undefined &&
+        letter.complete &&
+        letter.findings === 0;
       return clean ? { ...base, status: 'converged', outcome_event_id: event.event_id } : base;
     }
     case 'LoopBypassed':
-      return state.status === 'reviewing' && state.current?.mode === 'single_pass' && state.current.letter !== null ? { ...base, status: 'bypassed', outcome_event_id: event.event_id } : base;
+      return state.status === 'reviewing' && state.current?.mode === 'single_pass' && state.current.letter !== null
+        ? { ...base, status: 'bypassed', outcome_event_id: event.event_id }
+        : base;
     case 'LoopDetected': {
       const disagreement = disagreementOf(event.data.evidence);
       return noteDetection(base, {

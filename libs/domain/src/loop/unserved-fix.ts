@@ -22,7 +22,11 @@ export interface UnservedFixPolicy {
   readonly retry_max_ms: number;
 }
 
-export const DEFAULT_UNSERVED_FIX_POLICY: UnservedFixPolicy = { deadline_ms: 600_000, retry_initial_ms: 2_000, retry_max_ms: 60_000 };
+export const DEFAULT_UNSERVED_FIX_POLICY: UnservedFixPolicy = {
+  deadline_ms: 600_000,
+  retry_initial_ms: 2_000,
+  retry_max_ms: 60_000,
+};
 
 export type UnservedFixDecision =
   /** The run waits for no fix (it was served, or the run moved on): nothing to do. */
@@ -49,18 +53,47 @@ export interface UnservedFixAttempt {
  *   decideUnservedFix(fixingSince(t), { now_ms: t + 5_000, attempts: 2, failure: 'repository unreachable' }, DEFAULT_UNSERVED_FIX_POLICY, meta)
  *   // → { kind: 'retry', after_ms: 4_000 }
  */
-export function decideUnservedFix(state: LoopState, attempt: UnservedFixAttempt, policy: UnservedFixPolicy, meta: DecisionMeta): UnservedFixDecision {
+export function decideUnservedFix(
+  state: LoopState,
+  attempt: UnservedFixAttempt,
+  policy: UnservedFixPolicy,
+  meta: DecisionMeta,
+): UnservedFixDecision {
   const current = state.current;
   const letter = current?.letter;
-  if (state.status !== 'fixing' || state.run_id === null || current === null || !current.fix_requested || current.fix !== null || letter === null || letter === undefined) return { kind: 'served' };
+  if (
+    state.status !== 'fixing' ||
+    state.run_id === null ||
+    current === null ||
+    !current.fix_requested ||
+    current.fix !== null ||
+    letter === null ||
+    letter === undefined
+  )
+    return { kind: 'served' };
   const waited = attempt.now_ms - Date.parse(letter.occurred_at);
   const left = policy.deadline_ms - waited;
   if (left > 0) {
-    const backoff = Math.min(policy.retry_max_ms, policy.retry_initial_ms * 2 ** Math.min(Math.max(0, attempt.attempts - 1), 30));
+    const backoff = Math.min(
+      policy.retry_max_ms,
+      policy.retry_initial_ms * 2 ** Math.min(Math.max(0, attempt.attempts - 1), 30),
+    );
     return { kind: 'retry', after_ms: Math.max(1, Math.min(backoff, left)) };
   }
-  const spoken = policy.deadline_ms >= 120_000 ? `${Math.round(policy.deadline_ms / 60_000)} min` : `${Math.round(policy.deadline_ms / 1000)} s`;
-  const why = attempt.failure === null ? 'no implementer answered' : `the last attempt failed: ${attempt.failure.slice(0, 2000)}`;
+  const spoken =
+    policy.deadline_ms >= 120_000
+      ? `${Math.round(policy.deadline_ms / 60_000)} min`
+      : `${Math.round(policy.deadline_ms / 1000)} s`;
+  const why =
+    attempt.failure === null ? 'no implementer answered' : `the last attempt failed: ${attempt.failure.slice(0, 2000)}`;
   const detail = `round ${current.round}'s fix was not made within ${policy.deadline_ms} ms (${spoken}) of its letter; ${why}`;
-  return { kind: 'escalate', event: escalationEvent(state, meta, { kind: 'implementer_failed', detail }, { round: current.round, source: 'fix-deadline' }) };
+  return {
+    kind: 'escalate',
+    event: escalationEvent(
+      state,
+      meta,
+      { kind: 'implementer_failed', detail },
+      { round: current.round, source: 'fix-deadline' },
+    ),
+  };
 }

@@ -28,8 +28,23 @@ export interface BaselineWork {
 }
 
 export function baselineWork(state: LoopState): BaselineWork | null {
-  if (state.status !== 'awaiting_baseline' || state.run_id === null || state.spec === null || state.gated === null || state.verdict !== 'run') return null;
-  return { slug: state.plan, runId: state.run_id, repoPath: state.gated.repo_path, ...repoUrlOf(state), commit: state.gated.commit, testCmd: state.spec.test_cmd, gatedEventId: state.gated.event_id };
+  if (
+    state.status !== 'awaiting_baseline' ||
+    state.run_id === null ||
+    state.spec === null ||
+    state.gated === null ||
+    state.verdict !== 'run'
+  )
+    return null;
+  return {
+    slug: state.plan,
+    runId: state.run_id,
+    repoPath: state.gated.repo_path,
+    ...repoUrlOf(state),
+    commit: state.gated.commit,
+    testCmd: state.spec.test_cmd,
+    gatedEventId: state.gated.event_id,
+  };
 }
 
 /** The round the critics review, when `startedEventId` is the run's round in progress (its letter not written yet). */
@@ -45,8 +60,23 @@ export interface RoundWork {
 
 export function roundWork(state: LoopState, startedEventId: string): RoundWork | null {
   const current = state.current;
-  if (state.status !== 'reviewing' || state.run_id === null || state.gated === null || current === null || current.started_event_id !== startedEventId || current.letter !== null) return null;
-  return { runId: state.run_id, round: current, repoPath: state.gated.repo_path, ...repoUrlOf(state), baseCommit: state.gated.commit, files: state.gated.files };
+  if (
+    state.status !== 'reviewing' ||
+    state.run_id === null ||
+    state.gated === null ||
+    current === null ||
+    current.started_event_id !== startedEventId ||
+    current.letter !== null
+  )
+    return null;
+  return {
+    runId: state.run_id,
+    round: current,
+    repoPath: state.gated.repo_path,
+    ...repoUrlOf(state),
+    baseCommit: state.gated.commit,
+    files: state.gated.files,
+  };
 }
 
 /** The fix request of a round, built from the run's state and its letter (the panel's FixRequested carries the same). */
@@ -69,6 +99,13 @@ export function fixRequestData(state: LoopState, current: RoundRecord, letter: L
 /** The fix the implementer makes, when the run waits for one on `letter` (the current round's, from the journal). */
 export function fixWork(state: LoopState, letter: Letter): DataOf<'FixRequested'> | null {
   const current = state.current;
-  if (state.status !== 'fixing' || current === null || !current.fix_requested || current.fix !== null || current.letter?.letter_id !== letter.letter_id) return null;
+  if (
+    state.status !== 'fixing' ||
+    current === null ||
+    !current.fix_requested ||
+    current.fix !== null ||
+    current.letter?.letter_id !== letter.letter_id
+  )
+    return null;
   return fixRequestData(state, current, letter);
 }

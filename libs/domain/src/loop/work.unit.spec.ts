@@ -1,28 +1,70 @@
 import { describe, expect, it } from '@jest/globals';
 import type { JournaledEvent } from '@rloop/contracts';
-import { RUN_ID, SHA_A, SHA_B, availability, catalogue, event, finding, given, letterFor, planSpec } from '../testing/builders.test-helpers.js';
+import {
+  RUN_ID,
+  SHA_A,
+  SHA_B,
+  availability,
+  catalogue,
+  event,
+  finding,
+  given,
+  letterFor,
+  planSpec,
+} from '../testing/builders.test-helpers.js';
 import { decideNext, type PanelContext } from './decide.js';
 import { stampDecision } from './envelope.js';
 import { evolveLoop, type LoopState } from './state.js';
 import { baselineWork, fixWork, roundWork } from './work.js';
 
 const ctx: PanelContext = { catalogue, availability, producer: 'panel@test', now: '2026-11-30T12:00:00.000Z' };
-const submitted = () => event('PlanSubmitted', { plan: planSpec({ test_cmd: 'npm test -- --ci', implementer: { strategy: 'command', command: 'fix-it' } }), submission_id: 'sub-1' }, { event_id: RUN_ID });
-const gated = () => event('LoopGated', { verdict: 'run', rules: [], commit: SHA_A, files: ['src/index.ts'], repo_path: '/repos/billing', test_cmd: 'npm test -- --ci' });
+const submitted = () =>
+  event(
+    'PlanSubmitted',
+    {
+      plan: planSpec({ test_cmd: 'npm test -- --ci', implementer: { strategy: 'command', command: 'fix-it' } }),
+      submission_id: 'sub-1',
+    },
+    { event_id: RUN_ID },
+  );
+const gated = () =>
+  event('LoopGated', {
+    verdict: 'run',
+    rules: [],
+    commit: SHA_A,
+    files: ['src/index.ts'],
+    repo_path: '/repos/billing',
+    test_cmd: 'npm test -- --ci',
+  });
 const baseline = () =>
-  event('BaselineRecorded', { commit: SHA_A, branch: 'rloop/add-billing', tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 }, exit_code: 0, failing: ['flaky'], duration_ms: 10 });
+  event('BaselineRecorded', {
+    commit: SHA_A,
+    branch: 'rloop/add-billing',
+    tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 },
+    exit_code: 0,
+    failing: ['flaky'],
+    duration_ms: 10,
+  });
 
 function append(state: LoopState, events: readonly JournaledEvent[]): LoopState {
   return events.reduce((s, e) => evolveLoop(s, e, s.version + 1), state);
 }
 
 describe('workers take their work from the committed state, never from the message that asked', () => {
-  it('given a run gated on a repository, when its round is reviewed, then the repository and files are the LoopGated ones, whatever the round\'s event names', () => {
+  it("given a run gated on a repository, when its round is reviewed, then the repository and files are the LoopGated ones, whatever the round's event names", () => {
     let state = given(submitted(), gated(), baseline());
     const [started] = decideNext(state, ctx) as [JournaledEvent];
-    const forged = { ...started, data: { ...(started.data as object), repo_path: '/somewhere/else', files: ['secrets.env'] } } as JournaledEvent;
+    const forged = {
+      ...started,
+      data: { ...(started.data as object), repo_path: '/somewhere/else', files: ['secrets.env'] },
+    } as JournaledEvent;
     state = append(state, stampDecision([forged], state.version));
-    expect(roundWork(state, started.event_id)).toMatchObject({ runId: RUN_ID, repoPath: '/repos/billing', baseCommit: SHA_A, files: ['src/index.ts'] });
+    expect(roundWork(state, started.event_id)).toMatchObject({
+      runId: RUN_ID,
+      repoPath: '/repos/billing',
+      baseCommit: SHA_A,
+      files: ['src/index.ts'],
+    });
   });
 
   it('given a round that is over or another round, when its work is asked for, then there is none', () => {
@@ -31,8 +73,15 @@ describe('workers take their work from the committed state, never from the messa
     expect(baselineWork(state)).toBeNull();
   });
 
-  it('given a run waiting for its baseline, when the implementer asks, then it records the gated commit with the plan\'s test command', () => {
-    expect(baselineWork(given(submitted(), gated()))).toEqual({ slug: 'add-billing', runId: RUN_ID, repoPath: '/repos/billing', commit: SHA_A, testCmd: 'npm test -- --ci', gatedEventId: expect.any(String) });
+  it("given a run waiting for its baseline, when the implementer asks, then it records the gated commit with the plan's test command", () => {
+    expect(baselineWork(given(submitted(), gated()))).toEqual({
+      slug: 'add-billing',
+      runId: RUN_ID,
+      repoPath: '/repos/billing',
+      commit: SHA_A,
+      testCmd: 'npm test -- --ci',
+      gatedEventId: expect.any(String),
+    });
   });
 
   it('given a fix requested on a letter, when the implementer asks, then the command, test command, branch and baseline failures come from the run', () => {
@@ -41,10 +90,31 @@ describe('workers take their work from the committed state, never from the messa
     const current = state.current;
     if (current === null) throw new Error('no round');
     const letter = { ...letterFor(1, 'critical', [finding()]), commit: SHA_B };
-    state = append(state, [...current.critics.map((c) => event('FindingsReported', { round: 1, critic_id: c.critic_id, commit: SHA_A, findings: [], truncated: false, duration_ms: 1 })), event('LetterWritten', { letter })]);
+    state = append(state, [
+      ...current.critics.map((c) =>
+        event('FindingsReported', {
+          round: 1,
+          critic_id: c.critic_id,
+          commit: SHA_A,
+          findings: [],
+          truncated: false,
+          duration_ms: 1,
+        }),
+      ),
+      event('LetterWritten', { letter }),
+    ]);
     state = append(state, decideNext(state, { ...ctx, letter }));
     expect(state.status).toBe('fixing');
-    expect(fixWork(state, letter)).toMatchObject({ round: 1, letter, base_commit: SHA_A, branch: 'rloop/add-billing', repo_path: '/repos/billing', test_cmd: 'npm test -- --ci', implementer: { strategy: 'command', command: 'fix-it' }, baseline_failing: ['flaky'] });
+    expect(fixWork(state, letter)).toMatchObject({
+      round: 1,
+      letter,
+      base_commit: SHA_A,
+      branch: 'rloop/add-billing',
+      repo_path: '/repos/billing',
+      test_cmd: 'npm test -- --ci',
+      implementer: { strategy: 'command', command: 'fix-it' },
+      baseline_failing: ['flaky'],
+    });
     expect(fixWork(state, { ...letter, letter_id: 'd_another_letter_0' })).toBeNull();
   });
 });

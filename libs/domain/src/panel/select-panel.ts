@@ -23,7 +23,11 @@ export interface PanelSelection {
  * `core` adds its critics as core (a language's own compiler and linter when the plan has files
  * of that language).
  */
-export function selectPanel(catalogue: CriticCatalogue, files: readonly string[], availability: (criticId: string) => CriticAvailability): PanelSelection {
+export function selectPanel(
+  catalogue: CriticCatalogue,
+  files: readonly string[],
+  availability: (criticId: string) => CriticAvailability,
+): PanelSelection {
   const reasons = new Map<string, string>();
   const coreIds = new Set<string>(catalogue.core);
   for (const id of catalogue.core) reasons.set(id, 'core');

@@ -91,7 +91,12 @@ export interface LoopReport {
   readonly duration_ms: number | null;
   readonly rounds: readonly ReportRound[];
   /** Open findings per round, by severity (letters only). */
-  readonly trend: { readonly rounds: readonly number[]; readonly critical: readonly number[]; readonly medium: readonly number[]; readonly low: readonly number[] };
+  readonly trend: {
+    readonly rounds: readonly number[];
+    readonly critical: readonly number[];
+    readonly medium: readonly number[];
+    readonly low: readonly number[];
+  };
   readonly key_moments: readonly KeyMoment[];
   readonly fixed: readonly FixedFinding[];
   readonly open: readonly OpenFinding[];
@@ -99,7 +104,12 @@ export interface LoopReport {
   readonly tests_added: readonly { readonly round: number; readonly test: string }[];
   readonly commits: readonly string[];
   readonly cost_usd: number;
-  readonly escalation: { readonly reason: string; readonly detail: string; readonly recommended_action: string; readonly markdown: string } | null;
+  readonly escalation: {
+    readonly reason: string;
+    readonly detail: string;
+    readonly recommended_action: string;
+    readonly markdown: string;
+  } | null;
   /** Where the implementer left the branch after the escalation or stop (BranchHandedOff): which round, and why. */
   readonly handoff: ReportHandoff | null;
 }
@@ -117,8 +127,13 @@ export interface ReportHandoff {
 
 /** "rloop/x is left at round 2 (abc123456789): …; its last commit def… is kept at refs/rloop/x/last". */
 export function describeHandoff(branch: string | null, handoff: Omit<ReportHandoff, 'summary'>): string {
-  const at = handoff.round === null ? `its last commit ${handoff.commit.slice(0, 12)}` : `round ${handoff.round} (${handoff.commit.slice(0, 12)})`;
-  const last = handoff.moved ? `; the last commit ${handoff.last_commit.slice(0, 12)} is kept at ${handoff.last_ref}` : '';
+  const at =
+    handoff.round === null
+      ? `its last commit ${handoff.commit.slice(0, 12)}`
+      : `round ${handoff.round} (${handoff.commit.slice(0, 12)})`;
+  const last = handoff.moved
+    ? `; the last commit ${handoff.last_commit.slice(0, 12)} is kept at ${handoff.last_ref}`
+    : '';
   return `${branch ?? 'the branch'} is left at ${at}: ${handoff.reason}${last}`;
 }
 
@@ -130,18 +145,37 @@ function ms(from: string, to: string): number {
 }
 
 function openOf(letter: Letter): OpenFinding[] {
-  return letter.findings.map((f) => ({ fingerprint: f.fingerprint, title: f.title, severity: f.severity, file: f.file, line: f.line_range.start, raised_by: f.raised_by }));
+  return letter.findings.map((f) => ({
+    fingerprint: f.fingerprint,
+    title: f.title,
+    severity: f.severity,
+    file: f.file,
+    line: f.line_range.start,
+    raised_by: f.raised_by,
+  }));
 }
 
 /**
  * Builds a run's report from its journaled events (one run, in stream order) and the learnings
  * the journal holds for its finding types. Pure: the same events give the same report.
  */
-export function buildLoopReport(events: readonly JournaledEvent[], learnings: readonly ReportLearning[] = []): LoopReport {
+export function buildLoopReport(
+  events: readonly JournaledEvent[],
+  learnings: readonly ReportLearning[] = [],
+): LoopReport {
   const submitted = events.find((e) => e.type === 'PlanSubmitted');
   if (submitted === undefined) throw new RangeError('a loop report needs the run from its PlanSubmitted on');
   const run = events.filter((e) => e.correlation_id === submitted.event_id);
-  const rounds: { round: number; phase: Phase; commit: string; started_at: string; letter: Letter | null; critics: ReportCritic[]; fix: ReportFix | null; cost: number }[] = [];
+  const rounds: {
+    round: number;
+    phase: Phase;
+    commit: string;
+    started_at: string;
+    letter: Letter | null;
+    critics: ReportCritic[];
+    fix: ReportFix | null;
+    cost: number;
+  }[] = [];
   const moments: KeyMoment[] = [];
   const tests: { round: number; test: string }[] = [];
   let branch: string | null = null;
@@ -158,17 +192,42 @@ export function buildLoopReport(events: readonly JournaledEvent[], learnings: re
         branch = event.data.branch;
         break;
       case 'RoundStarted':
-        rounds.push({ round: event.data.round, phase: event.data.phase, commit: event.data.commit, started_at: event.occurred_at, letter: null, critics: [], fix: null, cost: 0 });
-        if (event.data.retained_best !== undefined) moments.push({ round: event.data.round, at: event.occurred_at, kind: 'revert', text: event.data.retained_best.detail });
+        rounds.push({
+          round: event.data.round,
+          phase: event.data.phase,
+          commit: event.data.commit,
+          started_at: event.occurred_at,
+          letter: null,
+          critics: [],
+          fix: null,
+          cost: 0,
+        });
+        if (event.data.retained_best !== undefined)
+          moments.push({
+            round: event.data.round,
+            at: event.occurred_at,
+            kind: 'revert',
+            text: event.data.retained_best.detail,
+          });
         if (outcome === 'escalated') outcome = 'running';
         // A resumed loop goes on from its last round: an earlier handoff no longer says where the branch is.
         handoff = null;
         break;
       case 'FindingsReported':
-        byRound(event.data.round)?.critics.push({ critic_id: event.data.critic_id, outcome: 'reported', duration_ms: event.data.duration_ms, findings: event.data.findings.length });
+        byRound(event.data.round)?.critics.push({
+          critic_id: event.data.critic_id,
+          outcome: 'reported',
+          duration_ms: event.data.duration_ms,
+          findings: event.data.findings.length,
+        });
         break;
       case 'CriticFailed':
-        byRound(event.data.round)?.critics.push({ critic_id: event.data.critic_id, outcome: event.data.reason, duration_ms: event.data.duration_ms ?? null, findings: 0 });
+        byRound(event.data.round)?.critics.push({
+          critic_id: event.data.critic_id,
+          outcome: event.data.reason,
+          duration_ms: event.data.duration_ms ?? null,
+          findings: 0,
+        });
         break;
       case 'LetterWritten': {
         const r = byRound(event.data.letter.round);
@@ -190,8 +249,15 @@ export function buildLoopReport(events: readonly JournaledEvent[], learnings: re
           duration_ms: event.data.duration_ms,
           patch: event.data.patch ?? null,
         };
-        for (const test of event.data.outcome === 'committed' ? event.data.tests_added : []) tests.push({ round: event.data.round, test });
-        if (event.data.outcome === 'reverted') moments.push({ round: event.data.round, at: event.occurred_at, kind: 'revert', text: `round ${event.data.round}'s fix was reverted: ${event.data.reason ?? 'it broke tests that passed at the baseline'}` });
+        for (const test of event.data.outcome === 'committed' ? event.data.tests_added : [])
+          tests.push({ round: event.data.round, test });
+        if (event.data.outcome === 'reverted')
+          moments.push({
+            round: event.data.round,
+            at: event.occurred_at,
+            kind: 'revert',
+            text: `round ${event.data.round}'s fix was reverted: ${event.data.reason ?? 'it broke tests that passed at the baseline'}`,
+          });
         break;
       }
       case 'UsageRecorded': {
@@ -201,20 +267,47 @@ export function buildLoopReport(events: readonly JournaledEvent[], learnings: re
         break;
       }
       case 'PhaseAdvanced':
-        moments.push({ round: event.data.round, at: event.occurred_at, kind: 'phase', text: `${event.data.from.replace('_', ' ')} phase cleared; on to ${event.data.to.replace('_', ' ')}` });
+        moments.push({
+          round: event.data.round,
+          at: event.occurred_at,
+          kind: 'phase',
+          text: `${event.data.from.replace('_', ' ')} phase cleared; on to ${event.data.to.replace('_', ' ')}`,
+        });
         break;
       case 'EscalationRaised':
         outcome = 'escalated';
         why = `escalated to people (${event.data.reason}): ${event.data.report.trigger.detail}`;
-        escalation = { reason: event.data.reason, detail: event.data.report.trigger.detail, recommended_action: event.data.report.recommended_action, markdown: event.data.markdown };
-        moments.push({ round: event.data.round, at: event.occurred_at, kind: 'escalation', text: `escalated: ${event.data.reason}` });
+        escalation = {
+          reason: event.data.reason,
+          detail: event.data.report.trigger.detail,
+          recommended_action: event.data.report.recommended_action,
+          markdown: event.data.markdown,
+        };
+        moments.push({
+          round: event.data.round,
+          at: event.occurred_at,
+          kind: 'escalation',
+          text: `escalated: ${event.data.reason}`,
+        });
         break;
       case 'BranchHandedOff':
-        handoff = { round: event.data.best_round, commit: event.data.best_commit, last_commit: event.data.last_commit, last_ref: event.data.last_ref, moved: event.data.moved, reason: event.data.reason };
+        handoff = {
+          round: event.data.best_round,
+          commit: event.data.best_commit,
+          last_commit: event.data.last_commit,
+          last_ref: event.data.last_ref,
+          moved: event.data.moved,
+          reason: event.data.reason,
+        };
         branch = event.data.branch;
         break;
       case 'LoopResumed':
-        moments.push({ round: rounds.at(-1)?.round ?? 0, at: event.occurred_at, kind: 'resume', text: `resumed by ${event.data.by}${event.data.raise_cap === undefined ? '' : ` (+${event.data.raise_cap} rounds)`}${event.data.note === undefined ? '' : `: ${event.data.note}`}` });
+        moments.push({
+          round: rounds.at(-1)?.round ?? 0,
+          at: event.occurred_at,
+          kind: 'resume',
+          text: `resumed by ${event.data.by}${event.data.raise_cap === undefined ? '' : ` (+${event.data.raise_cap} rounds)`}${event.data.note === undefined ? '' : `: ${event.data.note}`}`,
+        });
         break;
       case 'LoopConverged':
         outcome = 'converged';
@@ -241,14 +334,21 @@ export function buildLoopReport(events: readonly JournaledEvent[], learnings: re
         break;
     }
   }
-  if (outcome === 'running' && escalation === null) why = rounds.length === 0 ? 'waiting for round 1' : `round ${rounds.at(-1)?.round ?? 0} is under way`;
+  if (outcome === 'running' && escalation === null)
+    why = rounds.length === 0 ? 'waiting for round 1' : `round ${rounds.at(-1)?.round ?? 0} is under way`;
   const last = run.at(-1);
   const lettered = rounds.filter((r): r is (typeof rounds)[number] & { letter: Letter } => r.letter !== null);
   lettered.forEach((r, i) => {
     const previous = lettered[i - 1];
     if (previous === undefined) return;
     const drop = previous.letter.findings.length - r.letter.findings.length;
-    if (drop > KEY_DROP) moments.push({ round: r.round, at: r.letter.created_at, kind: 'drop', text: `open findings dropped by ${drop} (${previous.letter.findings.length} → ${r.letter.findings.length})` });
+    if (drop > KEY_DROP)
+      moments.push({
+        round: r.round,
+        at: r.letter.created_at,
+        kind: 'drop',
+        text: `open findings dropped by ${drop} (${previous.letter.findings.length} → ${r.letter.findings.length})`,
+      });
   });
   if (endedAt !== null) moments.push({ round: rounds.at(-1)?.round ?? 0, at: endedAt, kind: 'outcome', text: why });
   // What was fixed: a finding in one letter and absent from the next one, credited to that round's fix.
@@ -258,8 +358,17 @@ export function buildLoopReport(events: readonly JournaledEvent[], learnings: re
     if (next === undefined) return;
     const still = new Set(next.letter.findings.map((f) => f.fingerprint));
     for (const f of r.letter.findings) {
-      if (still.has(f.fingerprint) || fixed.some((x) => x.fingerprint === f.fingerprint && x.round === r.round)) continue;
-      fixed.push({ fingerprint: f.fingerprint, title: f.title, severity: f.severity, file: f.file, raised_by: f.raised_by, round: r.round, commit: r.fix?.outcome === 'committed' ? r.fix.commit : null });
+      if (still.has(f.fingerprint) || fixed.some((x) => x.fingerprint === f.fingerprint && x.round === r.round))
+        continue;
+      fixed.push({
+        fingerprint: f.fingerprint,
+        title: f.title,
+        severity: f.severity,
+        file: f.file,
+        raised_by: f.raised_by,
+        round: r.round,
+        commit: r.fix?.outcome === 'committed' ? r.fix.commit : null,
+      });
     }
   });
   const finalLetter = lettered.at(-1)?.letter ?? null;
@@ -323,10 +432,15 @@ function path(counts: readonly number[]): string {
  * medium 2 → 0 in 6 rounds; 3 commits on rloop/add-billing; report: .rloop/reports/add-billing/report.md`.
  */
 export function reportSummaryLine(report: LoopReport, reportPath: string | null): string {
-  const trends = (['critical', 'medium', 'low'] as const).filter((s) => report.trend[s].some((n) => n > 0)).map((s) => `${s} ${path(report.trend[s])}`);
+  const trends = (['critical', 'medium', 'low'] as const)
+    .filter((s) => report.trend[s].some((n) => n > 0))
+    .map((s) => `${s} ${path(report.trend[s])}`);
   const rounds = `${report.rounds.length} round${report.rounds.length === 1 ? '' : 's'}`;
   const head = trends.length === 0 ? `no findings in ${rounds}` : `${trends.join(', ')} in ${rounds}`;
   const commits = `${report.commits.length} commit${report.commits.length === 1 ? '' : 's'}${report.branch === null ? '' : ` on ${report.branch}`}`;
-  const left = report.handoff?.round === null || report.handoff === null ? '' : `; ${report.branch ?? 'the branch'} left at round ${report.handoff.round}`;
+  const left =
+    report.handoff?.round === null || report.handoff === null
+      ? ''
+      : `; ${report.branch ?? 'the branch'} left at round ${report.handoff.round}`;
   return `${report.plan}: ${report.outcome} — ${head}; ${commits}${left}${reportPath === null ? '' : `; report: ${reportPath}`}`;
 }

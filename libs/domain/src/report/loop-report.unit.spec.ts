@@ -5,26 +5,88 @@ import { buildLoopReport, reportSummaryLine } from './loop-report.js';
 import { renderReportHtml, renderReportMarkdown, sparkline } from './render.js';
 
 const TESTS = { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 };
-const f = (n: number, overrides: Parameters<typeof finding>[0] = {}) => finding({ id: `f-${n}`, title: `finding ${n}`, line_range: { start: n * 10, end: n * 10 }, ...overrides });
+const f = (n: number, overrides: Parameters<typeof finding>[0] = {}) =>
+  finding({ id: `f-${n}`, title: `finding ${n}`, line_range: { start: n * 10, end: n * 10 }, ...overrides });
 
 function round(n: number, phase: 'critical' | 'medium' | 'low' | 'final_sweep', commit: string): JournaledEvent {
-  return event('RoundStarted', { round: n, phase, phase_round: 1, k: 3, mode: 'loop', commit, base_commit: SHA_A, repo_path: '/repo', files: [], critics: [], not_configured: [], deadline_at: '2026-11-30T11:00:00.000Z' });
+  return event('RoundStarted', {
+    round: n,
+    phase,
+    phase_round: 1,
+    k: 3,
+    mode: 'loop',
+    commit,
+    base_commit: SHA_A,
+    repo_path: '/repo',
+    files: [],
+    critics: [],
+    not_configured: [],
+    deadline_at: '2026-11-30T11:00:00.000Z',
+  });
 }
 
-function fix(n: number, outcome: 'committed' | 'reverted', commit: string | null, tests: string[] = []): JournaledEvent {
-  return event('FixApplied', { round: n, letter_id: `d_letter${String(n).padStart(8, '0')}`, strategy: 'autofix', outcome, fixes_applied: [{ file: 'src/index.ts', fixed_findings: [], lines_changed: 4, hunks: [] }], tests_added: tests, tests_result: TESTS, base_commit: SHA_A, commit, diff_stats: { files_changed: 1, insertions: 2, deletions: 2 }, duration_ms: 1500, ...(outcome === 'reverted' ? { reason: 'broke test/ok.test.mjs' } : {}) });
+function fix(
+  n: number,
+  outcome: 'committed' | 'reverted',
+  commit: string | null,
+  tests: string[] = [],
+): JournaledEvent {
+  return event('FixApplied', {
+    round: n,
+    letter_id: `d_letter${String(n).padStart(8, '0')}`,
+    strategy: 'autofix',
+    outcome,
+    fixes_applied: [{ file: 'src/index.ts', fixed_findings: [], lines_changed: 4, hunks: [] }],
+    tests_added: tests,
+    tests_result: TESTS,
+    base_commit: SHA_A,
+    commit,
+    diff_stats: { files_changed: 1, insertions: 2, deletions: 2 },
+    duration_ms: 1500,
+    ...(outcome === 'reverted' ? { reason: 'broke test/ok.test.mjs' } : {}),
+  });
 }
 
 /** Five findings in round 1, one after the fix, none after the second (which was reverted and retried). */
 function convergedRun(title = 'Add billing'): JournaledEvent[] {
   return [
     event('PlanSubmitted', { plan: planSpec({ title }), submission_id: 'sub-1' }, { event_id: RUN_ID }),
-    event('BaselineRecorded', { commit: SHA_A, branch: 'rloop/add-billing', tests: TESTS, exit_code: 0, failing: [], duration_ms: 900 }),
+    event('BaselineRecorded', {
+      commit: SHA_A,
+      branch: 'rloop/add-billing',
+      tests: TESTS,
+      exit_code: 0,
+      failing: [],
+      duration_ms: 900,
+    }),
     round(1, 'critical', SHA_A),
-    event('FindingsReported', { round: 1, critic_id: 'toolchain/compiler-linter', commit: SHA_A, findings: [f(1), f(2), f(3), f(4), f(5)], truncated: false, duration_ms: 1200 }),
-    event('CriticFailed', { round: 1, critic_id: 'security/sast-scanner', core: true, reason: 'timed_out', message: 'no answer', duration_ms: 30_000 }),
+    event('FindingsReported', {
+      round: 1,
+      critic_id: 'toolchain/compiler-linter',
+      commit: SHA_A,
+      findings: [f(1), f(2), f(3), f(4), f(5)],
+      truncated: false,
+      duration_ms: 1200,
+    }),
+    event('CriticFailed', {
+      round: 1,
+      critic_id: 'security/sast-scanner',
+      core: true,
+      reason: 'timed_out',
+      message: 'no answer',
+      duration_ms: 30_000,
+    }),
     event('LetterWritten', { letter: letterFor(1, 'critical', [f(1), f(2), f(3), f(4), f(5)]) }),
-    event('UsageRecorded', { round: 1, dispatch: 'critic', model: 'claude', input_tokens: 10, output_tokens: 5, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cost_usd: 0.5 }),
+    event('UsageRecorded', {
+      round: 1,
+      dispatch: 'critic',
+      model: 'claude',
+      input_tokens: 10,
+      output_tokens: 5,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      cost_usd: 0.5,
+    }),
     fix(1, 'committed', SHA_B, ['test/rounding.test.mjs']),
     round(2, 'critical', SHA_B),
     event('LetterWritten', { letter: letterFor(2, 'critical', [f(3)]) }),
@@ -34,7 +96,13 @@ function convergedRun(title = 'Add billing'): JournaledEvent[] {
     event('PhaseAdvanced', { from: 'critical', to: 'final_sweep', round: 3, reason: 'phase_clear' }),
     round(4, 'final_sweep', SHA_C),
     event('LetterWritten', { letter: letterFor(4, 'final_sweep', []) }),
-    event('LoopConverged', { rounds: 4, letter_id: 'd_letter00000004', final_commit: SHA_B, branch: 'rloop/add-billing', panel: { critics: [], not_configured: [] } }),
+    event('LoopConverged', {
+      rounds: 4,
+      letter_id: 'd_letter00000004',
+      final_commit: SHA_B,
+      branch: 'rloop/add-billing',
+      panel: { critics: [], not_configured: [] },
+    }),
   ];
 }
 
@@ -47,7 +115,15 @@ function escalatedRun(): JournaledEvent[] {
       reason: 'soft_cap',
       phase: 'critical',
       round: 2,
-      report: { plan: 'add-billing', run_id: RUN_ID, phase: 'critical', round: 2, trigger: { kind: 'soft_cap', detail: 'two rounds, still one finding' }, findings: [], recommended_action: 'rloop resume add-billing --raise-cap 1' },
+      report: {
+        plan: 'add-billing',
+        run_id: RUN_ID,
+        phase: 'critical',
+        round: 2,
+        trigger: { kind: 'soft_cap', detail: 'two rounds, still one finding' },
+        findings: [],
+        recommended_action: 'rloop resume add-billing --raise-cap 1',
+      },
       markdown: '# stuck',
     }),
   ];
@@ -56,8 +132,23 @@ function escalatedRun(): JournaledEvent[] {
 describe('the final report of a loop', () => {
   it('given a converged run: outcome and why, the trend per severity, what was fixed in which round and commit', () => {
     const report = buildLoopReport(convergedRun());
-    expect(report).toMatchObject({ plan: 'add-billing', run_id: RUN_ID, outcome: 'converged', why: expect.stringContaining('converged after 4 round(s)'), branch: 'rloop/add-billing', commits: [SHA_B], cost_usd: 0.5, open: [], escalation: null });
-    expect(report.trend).toEqual({ rounds: [1, 2, 3, 4], critical: [5, 1, 0, 0], medium: [0, 0, 0, 0], low: [0, 0, 0, 0] });
+    expect(report).toMatchObject({
+      plan: 'add-billing',
+      run_id: RUN_ID,
+      outcome: 'converged',
+      why: expect.stringContaining('converged after 4 round(s)'),
+      branch: 'rloop/add-billing',
+      commits: [SHA_B],
+      cost_usd: 0.5,
+      open: [],
+      escalation: null,
+    });
+    expect(report.trend).toEqual({
+      rounds: [1, 2, 3, 4],
+      critical: [5, 1, 0, 0],
+      medium: [0, 0, 0, 0],
+      low: [0, 0, 0, 0],
+    });
     // Four findings went away after round 1's fix (commit B); the fifth only after round 2, whose fix was reverted: no commit of ours.
     expect(report.fixed.map((x) => [x.title, x.round, x.commit])).toEqual([
       ['finding 1', 1, SHA_B],
@@ -80,16 +171,28 @@ describe('the final report of a loop', () => {
       { critic_id: 'security/sast-scanner', outcome: 'timed_out', duration_ms: 30_000, findings: 0 },
       { critic_id: 'toolchain/compiler-linter', outcome: 'reported', duration_ms: 1200, findings: 5 },
     ]);
-    expect(first).toMatchObject({ round: 1, counts: { critical: 5, medium: 0, low: 0 }, fix: { outcome: 'committed', commit: SHA_B, lines_changed: 4 }, cost_usd: 0.5, duration_ms: expect.any(Number) });
+    expect(first).toMatchObject({
+      round: 1,
+      counts: { critical: 5, medium: 0, low: 0 },
+      fix: { outcome: 'committed', commit: SHA_B, lines_changed: 4 },
+      cost_usd: 0.5,
+      duration_ms: expect.any(Number),
+    });
     expect(second?.fix).toMatchObject({ outcome: 'reverted', reason: 'broke test/ok.test.mjs' });
   });
 
   it('given an escalated run: what remains open and the escalation, and no end time', () => {
     const events = escalatedRun();
     const report = buildLoopReport(events);
-    expect(report).toMatchObject({ outcome: 'escalated', ended_at: null, escalation: { reason: 'soft_cap', recommended_action: 'rloop resume add-billing --raise-cap 1' } });
+    expect(report).toMatchObject({
+      outcome: 'escalated',
+      ended_at: null,
+      escalation: { reason: 'soft_cap', recommended_action: 'rloop resume add-billing --raise-cap 1' },
+    });
     expect(report.open.map((o) => o.title)).toEqual(['finding 3']);
-    expect(reportSummaryLine(report, null)).toBe('add-billing: escalated — critical 5 → 1 in 2 rounds; 1 commit on rloop/add-billing');
+    expect(reportSummaryLine(report, null)).toBe(
+      'add-billing: escalated — critical 5 → 1 in 2 rounds; 1 commit on rloop/add-billing',
+    );
   });
 
   it('given an escalated run whose branch was handed off at an earlier round, when reported, then the report says which round and why, in Markdown, HTML and the summary line', () => {
@@ -104,12 +207,15 @@ describe('the final report of a loop', () => {
         last_commit: SHA_C,
         last_ref: 'refs/rloop/add-billing/last',
         moved: true,
-        reason: 'round 2 had the fewest open findings (1 critical); the last reviewed round, 3, had 4 critical; the branch is left there',
+        reason:
+          'round 2 had the fewest open findings (1 critical); the last reviewed round, 3, had 4 critical; the branch is left there',
       }),
     );
     const report = buildLoopReport(events);
     expect(report.handoff).toMatchObject({ round: 2, commit: SHA_B, last_commit: SHA_C, moved: true });
-    expect(renderReportMarkdown(report)).toContain(`rloop/add-billing is left at round 2 (${SHA_B.slice(0, 12)}): round 2 had the fewest open findings`);
+    expect(renderReportMarkdown(report)).toContain(
+      `rloop/add-billing is left at round 2 (${SHA_B.slice(0, 12)}): round 2 had the fewest open findings`,
+    );
     expect(renderReportMarkdown(report)).toContain('is kept at refs/rloop/add-billing/last');
     expect(renderReportHtml(report)).toContain('Where the branch is left');
     expect(reportSummaryLine(report, null)).toContain('rloop/add-billing left at round 2');

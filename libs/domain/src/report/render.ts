@@ -5,7 +5,11 @@ const SPARKS = '▁▂▃▄▅▆▇█';
 /** A Unicode sparkline of counts (scaled to the largest), e.g. `█▅▂▁`. */
 export function sparkline(counts: readonly number[]): string {
   const max = Math.max(0, ...counts);
-  return counts.map((n) => (max === 0 ? SPARKS[0] : SPARKS[Math.min(SPARKS.length - 1, Math.round((n / max) * (SPARKS.length - 1)))])).join('');
+  return counts
+    .map((n) =>
+      max === 0 ? SPARKS[0] : SPARKS[Math.min(SPARKS.length - 1, Math.round((n / max) * (SPARKS.length - 1)))],
+    )
+    .join('');
 }
 
 /** Text from repositories and models, safe inside a Markdown table cell or line (no markup of its own). */
@@ -39,35 +43,76 @@ export function renderReportMarkdown(report: LoopReport): string {
     '',
     '## Trend',
     '',
-    t.rounds.length === 0 ? '_no letters yet_' : `| severity | rounds ${t.rounds[0]}–${t.rounds.at(-1)} | counts |\n|---|---|---|`,
-    ...(t.rounds.length === 0 ? [] : (['critical', 'medium', 'low'] as const).map((s) => `| ${s} | \`${sparkline(t[s])}\` | ${t[s].join(' → ')} |`)),
+    t.rounds.length === 0
+      ? '_no letters yet_'
+      : `| severity | rounds ${t.rounds[0]}–${t.rounds.at(-1)} | counts |\n|---|---|---|`,
+    ...(t.rounds.length === 0
+      ? []
+      : (['critical', 'medium', 'low'] as const).map((s) => `| ${s} | \`${sparkline(t[s])}\` | ${t[s].join(' → ')} |`)),
     '',
     '## Key moments',
     '',
-    ...(report.key_moments.length === 0 ? ['_none_'] : report.key_moments.map((m) => `- round ${m.round}: ${md(m.text)}`)),
+    ...(report.key_moments.length === 0
+      ? ['_none_']
+      : report.key_moments.map((m) => `- round ${m.round}: ${md(m.text)}`)),
     '',
     '## What was fixed',
     '',
-    ...(report.fixed.length === 0 ? ['_nothing_'] : ['| finding | severity | file | round | commit |', '|---|---|---|---|---|', ...report.fixed.map((f) => `| ${md(f.title)} | ${f.severity} | \`${md(f.file)}\` | ${f.round} | ${short(f.commit)} |`)]),
+    ...(report.fixed.length === 0
+      ? ['_nothing_']
+      : [
+          '| finding | severity | file | round | commit |',
+          '|---|---|---|---|---|',
+          ...report.fixed.map(
+            (f) => `| ${md(f.title)} | ${f.severity} | \`${md(f.file)}\` | ${f.round} | ${short(f.commit)} |`,
+          ),
+        ]),
     '',
     '## What remains open',
     '',
-    ...(report.open.length === 0 ? ['_nothing_'] : ['| finding | severity | where | raised by |', '|---|---|---|---|', ...report.open.map((f) => `| ${md(f.title)} | ${f.severity} | \`${md(f.file)}:${f.line}\` | ${md(f.raised_by)} |`)]),
+    ...(report.open.length === 0
+      ? ['_nothing_']
+      : [
+          '| finding | severity | where | raised by |',
+          '|---|---|---|---|',
+          ...report.open.map(
+            (f) => `| ${md(f.title)} | ${f.severity} | \`${md(f.file)}:${f.line}\` | ${md(f.raised_by)} |`,
+          ),
+        ]),
     '',
     '## Learnings',
     '',
-    ...(report.learnings.length === 0 ? ['_none from earlier loops_'] : report.learnings.map((l) => `- \`${md(l.finding_type)}\` (${md(l.critic_id)}): seen in ${l.loops} loops, fixed ${l.fixed} times, stuck ${l.stuck} times — e.g. ${md(l.example_title)}`)),
+    ...(report.learnings.length === 0
+      ? ['_none from earlier loops_']
+      : report.learnings.map(
+          (l) =>
+            `- \`${md(l.finding_type)}\` (${md(l.critic_id)}): seen in ${l.loops} loops, fixed ${l.fixed} times, stuck ${l.stuck} times — e.g. ${md(l.example_title)}`,
+        )),
     '',
     '## Tests added',
     '',
-    ...(report.tests_added.length === 0 ? ['_none_'] : report.tests_added.map((x) => `- round ${x.round}: \`${md(x.test)}\``)),
+    ...(report.tests_added.length === 0
+      ? ['_none_']
+      : report.tests_added.map((x) => `- round ${x.round}: \`${md(x.test)}\``)),
     '',
     '## Rounds',
     '',
     '| round | phase | critical | medium | low | fix | commit | time | cost |',
     '|---|---|---|---|---|---|---|---|---|',
-    ...report.rounds.map((r) => `| ${r.round} | ${r.phase.replace('_', ' ')} | ${r.counts?.critical ?? '–'} | ${r.counts?.medium ?? '–'} | ${r.counts?.low ?? '–'} | ${r.fix?.outcome ?? '–'} | ${short(r.fix?.commit ?? null)} | ${seconds(r.duration_ms)} | ${usd(r.cost_usd)} |`),
-    ...(report.escalation === null ? [] : ['', '## Escalation', '', `Reason: ${report.escalation.reason} — ${md(report.escalation.detail)}`, '', `Recommended: ${md(report.escalation.recommended_action)}`]),
+    ...report.rounds.map(
+      (r) =>
+        `| ${r.round} | ${r.phase.replace('_', ' ')} | ${r.counts?.critical ?? '–'} | ${r.counts?.medium ?? '–'} | ${r.counts?.low ?? '–'} | ${r.fix?.outcome ?? '–'} | ${short(r.fix?.commit ?? null)} | ${seconds(r.duration_ms)} | ${usd(r.cost_usd)} |`,
+    ),
+    ...(report.escalation === null
+      ? []
+      : [
+          '',
+          '## Escalation',
+          '',
+          `Reason: ${report.escalation.reason} — ${md(report.escalation.detail)}`,
+          '',
+          `Recommended: ${md(report.escalation.recommended_action)}`,
+        ]),
     ...(report.handoff === null ? [] : ['', '## Where the branch is left', '', md(report.handoff.summary)]),
     '',
   ];
@@ -76,7 +121,10 @@ export function renderReportMarkdown(report: LoopReport): string {
 
 /** Escapes text for HTML element content and attribute values. */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
 }
 
 const COLOURS = { critical: '#c62828', medium: '#ef8f00', low: '#5c8fd6' } as const;
@@ -102,12 +150,23 @@ function trendSvg(report: LoopReport): string {
       if (n === 0) continue;
       const h = y(n);
       base -= h;
-      parts.push(`<rect x="${x.toFixed(1)}" y="${base.toFixed(1)}" width="${bar.toFixed(1)}" height="${h.toFixed(1)}" fill="${COLOURS[severity]}"><title>round ${round}: ${n} ${severity}</title></rect>`);
+      parts.push(
+        `<rect x="${x.toFixed(1)}" y="${base.toFixed(1)}" width="${bar.toFixed(1)}" height="${h.toFixed(1)}" fill="${COLOURS[severity]}"><title>round ${round}: ${n} ${severity}</title></rect>`,
+      );
     }
-    parts.push(`<text x="${(x + bar / 2).toFixed(1)}" y="${height - pad + 14}" font-size="11" text-anchor="middle">${round}</text>`);
-    parts.push(`<text x="${(x + bar / 2).toFixed(1)}" y="${(height - pad - y(totals[i] ?? 0) - 4).toFixed(1)}" font-size="11" text-anchor="middle">${totals[i] ?? 0}</text>`);
+    parts.push(
+      `<text x="${(x + bar / 2).toFixed(1)}" y="${height - pad + 14}" font-size="11" text-anchor="middle">${round}</text>`,
+    );
+    parts.push(
+      `<text x="${(x + bar / 2).toFixed(1)}" y="${(height - pad - y(totals[i] ?? 0) - 4).toFixed(1)}" font-size="11" text-anchor="middle">${totals[i] ?? 0}</text>`,
+    );
   });
-  const legend = (['critical', 'medium', 'low'] as const).map((s, i) => `<rect x="${pad + i * 90}" y="6" width="10" height="10" fill="${COLOURS[s]}"/><text x="${pad + i * 90 + 14}" y="15" font-size="11">${s}</text>`).join('');
+  const legend = (['critical', 'medium', 'low'] as const)
+    .map(
+      (s, i) =>
+        `<rect x="${pad + i * 90}" y="6" width="10" height="10" fill="${COLOURS[s]}"/><text x="${pad + i * 90 + 14}" y="15" font-size="11">${s}</text>`,
+    )
+    .join('');
   return `<svg xmlns="http://www.w3.org/2000/svg" role="img" aria-label="open findings per round, stacked by severity" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}">${legend}<line x1="${pad}" y1="${height - pad}" x2="${width - pad}" y2="${height - pad}" stroke="#888"/>${parts.join('')}</svg>`;
 }
 
@@ -131,15 +190,47 @@ ${trendSvg(report)}
 <h2>Key moments</h2>
 ${report.key_moments.length === 0 ? '<p><em>none</em></p>' : `<ul>${report.key_moments.map((m) => `<li>round ${m.round}: ${e(m.text)}</li>`).join('')}</ul>`}
 <h2>What was fixed</h2>
-${table(['finding', 'severity', 'file', 'round', 'commit'], report.fixed.map((f) => [f.title, f.severity, f.file, String(f.round), short(f.commit)]))}
+${table(
+  ['finding', 'severity', 'file', 'round', 'commit'],
+  report.fixed.map((f) => [f.title, f.severity, f.file, String(f.round), short(f.commit)]),
+)}
 <h2>What remains open</h2>
-${table(['finding', 'severity', 'where', 'raised by'], report.open.map((f) => [f.title, f.severity, `${f.file}:${f.line}`, f.raised_by]))}
+${table(
+  ['finding', 'severity', 'where', 'raised by'],
+  report.open.map((f) => [f.title, f.severity, `${f.file}:${f.line}`, f.raised_by]),
+)}
 <h2>Learnings</h2>
-${table(['finding type', 'critic', 'loops', 'fixed', 'stuck', 'example'], report.learnings.map((l) => [l.finding_type, l.critic_id, String(l.loops), String(l.fixed), String(l.stuck), l.example_title]))}
+${table(
+  ['finding type', 'critic', 'loops', 'fixed', 'stuck', 'example'],
+  report.learnings.map((l) => [
+    l.finding_type,
+    l.critic_id,
+    String(l.loops),
+    String(l.fixed),
+    String(l.stuck),
+    l.example_title,
+  ]),
+)}
 <h2>Tests added</h2>
-${table(['round', 'test'], report.tests_added.map((x) => [String(x.round), x.test]))}
+${table(
+  ['round', 'test'],
+  report.tests_added.map((x) => [String(x.round), x.test]),
+)}
 <h2>Rounds</h2>
-${table(['round', 'phase', 'critical', 'medium', 'low', 'fix', 'commit', 'time', 'cost'], report.rounds.map((r) => [String(r.round), r.phase.replace('_', ' '), String(r.counts?.critical ?? '–'), String(r.counts?.medium ?? '–'), String(r.counts?.low ?? '–'), r.fix?.outcome ?? '–', short(r.fix?.commit ?? null), seconds(r.duration_ms), usd(r.cost_usd)]))}
+${table(
+  ['round', 'phase', 'critical', 'medium', 'low', 'fix', 'commit', 'time', 'cost'],
+  report.rounds.map((r) => [
+    String(r.round),
+    r.phase.replace('_', ' '),
+    String(r.counts?.critical ?? '–'),
+    String(r.counts?.medium ?? '–'),
+    String(r.counts?.low ?? '–'),
+    r.fix?.outcome ?? '–',
+    short(r.fix?.commit ?? null),
+    seconds(r.duration_ms),
+    usd(r.cost_usd),
+  ]),
+)}
 ${report.escalation === null ? '' : `<h2>Escalation</h2><p>${e(report.escalation.reason)}: ${e(report.escalation.detail)}</p><p>Recommended: ${e(report.escalation.recommended_action)}</p>`}
 ${report.handoff === null ? '' : `<h2>Where the branch is left</h2><p>${e(report.handoff.summary)}</p>`}
 </body></html>

@@ -8,14 +8,25 @@ import type { LoopState, RoundRecord } from '../loop/state.js';
  */
 export function openRound(state: LoopState | null): RoundRecord | null {
   const current = state?.current ?? null;
-  if (state === null || state.run_id === null || current === null || current.letter !== null || state.status !== 'reviewing') return null;
+  if (
+    state === null ||
+    state.run_id === null ||
+    current === null ||
+    current.letter !== null ||
+    state.status !== 'reviewing'
+  )
+    return null;
   return current;
 }
 
 /** What happens to an open round now: wait for its critics, time the silent ones out, or write its letter. */
 export type RoundClosure =
   | { readonly kind: 'complete' }
-  | { readonly kind: 'waiting'; readonly waitMs: number; readonly missing: readonly Pick<RoundRecord['critics'][number], 'critic_id' | 'core'>[] }
+  | {
+      readonly kind: 'waiting';
+      readonly waitMs: number;
+      readonly missing: readonly Pick<RoundRecord['critics'][number], 'critic_id' | 'core'>[];
+    }
   | { readonly kind: 'timed_out'; readonly failures: readonly EventOf<'CriticFailed'>[] };
 
 /**

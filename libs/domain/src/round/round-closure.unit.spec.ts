@@ -4,7 +4,13 @@ import type { JournaledEvent } from '@rloop/contracts';
 import { RUN_ID, SHA_A, event, given, letterFor, planSpec } from '../testing/builders.test-helpers.js';
 import { decideRoundClosure, openRound } from './round-closure.js';
 
-const meta = { plan: 'p', run_id: 'run-1', causation_id: 'started-1', producer: 'synthesizer@1', now: '2026-01-01T00:00:10.000Z' };
+const meta = {
+  plan: 'p',
+  run_id: 'run-1',
+  causation_id: 'started-1',
+  producer: 'synthesizer@1',
+  now: '2026-01-01T00:00:10.000Z',
+};
 
 function round(reports: RoundRecord['reports']): RoundRecord {
   return {
@@ -35,24 +41,43 @@ const afterDeadline = Date.parse('2026-01-01T00:01:00.001Z');
 
 describe('decideRoundClosure', () => {
   it('given every dispatched critic has answered (a report or a failure), then the round is complete, whatever the time', () => {
-    expect(decideRoundClosure(round({ 'security/sast': 'reported', 'quality/duplicates': 'failed' }), afterDeadline, meta)).toEqual({ kind: 'complete' });
-    expect(decideRoundClosure(round({ 'security/sast': 'reported', 'quality/duplicates': 'reported' }), beforeDeadline, meta)).toEqual({ kind: 'complete' });
+    expect(
+      decideRoundClosure(round({ 'security/sast': 'reported', 'quality/duplicates': 'failed' }), afterDeadline, meta),
+    ).toEqual({ kind: 'complete' });
+    expect(
+      decideRoundClosure(
+        round({ 'security/sast': 'reported', 'quality/duplicates': 'reported' }),
+        beforeDeadline,
+        meta,
+      ),
+    ).toEqual({ kind: 'complete' });
   });
 
   it('given a critic has not answered before the deadline, then the round waits until the deadline for it', () => {
-    expect(decideRoundClosure(round({ 'security/sast': 'reported' }), beforeDeadline, meta)).toEqual({ kind: 'waiting', waitMs: 30_000, missing: [{ critic_id: 'quality/duplicates', core: false }] });
+    expect(decideRoundClosure(round({ 'security/sast': 'reported' }), beforeDeadline, meta)).toEqual({
+      kind: 'waiting',
+      waitMs: 30_000,
+      missing: [{ critic_id: 'quality/duplicates', core: false }],
+    });
   });
 
   it('given the deadline has passed with critics silent, then each silent critic (and only it) fails timed_out, with an id from the round and the critic', () => {
     const closure = decideRoundClosure(round({ 'quality/duplicates': 'reported' }), afterDeadline, meta);
     expect(closure.kind).toBe('timed_out');
     const failures = closure.kind === 'timed_out' ? closure.failures : [];
-    expect(failures.map((f) => [f.type, f.data.critic_id, f.data.core, f.data.reason, f.data.round])).toEqual([['CriticFailed', 'security/sast', true, 'timed_out', 2]]);
+    expect(failures.map((f) => [f.type, f.data.critic_id, f.data.core, f.data.reason, f.data.round])).toEqual([
+      ['CriticFailed', 'security/sast', true, 'timed_out', 2],
+    ]);
     expect(failures[0]?.data.message).toBe("no report by the round's deadline 2026-01-01T00:01:00.000Z");
     expect(failures[0]?.causation_id).toBe('started-1');
     // Another replica deciding the same deadline later publishes the same event (the journal drops the duplicate).
-    const again = decideRoundClosure(round({ 'quality/duplicates': 'reported' }), afterDeadline + 5_000, { ...meta, now: '2026-01-01T00:01:05.000Z' });
-    expect(again.kind === 'timed_out' ? again.failures.map((f) => f.event_id) : []).toEqual(failures.map((f) => f.event_id));
+    const again = decideRoundClosure(round({ 'quality/duplicates': 'reported' }), afterDeadline + 5_000, {
+      ...meta,
+      now: '2026-01-01T00:01:05.000Z',
+    });
+    expect(again.kind === 'timed_out' ? again.failures.map((f) => f.event_id) : []).toEqual(
+      failures.map((f) => f.event_id),
+    );
   });
 
   it('given the deadline is exactly now, then the round no longer waits', () => {
@@ -64,13 +89,33 @@ describe('decideRoundClosure', () => {
 
 const LINTER = 'toolchain/compiler-linter';
 const SAST = 'security/sast-scanner';
-const foldMeta = { plan: 'add-billing', run_id: RUN_ID, causation_id: 'started', producer: 'synthesizer@spec', now: '2026-11-30T12:00:00.000Z' };
+const foldMeta = {
+  plan: 'add-billing',
+  run_id: RUN_ID,
+  causation_id: 'started',
+  producer: 'synthesizer@spec',
+  now: '2026-11-30T12:00:00.000Z',
+};
 const DEADLINE = Date.parse('2026-11-30T12:00:00.000Z');
 
 const started = (): JournaledEvent[] => [
   event('PlanSubmitted', { plan: planSpec(), submission_id: 'sub-1' }, { event_id: RUN_ID }),
-  event('LoopGated', { verdict: 'run', rules: [], commit: SHA_A, files: ['src/index.ts'], repo_path: '/repo', test_cmd: 'npm test' }),
-  event('BaselineRecorded', { commit: SHA_A, branch: 'rloop/add-billing', tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 }, exit_code: 0, failing: [], duration_ms: 10 }),
+  event('LoopGated', {
+    verdict: 'run',
+    rules: [],
+    commit: SHA_A,
+    files: ['src/index.ts'],
+    repo_path: '/repo',
+    test_cmd: 'npm test',
+  }),
+  event('BaselineRecorded', {
+    commit: SHA_A,
+    branch: 'rloop/add-billing',
+    tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 },
+    exit_code: 0,
+    failing: [],
+    duration_ms: 10,
+  }),
   event('RoundStarted', {
     round: 1,
     phase: 'critical',
@@ -81,34 +126,56 @@ const started = (): JournaledEvent[] => [
     base_commit: SHA_A,
     repo_path: '/repo',
     files: ['src/index.ts'],
-    critics: [LINTER, SAST].map((critic_id) => ({ critic_id, evidence: 'toolchain', core: true, reason: 'core', timeout_ms: 1000 })),
+    critics: [LINTER, SAST].map((critic_id) => ({
+      critic_id,
+      evidence: 'toolchain',
+      core: true,
+      reason: 'core',
+      timeout_ms: 1000,
+    })),
     not_configured: [],
     deadline_at: new Date(DEADLINE).toISOString(),
   }),
 ];
-const reported = (critic_id: string) => event('FindingsReported', { round: 1, critic_id, commit: SHA_A, findings: [], truncated: false, duration_ms: 5 });
-const failed = (critic_id: string) => event('CriticFailed', { round: 1, critic_id, core: true, reason: 'crashed', message: 'boom' });
+const reported = (critic_id: string) =>
+  event('FindingsReported', { round: 1, critic_id, commit: SHA_A, findings: [], truncated: false, duration_ms: 5 });
+const failed = (critic_id: string) =>
+  event('CriticFailed', { round: 1, critic_id, core: true, reason: 'crashed', message: 'boom' });
 
 describe('openRound and decideRoundClosure on the folded loop state', () => {
   it('given every dispatched critic answered (a report or a failure), when checked, then the round is complete', () => {
     const current = openRound(given(...started(), reported(LINTER), failed(SAST)));
     expect(current).toMatchObject({ round: 1 });
-    expect(current === null ? null : decideRoundClosure(current, DEADLINE - 5000, foldMeta)).toEqual({ kind: 'complete' });
+    expect(current === null ? null : decideRoundClosure(current, DEADLINE - 5000, foldMeta)).toEqual({
+      kind: 'complete',
+    });
   });
 
   it('given a critic still due before the deadline, when checked, then wait until the deadline for it', () => {
     const current = openRound(given(...started(), reported(LINTER)));
-    expect(current === null ? null : decideRoundClosure(current, DEADLINE - 5000, foldMeta)).toEqual({ kind: 'waiting', waitMs: 5000, missing: [{ critic_id: SAST, core: true }] });
+    expect(current === null ? null : decideRoundClosure(current, DEADLINE - 5000, foldMeta)).toEqual({
+      kind: 'waiting',
+      waitMs: 5000,
+      missing: [{ critic_id: SAST, core: true }],
+    });
   });
 
   it('given a critic silent at the deadline, when checked, then it times out', () => {
     const current = openRound(given(...started(), reported(LINTER)));
     const closure = current === null ? null : decideRoundClosure(current, DEADLINE, foldMeta);
-    expect(closure).toMatchObject({ kind: 'timed_out', failures: [{ type: 'CriticFailed', data: { round: 1, critic_id: SAST, core: true, reason: 'timed_out' } }] });
+    expect(closure).toMatchObject({
+      kind: 'timed_out',
+      failures: [{ type: 'CriticFailed', data: { round: 1, critic_id: SAST, core: true, reason: 'timed_out' } }],
+    });
   });
 
   it('given the letter is written, or no run, when checked, then there is no open round', () => {
-    const lettered = given(...started(), reported(LINTER), reported(SAST), event('LetterWritten', { letter: letterFor(1, 'critical', []) }));
+    const lettered = given(
+      ...started(),
+      reported(LINTER),
+      reported(SAST),
+      event('LetterWritten', { letter: letterFor(1, 'critical', []) }),
+    );
     expect(openRound(lettered)).toBeNull();
     expect(openRound(given())).toBeNull();
     expect(openRound(null)).toBeNull();

@@ -9,15 +9,27 @@ import { isFirstAnswer } from './answers.js';
  * A core critic the panel could not dispatch (no live heartbeat) has a CriticFailed `unavailable`
  * at the round's start: it is reported too, after the dispatched ones, so the letter is incomplete.
  */
-export function roundReports(current: RoundRecord, runId: string, events: readonly JournaledEvent[]): { reports: CriticReport[]; lastAt: string } {
+export function roundReports(
+  current: RoundRecord,
+  runId: string,
+  events: readonly JournaledEvent[],
+): { reports: CriticReport[]; lastAt: string } {
   const answers = new Map<string, CriticReport>();
   let lastAt = current.started_at;
   const core = new Map(current.critics.map((c) => [c.critic_id, c.core]));
   for (const event of events) {
     if (event.correlation_id !== runId) continue;
     if (event.type !== 'FindingsReported' && event.type !== 'CriticFailed') continue;
-    const missingCore = event.type === 'CriticFailed' && event.data.core && event.data.reason === 'unavailable' && !core.has(event.data.critic_id);
-    if (!isFirstAnswer(current.round, (criticId) => answers.has(criticId), event.data) || !(core.has(event.data.critic_id) || missingCore)) continue;
+    const missingCore =
+      event.type === 'CriticFailed' &&
+      event.data.core &&
+      event.data.reason === 'unavailable' &&
+      !core.has(event.data.critic_id);
+    if (
+      !isFirstAnswer(current.round, (criticId) => answers.has(criticId), event.data) ||
+      !(core.has(event.data.critic_id) || missingCore)
+    )
+      continue;
     const isCore = core.get(event.data.critic_id) ?? missingCore;
     if (event.type === 'FindingsReported') {
       answers.set(event.data.critic_id, {

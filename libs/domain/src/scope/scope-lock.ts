@@ -25,7 +25,11 @@ export interface OpenRun {
   readonly run_id: string;
   readonly status: string;
   /** The repository and files it holds or waits for; null before the gate decided it. */
-  readonly scope: { readonly repo_path: string; readonly repo_url?: string | undefined; readonly files: readonly string[] } | null;
+  readonly scope: {
+    readonly repo_path: string;
+    readonly repo_url?: string | undefined;
+    readonly files: readonly string[];
+  } | null;
   /** Every run admitted before it is known (its PlanSubmitted is below the journal's read horizon). */
   readonly settled: boolean;
 }
@@ -67,7 +71,8 @@ export function repositoryKey(scope: { readonly repo_path: string; readonly repo
     return scheme === 'file' ? trim(url[3] ?? '') : `${scheme}://${(url[2] ?? '').toLowerCase()}${trim(url[3] ?? '')}`;
   }
   const scp = /^(?:[^@/]+@)?(\[[^\]]+\]|[^:/]+):(?!\/\/)(.*)$/.exec(location);
-  if (scp !== null && !location.startsWith('/')) return `ssh://${(scp[1] ?? '').toLowerCase()}/${trim((scp[2] ?? '').replace(/^\/+/, ''))}`;
+  if (scp !== null && !location.startsWith('/'))
+    return `ssh://${(scp[1] ?? '').toLowerCase()}/${trim((scp[2] ?? '').replace(/^\/+/, ''))}`;
   return trim(location);
 }
 
@@ -84,18 +89,29 @@ function sharedFiles(a: readonly string[], b: readonly string[]): string[] {
  *   decideScopeLock({ run_id: 'b', repo_path: '/r', files: ['x.ts'], queued: false }, [runA_holding_x, runB], 'queue')
  *   // → { kind: 'queue', waiting_for: [{ plan: 'a', run_id: 'a', files: ['x.ts'] }] }
  */
-export function decideScopeLock(candidate: ScopeCandidate, openRuns: readonly OpenRun[], mode: ScopeLockMode): ScopeDecision {
+export function decideScopeLock(
+  candidate: ScopeCandidate,
+  openRuns: readonly OpenRun[],
+  mode: ScopeLockMode,
+): ScopeDecision {
   const index = openRuns.findIndex((run) => run.run_id === candidate.run_id);
-  if (index < 0) return { kind: 'undecided', reason: `run ${candidate.run_id} is not among the journal's open runs yet` };
-  if (!openRuns[index]?.settled) return { kind: 'undecided', reason: `runs submitted just before ${candidate.run_id} may not be journaled yet` };
+  if (index < 0)
+    return { kind: 'undecided', reason: `run ${candidate.run_id} is not among the journal's open runs yet` };
+  if (!openRuns[index]?.settled)
+    return { kind: 'undecided', reason: `runs submitted just before ${candidate.run_id} may not be journaled yet` };
   const earlier = openRuns.slice(0, index);
   const unknown = earlier.filter((run) => run.scope === null);
-  if (unknown.length > 0) return { kind: 'undecided', reason: `waiting for the gate to decide ${unknown.map((run) => run.plan).join(', ')}, admitted before it` };
+  if (unknown.length > 0)
+    return {
+      kind: 'undecided',
+      reason: `waiting for the gate to decide ${unknown.map((run) => run.plan).join(', ')}, admitted before it`,
+    };
   const holders: ScopeHolder[] = [];
   for (const run of earlier) {
     if (run.scope === null || repositoryKey(run.scope) !== repositoryKey(candidate)) continue;
     const shared = sharedFiles(candidate.files, run.scope.files);
-    if (shared.length > 0) holders.push({ plan: run.plan, run_id: run.run_id, files: shared.slice(0, MAX_NAMED_OVERLAP) });
+    if (shared.length > 0)
+      holders.push({ plan: run.plan, run_id: run.run_id, files: shared.slice(0, MAX_NAMED_OVERLAP) });
   }
   if (holders.length === 0) return { kind: 'run' };
   if (mode === 'reject' && !candidate.queued) return { kind: 'reject', conflicts: holders };
@@ -109,7 +125,10 @@ export function scopeConflictMessage(conflicts: readonly ScopeHolder[]): string 
 }
 
 /** Whether a queued run's holders are the ones it is already queued for (then nothing is published again). */
-export function sameHolders(a: readonly Pick<ScopeHolder, 'run_id'>[], b: readonly Pick<ScopeHolder, 'run_id'>[]): boolean {
+export function sameHolders(
+  a: readonly Pick<ScopeHolder, 'run_id'>[],
+  b: readonly Pick<ScopeHolder, 'run_id'>[],
+): boolean {
   return a.length === b.length && a.every((holder, i) => holder.run_id === b[i]?.run_id);
 }
 
@@ -126,7 +145,12 @@ export type ScopeLockOutcome = { readonly publish: JournaledEvent[] } | { readon
  */
 export function scopeLockEvents(
   decision: ScopeDecision,
-  run: { readonly meta: DecisionMeta; readonly version: number; readonly submission_id: string | null; readonly queued_for: readonly Pick<ScopeHolder, 'run_id'>[] | null },
+  run: {
+    readonly meta: DecisionMeta;
+    readonly version: number;
+    readonly submission_id: string | null;
+    readonly queued_for: readonly Pick<ScopeHolder, 'run_id'>[] | null;
+  },
   gating: Gating,
 ): ScopeLockOutcome {
   switch (decision.kind) {
@@ -136,7 +160,17 @@ export function scopeLockEvents(
       return { publish: stampDecision([decisionEvent('LoopGated', run.meta, ['gated'], gating)], run.version) };
     case 'queue':
       if (run.queued_for !== null && sameHolders(run.queued_for, decision.waiting_for)) return { publish: [] };
-      return { publish: stampDecision([decisionEvent('LoopQueued', run.meta, ['queued', ...decision.waiting_for.map((h) => h.run_id)], { ...gating, waiting_for: [...decision.waiting_for] })], run.version) };
+      return {
+        publish: stampDecision(
+          [
+            decisionEvent('LoopQueued', run.meta, ['queued', ...decision.waiting_for.map((h) => h.run_id)], {
+              ...gating,
+              waiting_for: [...decision.waiting_for],
+            }),
+          ],
+          run.version,
+        ),
+      };
     case 'reject':
       return {
         publish: [

@@ -16,29 +16,85 @@ interface SecretPattern {
 // Provider formats as documented by each provider (and as GitHub secret scanning / gitleaks match them).
 const PATTERNS: readonly SecretPattern[] = [
   { id: 'aws-access-key', label: 'AWS access key id', regex: /\b((?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16})\b/dg, group: 1 },
-  { id: 'aws-secret-key', label: 'AWS secret access key', regex: /aws.{0,20}?(?:secret|sk).{0,20}?['"`]([0-9a-zA-Z/+]{40})['"`]/dgi, group: 1 },
+  {
+    id: 'aws-secret-key',
+    label: 'AWS secret access key',
+    regex: /aws.{0,20}?(?:secret|sk).{0,20}?['"`]([0-9a-zA-Z/+]{40})['"`]/dgi,
+    group: 1,
+  },
   { id: 'github-token', label: 'GitHub token', regex: /\b(gh[pousr]_[A-Za-z0-9]{36,255})\b/dg, group: 1 },
-  { id: 'github-token', label: 'GitHub fine-grained token', regex: /\b(github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})\b/dg, group: 1 },
+  {
+    id: 'github-token',
+    label: 'GitHub fine-grained token',
+    regex: /\b(github_pat_[A-Za-z0-9]{22}_[A-Za-z0-9]{59})\b/dg,
+    group: 1,
+  },
   { id: 'slack-token', label: 'Slack token', regex: /\b(xox[baprs]-[0-9A-Za-z-]{10,})\b/dg, group: 1 },
-  { id: 'slack-webhook', label: 'Slack webhook URL', regex: /(https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]{16,})/dg, group: 1 },
+  {
+    id: 'slack-webhook',
+    label: 'Slack webhook URL',
+    regex: /(https:\/\/hooks\.slack\.com\/services\/T[A-Z0-9]+\/B[A-Z0-9]+\/[A-Za-z0-9]{16,})/dg,
+    group: 1,
+  },
   { id: 'stripe-key', label: 'Stripe secret key', regex: /\b((?:sk|rk)_(?:live|test)_[0-9a-zA-Z]{20,})\b/dg, group: 1 },
   // Real Anthropic keys carry ~95 random characters after the prefix; short look-alikes are test doubles.
-  { id: 'anthropic-key', label: 'Anthropic API key', regex: /\b(sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{80,})/dg, group: 1 },
-  { id: 'openai-key', label: 'OpenAI API key', regex: /\b(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})/dg, group: 1 },
+  {
+    id: 'anthropic-key',
+    label: 'Anthropic API key',
+    regex: /\b(sk-ant-(?:api|admin)\d{2}-[A-Za-z0-9_-]{80,})/dg,
+    group: 1,
+  },
+  {
+    id: 'openai-key',
+    label: 'OpenAI API key',
+    regex: /\b(sk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}T3BlbkFJ[A-Za-z0-9_-]{20,})/dg,
+    group: 1,
+  },
   { id: 'openai-key', label: 'OpenAI project key', regex: /\b(sk-proj-[A-Za-z0-9_-]{40,})/dg, group: 1 },
   { id: 'google-api-key', label: 'Google API key', regex: /\b(AIza[0-9A-Za-z_-]{35})\b/dg, group: 1 },
-  { id: 'google-oauth-secret', label: 'Google OAuth client secret', regex: /\b(GOCSPX-[A-Za-z0-9_-]{28})\b/dg, group: 1 },
+  {
+    id: 'google-oauth-secret',
+    label: 'Google OAuth client secret',
+    regex: /\b(GOCSPX-[A-Za-z0-9_-]{28})\b/dg,
+    group: 1,
+  },
   { id: 'npm-token', label: 'npm access token', regex: /\b(npm_[A-Za-z0-9]{36})\b/dg, group: 1 },
-  { id: 'sendgrid-key', label: 'SendGrid API key', regex: /\b(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})\b/dg, group: 1 },
+  {
+    id: 'sendgrid-key',
+    label: 'SendGrid API key',
+    regex: /\b(SG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43})\b/dg,
+    group: 1,
+  },
   { id: 'twilio-key', label: 'Twilio API key', regex: /\b(SK[0-9a-fA-F]{32})\b/dg, group: 1 },
-  { id: 'private-key', label: 'private key', regex: /(-----BEGIN (?:RSA |DSA |EC |OPENSSH |PGP |ENCRYPTED )?PRIVATE KEY(?: BLOCK)?-----)/dg, group: 1 },
-  { id: 'jwt', label: 'JSON Web Token', regex: /\b(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})/dg, group: 1 },
-  { id: 'azure-storage-key', label: 'Azure storage account key', regex: /AccountKey=([A-Za-z0-9+/]{80,}={0,2})/dg, group: 1 },
-  { id: 'url-credentials', label: 'password in a URL', regex: /\bhttps?:\/\/[^:\s/'"`@]+:([^@\s/'"`]{3,})@[\w.-]+/dg, group: 1 },
+  {
+    id: 'private-key',
+    label: 'private key',
+    regex: /(-----BEGIN (?:RSA |DSA |EC |OPENSSH |PGP |ENCRYPTED )?PRIVATE KEY(?: BLOCK)?-----)/dg,
+    group: 1,
+  },
+  {
+    id: 'jwt',
+    label: 'JSON Web Token',
+    regex: /\b(eyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,})/dg,
+    group: 1,
+  },
+  {
+    id: 'azure-storage-key',
+    label: 'Azure storage account key',
+    regex: /AccountKey=([A-Za-z0-9+/]{80,}={0,2})/dg,
+    group: 1,
+  },
+  {
+    id: 'url-credentials',
+    label: 'password in a URL',
+    regex: /\bhttps?:\/\/[^:\s/'"`@]+:([^@\s/'"`]{3,})@[\w.-]+/dg,
+    group: 1,
+  },
   {
     id: 'connection-string-password',
     label: 'password in a connection string',
-    regex: /\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|nats|tls|wss?):\/\/[^:\s/'"`@]+:([^@\s/'"`]{3,})@/dg,
+    regex:
+      /\b(?:postgres(?:ql)?|mysql|mariadb|mongodb(?:\+srv)?|redis|rediss|amqps?|mssql|nats|tls|wss?):\/\/[^:\s/'"`@]+:([^@\s/'"`]{3,})@/dg,
     group: 1,
   },
 ];
@@ -64,10 +120,12 @@ const PLACEHOLDER =
   /example|sample|dummy|placeholder|changeme|change[_-]?me|your[_-]|<[^>]*>|\$\{|\{\{|xxxx|\*\*\*\*|redacted|replace[_-]?me|insert[_-]|todo|fake|mock|not[_-]?a[_-]?real|test[_-]?(?:password|secret|key|token)|^(?:password|secret|passw0rd|password123|123456+|admin|root|test|testing|none|null|undefined|true|false)$/i;
 
 /** Names whose values are hashes, ids or public material, not secrets. */
-const BENIGN_NAME = /hash|sha|digest|checksum|integrity|etag|uuid|guid|nonce|salt_?rounds|public|pubkey|fingerprint|version|commit|color|icon|image|base64|placeholder|label|field|path|url|route|name$|type$|regex|pattern/i;
+const BENIGN_NAME =
+  /hash|sha|digest|checksum|integrity|etag|uuid|guid|nonce|salt_?rounds|public|pubkey|fingerprint|version|commit|color|icon|image|base64|placeholder|label|field|path|url|route|name$|type$|regex|pattern/i;
 
 /** Files that are full of high-entropy strings that are not secrets. */
-const SKIPPED_FILE = /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lockb|composer\.lock|Cargo\.lock|go\.sum|poetry\.lock)$|\.(min\.js|map|svg|png|jpe?g|gif|ico|woff2?|ttf|eot|pdf|zip|gz|snap)$/;
+const SKIPPED_FILE =
+  /(^|\/)(package-lock\.json|npm-shrinkwrap\.json|yarn\.lock|pnpm-lock\.yaml|bun\.lockb|composer\.lock|Cargo\.lock|go\.sum|poetry\.lock)$|\.(min\.js|map|svg|png|jpe?g|gif|ico|woff2?|ttf|eot|pdf|zip|gz|snap)$/;
 
 /** Lines longer than this are data (minified bundles), not reviewed by the line rules. */
 export const MAX_SCANNED_LINE = 5000;
@@ -124,7 +182,10 @@ function isPlaceholder(secret: string): boolean {
 
 /** The secret is read from somewhere at runtime, not written down. */
 function isReference(value: string): boolean {
-  return /^(process\.env|import\.meta\.env|env\.|config\.|settings\.|os\.environ|getenv|\$[A-Z_]|\$\{)/.test(value) || /^[A-Z][A-Z0-9_]+$/.test(value);
+  return (
+    /^(process\.env|import\.meta\.env|env\.|config\.|settings\.|os\.environ|getenv|\$[A-Z_]|\$\{)/.test(value) ||
+    /^[A-Z][A-Z0-9_]+$/.test(value)
+  );
 }
 
 /** Where a secret sits in a line, in the order the rules found it. */
@@ -161,7 +222,15 @@ export function providerSecretSpans(text: string): SecretSpan[] {
       const group = pattern.group ?? 0;
       const secret = match[group] ?? match[0];
       const urlPassword = pattern.id === 'connection-string-password' || pattern.id === 'url-credentials';
-      if (urlPassword ? PLACEHOLDER.test(secret) || isReference(secret) || /[[\]<>{}]/.test(secret) || /^(pass(word)?|pwd|secret)$/i.test(secret) : isPlaceholder(secret)) continue;
+      if (
+        urlPassword
+          ? PLACEHOLDER.test(secret) ||
+            isReference(secret) ||
+            /[[\]<>{}]/.test(secret) ||
+            /^(pass(word)?|pwd|secret)$/i.test(secret)
+          : isPlaceholder(secret)
+      )
+        continue;
       const [start, end] = groupRange(match, group);
       spans.push({ kind: pattern.id, label: pattern.label, start, end, secret });
     }
@@ -181,7 +250,11 @@ function assignmentSpans(lineText: string, code: boolean): SecretSpan[] {
     if (/\s/.test(value.trim()) && !/[0-9!@#$%^&*]/.test(value)) continue;
     // Tokens and keys are machine-made: random-looking and long. Header names and messages are not.
     const bare = value.replace(/^(Bearer|Basic|Token|token)\s+/, '');
-    if (!PASSWORD_NAME.test(name) && (bare.length < 12 || /\s/.test(bare) || !/[0-9]/.test(bare) || !/[A-Za-z]/.test(bare) || shannonEntropy(bare) < 3)) continue;
+    if (
+      !PASSWORD_NAME.test(name) &&
+      (bare.length < 12 || /\s/.test(bare) || !/[0-9]/.test(bare) || !/[A-Za-z]/.test(bare) || shannonEntropy(bare) < 3)
+    )
+      continue;
     const [start, end] = groupRange(match, group);
     spans.push({ kind: 'hardcoded-password', label: `hard-coded credential in ${name}`, start, end, secret: value });
   }
@@ -192,13 +265,26 @@ function literalSpans(lineText: string): SecretSpan[] {
   const spans: SecretSpan[] = [];
   for (const match of lineText.matchAll(LITERAL)) {
     const value = match[2] ?? '';
-    if (value.length < ENTROPY_MIN_LENGTH || value.length > ENTROPY_MAX_LENGTH || BINARY_BASE64.test(value) || isPlaceholder(value) || looksLikeIdentifier(value)) continue;
+    if (
+      value.length < ENTROPY_MIN_LENGTH ||
+      value.length > ENTROPY_MAX_LENGTH ||
+      BINARY_BASE64.test(value) ||
+      isPlaceholder(value) ||
+      looksLikeIdentifier(value)
+    )
+      continue;
     if (!/[a-z]/.test(value) || !/[A-Z]/.test(value) || !/[0-9]/.test(value)) continue;
     const before = lineText.slice(0, match.index);
     if (BENIGN_NAME.test(before.slice(-40)) || /^(sha\d+|md5)-/.test(value)) continue;
     if (shannonEntropy(value) < ENTROPY_THRESHOLD) continue;
     const [start, end] = groupRange(match, 2);
-    spans.push({ kind: 'high-entropy-string', label: 'high-entropy string that looks like a key', start, end, secret: value });
+    spans.push({
+      kind: 'high-entropy-string',
+      label: 'high-entropy string that looks like a key',
+      start,
+      end,
+      secret: value,
+    });
   }
   return spans;
 }
@@ -227,7 +313,8 @@ export function scanForSecrets(file: string, text: string): SecretHit[] {
   text.split(/\r?\n/).forEach((lineText, index) => {
     if (lineText.length > MAX_SCANNED_LINE || SECRET_ALLOW_PRAGMA.test(lineText)) return;
     const first = secretSpansOfLine(lineText, code)[0];
-    if (first !== undefined) hits.push({ line: index + 1, kind: first.kind, label: first.label, redacted: describeSecret(first.secret) });
+    if (first !== undefined)
+      hits.push({ line: index + 1, kind: first.kind, label: first.label, redacted: describeSecret(first.secret) });
   });
   return hits;
 }

@@ -42,7 +42,9 @@ function maskPemBodies(text: string): string {
     const window = text.slice(bodyStart, bodyStart + PEM_MAX_BODY);
     const end = PEM_END.exec(window);
     const bodyEnd = bodyStart + (end === null ? window.length : end.index);
-    out += text.slice(from, bodyStart) + text.slice(bodyStart, bodyEnd).replace(PEM_BODY_RUN, (run) => (run === 'REDACTED' ? run : REDACTED));
+    out +=
+      text.slice(from, bodyStart) +
+      text.slice(bodyStart, bodyEnd).replace(PEM_BODY_RUN, (run) => (run === 'REDACTED' ? run : REDACTED));
     from = bodyEnd;
   }
   return out + text.slice(from);
@@ -76,11 +78,15 @@ export function maskSecrets(text: string): string {
   let out = maskPemBodies(text);
   for (const shape of EXTRA_SHAPES) out = out.replace(shape, REDACTED);
   out = out.replace(BEARER, `$1 ${REDACTED}`);
-  out = out.replace(NAMED, (_match, name: string, value: string) => (value === REDACTED ? `${name}${value}` : `${name}${REDACTED}`));
+  out = out.replace(NAMED, (_match, name: string, value: string) =>
+    value === REDACTED ? `${name}${value}` : `${name}${REDACTED}`,
+  );
   out = out.replace(URL_PASSWORD, (_match, head: string, _password: string, at: string) => `${head}${REDACTED}${at}`);
   return out
     .split('\n')
-    .map((line) => maskSpans(line, line.length > MAX_SCANNED_LINE ? providerSecretSpans(line) : secretSpansOfLine(line, false)))
+    .map((line) =>
+      maskSpans(line, line.length > MAX_SCANNED_LINE ? providerSecretSpans(line) : secretSpansOfLine(line, false)),
+    )
     .join('\n');
 }
 

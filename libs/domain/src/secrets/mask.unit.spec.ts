@@ -4,7 +4,10 @@ import { REDACTED, maskSecrets, maskSecretsDeep, scanForSecrets } from '../index
 // Assembled at run time so this spec itself contains no key-shaped literal.
 const awsKey = ['AKIA', 'Z3MSJV4WUMNRXQ7B'].join('');
 const pemBody = ['MIIEpAIBAAKCAQEA3Tz2mr7SZiAMfQyuvBjM2a', 'Qx9Lb5Vv7kTqP0wZrYh1eN6c8UjD4sHgK2fR'];
-const pem = ['-----BEGIN RSA ', 'PRIVATE KEY-----'].join('') + `\n${pemBody.join('\n')}\n` + ['-----END RSA ', 'PRIVATE KEY-----'].join('');
+const pem =
+  ['-----BEGIN RSA ', 'PRIVATE KEY-----'].join('') +
+  `\n${pemBody.join('\n')}\n` +
+  ['-----END RSA ', 'PRIVATE KEY-----'].join('');
 
 describe('masking secrets with the detector’s rules', () => {
   it('given a patch deleting an AWS key and a PEM key, when masked, then neither key is left and the diff keeps its shape', () => {
@@ -38,19 +41,31 @@ describe('masking secrets with the detector’s rules', () => {
       "const url = 'postgres://app:Tr0ub4dor3x@db:5432/app';", // rloop-ignore-secret (test input)
       "const blob = 'q8ZrT2vLx9WmN4bP7sK1yH6cF3dJ0gAe5uRiOoVw';",
     ].join('\n');
-    expect(scanForSecrets('src/config.ts', text).map((h) => h.kind)).toEqual(['hardcoded-password', 'connection-string-password', 'high-entropy-string']);
+    expect(scanForSecrets('src/config.ts', text).map((h) => h.kind)).toEqual([
+      'hardcoded-password',
+      'connection-string-password',
+      'high-entropy-string',
+    ]);
     const masked = maskSecrets(text);
-    for (const secret of ['Qx7!vR2#mP9zL4wT', 'Tr0ub4dor3x', 'q8ZrT2vLx9WmN4bP7sK1yH6cF3dJ0gAe5uRiOoVw']) expect(masked).not.toContain(secret);
+    for (const secret of ['Qx7!vR2#mP9zL4wT', 'Tr0ub4dor3x', 'q8ZrT2vLx9WmN4bP7sK1yH6cF3dJ0gAe5uRiOoVw'])
+      expect(masked).not.toContain(secret);
   });
 
   it('given credentials in a NATS URL, a bearer header or an unquoted setting, when masked, then only the values go', () => {
-    expect(maskSecrets('connecting to nats://svc:s3cretPassw0rd@nats:4222')).toBe(`connecting to nats://svc:${REDACTED}@nats:4222`);
+    expect(maskSecrets('connecting to nats://svc:s3cretPassw0rd@nats:4222')).toBe(
+      `connecting to nats://svc:${REDACTED}@nats:4222`,
+    );
     expect(maskSecrets('Authorization: Bearer abc.def-123456789')).toBe(`Authorization: Bearer ${REDACTED}`);
     expect(maskSecrets('SESSION_SECRET=Zq8xL2mP9vR4tW7y')).toBe(`SESSION_SECRET=${REDACTED}`); // rloop-ignore-secret (test input)
   });
 
   it('given ordinary text, configuration values that are not secrets, or text masked once already, when masked, then it is unchanged', () => {
-    for (const text of ['round 3: 2 findings in src/a.ts:12', "const token = process.env.GITHUB_TOKEN;", 'export function clamp(value, min, max) { return value; }', 'commit 0123456789abcdef0123456789abcdef01234567']) {
+    for (const text of [
+      'round 3: 2 findings in src/a.ts:12',
+      'const token = process.env.GITHUB_TOKEN;',
+      'export function clamp(value, min, max) { return value; }',
+      'commit 0123456789abcdef0123456789abcdef01234567',
+    ]) {
       expect(maskSecrets(text)).toBe(text);
     }
     const once = maskSecrets(`key ${awsKey}\n${pem}\nnats://a:pass1234@h`);
@@ -58,7 +73,19 @@ describe('masking secrets with the detector’s rules', () => {
   });
 
   it('given an event’s data, when masked deeply, then every string is masked and numbers, keys and nesting are kept', () => {
-    const data = { round: 2, patch: `-'${awsKey}'`, files: [{ file: 'src/a.ts', note: `key ${awsKey}` }], ok: true, none: null };
-    expect(maskSecretsDeep(data)).toEqual({ round: 2, patch: `-'${REDACTED}'`, files: [{ file: 'src/a.ts', note: `key ${REDACTED}` }], ok: true, none: null });
+    const data = {
+      round: 2,
+      patch: `-'${awsKey}'`,
+      files: [{ file: 'src/a.ts', note: `key ${awsKey}` }],
+      ok: true,
+      none: null,
+    };
+    expect(maskSecretsDeep(data)).toEqual({
+      round: 2,
+      patch: `-'${REDACTED}'`,
+      files: [{ file: 'src/a.ts', note: `key ${REDACTED}` }],
+      ok: true,
+      none: null,
+    });
   });
 });

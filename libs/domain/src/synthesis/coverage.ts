@@ -1,4 +1,10 @@
-import { type CoverageSkipReason, type CriticCoverage, type LetterCritic, MAX_LISTED_SKIPS, type SkippedFile } from '@rloop/contracts';
+import {
+  type CoverageSkipReason,
+  type CriticCoverage,
+  type LetterCritic,
+  MAX_LISTED_SKIPS,
+  type SkippedFile,
+} from '@rloop/contracts';
 
 /**
  * Skip reasons that leave part of the plan unreviewed, in the order they are listed. A file of
@@ -32,7 +38,10 @@ export function orderSkips(skips: readonly SkippedFile[]): SkippedFile[] {
 }
 
 /** Whether a skip leaves part of the files under review unreviewed. */
-export function isCoverageGap(skip: Pick<SkippedFile, 'reason'>, coverage: Pick<CriticCoverage, 'max_file_bytes_configured'>): boolean {
+export function isCoverageGap(
+  skip: Pick<SkippedFile, 'reason'>,
+  coverage: Pick<CriticCoverage, 'max_file_bytes_configured'>,
+): boolean {
   if (skip.reason === 'too_large') return !coverage.max_file_bytes_configured;
   return GAP_ORDER.includes(skip.reason);
 }
@@ -55,8 +64,18 @@ export interface CoverageGap {
  * analyse (a critic that did not report is incomplete already, and says why on its own). Files a
  * repository excluded were never under review, so they are never among them.
  */
-export function roundCoverageGaps(critics: readonly Pick<LetterCritic, 'critic_id' | 'outcome' | 'coverage'>[]): CoverageGap[] {
-  return critics.flatMap((c) => (c.outcome === 'reported' && c.coverage !== undefined ? coverageGaps(c.coverage).map((skip) => ({ critic_id: c.critic_id, skip, text: `${describeSkip(skip)} by ${c.critic_id}` })) : []));
+export function roundCoverageGaps(
+  critics: readonly Pick<LetterCritic, 'critic_id' | 'outcome' | 'coverage'>[],
+): CoverageGap[] {
+  return critics.flatMap((c) =>
+    c.outcome === 'reported' && c.coverage !== undefined
+      ? coverageGaps(c.coverage).map((skip) => ({
+          critic_id: c.critic_id,
+          skip,
+          text: `${describeSkip(skip)} by ${c.critic_id}`,
+        }))
+      : [],
+  );
 }
 
 /** One skipped file for people: `src/big.js (too large: 1 400 000 bytes, over the 1 000 000-byte bound)`. */

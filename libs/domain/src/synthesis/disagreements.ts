@@ -73,7 +73,10 @@ export function findDisagreements(findings: readonly Finding[], table: readonly 
       const note = `${ask(a)} — ${ask(b)}. These ask for opposite changes to the same lines; rloop does not pick a side by priority rules: apply neither blindly, and if both stay, a person decides.`;
       found.push({
         file: a.file,
-        line_range: { start: Math.min(a.line_range.start, b.line_range.start), end: Math.max(a.line_range.end, b.line_range.end) },
+        line_range: {
+          start: Math.min(a.line_range.start, b.line_range.start),
+          end: Math.max(a.line_range.end, b.line_range.end),
+        },
         finding_ids: [a.id, b.id],
         critic_ids: [a.raised_by, b.raised_by],
         note: note.length > NOTE_MAX ? `${note.slice(0, NOTE_MAX - 1)}…` : note,

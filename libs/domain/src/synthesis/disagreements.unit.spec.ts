@@ -9,13 +9,44 @@ const DUPLICATE = 'quality/duplicate-code-detector';
 const COMPLEXITY = 'quality/complexity';
 const REVIEWER = 'quality/code-reviewer';
 
-const duplicated = finding({ id: 'dup', raised_by: DUPLICATE, finding_type: 'duplicate/within-change', severity: 'medium', score: 5, category: 'maintainability', file: 'src/pricing.js', line_range: { start: 3, end: 20 }, expected_behaviour: 'The repeated logic exists once.' });
-const complex = finding({ id: 'cx', raised_by: COMPLEXITY, finding_type: 'complexity/function', severity: 'medium', score: 5, category: 'maintainability', file: 'src/pricing.js', line_range: { start: 1, end: 22 }, expected_behaviour: 'priceOf is split into smaller functions.' });
-const inline = finding({ id: 'perf', raised_by: REVIEWER, finding_type: 'llm/inline-for-performance', severity: 'medium', score: 5, category: 'performance', file: 'src/pricing.js', line_range: { start: 10, end: 12 } });
+const duplicated = finding({
+  id: 'dup',
+  raised_by: DUPLICATE,
+  finding_type: 'duplicate/within-change',
+  severity: 'medium',
+  score: 5,
+  category: 'maintainability',
+  file: 'src/pricing.js',
+  line_range: { start: 3, end: 20 },
+  expected_behaviour: 'The repeated logic exists once.',
+});
+const complex = finding({
+  id: 'cx',
+  raised_by: COMPLEXITY,
+  finding_type: 'complexity/function',
+  severity: 'medium',
+  score: 5,
+  category: 'maintainability',
+  file: 'src/pricing.js',
+  line_range: { start: 1, end: 22 },
+  expected_behaviour: 'priceOf is split into smaller functions.',
+});
+const inline = finding({
+  id: 'perf',
+  raised_by: REVIEWER,
+  finding_type: 'llm/inline-for-performance',
+  severity: 'medium',
+  score: 5,
+  category: 'performance',
+  file: 'src/pricing.js',
+  line_range: { start: 10, end: 12 },
+});
 
 describe('critic disagreements (same round, overlapping lines, a known conflict)', () => {
   it('given the shipped table, when duplication meets a performance inlining or a complexity split, then each is a known conflict in either order', () => {
-    expect(isKnownConflict(DEFAULT_KNOWN_CONFLICTS, 'duplicate/within-change', 'llm/inline-for-performance')).toBe(true);
+    expect(isKnownConflict(DEFAULT_KNOWN_CONFLICTS, 'duplicate/within-change', 'llm/inline-for-performance')).toBe(
+      true,
+    );
     expect(isKnownConflict(DEFAULT_KNOWN_CONFLICTS, 'complexity/function', 'duplicate/against-repo')).toBe(true);
     expect(isKnownConflict(DEFAULT_KNOWN_CONFLICTS, 'llm/api-compatibility', 'sast/sql-injection')).toBe(true);
     expect(isKnownConflict(DEFAULT_KNOWN_CONFLICTS, 'llm/inline-for-readability', 'complexity/function')).toBe(true);
@@ -25,7 +56,12 @@ describe('critic disagreements (same round, overlapping lines, a known conflict)
   it('given two critics whose finding types conflict on overlapping lines, when looked for, then one disagreement names both findings, both critics and both asks', () => {
     const [found, ...rest] = findDisagreements([duplicated, complex], DEFAULT_KNOWN_CONFLICTS);
     expect(rest).toEqual([]);
-    expect(found).toMatchObject({ file: 'src/pricing.js', line_range: { start: 1, end: 22 }, finding_ids: ['dup', 'cx'], critic_ids: [DUPLICATE, COMPLEXITY] });
+    expect(found).toMatchObject({
+      file: 'src/pricing.js',
+      line_range: { start: 1, end: 22 },
+      finding_ids: ['dup', 'cx'],
+      critic_ids: [DUPLICATE, COMPLEXITY],
+    });
     expect(found?.note).toContain('The repeated logic exists once.');
     expect(found?.note).toContain('priceOf is split into smaller functions.');
   });
@@ -62,7 +98,9 @@ describe('critic disagreements (same round, overlapping lines, a known conflict)
     expect(letter.disagreements).toHaveLength(1);
     expect(letter.disagreements[0]?.critic_ids.sort()).toEqual([COMPLEXITY, DUPLICATE]);
     expect(letter.summary).toContain('1 disagreement between critics');
-    expect(renderLetterMarkdown(letter)).toMatch(/quality\/(duplicate-code-detector|complexity) vs quality\/(complexity|duplicate-code-detector)/);
+    expect(renderLetterMarkdown(letter)).toMatch(
+      /quality\/(duplicate-code-detector|complexity) vs quality\/(complexity|duplicate-code-detector)/,
+    );
     expect(Letter.safeParse(letter).error?.issues ?? []).toEqual([]);
   });
 });

@@ -1,4 +1,13 @@
-import type { CriticCoverage, Finding, Letter, LetterCritic, Phase, RepoConfigEffect, SeverityCounts, Suppression } from '@rloop/contracts';
+import type {
+  CriticCoverage,
+  Finding,
+  Letter,
+  LetterCritic,
+  Phase,
+  RepoConfigEffect,
+  SeverityCounts,
+  Suppression,
+} from '@rloop/contracts';
 import { phaseIncludes } from '../phases/phases.js';
 import { roundCoverageGaps } from './coverage.js';
 import { compareFindings, rankFindings } from './ranking.js';
@@ -56,7 +65,11 @@ function placeKey(finding: Finding): string {
  * two critics flagging the same defect at the same place become one finding that names the other
  * in related_findings. Returns findings in rank order.
  */
-function selectFindings(reports: readonly CriticReport[], phase: Phase, k: number | null): { kept: Finding[]; keptPerCritic: Map<string, number> } {
+function selectFindings(
+  reports: readonly CriticReport[],
+  phase: Phase,
+  k: number | null,
+): { kept: Finding[]; keptPerCritic: Map<string, number> } {
   const candidates: Finding[] = [];
   for (const report of reports) {
     const forPhase = rankFindings(report.findings.filter((f) => phaseIncludes(phase, f.severity)));
@@ -94,7 +107,14 @@ function plural(n: number, word: string): string {
 }
 
 /** The letter's prose summary: what was found, by whom, what did not run, what was not analysed, and what matters most. */
-function summarise(input: SynthesisInput, findings: readonly Finding[], critics: readonly LetterCritic[], complete: boolean, gaps: readonly string[], disagreements: number): string {
+function summarise(
+  input: SynthesisInput,
+  findings: readonly Finding[],
+  critics: readonly LetterCritic[],
+  complete: boolean,
+  gaps: readonly string[],
+  disagreements: number,
+): string {
   const reported = critics.filter((c) => c.outcome === 'reported').length;
   const counts = countBySeverity(findings);
   const k = input.k === null ? 'all findings' : `top ${input.k} per critic`;
@@ -103,9 +123,13 @@ function summarise(input: SynthesisInput, findings: readonly Finding[], critics:
       (findings.length > 0 ? ` — ${counts.critical} critical, ${counts.medium} medium, ${counts.low} low.` : '.'),
   ];
   const suppressed = suppressionsOf(input.reports).length;
-  if (suppressed > 0) parts.push(`${plural(suppressed, 'finding')} dismissed by the repository (listed under suppressed).`);
+  if (suppressed > 0)
+    parts.push(`${plural(suppressed, 'finding')} dismissed by the repository (listed under suppressed).`);
   const excluded = repoConfigOf(input.reports)?.excluded_files ?? 0;
-  if (excluded > 0) parts.push(`${plural(excluded, 'file')} excluded by the repository's configuration (not under review, so not counted as unanalysed).`);
+  if (excluded > 0)
+    parts.push(
+      `${plural(excluded, 'file')} excluded by the repository's configuration (not under review, so not counted as unanalysed).`,
+    );
   const failed = critics.filter((c) => c.outcome !== 'reported');
   if (failed.length > 0) {
     parts.push(
@@ -113,10 +137,14 @@ function summarise(input: SynthesisInput, findings: readonly Finding[], critics:
     );
   }
   if (disagreements > 0) {
-    parts.push(`${plural(disagreements, 'disagreement')} between critics (listed under disagreements): apply neither side blindly; the same disagreement in the next round goes to people.`);
+    parts.push(
+      `${plural(disagreements, 'disagreement')} between critics (listed under disagreements): apply neither side blindly; the same disagreement in the next round goes to people.`,
+    );
   }
   if (gaps.length > 0) {
-    parts.push(`Not analysed: ${gaps.slice(0, 5).join('; ')}${gaps.length > 5 ? `; and ${gaps.length - 5} more` : ''}.`);
+    parts.push(
+      `Not analysed: ${gaps.slice(0, 5).join('; ')}${gaps.length > 5 ? `; and ${gaps.length - 5} more` : ''}.`,
+    );
   }
   const coreMissing = critics.some((c) => c.core && c.outcome !== 'reported');
   if (!complete) {
@@ -128,7 +156,9 @@ function summarise(input: SynthesisInput, findings: readonly Finding[], critics:
   }
   const top = findings.slice(0, 3);
   if (top.length > 0) {
-    parts.push(`Most important: ${top.map((f) => `[${f.category}] ${f.title} (${f.file}:${f.line_range.start})`).join('; ')}.`);
+    parts.push(
+      `Most important: ${top.map((f) => `[${f.category}] ${f.title} (${f.file}:${f.line_range.start})`).join('; ')}.`,
+    );
   } else if (complete) {
     parts.push('Nothing to fix for this phase.');
   }
@@ -138,7 +168,9 @@ function summarise(input: SynthesisInput, findings: readonly Finding[], critics:
 /** Every report's suppressions, one per fingerprint and kind, in report order. */
 function suppressionsOf(reports: readonly CriticReport[]): Suppression[] {
   const seen = new Map<string, Suppression>();
-  for (const report of reports) for (const s of report.suppressed ?? []) if (!seen.has(`${s.fingerprint}:${s.kind}`)) seen.set(`${s.fingerprint}:${s.kind}`, s);
+  for (const report of reports)
+    for (const s of report.suppressed ?? [])
+      if (!seen.has(`${s.fingerprint}:${s.kind}`)) seen.set(`${s.fingerprint}:${s.kind}`, s);
   return [...seen.values()];
 }
 
@@ -175,7 +207,10 @@ export function synthesizeLetter(input: SynthesisInput): Letter {
   // no file of the plan left unanalysed (a critic that could not read a file did not review it).
   // Files the repository excluded were never under review: they are counted in repo_config, not here.
   const gaps = roundCoverageGaps(critics).map((gap) => gap.text);
-  const complete = critics.some((c) => c.outcome === 'reported') && critics.every((c) => !c.core || c.outcome === 'reported') && gaps.length === 0;
+  const complete =
+    critics.some((c) => c.outcome === 'reported') &&
+    critics.every((c) => !c.core || c.outcome === 'reported') &&
+    gaps.length === 0;
   const repoConfig = repoConfigOf(input.reports);
   const disagreements = findDisagreements(kept, input.known_conflicts ?? []);
   return {

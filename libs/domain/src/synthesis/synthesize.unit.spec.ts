@@ -25,9 +25,24 @@ describe('the synthesizer', () => {
           critic_id: 'toolchain/compiler-linter',
           core: true,
           outcome: 'reported',
-          findings: [finding({ id: 'r', category: 'readability', line_range: { start: 1, end: 1 } }), finding({ id: 'c', category: 'correctness', line_range: { start: 2, end: 2 } })],
+          findings: [
+            finding({ id: 'r', category: 'readability', line_range: { start: 1, end: 1 } }),
+            finding({ id: 'c', category: 'correctness', line_range: { start: 2, end: 2 } }),
+          ],
         },
-        { critic_id: 'security/sast-scanner', core: true, outcome: 'reported', findings: [finding({ id: 's', category: 'security', raised_by: 'security/sast-scanner', finding_type: 'sast/sql-injection' })] },
+        {
+          critic_id: 'security/sast-scanner',
+          core: true,
+          outcome: 'reported',
+          findings: [
+            finding({
+              id: 's',
+              category: 'security',
+              raised_by: 'security/sast-scanner',
+              finding_type: 'sast/sql-injection',
+            }),
+          ],
+        },
       ]),
     );
     expect(letter.findings.map((f) => f.id)).toEqual(['s', 'c', 'r']);
@@ -36,17 +51,31 @@ describe('the synthesizer', () => {
   });
 
   it("given a critic with more findings than K, when synthesized, then only that critic's top K for the phase are kept", () => {
-    const many = Array.from({ length: 5 }, (_, i) => finding({ id: `f${i}`, line_range: { start: i + 1, end: i + 1 }, score: 7 + (i % 4) }));
+    const many = Array.from({ length: 5 }, (_, i) =>
+      finding({ id: `f${i}`, line_range: { start: i + 1, end: i + 1 }, score: 7 + (i % 4) }),
+    );
     const medium = finding({ id: 'm', severity: 'medium', score: 5, line_range: { start: 50, end: 50 } });
-    const letter = synthesizeLetter(input([{ critic_id: 'toolchain/compiler-linter', core: true, outcome: 'reported', findings: [...many, medium] }]));
+    const letter = synthesizeLetter(
+      input([{ critic_id: 'toolchain/compiler-linter', core: true, outcome: 'reported', findings: [...many, medium] }]),
+    );
     expect(letter.findings).toHaveLength(3);
     expect(letter.findings.every((f) => f.severity === 'critical')).toBe(true);
     expect(letter.critics[0]).toMatchObject({ findings_total: 6, findings_kept: 3 });
   });
 
   it('given two critics flagging the same defect at the same place, when synthesized, then one finding remains and names the other', () => {
-    const a = finding({ id: 'a', finding_type: 'secret/aws-key', raised_by: 'security/secrets-detector', category: 'security' });
-    const b = finding({ id: 'b', finding_type: 'secret/aws-key', raised_by: 'security/sast-scanner', category: 'security' });
+    const a = finding({
+      id: 'a',
+      finding_type: 'secret/aws-key',
+      raised_by: 'security/secrets-detector',
+      category: 'security',
+    });
+    const b = finding({
+      id: 'b',
+      finding_type: 'secret/aws-key',
+      raised_by: 'security/sast-scanner',
+      category: 'security',
+    });
     const letter = synthesizeLetter(
       input([
         { critic_id: 'security/secrets-detector', core: true, outcome: 'reported', findings: [a] },
@@ -61,7 +90,13 @@ describe('the synthesizer', () => {
     const letter = synthesizeLetter(
       input([
         { critic_id: 'toolchain/compiler-linter', core: true, outcome: 'reported', findings: [] },
-        { critic_id: 'security/sast-scanner', core: true, outcome: 'timed_out', findings: [], message: 'no answer in 120 s' },
+        {
+          critic_id: 'security/sast-scanner',
+          core: true,
+          outcome: 'timed_out',
+          findings: [],
+          message: 'no answer in 120 s',
+        },
       ]),
     );
     expect(letter.complete).toBe(false);
@@ -70,24 +105,53 @@ describe('the synthesizer', () => {
   });
 
   it('given the final sweep, when synthesized, then every severity is kept without a K limit', () => {
-    const findings = [finding({ id: 'c' }), finding({ id: 'm', severity: 'medium', score: 5, line_range: { start: 9, end: 9 } }), finding({ id: 'l', severity: 'low', score: 2, line_range: { start: 12, end: 12 } })];
-    const letter = synthesizeLetter(input([{ critic_id: 'toolchain/compiler-linter', core: true, outcome: 'reported', findings }], { phase: 'final_sweep', k: null }));
+    const findings = [
+      finding({ id: 'c' }),
+      finding({ id: 'm', severity: 'medium', score: 5, line_range: { start: 9, end: 9 } }),
+      finding({ id: 'l', severity: 'low', score: 2, line_range: { start: 12, end: 12 } }),
+    ];
+    const letter = synthesizeLetter(
+      input([{ critic_id: 'toolchain/compiler-linter', core: true, outcome: 'reported', findings }], {
+        phase: 'final_sweep',
+        k: null,
+      }),
+    );
     expect(letter.counts).toEqual({ critical: 1, medium: 1, low: 1 });
   });
 
   it('given findings that say which deterministic fix applies, when synthesized and rendered, then the letter carries it and says who acts on a finding without one', () => {
     const findings = [
-      finding({ id: 'codemod', finding_type: 'deprecation/substr', autofix: 'codemod', autofix_note: 'codemod string-substr: substr(start) → slice(start)' }),
-      finding({ id: 'none', finding_type: 'deprecation/exists', line_range: { start: 7, end: 7 }, autofix: 'none', autofix_note: 'fs.exists passes its callback a boolean' }),
+      finding({
+        id: 'codemod',
+        finding_type: 'deprecation/substr',
+        autofix: 'codemod',
+        autofix_note: 'codemod string-substr: substr(start) → slice(start)',
+      }),
+      finding({
+        id: 'none',
+        finding_type: 'deprecation/exists',
+        line_range: { start: 7, end: 7 },
+        autofix: 'none',
+        autofix_note: 'fs.exists passes its callback a boolean',
+      }),
     ];
-    const letter = synthesizeLetter(input([{ critic_id: 'toolchain/compiler-linter', core: true, outcome: 'reported', findings }], { phase: 'final_sweep', k: null }));
+    const letter = synthesizeLetter(
+      input([{ critic_id: 'toolchain/compiler-linter', core: true, outcome: 'reported', findings }], {
+        phase: 'final_sweep',
+        k: null,
+      }),
+    );
     expect(letter.findings.map((f) => [f.id, f.autofix])).toEqual([
       ['codemod', 'codemod'],
       ['none', 'none'],
     ]);
     const markdown = renderLetterMarkdown(letter);
-    expect(markdown).toContain('**Deterministic fix:** a codemod (the autofix strategy applies it) — codemod string-substr: substr(start) → slice(start)');
-    expect(markdown).toContain('**Deterministic fix:** none: a person, the anthropic strategy or a coding agent must decide — fs.exists passes its callback a boolean');
+    expect(markdown).toContain(
+      '**Deterministic fix:** a codemod (the autofix strategy applies it) — codemod string-substr: substr(start) → slice(start)',
+    );
+    expect(markdown).toContain(
+      '**Deterministic fix:** none: a person, the anthropic strategy or a coding agent must decide — fs.exists passes its callback a boolean',
+    );
   });
 
   describe('what the critics covered', () => {
@@ -103,14 +167,22 @@ describe('the synthesizer', () => {
     });
     const clean = (c: CriticCoverage): SynthesisInput['reports'] => [
       { critic_id: 'security/sast-scanner', core: true, outcome: 'reported', findings: [], coverage: c },
-      { critic_id: 'toolchain/compiler-linter', core: true, outcome: 'reported', findings: [], coverage: { ...c, skipped: [], skipped_total: 0, analysed: 3 } },
+      {
+        critic_id: 'toolchain/compiler-linter',
+        core: true,
+        outcome: 'reported',
+        findings: [],
+        coverage: { ...c, skipped: [], skipped_total: 0, analysed: 3 },
+      },
     ];
 
     it('given a file of the plan skipped as too large under the default bound, when synthesized, then the clean letter is incomplete and says which file, by whom', () => {
       const letter = synthesizeLetter(input(clean(coverage())));
       expect(letter.findings).toEqual([]);
       expect(letter.complete).toBe(false);
-      expect(letter.summary).toContain('Not analysed: src/big.js (too large: 5000000 bytes, over the 4194304-byte bound) by security/sast-scanner.');
+      expect(letter.summary).toContain(
+        'Not analysed: src/big.js (too large: 5000000 bytes, over the 4194304-byte bound) by security/sast-scanner.',
+      );
       expect(letter.summary).toContain('cannot count as clean');
       expect(letter.critics[0]?.coverage).toEqual(coverage());
       expect(Letter.safeParse(letter).success).toBe(true);
@@ -122,33 +194,75 @@ describe('the synthesizer', () => {
 
     it('given files a critic could not read, parse or never read, then the round is incomplete; given generated, missing or linked-out files, it is not', () => {
       for (const reason of ['not_read', 'unreadable', 'parse_error', 'binary'] as const) {
-        expect(synthesizeLetter(input(clean(coverage({ skipped: [{ file: 'src/a.ts', reason }] })))).complete).toBe(false);
+        expect(synthesizeLetter(input(clean(coverage({ skipped: [{ file: 'src/a.ts', reason }] })))).complete).toBe(
+          false,
+        );
       }
       for (const reason of ['generated', 'outside_checkout', 'missing'] as const) {
-        expect(synthesizeLetter(input(clean(coverage({ skipped: [{ file: 'src/a.ts', reason }] })))).complete).toBe(true);
+        expect(synthesizeLetter(input(clean(coverage({ skipped: [{ file: 'src/a.ts', reason }] })))).complete).toBe(
+          true,
+        );
       }
     });
 
     it("given a critic's long failure message, when synthesized, then the letter keeps what its contract holds", () => {
-      const letter = synthesizeLetter(input([{ critic_id: 'security/sast-scanner', core: true, outcome: 'failed', findings: [], message: 'x'.repeat(4000) }]));
+      const letter = synthesizeLetter(
+        input([
+          {
+            critic_id: 'security/sast-scanner',
+            core: true,
+            outcome: 'failed',
+            findings: [],
+            message: 'x'.repeat(4000),
+          },
+        ]),
+      );
       expect(Letter.safeParse(letter).success).toBe(true);
     });
 
-    it("given files the repository excluded and a finding it dismissed, when synthesized, then the letter carries coverage, suppressions and the exclusions, and an exclusion is no gap", () => {
+    it('given files the repository excluded and a finding it dismissed, when synthesized, then the letter carries coverage, suppressions and the exclusions, and an exclusion is no gap', () => {
       const dismissed = finding({ file: 'src/a.ts', severity: 'medium' });
-      const suppression = { fingerprint: dismissed.fingerprint, finding_type: dismissed.finding_type, raised_by: 'security/sast-scanner', severity: 'medium' as const, file: 'src/a.ts', line: 1, title: dismissed.title, kind: 'inline' as const, reason: 'reviewed by hand', source: 'src/a.ts:1' };
+      const suppression = {
+        fingerprint: dismissed.fingerprint,
+        finding_type: dismissed.finding_type,
+        raised_by: 'security/sast-scanner',
+        severity: 'medium' as const,
+        file: 'src/a.ts',
+        line: 1,
+        title: dismissed.title,
+        kind: 'inline' as const,
+        reason: 'reviewed by hand',
+        source: 'src/a.ts:1',
+      };
       const repoConfig = { config: '.rloop.yaml', excluded_files: 3, overrides: [], refused: [] };
       const full = coverage({ analysed: 3, skipped: [], skipped_total: 0 });
       const letter = synthesizeLetter(
         input([
-          { critic_id: 'security/sast-scanner', core: true, outcome: 'reported', findings: [], coverage: full, suppressed: [suppression], repo_config: repoConfig },
-          { critic_id: 'toolchain/compiler-linter', core: true, outcome: 'reported', findings: [], coverage: full, repo_config: repoConfig },
+          {
+            critic_id: 'security/sast-scanner',
+            core: true,
+            outcome: 'reported',
+            findings: [],
+            coverage: full,
+            suppressed: [suppression],
+            repo_config: repoConfig,
+          },
+          {
+            critic_id: 'toolchain/compiler-linter',
+            core: true,
+            outcome: 'reported',
+            findings: [],
+            coverage: full,
+            repo_config: repoConfig,
+          },
         ]),
       );
       expect(letter).toMatchObject({ complete: true, suppressed: [suppression], repo_config: repoConfig });
       expect(letter.critics.map((c) => c.coverage)).toEqual([full, full]);
       expect(letter.summary).toContain('1 finding dismissed by the repository');
-      expect(letter.summary).toContain("3 files excluded by the repository's configuration (not under review, so not counted as unanalysed).");
+      expect(letter.summary).toContain(
+        "3 files excluded by the repository's configuration (not under review, so not counted as unanalysed).",
+      );
       expect(Letter.safeParse(letter).success).toBe(true);
       const markdown = renderLetterMarkdown(letter);
       expect(markdown).toContain('| security/sast-scanner (core) | reported | 0/0 | 3/3 |');
@@ -158,10 +272,14 @@ describe('the synthesizer', () => {
     });
 
     it('renders the coverage for people: files analysed per critic, and each skipped file with why', () => {
-      const markdown = renderLetterMarkdown(synthesizeLetter(input(clean(coverage({ considered: 4, unsupported: 1 })))));
+      const markdown = renderLetterMarkdown(
+        synthesizeLetter(input(clean(coverage({ considered: 4, unsupported: 1 })))),
+      );
       expect(markdown).toContain('| security/sast-scanner (core) | reported | 0/0 | 2/4 (1 not its kind, 1 skipped) |');
       expect(markdown).toContain('## Files not analysed');
-      expect(markdown).toContain('- **not reviewed:** `security/sast-scanner` — src/big.js (too large: 5000000 bytes, over the 4194304-byte bound)');
+      expect(markdown).toContain(
+        '- **not reviewed:** `security/sast-scanner` — src/big.js (too large: 5000000 bytes, over the 4194304-byte bound)',
+      );
     });
   });
 });

@@ -29,7 +29,17 @@ export function finding(overrides: Partial<Finding> = {}): Finding {
     related_locations: [],
     ...overrides,
   };
-  return { ...base, fingerprint: overrides.fingerprint ?? fingerprintOf({ critic_id: base.raised_by, file: base.file, line_range: base.line_range, finding_type: base.finding_type }) };
+  return {
+    ...base,
+    fingerprint:
+      overrides.fingerprint ??
+      fingerprintOf({
+        critic_id: base.raised_by,
+        file: base.file,
+        line_range: base.line_range,
+        finding_type: base.finding_type,
+      }),
+  };
 }
 
 export function planSpec(overrides: Partial<PlanSpec> = {}): PlanSpec {
@@ -62,13 +72,19 @@ export const catalogue = CriticCatalogue.parse({
 
 /** Everything available except the LLM reviewer (no API key), as on a machine without one. */
 export const availability = (id: string) =>
-  id === 'quality/code-reviewer' ? ({ state: 'not_configured', reason: 'ANTHROPIC_API_KEY is not set' } as const) : ({ state: 'available' } as const);
+  id === 'quality/code-reviewer'
+    ? ({ state: 'not_configured', reason: 'ANTHROPIC_API_KEY is not set' } as const)
+    : ({ state: 'available' } as const);
 
 let clock = Date.parse('2026-11-30T10:00:00.000Z');
 let counter = 0;
 
 /** A valid journaled event with envelope defaults for the test run. */
-export function event<T extends JournaledEvent['type']>(type: T, data: Extract<JournaledEvent, { type: T }>['data'], overrides: { event_id?: string; correlation_id?: string } = {}): Extract<JournaledEvent, { type: T }> {
+export function event<T extends JournaledEvent['type']>(
+  type: T,
+  data: Extract<JournaledEvent, { type: T }>['data'],
+  overrides: { event_id?: string; correlation_id?: string } = {},
+): Extract<JournaledEvent, { type: T }> {
   clock += 1000;
   counter += 1;
   return parseEventOrThrow(type, {
@@ -89,7 +105,12 @@ export function given(...events: readonly JournaledEvent[]): LoopState {
   return events.reduce((state, e, i) => evolveLoop(state, e, i + 1), initialLoopState('add-billing'));
 }
 
-export function letterFor(round: number, phase: Letter['phase'], findings: Finding[], options: { complete?: boolean; mode?: Letter['mode'] } = {}): Letter {
+export function letterFor(
+  round: number,
+  phase: Letter['phase'],
+  findings: Finding[],
+  options: { complete?: boolean; mode?: Letter['mode'] } = {},
+): Letter {
   const counts = { critical: 0, medium: 0, low: 0 };
   for (const f of findings) counts[f.severity] += 1;
   return {
@@ -102,7 +123,15 @@ export function letterFor(round: number, phase: Letter['phase'], findings: Findi
     commit: SHA_A,
     mode: options.mode ?? 'loop',
     created_at: '2026-11-30T10:00:00.000Z',
-    critics: [{ critic_id: 'toolchain/compiler-linter', core: true, outcome: options.complete === false ? 'failed' : 'reported', findings_total: findings.length, findings_kept: findings.length }],
+    critics: [
+      {
+        critic_id: 'toolchain/compiler-linter',
+        core: true,
+        outcome: options.complete === false ? 'failed' : 'reported',
+        findings_total: findings.length,
+        findings_kept: findings.length,
+      },
+    ],
     findings,
     counts,
     complete: options.complete ?? true,

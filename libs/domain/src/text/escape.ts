@@ -52,7 +52,8 @@ export function mdCode(text: string, options: { readonly inTable?: boolean } = {
   let content = oneLine(text);
   if (options.inTable === true) content = content.replace(/\|/g, '\\|');
   const fence = '`'.repeat(longestRun(content, '`') + 1);
-  const pad = content.startsWith('`') || content.endsWith('`') || content.startsWith(' ') || content.endsWith(' ') ? ' ' : '';
+  const pad =
+    content.startsWith('`') || content.endsWith('`') || content.startsWith(' ') || content.endsWith(' ') ? ' ' : '';
   return `${fence}${pad}${content}${pad}${fence}`;
 }
 

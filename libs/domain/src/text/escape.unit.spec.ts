@@ -3,7 +3,9 @@ import { escapeControlChars, mdCell, mdCode, mdFence, mdText, oneLine } from '..
 
 describe('escaping untrusted text', () => {
   it('given terminal escape sequences, carriage returns and bidi overrides, when escaped, then they are shown, not obeyed; tabs and newlines stay', () => {
-    expect(escapeControlChars('ok\u001b[2J\rgone\u202eevil\tand\nnext\u0085')).toBe('ok\\x1b[2J\\rgone\\u202eevil\tand\nnext\\x85');
+    expect(escapeControlChars('ok\u001b[2J\rgone\u202eevil\tand\nnext\u0085')).toBe(
+      'ok\\x1b[2J\\rgone\\u202eevil\tand\nnext\\x85',
+    );
   });
 
   it('given a file name with a newline, when shown on one line or in a code span, then the newline is visible and nothing breaks out', () => {

@@ -29,7 +29,13 @@ export function uid(prefix: string): string {
 }
 
 export function newEvent(eventId: string, data: unknown = { n: eventId }, type = 'Tested'): NewEvent {
-  return { eventId, type, schemaVersion: 1, data, metadata: { occurred_at: '2026-01-01T00:00:00.000Z', producer: 'spec' } };
+  return {
+    eventId,
+    type,
+    schemaVersion: 1,
+    data,
+    metadata: { occurred_at: '2026-01-01T00:00:00.000Z', producer: 'spec' },
+  };
 }
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
@@ -43,7 +49,9 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 
 /** A projection used by the subscription tests: per stream, how many events and the ids in order. */
 async function createProjection(store: EventStoreClient, table: string): Promise<void> {
-  await sql`CREATE TABLE ${sql.table(table)} (stream_id text PRIMARY KEY, events integer NOT NULL, ids text NOT NULL)`.execute(store.db);
+  await sql`CREATE TABLE ${sql.table(table)} (stream_id text PRIMARY KEY, events integer NOT NULL, ids text NOT NULL)`.execute(
+    store.db,
+  );
 }
 
 function projectInto(table: string) {
@@ -51,13 +59,17 @@ function projectInto(table: string) {
     for (const event of events) {
       await sql`
         INSERT INTO ${sql.table(table)} (stream_id, events, ids) VALUES (${event.streamId}, 1, ${event.eventId})
-        ON CONFLICT (stream_id) DO UPDATE SET events = ${sql.table(table)}.events + 1, ids = ${sql.table(table)}.ids || ',' || EXCLUDED.ids`.execute(tx.db);
+        ON CONFLICT (stream_id) DO UPDATE SET events = ${sql.table(table)}.events + 1, ids = ${sql.table(table)}.ids || ',' || EXCLUDED.ids`.execute(
+        tx.db,
+      );
     }
   };
 }
 
 async function projectionState(store: EventStoreClient, table: string): Promise<unknown[]> {
-  const { rows } = await sql`SELECT stream_id, events, ids FROM ${sql.table(table)} ORDER BY stream_id`.execute(store.db);
+  const { rows } = await sql`SELECT stream_id, events, ids FROM ${sql.table(table)} ORDER BY stream_id`.execute(
+    store.db,
+  );
   return rows;
 }
 
@@ -76,7 +88,9 @@ export async function allVisible(store: EventStoreClient): Promise<void> {
   await eventually(
     async () => {
       const { rows } = await sql<{ hidden: string }>`
-        SELECT count(*) FILTER (WHERE transaction_id >= pg_snapshot_xmin(pg_current_snapshot()))::text AS hidden FROM events`.execute(store.db);
+        SELECT count(*) FILTER (WHERE transaction_id >= pg_snapshot_xmin(pg_current_snapshot()))::text AS hidden FROM events`.execute(
+        store.db,
+      );
       return rows[0]?.hidden === '0';
     },
     { description: 'every committed event to be visible' },
@@ -111,7 +125,11 @@ export function describeFunctionalSuite(backend: string, open: () => Promise<Ope
     describe('append and read', () => {
       it('appends to a new stream and reads it back with positions, data and metadata', async () => {
         const stream = uid('s');
-        const result = await store.append(stream, [newEvent(`${stream}-a`, { x: 1 }), newEvent(`${stream}-b`, { y: [1, 2] })], { expectedVersion: 'no_stream' });
+        const result = await store.append(
+          stream,
+          [newEvent(`${stream}-a`, { x: 1 }), newEvent(`${stream}-b`, { y: [1, 2] })],
+          { expectedVersion: 'no_stream' },
+        );
 
         expect(result.streamId).toBe(stream);
         expect(result.version).toBe(2);
@@ -137,7 +155,11 @@ export function describeFunctionalSuite(backend: string, open: () => Promise<Ope
 
       it('reads a stream from a position with a maximum count, and an unknown stream as empty at version 0', async () => {
         const stream = uid('s');
-        await store.append(stream, ['1', '2', '3', '4'].map((n) => newEvent(`${stream}-${n}`)), { expectedVersion: 'any' });
+        await store.append(
+          stream,
+          ['1', '2', '3', '4'].map((n) => newEvent(`${stream}-${n}`)),
+          { expectedVersion: 'any' },
+        );
 
         const page = await store.readStream(stream, { fromPosition: 2, maxCount: 2 });
         expect(page.map((e) => e.streamPosition)).toEqual([2, 3]);
@@ -151,14 +173,25 @@ export function describeFunctionalSuite(backend: string, open: () => Promise<Ope
           store.appendMany([
             { streamId: '', events: [], expectedVersion: 'any' },
             { streamId: stream, events: [newEvent('dup'), newEvent('dup')], expectedVersion: -1 },
-            { streamId: uid('s'), events: [{ eventId: 'x', type: 'T', schemaVersion: 0, data: undefined }], expectedVersion: 'sometimes' as 'any' },
+            {
+              streamId: uid('s'),
+              events: [{ eventId: 'x', type: 'T', schemaVersion: 0, data: undefined }],
+              expectedVersion: 'sometimes' as 'any',
+            },
           ]),
         );
         expect(error).toBeInstanceOf(ValidationError);
         const issues = (error as ValidationError).issues.map((issue) => issue.path);
         expect((error as ValidationError).code).toBe('JOURNAL.INVALID_APPEND');
         expect(issues).toEqual(
-          expect.arrayContaining(['[0]streamId', '[1]expectedVersion', '[1]events[1].eventId', '[2]expectedVersion', '[2]events[0].schemaVersion', '[2]events[0].data']),
+          expect.arrayContaining([
+            '[0]streamId',
+            '[1]expectedVersion',
+            '[1]events[1].eventId',
+            '[2]expectedVersion',
+            '[2]events[0].schemaVersion',
+            '[2]events[0].data',
+          ]),
         );
         expect(await store.streamVersion(stream)).toBe(0);
       });
@@ -174,16 +207,26 @@ export function describeFunctionalSuite(backend: string, open: () => Promise<Ope
         const error = await rejection(store.append(stream, [newEvent(uid('e'))], { expectedVersion: 1 }));
         expect(error).toBeInstanceOf(VersionConflictError);
         expect(error).toBeInstanceOf(ConflictError);
-        expect(error).toMatchObject({ code: 'JOURNAL.VERSION_CONFLICT', retryable: true, streamId: stream, expectedVersion: 1, actualVersion: 2 });
+        expect(error).toMatchObject({
+          code: 'JOURNAL.VERSION_CONFLICT',
+          retryable: true,
+          streamId: stream,
+          expectedVersion: 1,
+          actualVersion: 2,
+        });
         expect((error as Error).message).toContain(stream);
         expect(await store.streamVersion(stream)).toBe(2);
       });
 
       it("treats 'no_stream', 'stream_exists' and 'any' as their names say", async () => {
         const stream = uid('s');
-        await expect(store.append(stream, [newEvent(uid('e'))], { expectedVersion: 'stream_exists' })).rejects.toMatchObject({ actualVersion: 0, expectedVersion: 'stream_exists' });
+        await expect(
+          store.append(stream, [newEvent(uid('e'))], { expectedVersion: 'stream_exists' }),
+        ).rejects.toMatchObject({ actualVersion: 0, expectedVersion: 'stream_exists' });
         await store.append(stream, [newEvent(uid('e'))], { expectedVersion: 'no_stream' });
-        await expect(store.append(stream, [newEvent(uid('e'))], { expectedVersion: 'no_stream' })).rejects.toMatchObject({ actualVersion: 1, code: 'JOURNAL.VERSION_CONFLICT' });
+        await expect(
+          store.append(stream, [newEvent(uid('e'))], { expectedVersion: 'no_stream' }),
+        ).rejects.toMatchObject({ actualVersion: 1, code: 'JOURNAL.VERSION_CONFLICT' });
         await store.append(stream, [newEvent(uid('e'))], { expectedVersion: 'stream_exists' });
         const any = await store.append(stream, [newEvent(uid('e'))], { expectedVersion: 'any' });
         expect(any.version).toBe(3);
@@ -221,19 +264,45 @@ export function describeFunctionalSuite(backend: string, open: () => Promise<Ope
       it('ignores metadata and key order when comparing content', async () => {
         const stream = uid('s');
         const id = uid('e');
-        const original = await store.append(stream, [{ eventId: id, type: 'T', schemaVersion: 2, data: { a: 1, b: { c: [1, 'x'] } }, metadata: { producer: 'one' } }], {
-          expectedVersion: 'any',
-        });
-        const again = await store.append(stream, [{ eventId: id, type: 'T', schemaVersion: 2, data: { b: { c: [1, 'x'] }, a: 1 }, metadata: { producer: 'two' } }], {
-          expectedVersion: 'any',
-        });
+        const original = await store.append(
+          stream,
+          [
+            {
+              eventId: id,
+              type: 'T',
+              schemaVersion: 2,
+              data: { a: 1, b: { c: [1, 'x'] } },
+              metadata: { producer: 'one' },
+            },
+          ],
+          {
+            expectedVersion: 'any',
+          },
+        );
+        const again = await store.append(
+          stream,
+          [
+            {
+              eventId: id,
+              type: 'T',
+              schemaVersion: 2,
+              data: { b: { c: [1, 'x'] }, a: 1 },
+              metadata: { producer: 'two' },
+            },
+          ],
+          {
+            expectedVersion: 'any',
+          },
+        );
         expect(again.events[0]).toMatchObject({ duplicate: true, globalPosition: original.events[0]?.globalPosition });
       });
 
       it('refuses the same id with different content (type, schema version or data) as an EventIdConflictError', async () => {
         const stream = uid('s');
         const id = uid('e');
-        await store.append(stream, [{ eventId: id, type: 'T', schemaVersion: 1, data: { a: 1 } }], { expectedVersion: 'any' });
+        await store.append(stream, [{ eventId: id, type: 'T', schemaVersion: 1, data: { a: 1 } }], {
+          expectedVersion: 'any',
+        });
         const variants: NewEvent[] = [
           { eventId: id, type: 'T', schemaVersion: 1, data: { a: 2 } },
           { eventId: id, type: 'U', schemaVersion: 1, data: { a: 1 } },
@@ -243,7 +312,13 @@ export function describeFunctionalSuite(backend: string, open: () => Promise<Ope
           const error = await rejection(store.append(stream, [variant], { expectedVersion: 'any' }));
           expect(error).toBeInstanceOf(EventIdConflictError);
           expect(error).toBeInstanceOf(ConflictError);
-          expect(error).toMatchObject({ code: 'JOURNAL.EVENT_ID_CONFLICT', retryable: false, eventId: id, reason: 'content_differs', stored: { streamId: stream, streamPosition: 1 } });
+          expect(error).toMatchObject({
+            code: 'JOURNAL.EVENT_ID_CONFLICT',
+            retryable: false,
+            eventId: id,
+            reason: 'content_differs',
+            stored: { streamId: stream, streamPosition: 1 },
+          });
         }
         expect(await store.streamVersion(stream)).toBe(1);
       });
@@ -252,7 +327,10 @@ export function describeFunctionalSuite(backend: string, open: () => Promise<Ope
         const id = uid('e');
         const home = uid('s');
         await store.append(home, [newEvent(id)], { expectedVersion: 'any' });
-        await expect(store.append(uid('s'), [newEvent(id)], { expectedVersion: 'any' })).rejects.toMatchObject({ reason: 'other_stream', stored: { streamId: home } });
+        await expect(store.append(uid('s'), [newEvent(id)], { expectedVersion: 'any' })).rejects.toMatchObject({
+          reason: 'other_stream',
+          stored: { streamId: home },
+        });
       });
 
       it("appends only the new events of a batch that mixes stored and new ones under 'any'", async () => {
@@ -329,7 +407,9 @@ export function describeFunctionalSuite(backend: string, open: () => Promise<Ope
             throw new Error('changed my mind');
           }),
         ).rejects.toThrow('changed my mind');
-        const { rows } = await sql<{ event_id: string }>`SELECT event_id FROM tx_side_effects ORDER BY event_id`.execute(store.db);
+        const { rows } = await sql<{
+          event_id: string;
+        }>`SELECT event_id FROM tx_side_effects ORDER BY event_id`.execute(store.db);
         expect(rows.map((r) => r.event_id)).toEqual([id]);
         expect(await store.streamVersion(stream)).toBe(1);
       });
@@ -356,8 +436,12 @@ export function describeFunctionalSuite(backend: string, open: () => Promise<Ope
       it('refuses to delete a stream or move its version backwards', async () => {
         const stream = uid('s');
         await store.append(stream, [newEvent(uid('e')), newEvent(uid('e'))], { expectedVersion: 'any' });
-        await expect(sql`DELETE FROM streams WHERE stream_id = ${stream}`.execute(store.db)).rejects.toMatchObject({ code: '42501' });
-        await expect(sql`UPDATE streams SET version = 1 WHERE stream_id = ${stream}`.execute(store.db)).rejects.toMatchObject({ code: '42501' });
+        await expect(sql`DELETE FROM streams WHERE stream_id = ${stream}`.execute(store.db)).rejects.toMatchObject({
+          code: '42501',
+        });
+        await expect(
+          sql`UPDATE streams SET version = 1 WHERE stream_id = ${stream}`.execute(store.db),
+        ).rejects.toMatchObject({ code: '42501' });
         expect(await store.streamVersion(stream)).toBe(2);
       });
 
@@ -367,7 +451,11 @@ export function describeFunctionalSuite(backend: string, open: () => Promise<Ope
         await sql`
           INSERT INTO events (stream_id, stream_position, event_id, type, schema_version, data, transaction_id)
           VALUES (${stream}, 2, ${uid('forged')}, 'T', 1, '{}'::jsonb, '1'::xid8)`.execute(store.db);
-        const { rows } = await sql<{ forged: boolean }>`SELECT bool_or(transaction_id = '1'::xid8) AS forged FROM events WHERE stream_id = ${stream}`.execute(store.db);
+        const { rows } = await sql<{
+          forged: boolean;
+        }>`SELECT bool_or(transaction_id = '1'::xid8) AS forged FROM events WHERE stream_id = ${stream}`.execute(
+          store.db,
+        );
         expect(rows[0]?.forged).toBe(false);
       });
     });
@@ -375,7 +463,9 @@ export function describeFunctionalSuite(backend: string, open: () => Promise<Ope
     describe('the global read order', () => {
       it('pages through every event once, in order, with checkpoints as decimal strings', async () => {
         const stream = uid('s');
-        await store.append(stream, [newEvent(uid('e')), newEvent(uid('e')), newEvent(uid('e'))], { expectedVersion: 'any' });
+        await store.append(stream, [newEvent(uid('e')), newEvent(uid('e')), newEvent(uid('e'))], {
+          expectedVersion: 'any',
+        });
         await allVisible(store);
         const all = await readEverything(store, 4);
         expect(all.length).toBe(await countEvents(store));
@@ -388,32 +478,63 @@ export function describeFunctionalSuite(backend: string, open: () => Promise<Ope
         const ofStream = all.filter((e) => e.streamId === stream).map((e) => e.streamPosition);
         expect(ofStream).toEqual([1, 2, 3]);
 
-        const end = await readAllEvents(store.db, { transactionId: all.at(-1)?.transactionId ?? '0', globalPosition: all.at(-1)?.globalPosition ?? '0' }, 500);
+        const end = await readAllEvents(
+          store.db,
+          { transactionId: all.at(-1)?.transactionId ?? '0', globalPosition: all.at(-1)?.globalPosition ?? '0' },
+          500,
+        );
         expect(end.events).toEqual([]);
-        expect(end.checkpoint).toEqual({ transactionId: all.at(-1)?.transactionId, globalPosition: all.at(-1)?.globalPosition });
+        expect(end.checkpoint).toEqual({
+          transactionId: all.at(-1)?.transactionId,
+          globalPosition: all.at(-1)?.globalPosition,
+        });
       });
     });
 
     describe('numeric order, never text order', () => {
       it('reads stream positions past 9 in order', async () => {
         const stream = uid('s');
-        await store.append(stream, Array.from({ length: 12 }, () => newEvent(uid('e'))), { expectedVersion: 'no_stream' });
-        expect((await store.readStream(stream)).map((e) => e.streamPosition)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
-        expect((await store.readStream(stream, { fromPosition: 9, maxCount: 2 })).map((e) => e.streamPosition)).toEqual([9, 10]);
+        await store.append(
+          stream,
+          Array.from({ length: 12 }, () => newEvent(uid('e'))),
+          { expectedVersion: 'no_stream' },
+        );
+        expect((await store.readStream(stream)).map((e) => e.streamPosition)).toEqual([
+          1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+        ]);
+        expect((await store.readStream(stream, { fromPosition: 9, maxCount: 2 })).map((e) => e.streamPosition)).toEqual(
+          [9, 10],
+        );
       });
 
       it('reads global positions across a power of ten (999 < 1000) in order', async () => {
         await allVisible(store);
-        const max = BigInt((await readEverything(store, 500)).reduce((top, e) => (BigInt(e.globalPosition) > BigInt(top) ? e.globalPosition : top), '0'));
+        const max = BigInt(
+          (await readEverything(store, 500)).reduce(
+            (top, e) => (BigInt(e.globalPosition) > BigInt(top) ? e.globalPosition : top),
+            '0',
+          ),
+        );
         const power = 10n ** BigInt(max.toString().length);
         // Fill up to just below the power of ten, then append three events that straddle it.
         const filler = Number(power - max - 2n);
-        if (filler > 0) await store.append(uid('s'), Array.from({ length: filler }, () => newEvent(uid('e'))), { expectedVersion: 'any' });
-        const straddling = await store.append(uid('s'), [newEvent(uid('e')), newEvent(uid('e')), newEvent(uid('e'))], { expectedVersion: 'any' });
+        if (filler > 0)
+          await store.append(
+            uid('s'),
+            Array.from({ length: filler }, () => newEvent(uid('e'))),
+            { expectedVersion: 'any' },
+          );
+        const straddling = await store.append(uid('s'), [newEvent(uid('e')), newEvent(uid('e')), newEvent(uid('e'))], {
+          expectedVersion: 'any',
+        });
         const [first] = straddling.events;
         expect(straddling.events.map((e) => BigInt(e.globalPosition))).toEqual([power - 1n, power, power + 1n]);
 
-        const page = await readAllEvents(store.db, { transactionId: first?.transactionId ?? '0', globalPosition: String(power - 2n) }, 3);
+        const page = await readAllEvents(
+          store.db,
+          { transactionId: first?.transactionId ?? '0', globalPosition: String(power - 2n) },
+          3,
+        );
         expect(page.events.map((e) => e.eventId)).toEqual(straddling.events.map((e) => e.eventId));
       });
     });
@@ -443,7 +564,11 @@ export function describeFunctionalSuite(backend: string, open: () => Promise<Ope
         expect(second.processed).toBe(2);
         expect(seen.length).toBe(total + 2);
         expect(new Set(seen).size).toBe(seen.length);
-        expect(await projectionState(store, table)).toContainEqual({ stream_id: stream, events: 2, ids: (await store.readStream(stream)).map((e) => e.eventId).join(',') });
+        expect(await projectionState(store, table)).toContainEqual({
+          stream_id: stream,
+          events: 2,
+          ids: (await store.readStream(stream)).map((e) => e.eventId).join(','),
+        });
 
         const idle = await store.catchUp(name, handler);
         expect(idle).toEqual({ processed: 0, batches: 0, checkpoint: second.checkpoint });
@@ -475,7 +600,10 @@ export function describeFunctionalSuite(backend: string, open: () => Promise<Ope
       it('ends in the same state as a clean run when the handler dies between its write and the checkpoint', async () => {
         const clean = uid('sub');
         const crashy = uid('sub');
-        const [cleanTable, crashyTable] = [clean, crashy].map((name) => `proj_${name.replaceAll('-', '_')}`) as [string, string];
+        const [cleanTable, crashyTable] = [clean, crashy].map((name) => `proj_${name.replaceAll('-', '_')}`) as [
+          string,
+          string,
+        ];
         await createProjection(store, cleanTable);
         await createProjection(store, crashyTable);
         await allVisible(store);
@@ -487,9 +615,13 @@ export function describeFunctionalSuite(backend: string, open: () => Promise<Ope
           await projectInto(crashyTable)(tx, events);
           if (calls === 2) throw new Error('killed after the projection write, before the checkpoint');
         };
-        await expect(store.catchUp(crashy, dying, { batchSize: 5 })).rejects.toThrow('killed after the projection write');
+        await expect(store.catchUp(crashy, dying, { batchSize: 5 })).rejects.toThrow(
+          'killed after the projection write',
+        );
         const afterCrash = await store.readCheckpoint(crashy);
-        const { rows } = await sql<{ n: string }>`SELECT coalesce(sum(events), 0)::text AS n FROM ${sql.table(crashyTable)}`.execute(store.db);
+        const { rows } = await sql<{
+          n: string;
+        }>`SELECT coalesce(sum(events), 0)::text AS n FROM ${sql.table(crashyTable)}`.execute(store.db);
         expect(Number(rows[0]?.n)).toBe(5); // only the first batch, with its checkpoint
 
         await store.catchUp(crashy, dying, { batchSize: 5 });
@@ -510,7 +642,9 @@ export function describeFunctionalSuite(backend: string, open: () => Promise<Ope
     describe('migrations', () => {
       it('are recorded in the store’s own table and are idempotent', async () => {
         await migrateEventStore(store.db);
-        const { rows } = await sql<{ name: string }>`SELECT name FROM rloop_store_migrations ORDER BY name`.execute(store.db);
+        const { rows } = await sql<{ name: string }>`SELECT name FROM rloop_store_migrations ORDER BY name`.execute(
+          store.db,
+        );
         expect(rows.map((r) => r.name)).toEqual(['0001_initial_schema']);
       });
     });

@@ -1,6 +1,24 @@
 import { type DynamicModule, Module } from '@nestjs/common';
-import { BUS_REQUESTER, CLOCK, type Clock, EVENT_PUBLISHER, type EventPublisher, type PublishReceipt, type RequestOperation, type Requester, SERVICE_IDENTITY, type ServiceIdentity } from '@rloop/bus';
-import { type EventOf, type FindingTimeline, type JournaledEvent, type RloopEvent, currentVersion, parseEventOrThrow } from '@rloop/contracts';
+import {
+  BUS_REQUESTER,
+  CLOCK,
+  type Clock,
+  EVENT_PUBLISHER,
+  type EventPublisher,
+  type PublishReceipt,
+  type RequestOperation,
+  type Requester,
+  SERVICE_IDENTITY,
+  type ServiceIdentity,
+} from '@rloop/bus';
+import {
+  type EventOf,
+  type FindingTimeline,
+  type JournaledEvent,
+  type RloopEvent,
+  currentVersion,
+  parseEventOrThrow,
+} from '@rloop/contracts';
 import { type LoopState, evolveLoop, initialLoopState } from '@rloop/domain';
 
 /**
@@ -32,7 +50,10 @@ export class InMemoryJournal implements Requester, EventPublisher {
 
   /** The plan's folded state, as the journal's loop_state projection holds it. */
   state(plan: string): LoopState {
-    return (this.streams.get(plan) ?? []).reduce((state, event, i) => evolveLoop(state, event, i + 1), initialLoopState(plan));
+    return (this.streams.get(plan) ?? []).reduce(
+      (state, event, i) => evolveLoop(state, event, i + 1),
+      initialLoopState(plan),
+    );
   }
 
   /** The journal's announcement of the plan's last `count` events (without a carried state: handlers ask for it). */
@@ -76,22 +97,36 @@ export class InMemoryJournal implements Requester, EventPublisher {
         return Promise.resolve({ plan, version: stream.length, state: stream.length === 0 ? null : this.state(plan) });
       case 'journal.events': {
         const from = query.from_position ?? 1;
-        const events = stream.map((event, i) => ({ position: i + 1, global_position: String(i + 1), event })).filter((e) => e.position >= from);
+        const events = stream
+          .map((event, i) => ({ position: i + 1, global_position: String(i + 1), event }))
+          .filter((e) => e.position >= from);
         return Promise.resolve({ plan, version: stream.length, events, next_position: null });
       }
       case 'journal.event': {
         // Whether an event is journaled (a redelivered handler asks before redoing work), and the event itself.
         const id = (body as { event_id?: string }).event_id;
         const stored = [...this.streams.values()].flat().find((e) => e.event_id === id);
-        return Promise.resolve(stored === undefined ? { found: false } : { found: true, plan: stored.plan, event: stored });
+        return Promise.resolve(
+          stored === undefined ? { found: false } : { found: true, plan: stored.plan, event: stored },
+        );
       }
       case 'journal.letter': {
-        const written = [...this.streams.values()].flat().find((e) => e.type === 'LetterWritten' && e.data.letter.letter_id === query.letter_id);
-        if (written?.type !== 'LetterWritten') return Promise.reject(Object.assign(new Error(`no letter ${query.letter_id ?? ''}`), { code: 'JOURNAL.NOT_FOUND' }));
+        const written = [...this.streams.values()]
+          .flat()
+          .find((e) => e.type === 'LetterWritten' && e.data.letter.letter_id === query.letter_id);
+        if (written?.type !== 'LetterWritten')
+          return Promise.reject(
+            Object.assign(new Error(`no letter ${query.letter_id ?? ''}`), { code: 'JOURNAL.NOT_FOUND' }),
+          );
         return Promise.resolve({ letter: written.data.letter });
       }
       case 'journal.timelines':
-        return Promise.resolve({ plan, run_id: this.state(plan).run_id, round: this.state(plan).round, timelines: this.timelines });
+        return Promise.resolve({
+          plan,
+          run_id: this.state(plan).run_id,
+          round: this.state(plan).round,
+          timelines: this.timelines,
+        });
       default:
         return Promise.reject(new Error(`the in-memory journal does not answer ${operation}`));
     }
@@ -122,7 +157,11 @@ export function inMemoryPorts(journal: InMemoryJournal, clock: Clock, identity: 
 let sequence = 0;
 
 /** A valid journaled event of `plan`'s run `runId` (validated by its contract), for specs that fill an InMemoryJournal. */
-export function journaledEvent<T extends JournaledEvent['type']>(type: T, data: EventOf<T>['data'], envelope: { readonly plan: string; readonly runId: string; readonly at: string; readonly eventId?: string }): EventOf<T> {
+export function journaledEvent<T extends JournaledEvent['type']>(
+  type: T,
+  data: EventOf<T>['data'],
+  envelope: { readonly plan: string; readonly runId: string; readonly at: string; readonly eventId?: string },
+): EventOf<T> {
   sequence += 1;
   return parseEventOrThrow<T>(type, {
     event_id: envelope.eventId ?? `01JSPEC${String(sequence).padStart(19, '0')}`,

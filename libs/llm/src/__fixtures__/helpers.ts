@@ -17,7 +17,11 @@ export const TEST_MODEL = 'claude-sonnet-5-5';
 export const TEST_API_KEY = 'sk-ant-api03-TESTKEY-0123456789abcdefghijklmnop';
 
 /** A real SDK client pointed at a fake server; waits are recorded, not slept. */
-export function clientFor(url: string, waits: number[] = [], overrides: { maxRetries?: number; maxRetryAfterMs?: number; model?: string; apiKey?: string } = {}): LlmClient {
+export function clientFor(
+  url: string,
+  waits: number[] = [],
+  overrides: { maxRetries?: number; maxRetryAfterMs?: number; model?: string; apiKey?: string } = {},
+): LlmClient {
   return createAnthropicClient({
     apiKey: overrides.apiKey ?? TEST_API_KEY,
     baseURL: url,
@@ -115,7 +119,9 @@ export function sampleLetter(commit: string): Letter {
     k: 3,
     commit,
     created_at: '2026-11-30T10:00:00.000Z',
-    critics: [{ critic_id: 'quality/code-reviewer', core: true, outcome: 'reported', findings_total: 1, findings_kept: 1 }],
+    critics: [
+      { critic_id: 'quality/code-reviewer', core: true, outcome: 'reported', findings_total: 1, findings_kept: 1 },
+    ],
     findings: [
       {
         id: 'f-clamp-min',

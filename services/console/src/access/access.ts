@@ -27,7 +27,10 @@ function single(value: string | readonly string[] | undefined): string | undefin
 
 /** A person's name as recorded in the journal: printable, trimmed, at most 100 characters. */
 export function cleanName(name: string): string {
-  return name.replace(/[^\p{L}\p{N}@._+ -]/gu, '').trim().slice(0, 100);
+  return name
+    .replace(/[^\p{L}\p{N}@._+ -]/gu, '')
+    .trim()
+    .slice(0, 100);
 }
 
 /**
@@ -35,10 +38,15 @@ export function cleanName(name: string): string {
  * (`Authorization: Bearer …`) lets anyone holding it act, recorded under the name they give (or
  * "ops token"). Without either the console is read-only.
  */
-export function accessOf(headers: Readonly<Record<string, string | readonly string[] | undefined>>, settings: AccessSettings, givenName?: string): Access {
+export function accessOf(
+  headers: Readonly<Record<string, string | readonly string[] | undefined>>,
+  settings: AccessSettings,
+  givenName?: string,
+): Access {
   if (settings.trustedHeader !== null) {
     const person = single(headers[settings.trustedHeader]);
-    if (person !== undefined && cleanName(person) !== '') return { canAct: true, by: `${cleanName(person)} (console)`, via: 'proxy' };
+    if (person !== undefined && cleanName(person) !== '')
+      return { canAct: true, by: `${cleanName(person)} (console)`, via: 'proxy' };
   }
   const authorization = single(headers['authorization']);
   if (settings.token !== null && authorization !== undefined) {
@@ -49,6 +57,7 @@ export function accessOf(headers: Readonly<Record<string, string | readonly stri
     }
     return { canAct: false, reason: 'the ops token is wrong' };
   }
-  if (settings.token === null && settings.trustedHeader === null) return { canAct: false, reason: 'this console is read-only: no ops token or trusted proxy header is configured' };
+  if (settings.token === null && settings.trustedHeader === null)
+    return { canAct: false, reason: 'this console is read-only: no ops token or trusted proxy header is configured' };
   return { canAct: false, reason: 'read-only: sign in with the ops token to resume or stop loops' };
 }

@@ -4,7 +4,15 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { EVENT_PUBLISHER, type EventPublisher, JetStreamClient, SERVICE_IDENTITY, type ServiceIdentity, findCriticHealthBucket, readCriticRegistry } from '@rloop/bus';
+import {
+  EVENT_PUBLISHER,
+  type EventPublisher,
+  JetStreamClient,
+  SERVICE_IDENTITY,
+  type ServiceIdentity,
+  findCriticHealthBucket,
+  readCriticRegistry,
+} from '@rloop/bus';
 import { RloopError, ValidationError, describeError } from '@rloop/contracts';
 import { type LoopState, buildLoopReport } from '@rloop/domain';
 import { JournalClient, type LoopControlPorts, resumeLoop, stopLoop } from '@rloop/journal-client';
@@ -27,7 +35,8 @@ const ASSETS: Readonly<Record<string, { readonly file: string; readonly type: st
 
 /** Scripts and styles from this origin only; nothing from the data can run as code. */
 const SECURITY_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'x-content-type-options': 'nosniff',
   'referrer-policy': 'no-referrer',
   'cache-control': 'no-store',
@@ -37,7 +46,13 @@ const MAX_BODY_BYTES = 16 * 1024;
 const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
 const LETTER_ID = /^[0-9A-Za-z_-]{1,80}$/;
 
-const ResumeBody = z.object({ note: z.string().max(4000).optional(), raise_cap: z.int().min(1).max(100).optional(), by: z.string().max(100).optional() }).strict();
+const ResumeBody = z
+  .object({
+    note: z.string().max(4000).optional(),
+    raise_cap: z.int().min(1).max(100).optional(),
+    by: z.string().max(100).optional(),
+  })
+  .strict();
 const StopBody = z.object({ note: z.string().max(4000).optional(), by: z.string().max(100).optional() }).strict();
 
 class HttpError extends Error {
@@ -56,7 +71,8 @@ function sendJson(response: ServerResponse, status: number, body: unknown): void
 
 async function readJsonBody(request: IncomingMessage): Promise<unknown> {
   // A cross-site form cannot send JSON without a CORS preflight, which this server never grants.
-  if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith('application/json')) throw new HttpError(415, 'send application/json');
+  if (!(request.headers['content-type'] ?? '').toLowerCase().startsWith('application/json'))
+    throw new HttpError(415, 'send application/json');
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of request) {
@@ -122,7 +138,8 @@ export class ConsoleRoutes {
         return true;
       }
       if (error instanceof HttpError) sendJson(response, error.status, { error: error.message });
-      else if (error instanceof RloopError) sendJson(response, statusOf(error), { error: error.message, code: error.code });
+      else if (error instanceof RloopError)
+        sendJson(response, statusOf(error), { error: error.message, code: error.code });
       else {
         this.log.error(`${request.method ?? '?'} ${path} failed: ${describeError(error)}`);
         sendJson(response, 500, { error: 'internal error' });
@@ -139,16 +156,29 @@ export class ConsoleRoutes {
     response.end(body);
   }
 
-  private async read(request: IncomingMessage, response: ServerResponse, path: string, query: URLSearchParams): Promise<void> {
+  private async read(
+    request: IncomingMessage,
+    response: ServerResponse,
+    path: string,
+    query: URLSearchParams,
+  ): Promise<void> {
     if (path === '/api/session') {
       const access = accessOf(request.headers, this.config.access);
-      sendJson(response, 200, access.canAct ? { can_act: true, via: access.via, by: access.by } : { can_act: false, reason: access.reason, token_configured: this.config.access.token !== null });
+      sendJson(
+        response,
+        200,
+        access.canAct
+          ? { can_act: true, via: access.via, by: access.by }
+          : { can_act: false, reason: access.reason, token_configured: this.config.access.token !== null },
+      );
       return;
     }
     if (path === '/api/loops') {
       const plans = await this.journal.status();
       const status = query.get('status');
-      sendJson(response, 200, { plans: status === null || status === '' ? plans : plans.filter((p) => p.status === status) });
+      sendJson(response, 200, {
+        plans: status === null || status === '' ? plans : plans.filter((p) => p.status === status),
+      });
       return;
     }
     if (path === '/api/escalations') {
@@ -184,7 +214,8 @@ export class ConsoleRoutes {
   private async loop(plan: string): Promise<unknown> {
     if (!SLUG.test(plan)) throw new HttpError(400, 'not a plan slug');
     const [{ state }, { entries }] = await Promise.all([this.journal.loopState(plan), this.journal.events(plan)]);
-    if (state === null || state.run_id === null || entries.length === 0) throw new HttpError(404, `no plan ${plan} in the journal`);
+    if (state === null || state.run_id === null || entries.length === 0)
+      throw new HttpError(404, `no plan ${plan} in the journal`);
     const s: LoopState = state;
     return {
       plan,
@@ -203,7 +234,9 @@ export class ConsoleRoutes {
     const registry = bucket === null ? { critics: [], invalid: [] } : await readCriticRegistry(bucket);
     const stats = await this.journal.criticStats();
     const byId = new Map(stats.critics.map((c) => [c.critic_id, c]));
-    const ids = [...new Set([...registry.critics.map((c) => c.critic_id), ...stats.critics.map((c) => c.critic_id)])].sort();
+    const ids = [
+      ...new Set([...registry.critics.map((c) => c.critic_id), ...stats.critics.map((c) => c.critic_id)]),
+    ].sort();
     return {
       rounds_looked_at: stats.rounds,
       critics: ids.map((id) => {
@@ -226,9 +259,15 @@ export class ConsoleRoutes {
 
   /** Server-sent events: one `loop` event per journal announcement, for as long as the page is open. */
   private stream(request: IncomingMessage, response: ServerResponse): void {
-    response.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive', ...SECURITY_HEADERS });
+    response.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      connection: 'keep-alive',
+      ...SECURITY_HEADERS,
+    });
     response.write('retry: 2000\n\n');
-    const unsubscribe = this.feed.listen((update) => response.write(`event: loop\ndata: ${JSON.stringify(update)}\n\n`));
+    const unsubscribe = this.feed.listen((update) =>
+      response.write(`event: loop\ndata: ${JSON.stringify(update)}\n\n`),
+    );
     // After a NATS reconnect the page reads again from the journal: announcements made meanwhile are not replayed.
     const unsubscribeResync = this.feed.onResync(() => response.write('event: resync\ndata: {}\n\n'));
     const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), 15_000);
@@ -246,22 +285,38 @@ export class ConsoleRoutes {
     const plan = decodeURIComponent(match[1]);
     if (!SLUG.test(plan)) throw new HttpError(400, 'not a plan slug');
     const raw = await readJsonBody(request);
-    const ports: LoopControlPorts = { journal: this.journal, publish: (event) => this.publisher.publish(event), producer: this.identity.producer };
+    const ports: LoopControlPorts = {
+      journal: this.journal,
+      publish: (event) => this.publisher.publish(event),
+      producer: this.identity.producer,
+    };
     if (match[2] === 'resume') {
       const body = ResumeBody.safeParse(raw);
-      if (!body.success) throw new HttpError(400, body.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+      if (!body.success)
+        throw new HttpError(
+          400,
+          body.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '),
+        );
       const access = accessOf(request.headers, this.config.access, body.data.by);
       if (!access.canAct) throw new HttpError(403, access.reason);
-      const { event, now } = await resumeLoop(ports, plan, { by: access.by, ...(body.data.note === undefined ? {} : { note: body.data.note }), ...(body.data.raise_cap === undefined ? {} : { raiseCap: body.data.raise_cap }) });
+      const { event, now } = await resumeLoop(ports, plan, {
+        by: access.by,
+        ...(body.data.note === undefined ? {} : { note: body.data.note }),
+        ...(body.data.raise_cap === undefined ? {} : { raiseCap: body.data.raise_cap }),
+      });
       this.log.log(`${access.by} resumed ${plan} (escalation ${event.data.escalation_id})`);
       sendJson(response, 200, { resumed: plan, event_id: event.event_id, status: now.status });
       return;
     }
     const body = StopBody.safeParse(raw);
-    if (!body.success) throw new HttpError(400, body.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
+    if (!body.success)
+      throw new HttpError(400, body.error.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; '));
     const access = accessOf(request.headers, this.config.access, body.data.by);
     if (!access.canAct) throw new HttpError(403, access.reason);
-    const { event } = await stopLoop(ports, plan, { by: access.by, ...(body.data.note === undefined ? {} : { note: body.data.note }) });
+    const { event } = await stopLoop(ports, plan, {
+      by: access.by,
+      ...(body.data.note === undefined ? {} : { note: body.data.note }),
+    });
     this.log.log(`${access.by} stopped ${plan}`);
     sendJson(response, 200, { stopped: plan, event_id: event.event_id, status: 'stopped' });
   }
@@ -269,7 +324,12 @@ export class ConsoleRoutes {
 
 /** What the inbox shows of an escalation (the full report opens on the loop's page). */
 function summariseEscalation(plan: string, open: boolean, event: Readonly<Record<string, unknown>>): unknown {
-  const data = (event['data'] ?? {}) as { reason?: unknown; round?: unknown; phase?: unknown; report?: { recommended_action?: unknown; trigger?: { detail?: unknown } } };
+  const data = (event['data'] ?? {}) as {
+    reason?: unknown;
+    round?: unknown;
+    phase?: unknown;
+    report?: { recommended_action?: unknown; trigger?: { detail?: unknown } };
+  };
   return {
     plan,
     open,

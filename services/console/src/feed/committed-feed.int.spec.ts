@@ -16,7 +16,15 @@ describe('CommittedFeed across a NATS restart', () => {
 
   beforeAll(async () => {
     nats = await startPrivateNatsServer();
-    client = new JetStreamClient({ service: 'console', servers: nats.url, namespace: uniqueNamespace('feed'), connect: { timeoutMs: 5_000, backoff: { initialMs: 50, maxMs: 200 } } }, quiet);
+    client = new JetStreamClient(
+      {
+        service: 'console',
+        servers: nats.url,
+        namespace: uniqueNamespace('feed'),
+        connect: { timeoutMs: 5_000, backoff: { initialMs: 50, maxMs: 200 } },
+      },
+      quiet,
+    );
     feed = new CommittedFeed(client);
     await feed.onModuleInit();
   }, 30_000);

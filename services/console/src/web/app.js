@@ -9,7 +9,12 @@
   const NAME_KEY = 'rloop-console-name';
   const TERMINAL = new Set(['converged', 'bypassed', 'rejected', 'stopped']);
   const COLOURS = { critical: '#c62828', medium: '#ef8f00', low: '#5c8fd6' };
-  const PHASE_BANDS = { critical: 'rgba(198,40,40,0.07)', medium: 'rgba(239,143,0,0.08)', low: 'rgba(92,143,214,0.08)', final_sweep: 'rgba(46,125,50,0.08)' };
+  const PHASE_BANDS = {
+    critical: 'rgba(198,40,40,0.07)',
+    medium: 'rgba(239,143,0,0.08)',
+    low: 'rgba(92,143,214,0.08)',
+    final_sweep: 'rgba(46,125,50,0.08)',
+  };
   let session = { can_act: false };
   let refresh = null;
   // Each route change starts a new generation; a page's late answer (a live update that was on its
@@ -48,7 +53,12 @@
     if (s < 172800) return `${Math.round(s / 3600)}h`;
     return `${Math.round(s / 86400)}d`;
   }
-  const seconds = (ms) => (ms === null || ms === undefined ? '–' : ms < 90000 ? `${(ms / 1000).toFixed(1)} s` : `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`);
+  const seconds = (ms) =>
+    ms === null || ms === undefined
+      ? '–'
+      : ms < 90000
+        ? `${(ms / 1000).toFixed(1)} s`
+        : `${Math.floor(ms / 60000)} min ${Math.round((ms % 60000) / 1000)} s`;
   const statusBadge = (status) => el('span', { class: `status status-${status}`, text: status });
 
   // ── API ─────────────────────────────────────────────────────────────────────────────────────
@@ -64,7 +74,11 @@
   }
   async function post(path, body) {
     const name = localStorage.getItem(NAME_KEY);
-    const response = await fetch(path, { method: 'POST', headers: { 'content-type': 'application/json', ...authHeaders() }, body: JSON.stringify({ ...body, ...(name ? { by: name } : {}) }) });
+    const response = await fetch(path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...authHeaders() },
+      body: JSON.stringify({ ...body, ...(name ? { by: name } : {}) }),
+    });
     const answer = await response.json().catch(() => ({}));
     if (!response.ok) throw new Error(answer.error || `${path}: ${response.status}`);
     return answer;
@@ -134,17 +148,50 @@
 
   // ── Loops ────────────────────────────────────────────────────────────────────────────────────
   async function loopsPage(filter) {
-    const select = el('select', { id: 'status-filter', 'aria-label': 'status', onchange: () => (location.hash = `#/loops${select.value ? `?status=${encodeURIComponent(select.value)}` : ''}`) });
-    for (const status of ['', 'queued', 'reviewing', 'fixing', 'escalated', 'converged', 'bypassed', 'stopped', 'rejected']) select.append(el('option', { value: status, text: status || 'every status' }));
+    const select = el('select', {
+      id: 'status-filter',
+      'aria-label': 'status',
+      onchange: () => (location.hash = `#/loops${select.value ? `?status=${encodeURIComponent(select.value)}` : ''}`),
+    });
+    for (const status of [
+      '',
+      'queued',
+      'reviewing',
+      'fixing',
+      'escalated',
+      'converged',
+      'bypassed',
+      'stopped',
+      'rejected',
+    ])
+      select.append(el('option', { value: status, text: status || 'every status' }));
     select.value = filter;
     const body = el('tbody');
     const table = el(
       'table',
       { id: 'loops' },
-      el('thead', {}, el('tr', {}, ...['plan', 'status', 'phase', 'round'].map((h) => el('th', { text: h })), el('th', { class: 'num sev-critical', text: 'critical' }), el('th', { class: 'num sev-medium', text: 'medium' }), el('th', { class: 'num sev-low', text: 'low' }), el('th', { class: 'num', text: 'spend' }), el('th', { class: 'num', text: 'age' }))),
+      el(
+        'thead',
+        {},
+        el(
+          'tr',
+          {},
+          ...['plan', 'status', 'phase', 'round'].map((h) => el('th', { text: h })),
+          el('th', { class: 'num sev-critical', text: 'critical' }),
+          el('th', { class: 'num sev-medium', text: 'medium' }),
+          el('th', { class: 'num sev-low', text: 'low' }),
+          el('th', { class: 'num', text: 'spend' }),
+          el('th', { class: 'num', text: 'age' }),
+        ),
+      ),
       body,
     );
-    replace(main, el('h1', { text: 'Loops' }), el('div', { class: 'toolbar' }, el('label', { for: 'status-filter', text: 'Status' }), select), table);
+    replace(
+      main,
+      el('h1', { text: 'Loops' }),
+      el('div', { class: 'toolbar' }, el('label', { for: 'status-filter', text: 'Status' }), select),
+      table,
+    );
     const mine = generation;
     async function draw() {
       const { plans } = await get(`/api/loops${filter ? `?status=${encodeURIComponent(filter)}` : ''}`);
@@ -152,7 +199,15 @@
       replace(
         body,
         plans.length === 0
-          ? el('tr', {}, el('td', { colspan: 9, class: 'muted', text: 'No loops yet — post a plan with `rloop submit plan.yaml`.' }))
+          ? el(
+              'tr',
+              {},
+              el('td', {
+                colspan: 9,
+                class: 'muted',
+                text: 'No loops yet — post a plan with `rloop submit plan.yaml`.',
+              }),
+            )
           : plans.map((p) => {
               const c = p.counts || {};
               return el(
@@ -160,7 +215,11 @@
                 { 'data-plan': p.plan },
                 el('td', {}, el('a', { href: loopHref(p.plan), text: p.plan })),
                 // A queued loop (scope locking) names the loops it waits for.
-                el('td', { title: p.waiting_for && p.waiting_for.length > 0 ? `waits for ${p.waiting_for.join(', ')}` : '' }, statusBadge(p.status)),
+                el(
+                  'td',
+                  { title: p.waiting_for && p.waiting_for.length > 0 ? `waits for ${p.waiting_for.join(', ')}` : '' },
+                  statusBadge(p.status),
+                ),
                 el('td', { text: p.phase ? p.phase.replace('_', ' ') : '–' }),
                 el('td', { class: 'num', text: p.round }),
                 el('td', { class: 'num sev-critical' }, text(c.critical)),
@@ -181,7 +240,9 @@
     // The round at which each phase reaches its soft cap (first round of the phase + cap + bonus - 1).
     const firsts = new Map();
     for (const r of report.rounds) if (!firsts.has(r.phase)) firsts.set(r.phase, r.round);
-    return [...firsts].map(([phase, first]) => ({ phase, round: first + (softCaps[phase] || 0) + (capBonus[phase] || 0) - 1 })).filter((c) => softCaps[c.phase]);
+    return [...firsts]
+      .map(([phase, first]) => ({ phase, round: first + (softCaps[phase] || 0) + (capBonus[phase] || 0) - 1 }))
+      .filter((c) => softCaps[c.phase]);
   }
 
   function drawChart(canvas, data) {
@@ -199,7 +260,12 @@
         ctx.save();
         rounds.forEach((r, i) => {
           ctx.fillStyle = PHASE_BANDS[r.phase] || 'transparent';
-          ctx.fillRect(scales.x.getPixelForValue(i) - width / 2, chartArea.top, width, chartArea.bottom - chartArea.top);
+          ctx.fillRect(
+            scales.x.getPixelForValue(i) - width / 2,
+            chartArea.top,
+            width,
+            chartArea.bottom - chartArea.top,
+          );
           if (i === 0 || rounds[i - 1].phase !== r.phase) {
             ctx.fillStyle = '#555';
             ctx.font = '11px system-ui';
@@ -231,11 +297,20 @@
         rounds.forEach((r, i) => {
           const x = scales.x.getPixelForValue(i);
           if (r.fix) {
-            ctx.fillStyle = r.fix.outcome === 'committed' ? '#2e7d32' : r.fix.outcome === 'reverted' ? '#c62828' : '#777';
-            ctx.fillText(r.fix.outcome === 'committed' ? '✓ fix applied' : r.fix.outcome === 'reverted' ? '↺ fix reverted' : `· fix ${r.fix.outcome}`, x, scales.x.bottom + 14);
+            ctx.fillStyle =
+              r.fix.outcome === 'committed' ? '#2e7d32' : r.fix.outcome === 'reverted' ? '#c62828' : '#777';
+            ctx.fillText(
+              r.fix.outcome === 'committed'
+                ? '✓ fix applied'
+                : r.fix.outcome === 'reverted'
+                  ? '↺ fix reverted'
+                  : `· fix ${r.fix.outcome}`,
+              x,
+              scales.x.bottom + 14,
+            );
           }
           if (drops.has(r.round)) {
-            const total = (r.counts ? r.counts.critical + r.counts.medium + r.counts.low : 0);
+            const total = r.counts ? r.counts.critical + r.counts.medium + r.counts.low : 0;
             ctx.fillStyle = '#6639ba';
             ctx.fillText('★ key moment', x, scales.y.getPixelForValue(total) - 8);
           }
@@ -248,14 +323,31 @@
       type: 'bar',
       data: {
         labels,
-        datasets: ['critical', 'medium', 'low'].map((severity) => ({ label: severity, data: series(severity), backgroundColor: COLOURS[severity], stack: 'open' })),
+        datasets: ['critical', 'medium', 'low'].map((severity) => ({
+          label: severity,
+          data: series(severity),
+          backgroundColor: COLOURS[severity],
+          stack: 'open',
+        })),
       },
       options: {
         animation: false,
         maintainAspectRatio: false,
         layout: { padding: { bottom: 18 } },
-        scales: { x: { stacked: true }, y: { stacked: true, beginAtZero: true, grace: '20%', ticks: { precision: 0 }, title: { display: true, text: 'open findings' } } },
-        plugins: { legend: { position: 'top' }, title: { display: true, text: 'Open findings per round, by severity' } },
+        scales: {
+          x: { stacked: true },
+          y: {
+            stacked: true,
+            beginAtZero: true,
+            grace: '20%',
+            ticks: { precision: 0 },
+            title: { display: true, text: 'open findings' },
+          },
+        },
+        plugins: {
+          legend: { position: 'top' },
+          title: { display: true, text: 'Open findings per round, by severity' },
+        },
       },
       plugins: [overlay],
     });
@@ -265,7 +357,22 @@
     return el(
       'pre',
       { class: 'diff' },
-      patch.split('\n').map((line) => el('span', { class: line.startsWith('+') && !line.startsWith('+++') ? 'add' : line.startsWith('-') && !line.startsWith('---') ? 'del' : line.startsWith('@@') ? 'hunk' : '' }, `${line}\n`)),
+      patch.split('\n').map((line) =>
+        el(
+          'span',
+          {
+            class:
+              line.startsWith('+') && !line.startsWith('+++')
+                ? 'add'
+                : line.startsWith('-') && !line.startsWith('---')
+                  ? 'del'
+                  : line.startsWith('@@')
+                    ? 'hunk'
+                    : '',
+          },
+          `${line}\n`,
+        ),
+      ),
     );
   }
 
@@ -274,7 +381,10 @@
       'div',
       { class: 'letter' },
       el('p', {}, el('strong', { text: `Letter ${letter.letter_id}` }), ` — ${letter.summary}`),
-      el('p', { class: 'muted', text: `${letter.counts.critical} critical, ${letter.counts.medium} medium, ${letter.counts.low} low · ${letter.complete ? 'every core critic reported' : 'incomplete: a core critic did not report'} · commit ${letter.commit.slice(0, 12)}` }),
+      el('p', {
+        class: 'muted',
+        text: `${letter.counts.critical} critical, ${letter.counts.medium} medium, ${letter.counts.low} low · ${letter.complete ? 'every core critic reported' : 'incomplete: a core critic did not report'} · commit ${letter.commit.slice(0, 12)}`,
+      }),
       letter.findings.length === 0
         ? el('p', { class: 'muted', text: 'No findings.' })
         : letter.findings.map((f, i) =>
@@ -282,37 +392,79 @@
               'div',
               { class: `finding ${f.severity}` },
               el('div', {}, el('strong', { text: `${i + 1}. ${f.title}` })),
-              el('div', { class: 'muted', text: `${f.severity} (${f.score}/10) · ${f.category} · ${f.finding_type} · ${f.file}:${f.line_range.start}${f.line_range.end !== f.line_range.start ? `-${f.line_range.end}` : ''} · ${f.raised_by}` }),
+              el('div', {
+                class: 'muted',
+                text: `${f.severity} (${f.score}/10) · ${f.category} · ${f.finding_type} · ${f.file}:${f.line_range.start}${f.line_range.end !== f.line_range.start ? `-${f.line_range.end}` : ''} · ${f.raised_by}`,
+              }),
               el('div', {}, el('em', { text: 'Now: ' }), f.current_behaviour),
               el('div', {}, el('em', { text: 'Expected: ' }), f.expected_behaviour),
             ),
           ),
-      letter.disagreements.length === 0 ? null : el('p', { class: 'notice', text: `Critics disagree on ${letter.disagreements.length} place(s): ${letter.disagreements.map((d) => `${d.file}:${d.line_range.start} (${d.critic_ids.join(' vs ')})`).join('; ')}` }),
+      letter.disagreements.length === 0
+        ? null
+        : el('p', {
+            class: 'notice',
+            text: `Critics disagree on ${letter.disagreements.length} place(s): ${letter.disagreements.map((d) => `${d.file}:${d.line_range.start} (${d.critic_ids.join(' vs ')})`).join('; ')}`,
+          }),
     );
   }
 
   function roundEntry(r) {
-    const counts = r.counts ? `${r.counts.critical} critical · ${r.counts.medium} medium · ${r.counts.low} low` : 'no letter yet';
+    const counts = r.counts
+      ? `${r.counts.critical} critical · ${r.counts.medium} medium · ${r.counts.low} low`
+      : 'no letter yet';
     const fix = r.fix ? ` · fix ${r.fix.outcome}${r.fix.commit ? ` ${r.fix.commit.slice(0, 10)}` : ''}` : '';
-    const letterBox = el('div', { class: 'letter-box muted', text: r.letter_id ? 'Opening the letter…' : 'No letter for this round.' });
+    const letterBox = el('div', {
+      class: 'letter-box muted',
+      text: r.letter_id ? 'Opening the letter…' : 'No letter for this round.',
+    });
     const details = el(
       'details',
       { class: 'round', 'data-round': r.round },
-      el('summary', {}, el('strong', { text: `Round ${r.round}` }), ` · ${r.phase.replace('_', ' ')} · ${counts}${fix} · ${seconds(r.duration_ms)}`),
+      el(
+        'summary',
+        {},
+        el('strong', { text: `Round ${r.round}` }),
+        ` · ${r.phase.replace('_', ' ')} · ${counts}${fix} · ${seconds(r.duration_ms)}`,
+      ),
       el('h3', { text: 'Critics' }),
       el(
         'table',
         { class: 'critics' },
-        el('thead', {}, el('tr', {}, el('th', { text: 'critic' }), el('th', { text: 'outcome' }), el('th', { class: 'num', text: 'findings' }), el('th', { class: 'num', text: 'duration' }))),
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            el('th', { text: 'critic' }),
+            el('th', { text: 'outcome' }),
+            el('th', { class: 'num', text: 'findings' }),
+            el('th', { class: 'num', text: 'duration' }),
+          ),
+        ),
         el(
           'tbody',
           {},
-          r.critics.map((c) => el('tr', {}, el('td', { text: c.critic_id }), el('td', { class: c.outcome === 'reported' ? '' : 'error', text: c.outcome }), el('td', { class: 'num', text: c.findings }), el('td', { class: 'num', text: seconds(c.duration_ms) }))),
+          r.critics.map((c) =>
+            el(
+              'tr',
+              {},
+              el('td', { text: c.critic_id }),
+              el('td', { class: c.outcome === 'reported' ? '' : 'error', text: c.outcome }),
+              el('td', { class: 'num', text: c.findings }),
+              el('td', { class: 'num', text: seconds(c.duration_ms) }),
+            ),
+          ),
         ),
       ),
       el('h3', { text: 'Letter' }),
       letterBox,
-      r.fix ? el('h3', { text: `Fix: ${r.fix.outcome} (${r.fix.strategy}, ${r.fix.lines_changed} lines, ${seconds(r.fix.duration_ms)})` }) : null,
+      r.fix
+        ? el('h3', {
+            text: `Fix: ${r.fix.outcome} (${r.fix.strategy}, ${r.fix.lines_changed} lines, ${seconds(r.fix.duration_ms)})`,
+          })
+        : null,
       r.fix && r.fix.reason ? el('p', { class: 'muted', text: r.fix.reason }) : null,
       r.fix && r.fix.patch ? renderDiff(r.fix.patch) : null,
     );
@@ -360,10 +512,39 @@
       return input;
     };
     const note = draftInput('resume-note', { type: 'text', placeholder: 'note for the journal', maxlength: 4000 });
-    const cap = draftInput('resume-cap', { type: 'number', min: 1, max: 100, placeholder: '+rounds', title: 'extra rounds for the phase beyond its soft cap' });
-    const resume = el('button', { type: 'button', id: 'resume', disabled: !session.can_act || status !== 'escalated', onclick: () => act(resume, `/api/loops/${encodeURIComponent(data.plan)}/resume`, { ...(note.value ? { note: note.value } : {}), ...(cap.value ? { raise_cap: Number(cap.value) } : {}) }) }, 'Resume');
+    const cap = draftInput('resume-cap', {
+      type: 'number',
+      min: 1,
+      max: 100,
+      placeholder: '+rounds',
+      title: 'extra rounds for the phase beyond its soft cap',
+    });
+    const resume = el(
+      'button',
+      {
+        type: 'button',
+        id: 'resume',
+        disabled: !session.can_act || status !== 'escalated',
+        onclick: () =>
+          act(resume, `/api/loops/${encodeURIComponent(data.plan)}/resume`, {
+            ...(note.value ? { note: note.value } : {}),
+            ...(cap.value ? { raise_cap: Number(cap.value) } : {}),
+          }),
+      },
+      'Resume',
+    );
     const stopNote = draftInput('stop-note', { type: 'text', placeholder: 'why stop', maxlength: 4000 });
-    const stop = el('button', { type: 'button', id: 'stop', disabled: !session.can_act || TERMINAL.has(status), onclick: () => act(stop, `/api/loops/${encodeURIComponent(data.plan)}/stop`, stopNote.value ? { note: stopNote.value } : {}) }, 'Stop');
+    const stop = el(
+      'button',
+      {
+        type: 'button',
+        id: 'stop',
+        disabled: !session.can_act || TERMINAL.has(status),
+        onclick: () =>
+          act(stop, `/api/loops/${encodeURIComponent(data.plan)}/stop`, stopNote.value ? { note: stopNote.value } : {}),
+      },
+      'Stop',
+    );
     return el(
       'div',
       { class: 'actions' },
@@ -385,19 +566,34 @@
       if (!current(mine)) return;
       const focused = document.activeElement && document.activeElement.id;
       const report = data.report;
-      const canvas = el('canvas', { id: 'convergence', role: 'img', 'aria-label': 'open findings per round, stacked by severity' });
+      const canvas = el('canvas', {
+        id: 'convergence',
+        role: 'img',
+        'aria-label': 'open findings per round, stacked by severity',
+      });
       const rounds = report.rounds.map(roundEntry);
       replace(
         main,
         el('h1', {}, `${report.plan} `, statusBadge(data.status)),
         el('p', {}, el('strong', { text: report.title }), ` — ${report.why}.`),
-        el('p', { class: 'muted', text: `round ${data.round} · ${data.phase.replace('_', ' ')} phase · ${report.commits.length} commit(s)${report.branch ? ` on ${report.branch}` : ''} · LLM spend $${report.cost_usd.toFixed(2)} · run ${report.run_id}` }),
+        el('p', {
+          class: 'muted',
+          text: `round ${data.round} · ${data.phase.replace('_', ' ')} phase · ${report.commits.length} commit(s)${report.branch ? ` on ${report.branch}` : ''} · LLM spend $${report.cost_usd.toFixed(2)} · run ${report.run_id}`,
+        }),
         decisionForms(data, draw, notice, drafts),
         el('div', { class: 'chart-box' }, canvas),
         el('h2', { text: 'Key moments' }),
-        report.key_moments.length === 0 ? el('p', { class: 'muted', text: 'None yet.' }) : el('ul', { id: 'key-moments' }, report.key_moments.map((m) => el('li', { text: `round ${m.round}: ${m.text}` }))),
+        report.key_moments.length === 0
+          ? el('p', { class: 'muted', text: 'None yet.' })
+          : el(
+              'ul',
+              { id: 'key-moments' },
+              report.key_moments.map((m) => el('li', { text: `round ${m.round}: ${m.text}` })),
+            ),
         report.escalation ? el('h2', { text: 'Escalation report' }) : null,
-        report.escalation ? el('p', {}, el('strong', { text: 'Recommended: ' }), report.escalation.recommended_action) : null,
+        report.escalation
+          ? el('p', {}, el('strong', { text: 'Recommended: ' }), report.escalation.recommended_action)
+          : null,
         report.escalation ? el('pre', { id: 'escalation-report', text: report.escalation.markdown }) : null,
         report.handoff ? el('p', { id: 'handoff' }, el('strong', { text: 'Branch: ' }), report.handoff.summary) : null,
         el('h2', { text: 'Rounds' }),
@@ -419,8 +615,26 @@
     replace(
       main,
       el('h1', { text: 'Escalations' }),
-      el('p', { class: 'muted', text: 'Loops waiting for a person, newest first. Open one to read its report and resume or stop it.' }),
-      el('table', { id: 'escalations' }, el('thead', {}, el('tr', {}, ...['raised', 'plan', 'reason', 'round', 'what fired', 'recommended action'].map((h) => el('th', { text: h })))), body),
+      el('p', {
+        class: 'muted',
+        text: 'Loops waiting for a person, newest first. Open one to read its report and resume or stop it.',
+      }),
+      el(
+        'table',
+        { id: 'escalations' },
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            ...['raised', 'plan', 'reason', 'round', 'what fired', 'recommended action'].map((h) =>
+              el('th', { text: h }),
+            ),
+          ),
+        ),
+        body,
+      ),
     );
     const mine = generation;
     async function draw() {
@@ -431,11 +645,24 @@
         escalations.length === 0
           ? el('tr', {}, el('td', { colspan: 6, class: 'muted', text: 'No loop is waiting for a person.' }))
           : escalations.map((e) =>
-              el('tr', { 'data-plan': e.plan }, el('td', { title: e.raised_at, text: `${age(e.raised_at)} ago` }), el('td', {}, el('a', { href: loopHref(e.plan), text: e.plan })), el('td', { text: e.reason }), el('td', { class: 'num', text: e.round }), el('td', { text: e.detail }), el('td', { text: e.recommended_action })),
+              el(
+                'tr',
+                { 'data-plan': e.plan },
+                el('td', { title: e.raised_at, text: `${age(e.raised_at)} ago` }),
+                el('td', {}, el('a', { href: loopHref(e.plan), text: e.plan })),
+                el('td', { text: e.reason }),
+                el('td', { class: 'num', text: e.round }),
+                el('td', { text: e.detail }),
+                el('td', { text: e.recommended_action }),
+              ),
             ),
       );
     }
-    refresh = { wants: (update) => update.types.some((t) => t === 'EscalationRaised' || t === 'LoopResumed' || t === 'LoopStopped'), run: () => draw().catch(showError) };
+    refresh = {
+      wants: (update) =>
+        update.types.some((t) => t === 'EscalationRaised' || t === 'LoopResumed' || t === 'LoopStopped'),
+      run: () => draw().catch(showError),
+    };
     await draw();
   }
 
@@ -447,7 +674,27 @@
       main,
       el('h1', { text: 'Critics' }),
       note,
-      el('table', { id: 'critics' }, el('thead', {}, el('tr', {}, el('th', { text: 'critic' }), el('th', { text: 'evidence' }), el('th', { text: 'health' }), el('th', { class: 'num', text: 'instances' }), el('th', { text: 'last heartbeat' }), el('th', { class: 'num', text: 'rounds' }), el('th', { class: 'num', text: 'failure rate' }), el('th', { text: 'failures' }))), body),
+      el(
+        'table',
+        { id: 'critics' },
+        el(
+          'thead',
+          {},
+          el(
+            'tr',
+            {},
+            el('th', { text: 'critic' }),
+            el('th', { text: 'evidence' }),
+            el('th', { text: 'health' }),
+            el('th', { class: 'num', text: 'instances' }),
+            el('th', { text: 'last heartbeat' }),
+            el('th', { class: 'num', text: 'rounds' }),
+            el('th', { class: 'num', text: 'failure rate' }),
+            el('th', { text: 'failures' }),
+          ),
+        ),
+        body,
+      ),
     );
     const mine = generation;
     async function draw() {
@@ -467,7 +714,12 @@
             el('td', { title: c.last_heartbeat || '', text: c.last_heartbeat ? `${age(c.last_heartbeat)} ago` : '–' }),
             el('td', { class: 'num', text: c.dispatched }),
             el('td', { class: 'num', text: c.failure_rate === null ? '–' : `${(c.failure_rate * 100).toFixed(1)}%` }),
-            el('td', { text: Object.entries(c.reasons).map(([reason, n]) => `${reason} ×${n}`).join(', ') || '–' }),
+            el('td', {
+              text:
+                Object.entries(c.reasons)
+                  .map(([reason, n]) => `${reason} ×${n}`)
+                  .join(', ') || '–',
+            }),
           ),
         ),
       );
@@ -486,7 +738,14 @@
     const [path, query] = hash.slice(1).split('?');
     const params = new URLSearchParams(query || '');
     const page = path.split('/')[1] || 'loops';
-    document.querySelectorAll('[data-nav]').forEach((a) => a.classList.toggle('active', a.getAttribute('data-nav') === page || (page === 'loop' && a.getAttribute('data-nav') === 'loops')));
+    document
+      .querySelectorAll('[data-nav]')
+      .forEach((a) =>
+        a.classList.toggle(
+          'active',
+          a.getAttribute('data-nav') === page || (page === 'loop' && a.getAttribute('data-nav') === 'loops'),
+        ),
+      );
     refresh = null;
     generation += 1;
     try {

@@ -57,10 +57,15 @@ export class LlmCriticHost {
       ...(settings.baseURL === undefined ? {} : { baseURL: settings.baseURL }),
     });
     const known = new Set(this.build(null).map((c) => c.id));
-    const named = Object.entries(catalogue.critics).filter(([, entry]) => entry.requires === 'anthropic' && entry.host === 'builtin').map(([id]) => id);
+    const named = Object.entries(catalogue.critics)
+      .filter(([, entry]) => entry.requires === 'anthropic' && entry.host === 'builtin')
+      .map(([id]) => id);
     const unknown = named.filter((id) => !known.has(id));
     // A catalogue entry without a prompt would be dispatched and never answered here: say so at start.
-    if (unknown.length > 0) logger.warn(`critics.yaml names LLM critics this runner has no prompt for (left to other hosts): ${unknown.join(', ')}`);
+    if (unknown.length > 0)
+      logger.warn(
+        `critics.yaml names LLM critics this runner has no prompt for (left to other hosts): ${unknown.join(', ')}`,
+      );
     this.wanted = new Set(named.filter((id) => known.has(id)));
   }
 

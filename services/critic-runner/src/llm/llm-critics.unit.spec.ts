@@ -11,7 +11,12 @@ import { LlmCriticHost } from './llm-critics.js';
 const configDir = join(import.meta.dirname, '../../../../config');
 const catalogue = CriticCatalogue.parse(parse(readFileSync(join(configDir, 'critics.yaml'), 'utf8')));
 const models = parseModelCatalogue(readFileSync(join(configDir, 'models.yaml'), 'utf8'));
-const settings: AnthropicSettings = { apiKey: 'sk-ant-api03-unit-0123456789abcdefghij', models, model: 'claude-sonnet-5-5', budgets: models.budgets };
+const settings: AnthropicSettings = {
+  apiKey: 'sk-ant-api03-unit-0123456789abcdefghij',
+  models,
+  model: 'claude-sonnet-5-5',
+  budgets: models.budgets,
+};
 
 function host(critics: CriticCatalogue = catalogue): { host: LlmCriticHost; warnings: string[] } {
   const warnings: string[] = [];
@@ -21,7 +26,9 @@ function host(critics: CriticCatalogue = catalogue): { host: LlmCriticHost; warn
 describe('the LLM critics the runner hosts', () => {
   it('given the shipped catalogue, then the code reviewer and every prompt critic it names are hosted, without warnings', () => {
     const { host: llm, warnings } = host();
-    const named = Object.entries(catalogue.critics).filter(([, e]) => e.requires === 'anthropic').map(([id]) => id);
+    const named = Object.entries(catalogue.critics)
+      .filter(([, e]) => e.requires === 'anthropic')
+      .map(([id]) => id);
     expect([...llm.ids].sort()).toEqual(named.sort());
     expect(llm.ids.has('quality/code-reviewer')).toBe(true);
     expect(PROMPT_CRITIC_SPECS.every((s) => llm.ids.has(s.id))).toBe(true);
@@ -29,7 +36,10 @@ describe('the LLM critics the runner hosts', () => {
   });
 
   it('given an LLM critic the runner has no prompt for, then it is left to other hosts and the start says so', () => {
-    const custom = CriticCatalogue.parse({ ...parse(readFileSync(join(configDir, 'critics.yaml'), 'utf8')), critics: { ...catalogue.critics, 'team/llm-style': { evidence: 'llm', requires: 'anthropic' } } });
+    const custom = CriticCatalogue.parse({
+      ...parse(readFileSync(join(configDir, 'critics.yaml'), 'utf8')),
+      critics: { ...catalogue.critics, 'team/llm-style': { evidence: 'llm', requires: 'anthropic' } },
+    });
     const { host: llm, warnings } = host(custom);
     expect(llm.ids.has('team/llm-style')).toBe(false);
     expect(warnings).toEqual([expect.stringContaining('team/llm-style')]);
@@ -46,7 +56,9 @@ describe('the LLM critics the runner hosts', () => {
     // hostedCritics reads only the catalogue; the rest of the config is the environment's.
     const config = { catalogue, anthropic: settings } as unknown as CriticRunnerConfig;
     const ids = hostedCritics(config, llm).map((c) => c.id);
-    expect(ids).toEqual(expect.arrayContaining(['toolchain/compiler-linter', 'security/sast-scanner', 'quality/code-reviewer']));
+    expect(ids).toEqual(
+      expect.arrayContaining(['toolchain/compiler-linter', 'security/sast-scanner', 'quality/code-reviewer']),
+    );
     expect(hostedCritics(config, null).map((c) => c.id)).not.toContain('quality/code-reviewer');
   });
 });

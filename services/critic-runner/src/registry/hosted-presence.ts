@@ -52,7 +52,9 @@ export class HostedCriticsPresence implements OnApplicationBootstrap, OnApplicat
       version: this.settings.version,
       logger: this.log,
     });
-    this.log.log(`registered ${this.presence.critics.length} hosted critic(s) as ${this.settings.instanceId} (heartbeat every ${this.presence.heartbeatIntervalMs} ms)`);
+    this.log.log(
+      `registered ${this.presence.critics.length} hosted critic(s) as ${this.settings.instanceId} (heartbeat every ${this.presence.heartbeatIntervalMs} ms)`,
+    );
   }
 
   /** Says "draining" and removes this runner's entries, so the panel stops dispatching to it. Idempotent. */

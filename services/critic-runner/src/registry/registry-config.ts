@@ -4,7 +4,12 @@ import { z } from 'zod';
 
 const RegistryEnvironment = z.object({
   /** How often the runner heartbeats for the critics it hosts (the registry bucket expires entries after three). */
-  RLOOP_CRITIC_HEARTBEAT_MS: z.coerce.number().int().min(100).max(600_000).default(CRITIC_HEALTH_DEFAULTS.heartbeatIntervalMs),
+  RLOOP_CRITIC_HEARTBEAT_MS: z.coerce
+    .number()
+    .int()
+    .min(100)
+    .max(600_000)
+    .default(CRITIC_HEALTH_DEFAULTS.heartbeatIntervalMs),
   /** This replica's name in the registry; replicas need distinct ones (default `critic-runner@<host>:<pid>`). */
   RLOOP_CRITIC_INSTANCE_ID: z.string().min(1).max(128).optional(),
 });

@@ -11,8 +11,10 @@ const KEPT = 64;
 export function recordedCoverageFor(events: readonly JournaledEvent[], commit: string): RecordedCoverage | null {
   let found: RecordedCoverage | null = null;
   for (const event of events) {
-    if (event.type === 'BaselineRecorded' && event.data.commit === commit && event.data.coverage !== undefined) found = event.data.coverage;
-    if (event.type === 'FixApplied' && event.data.commit === commit && event.data.coverage !== undefined) found = event.data.coverage;
+    if (event.type === 'BaselineRecorded' && event.data.commit === commit && event.data.coverage !== undefined)
+      found = event.data.coverage;
+    if (event.type === 'FixApplied' && event.data.commit === commit && event.data.coverage !== undefined)
+      found = event.data.coverage;
   }
   return found;
 }

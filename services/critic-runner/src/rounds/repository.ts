@@ -8,6 +8,10 @@ import { checkoutRound } from '../repository-checkout.js';
  * a plan given by URL is read from this runner's own cache, a local plan in place
  * (see checkoutRound).
  */
-export async function repositoryFor(state: LoopState, round: EventOf<'RoundStarted'>['data'], workRoot: string): Promise<string> {
+export async function repositoryFor(
+  state: LoopState,
+  round: EventOf<'RoundStarted'>['data'],
+  workRoot: string,
+): Promise<string> {
   return (await checkoutRound(state, round, workRoot)).dir;
 }

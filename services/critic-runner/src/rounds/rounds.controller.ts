@@ -1,5 +1,14 @@
 import { Controller, Inject, Logger, type OnApplicationShutdown } from '@nestjs/common';
-import { CLOCK, type Clock, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, SERVICE_IDENTITY, type ServiceIdentity } from '@rloop/bus';
+import {
+  CLOCK,
+  type Clock,
+  EVENT_PUBLISHER,
+  type EventContext,
+  type EventPublisher,
+  OnEvent,
+  SERVICE_IDENTITY,
+  type ServiceIdentity,
+} from '@rloop/bus';
 import { type EventOf, TransientError, parseEvent } from '@rloop/contracts';
 import { type DispatchOutcome, answerRound } from '@rloop/critic-sdk';
 import type { CriticDefinition } from '@rloop/critics';
@@ -48,7 +57,10 @@ export class RoundsController implements OnApplicationShutdown {
   }
 
   /** The round an announcement commits, as the journal holds it (null when there is nothing to review: not a round start, or a round that is over). */
-  private async committedRound(announcement: EventOf<'JournalCommitted'>, ctx: EventContext): Promise<{ readonly event: EventOf<'RoundStarted'>; readonly state: LoopState } | null> {
+  private async committedRound(
+    announcement: EventOf<'JournalCommitted'>,
+    ctx: EventContext,
+  ): Promise<{ readonly event: EventOf<'RoundStarted'>; readonly state: LoopState } | null> {
     const started = announcement.data.events.find((e) => e.type === 'RoundStarted');
     if (announcement.plan.startsWith('_') || started === undefined) return null;
     // A redelivery (after a crash) reads the state now: the critics that answered meanwhile are not run again.
@@ -57,22 +69,47 @@ export class RoundsController implements OnApplicationShutdown {
     if (state === null || work === null) return null;
     const stored = await this.journal.hasEvent(started.event_id);
     const parsed = stored.found && stored.event !== undefined ? parseEvent(stored.event) : null;
-    if (parsed === null || !parsed.ok || parsed.event.type !== 'RoundStarted' || parsed.event.correlation_id !== work.runId) {
-      throw new TransientError('CRITIC_RUNNER.STATE_BEHIND', `the journal announced RoundStarted ${started.event_id} of ${announcement.plan} but does not return it`);
+    if (
+      parsed === null ||
+      !parsed.ok ||
+      parsed.event.type !== 'RoundStarted' ||
+      parsed.event.correlation_id !== work.runId
+    ) {
+      throw new TransientError(
+        'CRITIC_RUNNER.STATE_BEHIND',
+        `the journal announced RoundStarted ${started.event_id} of ${announcement.plan} but does not return it`,
+      );
     }
     // The repository, base commit and files are the run's (its LoopGated), whatever the round's event says.
-    const event: EventOf<'RoundStarted'> = { ...parsed.event, data: { ...parsed.event.data, repo_path: work.repoPath, base_commit: work.baseCommit, files: [...work.files], commit: work.round.commit } };
+    const event: EventOf<'RoundStarted'> = {
+      ...parsed.event,
+      data: {
+        ...parsed.event.data,
+        repo_path: work.repoPath,
+        base_commit: work.baseCommit,
+        files: [...work.files],
+        commit: work.round.commit,
+      },
+    };
     return { event, state };
   }
 
   @OnEvent('JournalCommitted', { name: 'critic-runner-committed-rounds', ackWaitMs: 60_000 })
-  async onCommitted(announcement: EventOf<'JournalCommitted'>, ctx: EventContext): Promise<ReadonlyMap<string, DispatchOutcome>> {
+  async onCommitted(
+    announcement: EventOf<'JournalCommitted'>,
+    ctx: EventContext,
+  ): Promise<ReadonlyMap<string, DispatchOutcome>> {
     if (this.critics.size === 0 || !announcement.data.events.some((e) => e.type === 'RoundStarted')) return new Map();
     const committed = await this.committedRound(announcement, ctx);
     if (committed === null) return new Map();
     const { event, state } = committed;
     const host = runnerRoundHost(this.deps, event, state, ctx.deliveries);
     // Logged with the SDK's context ('Dispatch'), as a critic service logs the same steps.
-    return answerRound(host, { publisher: this.publisher, journal: this.journal, clock: this.clock, logger: Logger }, event, { deliveries: ctx.deliveries, signal: this.abort.signal });
+    return answerRound(
+      host,
+      { publisher: this.publisher, journal: this.journal, clock: this.clock, logger: Logger },
+      event,
+      { deliveries: ctx.deliveries, signal: this.abort.signal },
+    );
   }
 }

@@ -24,13 +24,21 @@ const RUN = '01JRUN0000000000000000000A';
 const HOSTED = 'spec/marker';
 const ELSEWHERE = 'team/elsewhere';
 const at = (second: number): string => new Date(Date.parse('2026-11-30T10:00:00.000Z') + second * 1000).toISOString();
-const envelope = (second: number, eventId?: string) => ({ plan: PLAN, runId: RUN, at: at(second), ...(eventId === undefined ? {} : { eventId }) });
+const envelope = (second: number, eventId?: string) => ({
+  plan: PLAN,
+  runId: RUN,
+  at: at(second),
+  ...(eventId === undefined ? {} : { eventId }),
+});
 
 const catalogue = CriticCatalogue.parse({
   k: { critical: 3, medium: 5, low: 7, final_sweep: null },
   soft_caps: { critical: 2, medium: 2, low: 1, final_sweep: 1 },
   round_grace_ms: 1000,
-  critics: { [HOSTED]: { evidence: 'pattern', timeout_ms: 30_000 }, [ELSEWHERE]: { evidence: 'pattern', timeout_ms: 30_000 } },
+  critics: {
+    [HOSTED]: { evidence: 'pattern', timeout_ms: 30_000 },
+    [ELSEWHERE]: { evidence: 'pattern', timeout_ms: 30_000 },
+  },
   core: [HOSTED, ELSEWHERE],
   dynamic: [],
 });
@@ -47,14 +55,35 @@ const marker = defineCritic({
 });
 
 function git(cwd: string, ...args: string[]): string {
-  return execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 't', GIT_AUTHOR_EMAIL: 't@t', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@t' } }).trim();
+  return execFileSync('git', args, {
+    cwd,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@t',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@t',
+    },
+  }).trim();
 }
 
 const delivery = (deliveries = 1): EventContext =>
-  new EventContext([{ consumer: 'critic-runner-committed-rounds', stream: 'S', subject: 's', streamSequence: 1, deliveries, headers: {} }, () => undefined]);
+  new EventContext([
+    {
+      consumer: 'critic-runner-committed-rounds',
+      stream: 'S',
+      subject: 's',
+      streamSequence: 1,
+      deliveries,
+      headers: {},
+    },
+    () => undefined,
+  ]);
 
 /** The bus decorators hand a handler's throw to the server as a value ({ error }); the value it returned otherwise. */
-const outcome = (value: unknown): unknown => ((value as { error?: unknown } | undefined)?.error === undefined ? value : (value as { error: unknown }).error);
+const outcome = (value: unknown): unknown =>
+  (value as { error?: unknown } | undefined)?.error === undefined ? value : (value as { error: unknown }).error;
 
 describe('the critic-runner answers a journaled round (handler through Nest DI)', () => {
   let home: string;
@@ -84,20 +113,68 @@ describe('the critic-runner answers a journaled round (handler through Nest DI)'
   /** A run of `repoPath` whose round 1 the panel started (decideNext itself), the RoundStarted last in the stream. */
   function runWithRoundStarted(journal: InMemoryJournal, repoPath = repo, pinned = commit): EventOf<'RoundStarted'> {
     journal.append(
-      journaledEvent('PlanSubmitted', { plan: { slug: PLAN, title: 'Add billing', description: 'Adds invoices', effort_level: 'high', files: ['**/*.ts'], repo: { path: repoPath, ref: 'HEAD' }, test_cmd: 'npm test', implementer: { strategy: 'autofix' } }, submission_id: 'sub-1' }, envelope(0, RUN)),
-      journaledEvent('LoopGated', { verdict: 'run', rules: [], commit: pinned, files: ['a.ts'], repo_path: repoPath, test_cmd: 'npm test' }, envelope(1)),
-      journaledEvent('BaselineRecorded', { commit: pinned, branch: 'rloop/add-billing', tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 }, exit_code: 0, failing: [], duration_ms: 1 }, envelope(2)),
+      journaledEvent(
+        'PlanSubmitted',
+        {
+          plan: {
+            slug: PLAN,
+            title: 'Add billing',
+            description: 'Adds invoices',
+            effort_level: 'high',
+            files: ['**/*.ts'],
+            repo: { path: repoPath, ref: 'HEAD' },
+            test_cmd: 'npm test',
+            implementer: { strategy: 'autofix' },
+          },
+          submission_id: 'sub-1',
+        },
+        envelope(0, RUN),
+      ),
+      journaledEvent(
+        'LoopGated',
+        { verdict: 'run', rules: [], commit: pinned, files: ['a.ts'], repo_path: repoPath, test_cmd: 'npm test' },
+        envelope(1),
+      ),
+      journaledEvent(
+        'BaselineRecorded',
+        {
+          commit: pinned,
+          branch: 'rloop/add-billing',
+          tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
+          exit_code: 0,
+          failing: [],
+          duration_ms: 1,
+        },
+        envelope(2),
+      ),
     );
-    const [started] = decideNext(journal.state(PLAN), { catalogue, availability: () => ({ state: 'available' }), producer: 'panel@spec', now: at(3) });
+    const [started] = decideNext(journal.state(PLAN), {
+      catalogue,
+      availability: () => ({ state: 'available' }),
+      producer: 'panel@spec',
+      now: at(3),
+    });
     if (started?.type !== 'RoundStarted') throw new Error(`expected a RoundStarted, got ${started?.type}`);
     journal.append(started);
     return started;
   }
 
   async function handler(journal: InMemoryJournal, nowSecond: number): Promise<RoundsController> {
-    const config = { workRoot: join(home, 'work'), maxFileBytes: null, repoPolicy: RepoPolicy.parse({}), anthropic: null } as Partial<CriticRunnerConfig> as CriticRunnerConfig;
+    const config = {
+      workRoot: join(home, 'work'),
+      maxFileBytes: null,
+      repoPolicy: RepoPolicy.parse({}),
+      anthropic: null,
+    } as Partial<CriticRunnerConfig> as CriticRunnerConfig;
     module = await Test.createTestingModule({
-      imports: [inMemoryPorts(journal, { now: () => new Date(at(nowSecond)) }, { service: 'critic-runner', producer: 'critic-runner@spec' }), CriticRunnerModule.forRoot(config, [marker], {} as RegistrySettings)],
+      imports: [
+        inMemoryPorts(
+          journal,
+          { now: () => new Date(at(nowSecond)) },
+          { service: 'critic-runner', producer: 'critic-runner@spec' },
+        ),
+        CriticRunnerModule.forRoot(config, [marker], {} as RegistrySettings),
+      ],
     })
       // The registry heartbeat needs NATS; the round handler does not use it.
       .overrideProvider(HostedCriticsPresence)
@@ -111,9 +188,13 @@ describe('the critic-runner answers a journaled round (handler through Nest DI)'
     const started = runWithRoundStarted(journal);
     const controller = await handler(journal, 5);
     const before = runs;
-    expect(outcome(await controller.onCommitted(journal.announce(PLAN), delivery()))).toEqual(new Map([[HOSTED, 'reported']]));
+    expect(outcome(await controller.onCommitted(journal.announce(PLAN), delivery()))).toEqual(
+      new Map([[HOSTED, 'reported']]),
+    );
     expect(runs).toBe(before + 1);
-    expect(journal.published.map((e) => [e.type, e.event_id, e.producer, e.occurred_at])).toEqual([['FindingsReported', reportEventId(started, HOSTED), 'critic-runner@spec', at(5)]]);
+    expect(journal.published.map((e) => [e.type, e.event_id, e.producer, e.occurred_at])).toEqual([
+      ['FindingsReported', reportEventId(started, HOSTED), 'critic-runner@spec', at(5)],
+    ]);
   });
 
   it('given the critic already answered, when the announcement is redelivered, then it is not run again and nothing is published', async () => {
@@ -129,7 +210,9 @@ describe('the critic-runner answers a journaled round (handler through Nest DI)'
     // The announcement of the RoundStarted (now followed by the report) comes back.
     const announcement = journal.announce(PLAN, 2);
     expect(announcement.data.events.map((e) => e.event_id)).toContain(started.event_id);
-    expect(outcome(await controller.onCommitted(announcement, delivery(2)))).toEqual(new Map([[HOSTED, 'already_answered']]));
+    expect(outcome(await controller.onCommitted(announcement, delivery(2)))).toEqual(
+      new Map([[HOSTED, 'already_answered']]),
+    );
     expect(runs).toBe(before);
     expect(journal.published).toEqual([]);
   });
@@ -139,7 +222,9 @@ describe('the critic-runner answers a journaled round (handler through Nest DI)'
     const started = runWithRoundStarted(journal);
     const controller = await handler(journal, (Date.parse(started.data.deadline_at) - Date.parse(at(0))) / 1000 + 1);
     const before = runs;
-    expect(outcome(await controller.onCommitted(journal.announce(PLAN), delivery()))).toEqual(new Map([[HOSTED, 'expired']]));
+    expect(outcome(await controller.onCommitted(journal.announce(PLAN), delivery()))).toEqual(
+      new Map([[HOSTED, 'expired']]),
+    );
     expect(runs).toBe(before);
     expect(journal.published).toEqual([]);
   });
@@ -148,7 +233,14 @@ describe('the critic-runner answers a journaled round (handler through Nest DI)'
     const journal = new InMemoryJournal();
     runWithRoundStarted(journal, join(home, 'nowhere'), 'e'.repeat(40));
     const controller = await handler(journal, 5);
-    expect(outcome(await controller.onCommitted(journal.announce(PLAN), delivery()))).toEqual(new Map([[HOSTED, 'failed']]));
-    expect(journal.published.map((e) => [e.type, e.type === 'CriticFailed' ? [e.data.critic_id, e.data.reason, e.data.core] : null])).toEqual([['CriticFailed', [HOSTED, 'not_runnable', true]]]);
+    expect(outcome(await controller.onCommitted(journal.announce(PLAN), delivery()))).toEqual(
+      new Map([[HOSTED, 'failed']]),
+    );
+    expect(
+      journal.published.map((e) => [
+        e.type,
+        e.type === 'CriticFailed' ? [e.data.critic_id, e.data.reason, e.data.core] : null,
+      ]),
+    ).toEqual([['CriticFailed', [HOSTED, 'not_runnable', true]]]);
   });
 });

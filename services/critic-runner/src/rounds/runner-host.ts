@@ -1,6 +1,12 @@
 import type { Logger } from '@nestjs/common';
 import type { Clock, EventPublisher, ServiceIdentity } from '@rloop/bus';
-import { type CriticFailureReason, type DispatchedCritic, type EventOf, TransientError, describeError } from '@rloop/contracts';
+import {
+  type CriticFailureReason,
+  type DispatchedCritic,
+  type EventOf,
+  TransientError,
+  describeError,
+} from '@rloop/contracts';
 import { type AnswerOptions, type CriticFor, type RoundHost, notRun } from '@rloop/critic-sdk';
 import type { CriticDefinition, CriticRunResult } from '@rloop/critics';
 import { type DecisionMeta, type LoopState, decisionEvent } from '@rloop/domain';
@@ -40,7 +46,9 @@ export interface RunnerDeps {
 }
 
 /** What the LLM critics of one round share: their definitions, or the budget that stops them. */
-type LlmRound = { readonly kind: 'run'; readonly critics: ReadonlyMap<string, CriticDefinition> } | { readonly kind: 'stopped'; readonly reached: BudgetReached };
+type LlmRound =
+  | { readonly kind: 'run'; readonly critics: ReadonlyMap<string, CriticDefinition> }
+  | { readonly kind: 'stopped'; readonly reached: BudgetReached };
 
 /** LLM errors carry their own reasons (rate_limited, invalid_output, …); runCritic only knows the generic ones. */
 function failureReason(result: Extract<CriticRunResult, { status: 'failed' }>): CriticFailureReason {
@@ -60,8 +68,19 @@ const ANSWER_OPTIONS: AnswerOptions = { reasonOf: failureReason, redact: redactS
  *   so the next round's budget check sees them.
  * `state` is the journal's loop state the round was read with; `attempt` the delivery's number.
  */
-export function runnerRoundHost(deps: RunnerDeps, event: EventOf<'RoundStarted'>, state: LoopState, attempt: number): RoundHost {
-  const stamp = (): DecisionMeta => ({ plan: event.plan, run_id: event.correlation_id, causation_id: event.event_id, producer: deps.identity.producer, now: deps.clock.now().toISOString() });
+export function runnerRoundHost(
+  deps: RunnerDeps,
+  event: EventOf<'RoundStarted'>,
+  state: LoopState,
+  attempt: number,
+): RoundHost {
+  const stamp = (): DecisionMeta => ({
+    plan: event.plan,
+    run_id: event.correlation_id,
+    causation_id: event.event_id,
+    producer: deps.identity.producer,
+    now: deps.clock.now().toISOString(),
+  });
   const usage = new UsagePublisher(deps.publisher, deps.log, stamp, event.data.round, attempt);
   let escalated: Promise<void> | null = null;
   const escalateOnce = (reached: BudgetReached): Promise<void> => {
@@ -83,18 +102,26 @@ export function runnerRoundHost(deps: RunnerDeps, event: EventOf<'RoundStarted'>
       if (todo.some((c) => c.critic_id === TEST_COVERAGE_CRITIC)) {
         // What the implementer recorded with the test run of this commit, from the journal.
         const { entries } = await deps.journal.events(round.plan, { scope: 'current_run' });
-        deps.coverage.set(round.data.commit, recordedCoverageFor(entries.map((e) => e.event), round.data.commit));
+        deps.coverage.set(
+          round.data.commit,
+          recordedCoverageFor(
+            entries.map((e) => e.event),
+            round.data.commit,
+          ),
+        );
       }
       return (dispatched: DispatchedCritic) => {
         if (llmRound === null || !isLlm(dispatched.critic_id)) return null;
-        if (llmRound.kind === 'stopped') return notRun(dispatched.critic_id, 'not_runnable', `not run: ${describeBudgetReached(llmRound.reached)}`);
+        if (llmRound.kind === 'stopped')
+          return notRun(dispatched.critic_id, 'not_runnable', `not run: ${describeBudgetReached(llmRound.reached)}`);
         return llmRound.critics.get(dispatched.critic_id) ?? null;
       };
     },
     async settle(_round, dispatched, result): Promise<void> {
       // What the dispatch spent goes to the journal before its report, so the next round's budget check sees it.
       await usage.settled(dispatched.critic_id);
-      if (result.status === 'failed' && result.error instanceof LlmBudgetExceededError) await escalateOnce(budgetReachedFrom(result.error, dispatched.critic_id));
+      if (result.status === 'failed' && result.error instanceof LlmBudgetExceededError)
+        await escalateOnce(budgetReachedFrom(result.error, dispatched.critic_id));
     },
   };
 }
@@ -109,17 +136,30 @@ function usd(value: number): string {
 }
 
 /** Reads the spend, checks the budget, and binds the round's LLM critics to it (null: no LLM critics configured here). */
-async function prepareLlmRound(deps: RunnerDeps, event: EventOf<'RoundStarted'>, state: LoopState, usage: UsagePublisher): Promise<LlmRound | null> {
+async function prepareLlmRound(
+  deps: RunnerDeps,
+  event: EventOf<'RoundStarted'>,
+  state: LoopState,
+  usage: UsagePublisher,
+): Promise<LlmRound | null> {
   const { llm } = deps;
   const settings = deps.config.anthropic;
   if (llm === null || settings === null) return null;
   const spend = await deps.journal.spend(event.plan, utcDay(deps.clock.now()), event.correlation_id);
-  const budget: BudgetState = { limits: settings.budgets, spentOnPlanUsd: spend.run_usd ?? spend.plan_usd, spentTodayUsd: spend.day_usd };
+  const budget: BudgetState = {
+    limits: settings.budgets,
+    spentOnPlanUsd: spend.run_usd ?? spend.plan_usd,
+    spentTodayUsd: spend.day_usd,
+  };
   const reached = budgetReached(budget, "the round's LLM critics");
   if (reached !== null) return { kind: 'stopped', reached };
   const spec = state.run_id === event.correlation_id ? state.spec : null;
   const critics = llm.forRound({
-    subject: { plan: spec === null ? null : { title: spec.title, description: spec.description }, baseCommit: event.data.base_commit, round: event.data.round },
+    subject: {
+      plan: spec === null ? null : { title: spec.title, description: spec.description },
+      baseCommit: event.data.base_commit,
+      round: event.data.round,
+    },
     budget,
     onUsage: (record) => usage.publish(record),
     onReport: (report) => logReport(deps.log, event, report),
@@ -128,17 +168,32 @@ async function prepareLlmRound(deps: RunnerDeps, event: EventOf<'RoundStarted'>,
 }
 
 function logReport(log: Logger, event: EventOf<'RoundStarted'>, report: LlmCriticReport): void {
-  const dropped = report.dropped.length === 0 ? '0 dropped' : `${report.dropped.length} dropped for naming files or lines it was not given (${report.dropped.slice(0, 5).map((d) => `${d.file}:${d.line_range.start}-${d.line_range.end}`).join(', ')})`;
+  const dropped =
+    report.dropped.length === 0
+      ? '0 dropped'
+      : `${report.dropped.length} dropped for naming files or lines it was not given (${report.dropped
+          .slice(0, 5)
+          .map((d) => `${d.file}:${d.line_range.start}-${d.line_range.end}`)
+          .join(', ')})`;
   log.log(
     `${event.plan} round ${event.data.round}: ${report.criticId}: ${report.findings} finding(s) kept, ${dropped}; ${report.attempts} attempt(s), ` +
       `${report.usage.input_tokens + report.usage.cache_creation_input_tokens + report.usage.cache_read_input_tokens} input tokens (${report.usage.cache_read_input_tokens} cached), ${usd(report.usage.cost_usd)}`,
   );
 }
 
-async function escalate(deps: RunnerDeps, event: EventOf<'RoundStarted'>, state: LoopState, reached: BudgetReached, meta: DecisionMeta): Promise<void> {
+async function escalate(
+  deps: RunnerDeps,
+  event: EventOf<'RoundStarted'>,
+  state: LoopState,
+  reached: BudgetReached,
+  meta: DecisionMeta,
+): Promise<void> {
   deps.log.warn(`${event.plan} round ${event.data.round}: ${describeBudgetReached(reached)}; escalating`);
   if (state.run_id !== event.correlation_id) {
-    throw new TransientError('CRITIC_RUNNER.STATE_BEHIND', `the journal has no loop state for ${event.plan}'s run ${event.correlation_id} yet`);
+    throw new TransientError(
+      'CRITIC_RUNNER.STATE_BEHIND',
+      `the journal has no loop state for ${event.plan}'s run ${event.correlation_id} yet`,
+    );
   }
   const escalation = budgetEscalation(state, reached, meta, event.data.round, 'critics');
   // A redelivered round finds its escalation already raised: the spend it read then stands.
@@ -163,11 +218,16 @@ class UsagePublisher {
   ) {}
 
   publish(record: UsageRecord): void {
-    const event = decisionEvent('UsageRecorded', this.meta(), ['usage', this.round, record.dispatch, this.attempt], { ...record, round: this.round });
+    const event = decisionEvent('UsageRecorded', this.meta(), ['usage', this.round, record.dispatch, this.attempt], {
+      ...record,
+      round: this.round,
+    });
     const next = this.publisher.publish(event).then(() => undefined);
     // Logged here too: a dispatch that outlived its deadline has nobody awaiting settled().
     next.catch((error: unknown) => {
-      this.log.error(`UsageRecorded for ${record.dispatch} (round ${this.round}, ${record.cost_usd} USD) could not be published: ${redactSecrets(describeError(error))}`);
+      this.log.error(
+        `UsageRecorded for ${record.dispatch} (round ${this.round}, ${record.cost_usd} USD) could not be published: ${redactSecrets(describeError(error))}`,
+      );
     });
     this.pending.set(record.dispatch, next);
   }

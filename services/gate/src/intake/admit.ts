@@ -9,7 +9,8 @@ export interface Admission {
   readonly files: readonly string[];
 }
 
-export type AdmissionResult = { readonly ok: true; readonly admission: Admission } | { readonly ok: false; readonly errors: Issue[] };
+export type AdmissionResult =
+  { readonly ok: true; readonly admission: Admission } | { readonly ok: false; readonly errors: Issue[] };
 
 export interface AdmissionOptions {
   readonly repoCacheDir: string;
@@ -32,11 +33,21 @@ export interface AdmissionOptions {
  */
 export async function admitPlan(plan: PlanSpec, options: AdmissionOptions): Promise<AdmissionResult> {
   // Posting a plan means running its commands on the implementer's host: only the ones the operator listed.
-  const errors: Issue[] = [...commandIssues(plan, options.commandAllow, options.trustFile), ...agentIssues(plan.implementer, options.agents, options.trustFile)];
+  const errors: Issue[] = [
+    ...commandIssues(plan, options.commandAllow, options.trustFile),
+    ...agentIssues(plan.implementer, options.agents, options.trustFile),
+  ];
   if (plan.implementer.strategy === 'anthropic' && !options.anthropicConfigured) {
-    errors.push({ path: 'implementer.strategy', message: 'the anthropic strategy needs ANTHROPIC_API_KEY on this fleet; use autofix or command, or configure a key' });
+    errors.push({
+      path: 'implementer.strategy',
+      message:
+        'the anthropic strategy needs ANTHROPIC_API_KEY on this fleet; use autofix or command, or configure a key',
+    });
   }
-  const inspected = await inspectRepository(plan.repo, { cacheDir: options.repoCacheDir, policy: options.repositories });
+  const inspected = await inspectRepository(plan.repo, {
+    cacheDir: options.repoCacheDir,
+    policy: options.repositories,
+  });
   if (!inspected.ok) return { ok: false, errors: [...errors, ...inspected.errors] };
   const resolved = resolvePlanFiles(plan.files, inspected.snapshot.files);
   errors.push(...resolved.issues);

@@ -9,7 +9,10 @@ import type { JournalClient } from '@rloop/journal-client';
  * the gating handler ask the journal which submission holds the slug once theirs is committed.
  */
 export function slugTakenIssue(slug: string, state: LoopState): Issue {
-  return { path: 'slug', message: `plan ${slug} already has a loop running (${state.status}, round ${state.round}); wait for it or stop it with \`rloop stop ${slug}\`` };
+  return {
+    path: 'slug',
+    message: `plan ${slug} already has a loop running (${state.status}, round ${state.round}); wait for it or stop it with \`rloop stop ${slug}\``,
+  };
 }
 
 /** How often the request API asks whether the journal has committed the submission. */
@@ -20,7 +23,12 @@ const POLL_MS = 25;
  * within `timeoutMs` (the gating handler settles it then, with a PlanRejected if another run holds
  * the slug).
  */
-export async function stateOnceJournaled(journal: JournalClient, plan: string, eventId: string, timeoutMs: number): Promise<LoopState | null | 'pending'> {
+export async function stateOnceJournaled(
+  journal: JournalClient,
+  plan: string,
+  eventId: string,
+  timeoutMs: number,
+): Promise<LoopState | null | 'pending'> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     if ((await journal.hasEvent(eventId)).found) return (await journal.loopState(plan)).state;

@@ -1,6 +1,8 @@
 import { type Issue, PLAN_LIMITS, PlanSpec, toIssues } from '@rloop/contracts';
 
-export type PlanParseResult = { readonly ok: true; readonly plan: PlanSpec } | { readonly ok: false; readonly errors: Issue[]; readonly slug?: string };
+export type PlanParseResult =
+  | { readonly ok: true; readonly plan: PlanSpec }
+  | { readonly ok: false; readonly errors: Issue[]; readonly slug?: string };
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -18,7 +20,12 @@ function slugOf(value: unknown): string | undefined {
  */
 export function parsePlanBody(body: Uint8Array): PlanParseResult {
   if (body.byteLength > PLAN_LIMITS.maxBodyBytes) {
-    return { ok: false, errors: [{ path: '(body)', message: `the plan is ${body.byteLength} bytes; the limit is ${PLAN_LIMITS.maxBodyBytes}` }] };
+    return {
+      ok: false,
+      errors: [
+        { path: '(body)', message: `the plan is ${body.byteLength} bytes; the limit is ${PLAN_LIMITS.maxBodyBytes}` },
+      ],
+    };
   }
   let text: string;
   try {
@@ -31,7 +38,15 @@ export function parsePlanBody(body: Uint8Array): PlanParseResult {
   try {
     raw = JSON.parse(text);
   } catch (error) {
-    return { ok: false, errors: [{ path: '(body)', message: `the plan is not valid JSON: ${error instanceof Error ? error.message : String(error)}` }] };
+    return {
+      ok: false,
+      errors: [
+        {
+          path: '(body)',
+          message: `the plan is not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+        },
+      ],
+    };
   }
   return validatePlan(raw);
 }

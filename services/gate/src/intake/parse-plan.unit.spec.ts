@@ -16,7 +16,10 @@ const valid = {
 describe('reading a submitted plan', () => {
   it('given a valid plan, when parsed, then defaults are filled in', () => {
     const result = parsePlanBody(encode(valid));
-    expect(result).toEqual({ ok: true, plan: { ...valid, repo: { path: '/repo', ref: 'HEAD' }, implementer: { strategy: 'autofix' } } });
+    expect(result).toEqual({
+      ok: true,
+      plan: { ...valid, repo: { path: '/repo', ref: 'HEAD' }, implementer: { strategy: 'autofix' } },
+    });
   });
 
   it('given malformed JSON, when parsed, then the rejection says so', () => {
@@ -26,7 +29,10 @@ describe('reading a submitted plan', () => {
   });
 
   it('given bytes that are not UTF-8, when parsed, then the rejection says so', () => {
-    expect(parsePlanBody(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]))).toEqual({ ok: false, errors: [{ path: '(body)', message: 'the plan is not valid UTF-8' }] });
+    expect(parsePlanBody(new Uint8Array([0x7b, 0xff, 0xfe, 0x7d]))).toEqual({
+      ok: false,
+      errors: [{ path: '(body)', message: 'the plan is not valid UTF-8' }],
+    });
   });
 
   it('given an oversized body, when parsed, then it is rejected before being decoded', () => {
@@ -36,7 +42,9 @@ describe('reading a submitted plan', () => {
   });
 
   it('given several problems, when parsed, then every one is named with its path', () => {
-    const result = parsePlanBody(encode({ ...valid, slug: 'Bad.Slug', effort_level: 'huge', files: 'src', test_cmd: 7 }));
+    const result = parsePlanBody(
+      encode({ ...valid, slug: 'Bad.Slug', effort_level: 'huge', files: 'src', test_cmd: 7 }),
+    );
     expect(result.ok).toBe(false);
     if (!result.ok) {
       expect(result.errors.map((e) => e.path).sort()).toEqual(['effort_level', 'files', 'slug', 'test_cmd']);
@@ -52,7 +60,13 @@ describe('reading a submitted plan', () => {
   });
 
   it('given a JSON array or a scalar, when parsed, then it is rejected as not an object', () => {
-    expect(parsePlanBody(encode('[1,2]'))).toEqual({ ok: false, errors: [{ path: '(root)', message: 'the plan must be a JSON object' }] });
-    expect(parsePlanBody(encode('null'))).toEqual({ ok: false, errors: [{ path: '(root)', message: 'the plan must be a JSON object' }] });
+    expect(parsePlanBody(encode('[1,2]'))).toEqual({
+      ok: false,
+      errors: [{ path: '(root)', message: 'the plan must be a JSON object' }],
+    });
+    expect(parsePlanBody(encode('null'))).toEqual({
+      ok: false,
+      errors: [{ path: '(root)', message: 'the plan must be a JSON object' }],
+    });
   });
 });

@@ -25,7 +25,15 @@ export interface RepoUrl {
  */
 export function parseRepoUrl(url: string): RepoUrl | null {
   const helper = /^([A-Za-z][A-Za-z0-9+.-]*)::/.exec(url);
-  if (helper !== null) return { scheme: (helper[1] ?? '').toLowerCase(), host: null, port: null, hasUser: false, hasPassword: false, localPath: null };
+  if (helper !== null)
+    return {
+      scheme: (helper[1] ?? '').toLowerCase(),
+      host: null,
+      port: null,
+      hasUser: false,
+      hasPassword: false,
+      localPath: null,
+    };
   if (/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(url)) {
     let parsed: URL;
     try {
@@ -47,7 +55,14 @@ export function parseRepoUrl(url: string): RepoUrl | null {
   // scp-like syntax: a colon before any slash (git's own rule), e.g. git@github.com:org/repo.git.
   const scp = /^(?:([^@/]+)@)?(\[[^\]]+\]|[^:/]+):(?!\/\/)/.exec(url);
   if (scp !== null && !/^[A-Za-z]:[\\/]/.test(url)) {
-    return { scheme: 'ssh', host: (scp[2] ?? '').replace(/^\[|\]$/g, '').toLowerCase(), port: null, hasUser: scp[1] !== undefined, hasPassword: (scp[1] ?? '').includes(':'), localPath: null };
+    return {
+      scheme: 'ssh',
+      host: (scp[2] ?? '').replace(/^\[|\]$/g, '').toLowerCase(),
+      port: null,
+      hasUser: scp[1] !== undefined,
+      hasPassword: (scp[1] ?? '').includes(':'),
+      localPath: null,
+    };
   }
   return { scheme: 'file', host: null, port: null, hasUser: false, hasPassword: false, localPath: url };
 }
@@ -102,7 +117,12 @@ export function urlIssues(url: string, policy: UrlPolicy): Issue[] {
   const known = (URL_SCHEMES as readonly string[]).includes(parsed.scheme);
   if (!known || !policy.schemes.includes(parsed.scheme as UrlScheme)) {
     const allowed = policy.schemes.length === 0 ? 'none' : policy.schemes.join(', ');
-    return [{ path: 'repo.url', message: `${shown}: the ${parsed.scheme} scheme is not allowed on this fleet (allowed: ${allowed}; repositories.url.schemes in ${policy.configFile})` }];
+    return [
+      {
+        path: 'repo.url',
+        message: `${shown}: the ${parsed.scheme} scheme is not allowed on this fleet (allowed: ${allowed}; repositories.url.schemes in ${policy.configFile})`,
+      },
+    ];
   }
   if (parsed.hasPassword || (parsed.hasUser && (parsed.scheme === 'https' || parsed.scheme === 'http'))) {
     return [
@@ -114,17 +134,36 @@ export function urlIssues(url: string, policy: UrlPolicy): Issue[] {
   }
   if (parsed.scheme === 'file') return [];
   const host = parsed.host ?? '';
-  if (policy.hosts.length === 0) return [{ path: 'repo.url', message: `${shown}: this fleet takes no repository by URL (repositories.url.hosts in ${policy.configFile} is empty); give repo.path instead` }];
-  if (!hostAllowed(host, policy.hosts)) return [{ path: 'repo.url', message: `${shown}: host ${oneLine(host)} is not in repositories.url.hosts of ${policy.configFile}` }];
-  if (!policy.localAddresses && isIP(host) !== 0 && isLocalAddress(host)) return [localAddressIssue(shown, host, policy.configFile)];
+  if (policy.hosts.length === 0)
+    return [
+      {
+        path: 'repo.url',
+        message: `${shown}: this fleet takes no repository by URL (repositories.url.hosts in ${policy.configFile} is empty); give repo.path instead`,
+      },
+    ];
+  if (!hostAllowed(host, policy.hosts))
+    return [
+      {
+        path: 'repo.url',
+        message: `${shown}: host ${oneLine(host)} is not in repositories.url.hosts of ${policy.configFile}`,
+      },
+    ];
+  if (!policy.localAddresses && isIP(host) !== 0 && isLocalAddress(host))
+    return [localAddressIssue(shown, host, policy.configFile)];
   return [];
 }
 
 export function localAddressIssue(shown: string, address: string, configFile: string): Issue {
-  return { path: 'repo.url', message: `${shown} reaches ${address}, a loopback or link-local address; repositories.url.local_addresses in ${configFile} allows that` };
+  return {
+    path: 'repo.url',
+    message: `${shown} reaches ${address}, a loopback or link-local address; repositories.url.local_addresses in ${configFile} allows that`,
+  };
 }
 
 /** The one message for a local path outside the allowed roots, whatever is (or is not) there. */
 export function outsideRootsIssue(field: 'repo.path' | 'repo.url', path: string, configFile: string): Issue {
-  return { path: field, message: `${oneLine(path).slice(0, 500)} is not in a repository root this fleet allows (repositories.local_roots in ${configFile})` };
+  return {
+    path: field,
+    message: `${oneLine(path).slice(0, 500)} is not in a repository root this fleet allows (repositories.local_roots in ${configFile})`,
+  };
 }

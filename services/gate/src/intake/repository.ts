@@ -6,7 +6,15 @@ import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { Issue, PlanRepo } from '@rloop/contracts';
 import { maskSecrets, oneLine } from '@rloop/domain';
 import { GitCommandError, UnsafeRepositoryError, git, gitText, repositoryIdentity } from '@rloop/git';
-import { type UrlPolicy, displayUrl, isLocalAddress, localAddressIssue, outsideRootsIssue, parseRepoUrl, urlIssues } from './repo-source.js';
+import {
+  type UrlPolicy,
+  displayUrl,
+  isLocalAddress,
+  localAddressIssue,
+  outsideRootsIssue,
+  parseRepoUrl,
+  urlIssues,
+} from './repo-source.js';
 
 /** What the gate learns about a plan's repository. */
 export interface RepositorySnapshot {
@@ -20,7 +28,8 @@ export interface RepositorySnapshot {
   readonly url?: string;
 }
 
-export type RepositoryResult = { readonly ok: true; readonly snapshot: RepositorySnapshot } | { readonly ok: false; readonly errors: Issue[] };
+export type RepositoryResult =
+  { readonly ok: true; readonly snapshot: RepositorySnapshot } | { readonly ok: false; readonly errors: Issue[] };
 
 /** Where repositories may come from (config/trust.yaml `repositories`, resolved). */
 export interface RepositoryPolicy {
@@ -58,9 +67,17 @@ async function insideRoots(path: string, roots: readonly string[]): Promise<bool
 }
 
 /** Checks a local repository: inside the roots (the same answer for anything outside), a directory, a git repository whose git directory is inside the roots too. */
-async function localRepository(field: 'repo.path' | 'repo.url', path: string, policy: RepositoryPolicy, configFile: string): Promise<Issue | null> {
+async function localRepository(
+  field: 'repo.path' | 'repo.url',
+  path: string,
+  policy: RepositoryPolicy,
+  configFile: string,
+): Promise<Issue | null> {
   if (!(await insideRoots(path, policy.localRoots))) return outsideRootsIssue(field, path, configFile);
-  const isDir = await stat(path).then((s) => s.isDirectory(), () => false);
+  const isDir = await stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
   if (!isDir) return { path: field, message: `${oneLine(path)} does not exist or is not a directory` };
   let common: string;
   try {
@@ -75,12 +92,24 @@ async function localRepository(field: 'repo.path' | 'repo.url', path: string, po
 }
 
 /** Settings and environment of a clone or fetch: only the allowed protocols, no redirects, the checked addresses pinned for http(s). */
-function transport(url: string, policy: UrlPolicy, pinned: readonly string[]): { config: string[]; env: Record<string, string> } {
+function transport(
+  url: string,
+  policy: UrlPolicy,
+  pinned: readonly string[],
+): { config: string[]; env: Record<string, string> } {
   const parsed = parseRepoUrl(url);
   const config = ['-c', 'http.followRedirects=false'];
-  if (parsed !== null && parsed.host !== null && pinned.length > 0 && (parsed.scheme === 'https' || parsed.scheme === 'http')) {
+  if (
+    parsed !== null &&
+    parsed.host !== null &&
+    pinned.length > 0 &&
+    (parsed.scheme === 'https' || parsed.scheme === 'http')
+  ) {
     const port = parsed.port ?? (parsed.scheme === 'https' ? 443 : 80);
-    config.push('-c', `http.curloptResolve=${parsed.host}:${port}:${pinned.map((a) => (isIP(a) === 6 ? `[${a}]` : a)).join(',')}`);
+    config.push(
+      '-c',
+      `http.curloptResolve=${parsed.host}:${port}:${pinned.map((a) => (isIP(a) === 6 ? `[${a}]` : a)).join(',')}`,
+    );
   }
   return { config, env: { GIT_ALLOW_PROTOCOL: policy.schemes.join(':') } };
 }
@@ -92,12 +121,19 @@ async function checkAddresses(url: string, policy: UrlPolicy): Promise<{ address
   if (host === null || parsed?.scheme === 'file') return { addresses: [] };
   let addresses: string[];
   try {
-    addresses = isIP(host) !== 0 ? [host] : (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
+    addresses =
+      isIP(host) !== 0 ? [host] : (await lookup(host, { all: true, verbatim: true })).map((entry) => entry.address);
   } catch (error) {
-    return { issue: { path: 'repo.url', message: `${displayUrl(url)}: host ${oneLine(host)} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})` } };
+    return {
+      issue: {
+        path: 'repo.url',
+        message: `${displayUrl(url)}: host ${oneLine(host)} does not resolve (${(error as NodeJS.ErrnoException).code ?? 'lookup failed'})`,
+      },
+    };
   }
   const local = addresses.find(isLocalAddress);
-  if (!policy.localAddresses && local !== undefined) return { issue: localAddressIssue(displayUrl(url), local, policy.configFile) };
+  if (!policy.localAddresses && local !== undefined)
+    return { issue: localAddressIssue(displayUrl(url), local, policy.configFile) };
   return { addresses };
 }
 
@@ -107,24 +143,44 @@ async function checkAddresses(url: string, policy: UrlPolicy): Promise<{ address
  * so a gate that dies mid-clone, or two gates on one home, never leave a half clone where the next
  * plan looks.
  */
-async function cachedClone(url: string, cacheDir: string, policy: UrlPolicy, pinned: readonly string[]): Promise<string> {
+async function cachedClone(
+  url: string,
+  cacheDir: string,
+  policy: UrlPolicy,
+  pinned: readonly string[],
+): Promise<string> {
   const dir = join(cacheDir, createHash('sha256').update(repositoryIdentity(url)).digest('hex').slice(0, 16));
-  const exists = await stat(join(dir, 'HEAD')).then(() => true, () => false);
+  const exists = await stat(join(dir, 'HEAD')).then(
+    () => true,
+    () => false,
+  );
   const { config, env } = transport(url, policy, pinned);
   if (exists) {
     // The URL as given this time (not the clone's remembered `origin`): the checks above were made on it.
-    await git([...config, 'fetch', '--quiet', '--prune', '--', url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'], { cwd: dir, env });
+    await git(
+      [...config, 'fetch', '--quiet', '--prune', '--', url, '+refs/heads/*:refs/heads/*', '+refs/tags/*:refs/tags/*'],
+      { cwd: dir, env },
+    );
     return dir;
   }
   await mkdir(cacheDir, { recursive: true });
   const scratch = join(cacheDir, `.tmp-${randomBytes(6).toString('hex')}`);
   try {
-    await git([...config, 'clone', '--quiet', '--bare', '--no-recurse-submodules', '--', url, scratch], { cwd: cacheDir, env });
+    await git([...config, 'clone', '--quiet', '--bare', '--no-recurse-submodules', '--', url, scratch], {
+      cwd: cacheDir,
+      env,
+    });
     try {
       await rename(scratch, dir);
     } catch (error) {
       // Another gate finished the same clone first: its copy is as good.
-      if (!(await stat(join(dir, 'HEAD')).then(() => true, () => false))) throw error;
+      if (
+        !(await stat(join(dir, 'HEAD')).then(
+          () => true,
+          () => false,
+        ))
+      )
+        throw error;
     }
   } finally {
     await rm(scratch, { recursive: true, force: true });
@@ -168,12 +224,18 @@ export async function inspectRepository(repo: PlanRepo, options: InspectOptions)
       return { ok: false, errors: [{ path: 'repo.url', message: `could not clone ${shown}: ${stderrOf(error)}` }] };
     }
   }
-  if (repo.ref.startsWith('-')) return { ok: false, errors: [{ path: 'repo.ref', message: 'a ref cannot start with "-"' }] };
+  if (repo.ref.startsWith('-'))
+    return { ok: false, errors: [{ path: 'repo.ref', message: 'a ref cannot start with "-"' }] };
   let commit: string;
   try {
-    commit = await gitText(['rev-parse', '--verify', '--quiet', '--end-of-options', `${repo.ref}^{commit}`], { cwd: path });
+    commit = await gitText(['rev-parse', '--verify', '--quiet', '--end-of-options', `${repo.ref}^{commit}`], {
+      cwd: path,
+    });
   } catch {
-    return { ok: false, errors: [{ path: 'repo.ref', message: `ref "${oneLine(repo.ref)}" does not resolve to a commit in ${shown}` }] };
+    return {
+      ok: false,
+      errors: [{ path: 'repo.ref', message: `ref "${oneLine(repo.ref)}" does not resolve to a commit in ${shown}` }],
+    };
   }
   const listing = (await git(['ls-tree', '-r', '-z', '--name-only', commit], { cwd: path })).stdout;
   const files = listing.split('\u0000').filter((f) => f.length > 0);

@@ -1,5 +1,14 @@
 import { Controller, Inject } from '@nestjs/common';
-import { CLOCK, type Clock, EVENT_PUBLISHER, type EventPublisher, SERVICE_IDENTITY, type ServiceIdentity, OnRequest, type RequestContext } from '@rloop/bus';
+import {
+  CLOCK,
+  type Clock,
+  EVENT_PUBLISHER,
+  type EventPublisher,
+  SERVICE_IDENTITY,
+  type ServiceIdentity,
+  OnRequest,
+  type RequestContext,
+} from '@rloop/bus';
 import { type EventOf, type Issue, RESERVED_PLAN_KEYS, Slug, type SubmitReply, currentVersion } from '@rloop/contracts';
 import { TERMINAL_STATUSES, deterministicId } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
@@ -20,7 +29,6 @@ const SETTLE_TIMEOUT_MS = 3_000;
  */
 @Controller()
 export class SubmitController {
-
   constructor(
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
     @Inject(JournalClient) private readonly journal: JournalClient,
@@ -35,7 +43,8 @@ export class SubmitController {
     if (!parsed.ok) return this.reject(parsed.errors, parsed.slug, ctx, undefined);
     const plan = parsed.plan;
     // A caller-chosen submission id makes the submission idempotent: same id, same event, same reply.
-    const eventId = plan.submission_id === undefined ? ulid() : deterministicId('submission', plan.slug, plan.submission_id);
+    const eventId =
+      plan.submission_id === undefined ? ulid() : deterministicId('submission', plan.slug, plan.submission_id);
     const submissionId = plan.submission_id ?? eventId;
     if (plan.submission_id !== undefined && (await this.journal.hasEvent(eventId)).found) {
       return { status: 'accepted', plan: plan.slug, event_id: eventId, submission_id: submissionId, duplicate: true };
@@ -65,12 +74,24 @@ export class SubmitController {
     if (ctx.expectsReply) {
       // A submission racing this one may have been journaled first; the gating handler records the loser's PlanRejected.
       const settled = await stateOnceJournaled(this.journal, plan.slug, eventId, SETTLE_TIMEOUT_MS);
-      if (settled !== 'pending' && settled !== null && settled.run_id !== eventId) return { status: 'rejected', plan: plan.slug, errors: [slugTakenIssue(plan.slug, settled)] };
+      if (settled !== 'pending' && settled !== null && settled.run_id !== eventId)
+        return { status: 'rejected', plan: plan.slug, errors: [slugTakenIssue(plan.slug, settled)] };
     }
-    return { status: 'accepted', plan: plan.slug, event_id: eventId, submission_id: submissionId, duplicate: receipt.duplicate };
+    return {
+      status: 'accepted',
+      plan: plan.slug,
+      event_id: eventId,
+      submission_id: submissionId,
+      duplicate: receipt.duplicate,
+    };
   }
 
-  private async reject(errors: Issue[], slug: string | undefined, ctx: RequestContext, submissionId: string | undefined): Promise<SubmitReply> {
+  private async reject(
+    errors: Issue[],
+    slug: string | undefined,
+    ctx: RequestContext,
+    submissionId: string | undefined,
+  ): Promise<SubmitReply> {
     const validSlug = slug !== undefined && Slug.safeParse(slug).success ? slug : undefined;
     if (!ctx.expectsReply) {
       // Nobody reads a reply to a plain publish: the rejection is recorded as an event instead.

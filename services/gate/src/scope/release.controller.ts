@@ -13,12 +13,22 @@ const PRODUCER = `gate@${process.pid}`;
  * are released), a run was queued (the runs it names may have ended while it was being decided),
  * or the journal refused a scope decision (it was decided on a state that changed).
  */
-const RELEASE_POINTS: ReadonlySet<string> = new Set(['LoopConverged', 'LoopBypassed', 'EscalationRaised', 'LoopStopped', 'PlanRejected', 'LoopQueued']);
+const RELEASE_POINTS: ReadonlySet<string> = new Set([
+  'LoopConverged',
+  'LoopBypassed',
+  'EscalationRaised',
+  'LoopStopped',
+  'PlanRejected',
+  'LoopQueued',
+]);
 const SCOPE_DECISIONS: ReadonlySet<string> = new Set(['LoopGated', 'LoopQueued']);
 
 /** Whether a commit announcement can let a queued run start. */
 export function isReleasePoint(event: EventOf<'JournalCommitted'>): boolean {
-  return event.data.events.some((e) => RELEASE_POINTS.has(e.type)) || event.data.refused.some((r) => SCOPE_DECISIONS.has(r.type));
+  return (
+    event.data.events.some((e) => RELEASE_POINTS.has(e.type)) ||
+    event.data.refused.some((r) => SCOPE_DECISIONS.has(r.type))
+  );
 }
 
 /**
@@ -43,7 +53,13 @@ export class ReleaseController {
     for (const run of queued) {
       const { state } = await this.journal.loopState(run.plan);
       if (state === null || state.run_id !== run.run_id || state.status !== 'queued' || state.queued === null) continue;
-      const meta = { plan: run.plan, run_id: run.run_id, causation_id: event.event_id, producer: PRODUCER, now: new Date().toISOString() };
+      const meta = {
+        plan: run.plan,
+        run_id: run.run_id,
+        causation_id: event.event_id,
+        producer: PRODUCER,
+        now: new Date().toISOString(),
+      };
       await decideRunScope(
         { journal: this.journal, publisher: this.publisher },
         { meta, version: state.version, submission_id: state.submission_id, queued_for: state.queued.waiting_for },

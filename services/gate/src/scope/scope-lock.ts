@@ -26,9 +26,24 @@ export interface ScopeRun {
  * LoopGated, LoopQueued or PlanRejected — or parks the message (RetryLaterError) until the runs
  * admitted before this one are journaled and gated.
  */
-export async function decideRunScope(ports: ScopePorts, run: ScopeRun, gating: Gating, mode: ScopeLockMode): Promise<void> {
+export async function decideRunScope(
+  ports: ScopePorts,
+  run: ScopeRun,
+  gating: Gating,
+  mode: ScopeLockMode,
+): Promise<void> {
   const openRuns = await ports.journal.openRuns();
-  const decision = decideScopeLock({ run_id: run.meta.run_id, repo_path: gating.repo_path, repo_url: gating.repo_url, files: gating.files, queued: run.queued_for !== null }, openRuns, mode);
+  const decision = decideScopeLock(
+    {
+      run_id: run.meta.run_id,
+      repo_path: gating.repo_path,
+      repo_url: gating.repo_url,
+      files: gating.files,
+      queued: run.queued_for !== null,
+    },
+    openRuns,
+    mode,
+  );
   const outcome = scopeLockEvents(decision, run, gating);
   if ('retry' in outcome) throw new RetryLaterError(UNDECIDED_RETRY_MS, `${run.meta.plan}: ${outcome.retry}`);
   for (const event of outcome.publish) await ports.publisher.publish(event);

@@ -18,13 +18,27 @@ export interface AnthropicClients {
 export const ANTHROPIC_CLIENTS = Symbol.for('rloop.implementer.anthropic-clients');
 
 /** Builds the clients once from the config: one per model (the test writer's is reused when both name the same model). */
-export function anthropicClients(settings: AnthropicImplementerSettings | null, log: Logger = new Logger('Implementer')): AnthropicClients | null {
+export function anthropicClients(
+  settings: AnthropicImplementerSettings | null,
+  log: Logger = new Logger('Implementer'),
+): AnthropicClients | null {
   if (settings === null) return null;
   const logger = { warn: (m: string) => log.warn(m), info: (m: string) => log.log(m) };
   const client = (model: string): LlmClient =>
-    createAnthropicClient({ apiKey: settings.apiKey, model, maxRetries: LLM_MAX_RETRIES, timeoutMs: LLM_REQUEST_TIMEOUT_MS, logger, ...(settings.baseURL === undefined ? {} : { baseURL: settings.baseURL }) });
+    createAnthropicClient({
+      apiKey: settings.apiKey,
+      model,
+      maxRetries: LLM_MAX_RETRIES,
+      timeoutMs: LLM_REQUEST_TIMEOUT_MS,
+      logger,
+      ...(settings.baseURL === undefined ? {} : { baseURL: settings.baseURL }),
+    });
   const testWriter = client(settings.testWriter.id);
-  return { settings, testWriter, implementer: settings.implementer.id === settings.testWriter.id ? testWriter : client(settings.implementer.id) };
+  return {
+    settings,
+    testWriter,
+    implementer: settings.implementer.id === settings.testWriter.id ? testWriter : client(settings.implementer.id),
+  };
 }
 
 /** The provider of ANTHROPIC_CLIENTS (a handler spec overrides it with a fake that behaves like the API). */

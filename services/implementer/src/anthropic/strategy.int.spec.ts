@@ -1,12 +1,40 @@
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { FixApplied, type Finding } from '@rloop/contracts';
-import { type BudgetReached, type BudgetState, type ModelSpec, type UsageRecord, createAnthropicClient, findModelOrThrow, loadModelCatalogue } from '@rloop/llm';
-import { type FakeAnthropic, type FakeMessagesRequest, type FakeTurn, INVOICE_SIGNATURE, RED_TEST, RED_TEST_PATH, SEQUENCE_GUARD, fakeTurn, startFakeAnthropic } from '@rloop/testing';
+import {
+  type BudgetReached,
+  type BudgetState,
+  type ModelSpec,
+  type UsageRecord,
+  createAnthropicClient,
+  findModelOrThrow,
+  loadModelCatalogue,
+} from '@rloop/llm';
+import {
+  type FakeAnthropic,
+  type FakeMessagesRequest,
+  type FakeTurn,
+  INVOICE_SIGNATURE,
+  RED_TEST,
+  RED_TEST_PATH,
+  SEQUENCE_GUARD,
+  fakeTurn,
+  startFakeAnthropic,
+} from '@rloop/testing';
 import { type FixRequestedData, applyFix } from '../fix/fix-cycle.js';
 import { fixRecordRef } from '../git/records.js';
 import { builtInStrategies } from '../strategies/resolve.js';
-import { type SampleRepo, type TempDir, TEST_COMMANDS, commandEnv, findingAt, gitOut, letterFor, sampleRepo, tempDir } from '../testing/repos.test-helpers.js';
+import {
+  type SampleRepo,
+  type TempDir,
+  TEST_COMMANDS,
+  commandEnv,
+  findingAt,
+  gitOut,
+  letterFor,
+  sampleRepo,
+  tempDir,
+} from '../testing/repos.test-helpers.js';
 import { type TestsWrittenData, createAnthropicStrategy } from './strategy.js';
 import { createPlanTestRunner } from './test-runner.js';
 import { testsRecordRef } from './tests-record.js';
@@ -39,15 +67,30 @@ function scriptFor(behaviour: () => Behaviour): (request: FakeMessagesRequest) =
     const turn = request.messages.length;
     if (tools.includes('write_test_file')) {
       return turn === 1
-        ? fakeTurn.toolUse('write_test_file', { path: RED_TEST_PATH, content: RED_TEST, finding_ids: ['f-sequence'], test_name: 'invoiceNumber rejects a sequence below 1' })
+        ? fakeTurn.toolUse('write_test_file', {
+            path: RED_TEST_PATH,
+            content: RED_TEST,
+            finding_ids: ['f-sequence'],
+            test_name: 'invoiceNumber rejects a sequence below 1',
+          })
         : fakeTurn.text('Wrote one failing test.');
     }
     if (behaviour() === 'fix') {
-      if (turn === 1) return fakeTurn.toolUse('edit_file', { path: 'src/tax.js', old_string: INVOICE_SIGNATURE, new_string: `${INVOICE_SIGNATURE}${SEQUENCE_GUARD}` });
+      if (turn === 1)
+        return fakeTurn.toolUse('edit_file', {
+          path: 'src/tax.js',
+          old_string: INVOICE_SIGNATURE,
+          new_string: `${INVOICE_SIGNATURE}${SEQUENCE_GUARD}`,
+        });
       if (turn === 3) return fakeTurn.toolUse('run_tests', { command: 'node --test' });
       return fakeTurn.text('Added the guard.');
     }
-    if (turn === 1) return fakeTurn.toolUse('edit_file', { path: 'test/invoice-number.test.mjs', old_string: "test('invoice numbers are zero-padded'", new_string: "test('invoice numbers are zero-padded, checked'" });
+    if (turn === 1)
+      return fakeTurn.toolUse('edit_file', {
+        path: 'test/invoice-number.test.mjs',
+        old_string: "test('invoice numbers are zero-padded'",
+        new_string: "test('invoice numbers are zero-padded, checked'",
+      });
     return fakeTurn.text('Adjusted a test.');
   };
 }
@@ -61,7 +104,10 @@ describe('the anthropic strategy in the fix cycle, against the fake Messages API
 
   beforeAll(async () => {
     tmp = await tempDir('anthropic');
-    spec = findModelOrThrow(await loadModelCatalogue(join(import.meta.dirname, '../../../../config/models.yaml')), MODEL);
+    spec = findModelOrThrow(
+      await loadModelCatalogue(join(import.meta.dirname, '../../../../config/models.yaml')),
+      MODEL,
+    );
     fake = await startFakeAnthropic({ script: scriptFor(() => behaviour), knownModels: [MODEL] });
   });
 
@@ -87,7 +133,13 @@ describe('the anthropic strategy in the fix cycle, against the fake Messages API
       implementer: { strategy: 'anthropic' },
       baseline_failing: [],
     };
-    const client = createAnthropicClient({ apiKey: API_KEY, baseURL: fake.url, model: MODEL, maxRetries: 0, timeoutMs: 10_000 });
+    const client = createAnthropicClient({
+      apiKey: API_KEY,
+      baseURL: fake.url,
+      model: MODEL,
+      maxRetries: 0,
+      timeoutMs: 10_000,
+    });
     const strategy = createAnthropicStrategy({
       request,
       testWriter: { client, spec, stepBudget: 4 },
@@ -105,7 +157,13 @@ describe('the anthropic strategy in the fix cycle, against the fake Messages API
         onBudgetReached: (reached) => Promise.resolve(void published.budgets.push(reached)),
       },
     });
-    const deps = { workRoot: join(tmp.path, 'home'), env: commandEnv(), commands: TEST_COMMANDS, testTimeoutMs: 30_000, strategyFor: builtInStrategies({ commandTimeoutMs: 30_000, extra: { anthropic: strategy } }) };
+    const deps = {
+      workRoot: join(tmp.path, 'home'),
+      env: commandEnv(),
+      commands: TEST_COMMANDS,
+      testTimeoutMs: 30_000,
+      strategyFor: builtInStrategies({ commandTimeoutMs: 30_000, extra: { anthropic: strategy } }),
+    };
     return { request, run: () => applyFix(request, deps) };
   }
 
@@ -116,10 +174,24 @@ describe('the anthropic strategy in the fix cycle, against the fake Messages API
     const result = await run();
 
     expect(FixApplied.shape.data.parse(result)).toEqual(result);
-    expect(result).toMatchObject({ strategy: 'anthropic', outcome: 'committed', tests_added: [RED_TEST_PATH], tests_result: { failed: 0, regressions: 0 } });
+    expect(result).toMatchObject({
+      strategy: 'anthropic',
+      outcome: 'committed',
+      tests_added: [RED_TEST_PATH],
+      tests_result: { failed: 0, regressions: 0 },
+    });
     expect(result.fixes_applied.find((f) => f.file === 'src/tax.js')?.fixed_findings).toEqual(['f-sequence']);
     expect(gitOut(repo.dir, ['show', `${result.commit ?? ''}:src/tax.js`])).toContain('throw new RangeError');
-    expect(published.tests).toEqual([{ round: 1, letter_id: result.letter_id, tests: [{ file: RED_TEST_PATH, finding_ids: ['f-sequence'], name: 'invoiceNumber rejects a sequence below 1' }], red: ['invoiceNumber rejects a sequence below 1'], passed_at_once: [], not_clean: [] }]);
+    expect(published.tests).toEqual([
+      {
+        round: 1,
+        letter_id: result.letter_id,
+        tests: [{ file: RED_TEST_PATH, finding_ids: ['f-sequence'], name: 'invoiceNumber rejects a sequence below 1' }],
+        red: ['invoiceNumber rejects a sequence below 1'],
+        passed_at_once: [],
+        not_clean: [],
+      },
+    ]);
     expect(published.usage.map((u) => u.dispatch)).toEqual(['test-writer', 'implementer']);
     expect(published.usage.every((u) => u.model === MODEL && u.cost_usd > 0 && u.round === 1)).toBe(true);
     // The test writer saw the letter and the test layout, never the implementation.
@@ -146,7 +218,9 @@ describe('the anthropic strategy in the fix cycle, against the fake Messages API
 
     // As if the process died before it stored its answer: the letter's red tests are not paid for twice.
     gitOut(repo.dir, ['update-ref', '-d', fixRecordRef('refused', request.letter.letter_id)]);
-    expect(gitOut(repo.dir, ['rev-parse', '--verify', testsRecordRef('refused', request.letter.letter_id)])).toMatch(/^[0-9a-f]{40}$/);
+    expect(gitOut(repo.dir, ['rev-parse', '--verify', testsRecordRef('refused', request.letter.letter_id)])).toMatch(
+      /^[0-9a-f]{40}$/,
+    );
     const firstTests = published.tests[0];
     published.tests.length = 0;
     published.usage.length = 0;
@@ -158,12 +232,20 @@ describe('the anthropic strategy in the fix cycle, against the fake Messages API
 
   it('given a plan that spent its budget, when a fix is requested, then nothing is dispatched and the stop is reported with the spend', async () => {
     const repo = await sampleRepo(tmp.path, 'fixable', 'budget');
-    const { run } = setup(repo, 'budget', { limits: { dailyUsd: 100, perPlanUsd: 5, perDispatchUsd: null }, spentOnPlanUsd: 5.5, spentTodayUsd: 7 });
+    const { run } = setup(repo, 'budget', {
+      limits: { dailyUsd: 100, perPlanUsd: 5, perDispatchUsd: null },
+      spentOnPlanUsd: 5.5,
+      spentTodayUsd: 7,
+    });
     const calls = fake.requests.length;
     const result = await run();
     expect(result).toMatchObject({ outcome: 'failed', commit: null });
-    expect(result.reason).toContain('stopped: the per-plan LLM budget of $5.00 is reached before the test writer: $5.50 spent');
-    expect(published.budgets).toEqual([expect.objectContaining({ scope: 'plan', limitUsd: 5, spentUsd: 5.5, spentTodayUsd: 7 })]);
+    expect(result.reason).toContain(
+      'stopped: the per-plan LLM budget of $5.00 is reached before the test writer: $5.50 spent',
+    );
+    expect(published.budgets).toEqual([
+      expect.objectContaining({ scope: 'plan', limitUsd: 5, spentUsd: 5.5, spentTodayUsd: 7 }),
+    ]);
     expect(fake.requests.length).toBe(calls);
   });
 

@@ -65,7 +65,11 @@ export interface AnthropicStrategyOptions {
 }
 
 function plus(budget: BudgetState, spentUsd: number): BudgetState {
-  return { ...budget, spentOnPlanUsd: budget.spentOnPlanUsd + spentUsd, spentTodayUsd: budget.spentTodayUsd + spentUsd };
+  return {
+    ...budget,
+    spentOnPlanUsd: budget.spentOnPlanUsd + spentUsd,
+    spentTodayUsd: budget.spentTodayUsd + spentUsd,
+  };
 }
 
 /**
@@ -93,11 +97,17 @@ export function createAnthropicStrategy(options: AnthropicStrategyOptions): FixS
 
   /** Records what a failed dispatch spent, then turns the error into the fix's outcome. */
   const failed = async (error: unknown, dispatch: string, signal: AbortSignal): Promise<never> => {
-    if (error instanceof LlmError && error.usage !== undefined && error.usage.input_tokens + error.usage.output_tokens > 0) await hooks.onUsage(error.usage);
+    if (
+      error instanceof LlmError &&
+      error.usage !== undefined &&
+      error.usage.input_tokens + error.usage.output_tokens > 0
+    )
+      await hooks.onUsage(error.usage);
     if (error instanceof LlmAbortedError && signal.aborted) throw new AbortedError(`the anthropic ${dispatch}`);
     if (error instanceof LlmBudgetExceededError) return stopForBudget(budgetReachedFrom(error, dispatch));
     // Every other model failure (bad output, refusal, overload after the client's retries) ends this attempt; the next round may try again.
-    if (error instanceof LlmError) throw new StrategyFailedError(`the ${dispatch} failed: ${error.code}: ${error.message}`);
+    if (error instanceof LlmError)
+      throw new StrategyFailedError(`the ${dispatch} failed: ${error.code}: ${error.message}`);
     throw error;
   };
 
@@ -142,10 +152,19 @@ export function createAnthropicStrategy(options: AnthropicStrategyOptions): FixS
         await hooks.onUsage(written.usage);
         if (budget !== null) budget = plus(budget, written.usage.cost_usd);
         redTests = written.redTests;
-        testsWritten = { ...written.testsWritten, round: request.round, tests: written.testsWritten.tests.map((t) => ({ ...t, finding_ids: [...t.finding_ids] })) };
+        testsWritten = {
+          ...written.testsWritten,
+          round: request.round,
+          tests: written.testsWritten.tests.map((t) => ({ ...t, finding_ids: [...t.finding_ids] })),
+        };
         await writeTestsRecord(request.repo_path, letter.plan, letter.letter_id, {
           tests_written: testsWritten,
-          red_tests: redTests.map((t) => ({ file: t.file, finding_ids: [...t.finding_ids], name: t.name, content: t.content })),
+          red_tests: redTests.map((t) => ({
+            file: t.file,
+            finding_ids: [...t.finding_ids],
+            name: t.name,
+            content: t.content,
+          })),
         });
       }
       await hooks.onTestsWritten(testsWritten);
@@ -191,9 +210,14 @@ export function createAnthropicStrategy(options: AnthropicStrategyOptions): FixS
       ];
       if (!verdict.accepted) {
         const reasons = verdict.reasons.map((r) => `${r.code}: ${r.detail}`).join('; ');
-        throw new StrategyFailedError(redactSecrets(`the verifier refused the fix: ${reasons}`), { outputTail: redactSecrets(`${account.join('\n')}\n${fix.summary}`.trim()) });
+        throw new StrategyFailedError(redactSecrets(`the verifier refused the fix: ${reasons}`), {
+          outputTail: redactSecrets(`${account.join('\n')}\n${fix.summary}`.trim()),
+        });
       }
-      return { changedFiles: [...new Set([...fix.filesTouched, ...redTests.map((t) => t.file)])].sort(), log: redactSecrets([...account, fix.summary].join('\n')) };
+      return {
+        changedFiles: [...new Set([...fix.filesTouched, ...redTests.map((t) => t.file)])].sort(),
+        log: redactSecrets([...account, fix.summary].join('\n')),
+      };
     },
   };
 }

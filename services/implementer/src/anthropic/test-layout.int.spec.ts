@@ -13,7 +13,10 @@ describe('the test layout shown to the test writer', () => {
     repo = join(tmp.path, 'repo');
     await mkdir(join(repo, 'test'), { recursive: true });
     await writeFile(join(tmp.path, 'private.txt'), 'a file outside the worktree\n');
-    await writeFile(join(repo, 'test', 'money.test.mjs'), "import { test } from 'node:test';\ntest('money', () => {});\n");
+    await writeFile(
+      join(repo, 'test', 'money.test.mjs'),
+      "import { test } from 'node:test';\ntest('money', () => {});\n",
+    );
     // The smallest "test file" is a tracked link to a file outside: it must never be read.
     await symlink(join(tmp.path, 'private.txt'), join(repo, 'test', 'a.test.mjs'));
     gitOut(tmp.path, ['init', '-q', '-b', 'main', repo]);
@@ -26,7 +29,10 @@ describe('the test layout shown to the test writer', () => {
   it('given a tracked test file that is a symbolic link out of the worktree, when the layout is read, then the example is a real test file and the outside file is never shown', async () => {
     const layout = await testLayoutOf(repo, 'node --test');
     expect(layout.testFiles).toEqual(['test/a.test.mjs', 'test/money.test.mjs']);
-    expect(layout.example).toEqual({ path: 'test/money.test.mjs', content: "import { test } from 'node:test';\ntest('money', () => {});\n" });
+    expect(layout.example).toEqual({
+      path: 'test/money.test.mjs',
+      content: "import { test } from 'node:test';\ntest('money', () => {});\n",
+    });
     expect(JSON.stringify(layout)).not.toContain('outside the worktree');
   });
 

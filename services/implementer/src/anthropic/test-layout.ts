@@ -21,7 +21,10 @@ export function commonTestDir(testFiles: readonly string[]): string | undefined 
  */
 export async function testLayoutOf(worktreeDir: string, testCommand: string): Promise<TestLayout> {
   const listed = await git(['ls-files', '-z'], { cwd: worktreeDir });
-  const testFiles = listed.stdout.split('\u0000').filter((f) => f !== '' && isTestPath(f)).sort();
+  const testFiles = listed.stdout
+    .split('\u0000')
+    .filter((f) => f !== '' && isTestPath(f))
+    .sort();
   let example: TestLayout['example'] = null;
   const root = await realWorktreeRoot(worktreeDir);
   for (const path of testFiles) {
@@ -34,7 +37,13 @@ export async function testLayoutOf(worktreeDir: string, testCommand: string): Pr
     if (example === null || content.length < example.content.length) example = { path, content };
   }
   const testDir = commonTestDir(testFiles);
-  return { testFiles, example, testCommand, moduleSystem: await moduleSystemOf(root), ...(testDir === undefined ? {} : { testDir }) };
+  return {
+    testFiles,
+    example,
+    testCommand,
+    moduleSystem: await moduleSystemOf(root),
+    ...(testDir === undefined ? {} : { testDir }),
+  };
 }
 
 /** How Node loads the repository's .js files: package.json `type` (read inside the worktree; CommonJS when absent, as Node does). */

@@ -31,10 +31,24 @@ export function createPlanTestRunner(options: PlanTestRunnerOptions): TestRunner
       ...(request.signal === undefined ? {} : { signal: request.signal }),
     });
     const output = `${result.stdout}${result.stderr === '' ? '' : `\n${result.stderr}`}`;
-    const parsed = parseTestOutput(output, { exitCode: result.timedOut ? null : result.exitCode, cwd: request.worktreeDir });
+    const parsed = parseTestOutput(output, {
+      exitCode: result.timedOut ? null : result.exitCode,
+      cwd: request.worktreeDir,
+    });
     const tap = parseTapOutput(result.stdout);
     // Without TAP only the count of passing tests is known; placeholders keep the counts right.
-    const passed = tap.passed.length === parsed.passed ? tap.passed : Array.from({ length: parsed.passed }, (_v, i) => `(passing test ${i + 1})`);
-    return { exitCode: result.exitCode, timedOut: result.timedOut, passed, failed: [...parsed.failing], skipped: tap.skipped, output, durationMs: result.durationMs };
+    const passed =
+      tap.passed.length === parsed.passed
+        ? tap.passed
+        : Array.from({ length: parsed.passed }, (_v, i) => `(passing test ${i + 1})`);
+    return {
+      exitCode: result.exitCode,
+      timedOut: result.timedOut,
+      passed,
+      failed: [...parsed.failing],
+      skipped: tap.skipped,
+      output,
+      durationMs: result.durationMs,
+    };
   };
 }

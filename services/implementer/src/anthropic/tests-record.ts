@@ -10,7 +10,9 @@ export function testsRecordRef(slug: string, letterId: string): string {
 
 const TestsRecord = z.object({
   tests_written: TestsWritten.shape.data,
-  red_tests: z.array(z.object({ file: z.string().min(1), finding_ids: z.array(z.string()), name: z.string(), content: z.string() })),
+  red_tests: z.array(
+    z.object({ file: z.string().min(1), finding_ids: z.array(z.string()), name: z.string(), content: z.string() }),
+  ),
 });
 export type TestsRecord = z.infer<typeof TestsRecord>;
 
@@ -27,6 +29,11 @@ export async function readTestsRecord(repoPath: string, slug: string, letterId: 
   return parsed.data;
 }
 
-export async function writeTestsRecord(repoPath: string, slug: string, letterId: string, record: TestsRecord): Promise<void> {
+export async function writeTestsRecord(
+  repoPath: string,
+  slug: string,
+  letterId: string,
+  record: TestsRecord,
+): Promise<void> {
   await writeRecord(repoPath, testsRecordRef(slug, letterId), TestsRecord.parse(record));
 }

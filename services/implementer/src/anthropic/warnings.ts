@@ -14,18 +14,38 @@ const NO_COMMIT = '0'.repeat(40);
  * repository's own ESLint config is never loaded here: the worktree holds files the model wrote,
  * and loading a config runs it inside this process, next to the API key.
  */
-export function createWarningLister(options: { readonly cacheDir: string; readonly signal?: AbortSignal }): WarningLister {
+export function createWarningLister(options: {
+  readonly cacheDir: string;
+  readonly signal?: AbortSignal;
+}): WarningLister {
   const critic = compilerLinterCritic({ useRepoEslintConfig: false });
   return async (worktreeDir, only) => {
-    const listed = only === undefined ? await git(['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: worktreeDir }) : null;
+    const listed =
+      only === undefined
+        ? await git(['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: worktreeDir })
+        : null;
     // The critic picks the sources it can read out of the list itself.
-    const files = listed === null ? [...(only ?? [])] : [...new Set(listed.stdout.split('\u0000').filter((f) => f !== ''))].sort();
+    const files =
+      listed === null ? [...(only ?? [])] : [...new Set(listed.stdout.split('\u0000').filter((f) => f !== ''))].sort();
     const result = await runCritic(
       critic,
-      { repoDir: worktreeDir, commit: NO_COMMIT, files, phase: 'critical', cacheDir: options.cacheDir, ...(options.signal === undefined ? {} : { signal: options.signal }) },
+      {
+        repoDir: worktreeDir,
+        commit: NO_COMMIT,
+        files,
+        phase: 'critical',
+        cacheDir: options.cacheDir,
+        ...(options.signal === undefined ? {} : { signal: options.signal }),
+      },
       { timeoutMs: WARNING_COUNT_TIMEOUT_MS },
     );
-    if (result.status === 'failed') throw new StrategyFailedError(`the warning count (compiler-linter) failed: ${result.reason}: ${result.message}`);
-    return result.findings.map((f) => ({ file: f.file, line: f.line_range.start, rule: f.finding_type, message: f.title }));
+    if (result.status === 'failed')
+      throw new StrategyFailedError(`the warning count (compiler-linter) failed: ${result.reason}: ${result.message}`);
+    return result.findings.map((f) => ({
+      file: f.file,
+      line: f.line_range.start,
+      rule: f.finding_type,
+      message: f.title,
+    }));
   };
 }

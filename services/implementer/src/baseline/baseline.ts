@@ -52,7 +52,13 @@ export async function recordBaseline(given: RecordBaselineInput, deps: Implement
   }
   const clock = deps.clock ?? (() => performance.now());
   const started = clock();
-  const worktree = await ensureWorktree({ repoPath: input.repoPath, slug: input.slug, workRoot: deps.workRoot, commit: input.commit, branch: branchFor(input.slug) });
+  const worktree = await ensureWorktree({
+    repoPath: input.repoPath,
+    slug: input.slug,
+    workRoot: deps.workRoot,
+    commit: input.commit,
+    branch: branchFor(input.slug),
+  });
   const refused = commandRefusal({ test_cmd: input.testCmd, implementer: { strategy: 'autofix' } }, deps.commands);
   if (refused !== null) {
     // Nothing runs; the baseline says why (as its one failing "test"), and every fix of the run will be refused too.
@@ -68,12 +74,27 @@ export async function recordBaseline(given: RecordBaselineInput, deps: Implement
     return data;
   }
   const coverageDir = deps.recordCoverage === true ? coverageDirFor(deps.workRoot) : undefined;
-  const run = await runTests({ cwd: worktree.dir, command: input.testCmd, env: deps.env, timeoutMs: deps.testTimeoutMs, limits: deps.commands.limits, signal: deps.signal, coverageDir });
+  const run = await runTests({
+    cwd: worktree.dir,
+    command: input.testCmd,
+    env: deps.env,
+    timeoutMs: deps.testTimeoutMs,
+    limits: deps.commands.limits,
+    signal: deps.signal,
+    coverageDir,
+  });
   const coverage = coverageDir === undefined ? null : recordV8Coverage(coverageDir, worktree.dir);
   const data = BaselineRecorded.shape.data.parse({
     commit: input.commit,
     branch: worktree.branch,
-    tests: { added: 0, passed: run.passed, failed: run.failed, total: run.total, regressions: 0, warnings: run.warnings },
+    tests: {
+      added: 0,
+      passed: run.passed,
+      failed: run.failed,
+      total: run.total,
+      regressions: 0,
+      warnings: run.warnings,
+    },
     exit_code: exitCodeOf(run),
     failing: run.failing.slice(0, MAX_FAILING),
     duration_ms: Math.max(0, Math.round(clock() - started)),

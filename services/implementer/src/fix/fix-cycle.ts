@@ -53,7 +53,11 @@ export function fixedFiles(diff: DiffSummary, findings: readonly Finding[]): Fix
   return diff.files.map((change) => ({
     file: change.file,
     fixed_findings: findings
-      .filter((f) => f.file === change.file && (change.status === 'deleted' || change.oldRanges.some((r) => overlaps(r, f.line_range))))
+      .filter(
+        (f) =>
+          f.file === change.file &&
+          (change.status === 'deleted' || change.oldRanges.some((r) => overlaps(r, f.line_range))),
+      )
       .map((f) => f.id),
     lines_changed: change.insertions + change.deletions,
     hunks: [...change.hunks],
@@ -62,7 +66,10 @@ export function fixedFiles(diff: DiffSummary, findings: readonly Finding[]): Fix
 
 /** The attempt as a unified diff (cut to MAX_PATCH characters), for stuck-issue reports. */
 async function attemptPatch(cwd: string, range: readonly string[]): Promise<string> {
-  const text = await gitText(['-c', 'core.quotePath=false', 'diff', '--no-renames', '--no-ext-diff', '--no-color', ...range], { cwd });
+  const text = await gitText(
+    ['-c', 'core.quotePath=false', 'diff', '--no-renames', '--no-ext-diff', '--no-color', ...range],
+    { cwd },
+  );
   return text.length <= MAX_PATCH ? text : `${text.slice(0, MAX_PATCH - 60)}\n… (diff cut at ${MAX_PATCH} characters)`;
 }
 
@@ -87,7 +94,15 @@ function parseTests(text: string): TestsResult | null {
     if (key !== undefined && value !== undefined && /^\d+$/.test(value)) values[key] = Number(value);
   }
   const { added, passed, failed, total, regressions, warnings } = values;
-  if (added === undefined || passed === undefined || failed === undefined || total === undefined || regressions === undefined || warnings === undefined) return null;
+  if (
+    added === undefined ||
+    passed === undefined ||
+    failed === undefined ||
+    total === undefined ||
+    regressions === undefined ||
+    warnings === undefined
+  )
+    return null;
   return { added, passed, failed, total, regressions, warnings };
 }
 
@@ -102,10 +117,18 @@ async function trailersOf(repoPath: string, commit: string): Promise<Map<string,
 }
 
 /** The commit on the plan's branch (`branchRef`: the local branch, or what the remote's was when read) after `base` that carries this letter's trailer, if any. */
-async function findFixCommit(repoPath: string, branchRef: string, base: string, letterId: string): Promise<string | null> {
+async function findFixCommit(
+  repoPath: string,
+  branchRef: string,
+  base: string,
+  letterId: string,
+): Promise<string | null> {
   const tip = await git(['rev-parse', '-q', '--verify', `${branchRef}^{commit}`], { cwd: repoPath, okExitCodes: [1] });
   if (tip.exitCode !== 0) return null;
-  const log = await git(['log', '-z', `--format=%H%n%(trailers:key=${TRAILERS.letter},valueonly)`, `${base}..${tip.stdout.trim()}`], { cwd: repoPath });
+  const log = await git(
+    ['log', '-z', `--format=%H%n%(trailers:key=${TRAILERS.letter},valueonly)`, `${base}..${tip.stdout.trim()}`],
+    { cwd: repoPath },
+  );
   for (const record of log.stdout.split('\0')) {
     const [sha, ...values] = record.trim().split('\n');
     if (sha !== undefined && values.some((v) => v.trim() === letterId)) return sha;
@@ -124,7 +147,10 @@ async function committedResult(request: FixRequestedData, commit: string): Promi
   const duration = Number(trailers.get(TRAILERS.duration) ?? Number.NaN);
   const strategy = trailers.get(TRAILERS.strategy);
   if (tests === null || !Number.isInteger(duration) || strategy === undefined) {
-    throw new RecordInvalidError(`commit ${commit}`, `its ${TRAILERS.tests}, ${TRAILERS.duration} or ${TRAILERS.strategy} trailer is missing or malformed`);
+    throw new RecordInvalidError(
+      `commit ${commit}`,
+      `its ${TRAILERS.tests}, ${TRAILERS.duration} or ${TRAILERS.strategy} trailer is missing or malformed`,
+    );
   }
   const diff = await diffSummary(request.repo_path, request.base_commit, { commit });
   return FixApplied.shape.data.parse({
@@ -143,7 +169,14 @@ async function committedResult(request: FixRequestedData, commit: string): Promi
   } satisfies FixAppliedData);
 }
 
-function commitMessage(request: FixRequestedData, strategy: string, diff: DiffSummary, fixes: readonly FixedFile[], tests: TestsResult, durationMs: number): string {
+function commitMessage(
+  request: FixRequestedData,
+  strategy: string,
+  diff: DiffSummary,
+  fixes: readonly FixedFile[],
+  tests: TestsResult,
+  durationMs: number,
+): string {
   const addressed = fixes.reduce((sum, f) => sum + f.fixed_findings.length, 0);
   return [
     `rloop: round ${request.round} fixes for ${request.letter.plan}`,
@@ -191,9 +224,15 @@ export async function applyFix(given: FixRequestedData, deps: FixCycleDeps): Pro
   if (stored !== null) return stored;
   const remoteBranch = `refs/heads/${request.branch}`;
   // What the plan's branch is on its repository now: the lease of our push, and where another implementer's fix of this letter would be.
-  const remoteTip = remote === null ? null : await remote.cache.fetchRef(remote.url, remoteBranch, trackingRef(remoteBranch));
+  const remoteTip =
+    remote === null ? null : await remote.cache.fetchRef(remote.url, remoteBranch, trackingRef(remoteBranch));
   const recover = async (): Promise<FixAppliedData | null> => {
-    const found = await findFixCommit(request.repo_path, remote === null ? remoteBranch : trackingRef(remoteBranch), request.base_commit, letter.letter_id);
+    const found = await findFixCommit(
+      request.repo_path,
+      remote === null ? remoteBranch : trackingRef(remoteBranch),
+      request.base_commit,
+      letter.letter_id,
+    );
     if (found === null) return null;
     const recovered = await committedResult(request, found);
     await writeRecord(request.repo_path, ref, recovered);
@@ -206,14 +245,25 @@ export async function applyFix(given: FixRequestedData, deps: FixCycleDeps): Pro
   const started = clock();
   const elapsed = (): number => Math.max(0, Math.round(clock() - started));
   const signal = deps.signal ?? new AbortController().signal;
-  const worktree = await ensureWorktree({ repoPath: request.repo_path, slug: letter.plan, workRoot: deps.workRoot, commit: request.base_commit, branch: request.branch });
+  const worktree = await ensureWorktree({
+    repoPath: request.repo_path,
+    slug: letter.plan,
+    workRoot: deps.workRoot,
+    commit: request.base_commit,
+    branch: request.branch,
+  });
   const dir = worktree.dir;
   const finish = async (data: FixAppliedData): Promise<FixAppliedData> => {
     const valid = FixApplied.shape.data.parse(data);
     await writeRecord(request.repo_path, ref, valid);
     return valid;
   };
-  const notApplied = (outcome: 'no_change' | 'failed', reason: string, strategy: string, tests: TestsResult = EMPTY_TESTS): FixAppliedData => ({
+  const notApplied = (
+    outcome: 'no_change' | 'failed',
+    reason: string,
+    strategy: string,
+    tests: TestsResult = EMPTY_TESTS,
+  ): FixAppliedData => ({
     round: request.round,
     letter_id: letter.letter_id,
     strategy,
@@ -232,21 +282,37 @@ export async function applyFix(given: FixRequestedData, deps: FixCycleDeps): Pro
   if (refused !== null) return finish(notApplied('failed', refused.message, request.implementer.strategy));
   const strategy = deps.strategyFor(request.implementer);
   if (strategy === null) {
-    return finish(notApplied('failed', `the ${request.implementer.strategy} strategy is not available on this implementer`, request.implementer.strategy));
+    return finish(
+      notApplied(
+        'failed',
+        `the ${request.implementer.strategy} strategy is not available on this implementer`,
+        request.implementer.strategy,
+      ),
+    );
   }
   let log: string;
   try {
     const outcome = await strategy.apply({ worktreeDir: dir, letter, round: request.round, env: deps.env, signal });
     if (outcome.skipped !== undefined) {
       await resetWorktree(dir, request.branch, request.base_commit);
-      return finish(notApplied('no_change', `the ${strategy.name} strategy made no attempt: ${outcome.skipped}`, strategy.name));
+      return finish(
+        notApplied('no_change', `the ${strategy.name} strategy made no attempt: ${outcome.skipped}`, strategy.name),
+      );
     }
     log = outcome.log;
   } catch (error) {
     if (!(error instanceof StrategyFailedError)) throw error;
     await resetWorktree(dir, request.branch, request.base_commit);
     const tail = error.outputTail.trim();
-    return finish(notApplied('failed', tail === '' ? error.message : `${error.message}; output ends with:\n${tail.slice(-(MAX_REASON - error.message.length - 40))}`, strategy.name));
+    return finish(
+      notApplied(
+        'failed',
+        tail === ''
+          ? error.message
+          : `${error.message}; output ends with:\n${tail.slice(-(MAX_REASON - error.message.length - 40))}`,
+        strategy.name,
+      ),
+    );
   }
   if (signal.aborted) throw new AbortedError('the fix cycle');
 
@@ -254,34 +320,66 @@ export async function applyFix(given: FixRequestedData, deps: FixCycleDeps): Pro
   const head = await git(['symbolic-ref', '-q', 'HEAD'], { cwd: dir, okExitCodes: [1] });
   if (head.stdout.trim() !== `refs/heads/${request.branch}`) {
     await resetWorktree(dir, request.branch, request.base_commit);
-    return finish(notApplied('failed', `the ${strategy.name} strategy left the worktree off ${request.branch}; its work was discarded`, strategy.name));
+    return finish(
+      notApplied(
+        'failed',
+        `the ${strategy.name} strategy left the worktree off ${request.branch}; its work was discarded`,
+        strategy.name,
+      ),
+    );
   }
   await git(['reset', '-q', '--soft', request.base_commit], { cwd: dir });
   await git(['add', '-A'], { cwd: dir });
   const diff = await diffSummary(dir, request.base_commit, { index: true });
 
   const coverageDir = deps.recordCoverage === true ? coverageDirFor(deps.workRoot) : undefined;
-  const run = await runTests({ cwd: dir, command: request.test_cmd, env: deps.env, timeoutMs: deps.testTimeoutMs, limits: deps.commands.limits, signal, coverageDir });
+  const run = await runTests({
+    cwd: dir,
+    command: request.test_cmd,
+    env: deps.env,
+    timeoutMs: deps.testTimeoutMs,
+    limits: deps.commands.limits,
+    signal,
+    coverageDir,
+  });
   // Read while the worktree still holds what the tests ran (the change, before it is committed or reset).
   const coverage = coverageDir === undefined ? null : recordV8Coverage(coverageDir, dir);
   const regressions = diffTestResults(request.baseline_failing, run);
   const added = testsAdded(diff);
-  const tests: TestsResult = { added: added.length, passed: run.passed, failed: run.failed, total: run.total, regressions: regressions.length, warnings: run.warnings };
+  const tests: TestsResult = {
+    added: added.length,
+    passed: run.passed,
+    failed: run.failed,
+    total: run.total,
+    regressions: regressions.length,
+    warnings: run.warnings,
+  };
 
   if (diff.files.length === 0) {
     await resetWorktree(dir, request.branch, request.base_commit);
-    return finish(notApplied('no_change', `the ${strategy.name} strategy changed nothing (${cut(log.trim(), 1000) || 'no output'})`, strategy.name, tests));
+    return finish(
+      notApplied(
+        'no_change',
+        `the ${strategy.name} strategy changed nothing (${cut(log.trim(), 1000) || 'no output'})`,
+        strategy.name,
+        tests,
+      ),
+    );
   }
   if (regressions.length > 0) {
     const patch = await attemptPatch(dir, ['--cached', request.base_commit]);
     await resetWorktree(dir, request.branch, request.base_commit);
-    const names = regressions.slice(0, 20).join(', ') + (regressions.length > 20 ? `, and ${regressions.length - 20} more` : '');
+    const names =
+      regressions.slice(0, 20).join(', ') + (regressions.length > 20 ? `, and ${regressions.length - 20} more` : '');
     return finish({
       round: request.round,
       letter_id: letter.letter_id,
       strategy: strategy.name,
       outcome: 'reverted',
-      reason: cut(`reverted: the change broke ${regressions.length} test(s) that passed at the baseline: ${names}`, MAX_REASON),
+      reason: cut(
+        `reverted: the change broke ${regressions.length} test(s) that passed at the baseline: ${names}`,
+        MAX_REASON,
+      ),
       // What was attempted and rolled back: fix-attempt identity for the implementer-wall heuristic.
       fixes_applied: fixedFiles(diff, letter.findings),
       tests_added: added,
@@ -295,7 +393,10 @@ export async function applyFix(given: FixRequestedData, deps: FixCycleDeps): Pro
   }
 
   const message = commitMessage(request, strategy.name, diff, fixedFiles(diff, letter.findings), tests, elapsed());
-  await git([...NO_HOOKS, ...commitConfigArgs(deps.identity ?? DEFAULT_IDENTITY), 'commit', '-q', '--no-verify', '-F', '-'], { cwd: dir, input: message });
+  await git(
+    [...NO_HOOKS, ...commitConfigArgs(deps.identity ?? DEFAULT_IDENTITY), 'commit', '-q', '--no-verify', '-F', '-'],
+    { cwd: dir, input: message },
+  );
   const commit = await gitText(['rev-parse', 'HEAD'], { cwd: dir });
   // Drop what the test run left behind, so the next round starts from exactly this commit.
   await resetWorktree(dir, request.branch, commit);

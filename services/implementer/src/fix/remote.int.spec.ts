@@ -6,7 +6,17 @@ import { type GitDaemon, startGitDaemon } from '@rloop/testing';
 import { recordBaseline } from '../baseline/baseline.js';
 import { handOffBranch, lastCommitRef } from '../git/handoff.js';
 import type { FixStrategy } from '../strategies/strategy.js';
-import { RUN_ID, type SampleRepo, type TempDir, TEST_COMMANDS, commandEnv, gitOut, letterFor, sampleRepo, tempDir } from '../testing/repos.test-helpers.js';
+import {
+  RUN_ID,
+  type SampleRepo,
+  type TempDir,
+  TEST_COMMANDS,
+  commandEnv,
+  gitOut,
+  letterFor,
+  sampleRepo,
+  tempDir,
+} from '../testing/repos.test-helpers.js';
 import { type FixRequestedData, applyFix } from './fix-cycle.js';
 
 // Two implementers with homes of their own (two hosts, no shared disk) and the plan's repository
@@ -30,8 +40,15 @@ describe('the fix cycle on a repository given by URL', () => {
     },
   };
   const home = (host: string) => join(tmp.path, host);
-  const deps = (host: string) => ({ workRoot: home(host), env: commandEnv(), commands: TEST_COMMANDS, testTimeoutMs: 30_000, strategyFor: () => appending });
-  const remoteHead = (ref: string): string | null => gitOut(served, ['for-each-ref', '--format=%(objectname)', ref]) || null;
+  const deps = (host: string) => ({
+    workRoot: home(host),
+    env: commandEnv(),
+    commands: TEST_COMMANDS,
+    testTimeoutMs: 30_000,
+    strategyFor: () => appending,
+  });
+  const remoteHead = (ref: string): string | null =>
+    gitOut(served, ['for-each-ref', '--format=%(objectname)', ref]) || null;
 
   function request(base: string, round: number, letterId: string): FixRequestedData {
     return {
@@ -64,7 +81,17 @@ describe('the fix cycle on a repository given by URL', () => {
   });
 
   it('given a fix made on one host, when the request is redelivered to another, then the other finds the pushed commit and does not redo it', async () => {
-    const baseline = await recordBaseline({ slug, runId: RUN_ID, repoPath: '/nonexistent/gate-host/repos/app', repoUrl: url, commit: repo.commit, testCmd: 'node --test' }, deps('host-a'));
+    const baseline = await recordBaseline(
+      {
+        slug,
+        runId: RUN_ID,
+        repoPath: '/nonexistent/gate-host/repos/app',
+        repoUrl: url,
+        commit: repo.commit,
+        testCmd: 'node --test',
+      },
+      deps('host-a'),
+    );
     expect(baseline.commit).toBe(repo.commit);
     const first = await applyFix(request(repo.commit, 1, 'd_letter_remote_0001'), deps('host-a'));
     expect(first.outcome).toBe('committed');
@@ -85,12 +112,29 @@ describe('the fix cycle on a repository given by URL', () => {
     expect(remoteHead('refs/heads/rloop/remote-plan')).toBe(second.commit);
   });
 
-  it('given an escalation, when the branch is handed off, then the ref moves are pushed to the plan\'s repository and a redelivery on another host gets the same answer', async () => {
+  it("given an escalation, when the branch is handed off, then the ref moves are pushed to the plan's repository and a redelivery on another host gets the same answer", async () => {
     const last = remoteHead('refs/heads/rloop/remote-plan') ?? '';
     const best = gitOut(served, ['rev-parse', `${last}^`]);
-    const reviewed: ReviewedRound = { round: 1, phase: 'critical', commit: best, letter_id: 'd_letter_remote_0001', counts: { critical: 1, medium: 0, low: 0 } };
-    const choice: HandoffChoice = { best: reviewed, last: { ...reviewed, round: 2 }, reason: 'round 1 had the fewest open findings' };
-    const work = { slug, runId: RUN_ID, repoPath: '/nonexistent/gate-host/repos/app', repoUrl: url, branch: `rloop/${slug}`, trigger: { kind: 'escalated' as const, event_id: 'd_escalation_remote_01' } };
+    const reviewed: ReviewedRound = {
+      round: 1,
+      phase: 'critical',
+      commit: best,
+      letter_id: 'd_letter_remote_0001',
+      counts: { critical: 1, medium: 0, low: 0 },
+    };
+    const choice: HandoffChoice = {
+      best: reviewed,
+      last: { ...reviewed, round: 2 },
+      reason: 'round 1 had the fewest open findings',
+    };
+    const work = {
+      slug,
+      runId: RUN_ID,
+      repoPath: '/nonexistent/gate-host/repos/app',
+      repoUrl: url,
+      branch: `rloop/${slug}`,
+      trigger: { kind: 'escalated' as const, event_id: 'd_escalation_remote_01' },
+    };
     const data = await handOffBranch(work, choice, home('host-a'));
     expect(data).toMatchObject({ best_commit: best, last_commit: last, moved: true });
     expect(remoteHead('refs/heads/rloop/remote-plan')).toBe(best);
@@ -99,7 +143,11 @@ describe('the fix cycle on a repository given by URL', () => {
     // Redelivered elsewhere: the record on the plan's repository answers, and nothing moves again.
     expect(await handOffBranch(work, choice, home('host-b'))).toEqual(data);
     // A stop after it, on the other host: the branch is still at the best commit, so the last commit stays the real last one.
-    const stopped = await handOffBranch({ ...work, trigger: { kind: 'stopped', event_id: 'd_stopped_remote_0001' } }, choice, home('host-b'));
+    const stopped = await handOffBranch(
+      { ...work, trigger: { kind: 'stopped', event_id: 'd_stopped_remote_0001' } },
+      choice,
+      home('host-b'),
+    );
     expect(stopped).toMatchObject({ best_commit: best, last_commit: last, moved: false });
     expect(remoteHead(lastCommitRef(slug))).toBe(last);
   });

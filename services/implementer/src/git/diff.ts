@@ -128,7 +128,12 @@ export async function changedPaths(cwd: string): Promise<string[]> {
     .sort();
 }
 
-const TEST_FILE = [/(^|\/)(test|tests|__tests__|spec)\//, /\.(test|spec)\.[cm]?[jt]sx?$/, /(^|\/)test_[^/]*\.py$/, /_test\.(go|py)$/];
+const TEST_FILE = [
+  /(^|\/)(test|tests|__tests__|spec)\//,
+  /\.(test|spec)\.[cm]?[jt]sx?$/,
+  /(^|\/)test_[^/]*\.py$/,
+  /_test\.(go|py)$/,
+];
 
 /** Whether a path looks like a test file in the common layouts (JS/TS, Python, Go). */
 export function isTestFile(path: string): boolean {

@@ -9,7 +9,13 @@ import { ensureWorktree } from './worktree.js';
 const RUN = '01JRUNHANDOFF0000000000000';
 
 function choiceAt(round: number, commit: string): HandoffChoice {
-  const best: ReviewedRound = { round, phase: 'critical', commit, letter_id: `d_letter${round}`, counts: { critical: 1, medium: 0, low: 0 } };
+  const best: ReviewedRound = {
+    round,
+    phase: 'critical',
+    commit,
+    letter_id: `d_letter${round}`,
+    counts: { critical: 1, medium: 0, low: 0 },
+  };
   return { best, last: { ...best, round: round + 2 }, reason: `round ${round} had the fewest open findings` };
 }
 
@@ -36,13 +42,27 @@ describe('best-round handoff of the plan branch (real git)', () => {
 
   afterAll(() => tmp.cleanup());
 
-  const work = (eventId: string, kind: HandoffWork['trigger']['kind'] = 'escalated'): HandoffWork => ({ slug: 'demo', runId: RUN, repoPath: repo.dir, branch: 'rloop/demo', trigger: { kind, event_id: eventId } });
+  const work = (eventId: string, kind: HandoffWork['trigger']['kind'] = 'escalated'): HandoffWork => ({
+    slug: 'demo',
+    runId: RUN,
+    repoPath: repo.dir,
+    branch: 'rloop/demo',
+    trigger: { kind, event_id: eventId },
+  });
 
   it('given an escalation whose best round is earlier, when handed off, then the branch and its worktree are at the best commit and the last commit is kept under refs/rloop/<slug>/last', async () => {
     const [, best, last] = commits;
     if (best === undefined || last === undefined) throw new Error('setup');
     const data = await handOffBranch(work('d_escalation0000001'), choiceAt(2, best), workRoot);
-    expect(data).toMatchObject({ branch: 'rloop/demo', best_round: 2, best_commit: best, last_commit: last, last_ref: 'refs/rloop/demo/last', moved: true, trigger: { kind: 'escalated', event_id: 'd_escalation0000001' } });
+    expect(data).toMatchObject({
+      branch: 'rloop/demo',
+      best_round: 2,
+      best_commit: best,
+      last_commit: last,
+      last_ref: 'refs/rloop/demo/last',
+      moved: true,
+      trigger: { kind: 'escalated', event_id: 'd_escalation0000001' },
+    });
     expect(gitOut(repo.dir, ['rev-parse', 'refs/heads/rloop/demo'])).toBe(best);
     expect(gitOut(repo.dir, ['rev-parse', lastCommitRef('demo')])).toBe(last);
     expect(gitOut(worktreeDir, ['rev-parse', 'HEAD'])).toBe(best);
@@ -65,11 +85,22 @@ describe('best-round handoff of the plan branch (real git)', () => {
   });
 
   it('given no completely reviewed round, when handed off, then the branch stays where it is and says why', async () => {
-    const data = await handOffBranch({ ...work('d_escalation0000009'), runId: '01JRUNOTHER000000000000000' }, null, workRoot);
-    expect(data).toMatchObject({ best_round: null, counts: null, moved: false, reason: 'no round was completely reviewed, so the branch stays at its last commit' });
+    const data = await handOffBranch(
+      { ...work('d_escalation0000009'), runId: '01JRUNOTHER000000000000000' },
+      null,
+      workRoot,
+    );
+    expect(data).toMatchObject({
+      best_round: null,
+      counts: null,
+      moved: false,
+      reason: 'no round was completely reviewed, so the branch stays at its last commit',
+    });
   });
 
   it('given a plan without a branch, when handed off, then there is nothing to hand off', async () => {
-    expect(await handOffBranch({ ...work('d_escalation0000002'), branch: 'rloop/never-made' }, null, workRoot)).toBeNull();
+    expect(
+      await handOffBranch({ ...work('d_escalation0000002'), branch: 'rloop/never-made' }, null, workRoot),
+    ).toBeNull();
   });
 });

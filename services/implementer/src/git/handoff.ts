@@ -17,10 +17,18 @@ function handoffRecordRef(slug: string, runId: string): string {
   return `refs/rloop/${slug}/handoffs/${runId}`;
 }
 
-const HandoffRecord = z.object({ trigger_event_id: z.string(), best_commit: z.string(), last_commit: z.string(), data: z.record(z.string(), z.unknown()) });
+const HandoffRecord = z.object({
+  trigger_event_id: z.string(),
+  best_commit: z.string(),
+  last_commit: z.string(),
+  data: z.record(z.string(), z.unknown()),
+});
 
 async function branchHead(repoPath: string, branch: string): Promise<string | null> {
-  const found = await git(['rev-parse', '-q', '--verify', `refs/heads/${branch}^{commit}`], { cwd: repoPath, okExitCodes: [1] });
+  const found = await git(['rev-parse', '-q', '--verify', `refs/heads/${branch}^{commit}`], {
+    cwd: repoPath,
+    okExitCodes: [1],
+  });
   return found.exitCode === 0 ? found.stdout.trim() : null;
 }
 
@@ -33,13 +41,18 @@ async function branchHead(repoPath: string, branch: string): Promise<string | nu
  * last commit (a stop after an escalation must not make the best commit the "last").
  * Returns null when the branch does not exist (nothing was ever committed for the plan).
  */
-export async function handOffBranch(work: HandoffWork, choice: HandoffChoice | null, workRoot: string): Promise<DataOf<'BranchHandedOff'> | null> {
+export async function handOffBranch(
+  work: HandoffWork,
+  choice: HandoffChoice | null,
+  workRoot: string,
+): Promise<DataOf<'BranchHandedOff'> | null> {
   const remote = await planRemote(work.repoUrl, workRoot, []);
   if (remote !== null) return handOffRemoteBranch(work, choice, remote, workRoot);
   const recordRef = handoffRecordRef(work.slug, work.runId);
   const raw = await readRecord(work.repoPath, recordRef);
   const recorded = raw === null ? null : HandoffRecord.parse(raw);
-  if (recorded !== null && recorded.trigger_event_id === work.trigger.event_id) return recorded.data as DataOf<'BranchHandedOff'>;
+  if (recorded !== null && recorded.trigger_event_id === work.trigger.event_id)
+    return recorded.data as DataOf<'BranchHandedOff'>;
   const head = await branchHead(work.repoPath, work.branch);
   if (head === null) return null;
   const last = recorded !== null && recorded.best_commit === head ? recorded.last_commit : head;
@@ -50,17 +63,30 @@ export async function handOffBranch(work: HandoffWork, choice: HandoffChoice | n
   const moved = best !== head;
   if (moved) {
     const dir = worktreeDirFor(workRoot, work.slug);
-    const checkedOut = existsSync(dir) && (await gitText(['symbolic-ref', '-q', 'HEAD'], { cwd: dir }).catch(() => '')) === `refs/heads/${work.branch}`;
+    const checkedOut =
+      existsSync(dir) &&
+      (await gitText(['symbolic-ref', '-q', 'HEAD'], { cwd: dir }).catch(() => '')) === `refs/heads/${work.branch}`;
     if (checkedOut) await resetWorktree(dir, work.branch, best);
     // Compare-and-swap on the head we read: a fix that moved the branch meanwhile is not overwritten blindly.
     else await git(['update-ref', `refs/heads/${work.branch}`, best, head], { cwd: work.repoPath });
   }
   const data = handedOff(work, choice, best, last, moved);
-  await writeRecord(work.repoPath, recordRef, { trigger_event_id: work.trigger.event_id, best_commit: best, last_commit: last, data });
+  await writeRecord(work.repoPath, recordRef, {
+    trigger_event_id: work.trigger.event_id,
+    best_commit: best,
+    last_commit: last,
+    data,
+  });
   return data;
 }
 
-function handedOff(work: HandoffWork, choice: HandoffChoice | null, best: string, last: string, moved: boolean): DataOf<'BranchHandedOff'> {
+function handedOff(
+  work: HandoffWork,
+  choice: HandoffChoice | null,
+  best: string,
+  last: string,
+  moved: boolean,
+): DataOf<'BranchHandedOff'> {
   return {
     trigger: { kind: work.trigger.kind, event_id: work.trigger.event_id },
     branch: work.branch,
@@ -70,7 +96,10 @@ function handedOff(work: HandoffWork, choice: HandoffChoice | null, best: string
     last_commit: last,
     last_ref: lastCommitRef(work.slug),
     moved,
-    reason: choice === null ? 'no round was completely reviewed, so the branch stays at its last commit' : `${choice.reason}; the branch is left there`,
+    reason:
+      choice === null
+        ? 'no round was completely reviewed, so the branch stays at its last commit'
+        : `${choice.reason}; the branch is left there`,
   };
 }
 
@@ -81,7 +110,12 @@ function handedOff(work: HandoffWork, choice: HandoffChoice | null, best: string
  * redelivered to another implementer finds what the first one did, and a fix pushed meanwhile is
  * never overwritten (the push is refused and the trigger redelivered).
  */
-async function handOffRemoteBranch(work: HandoffWork, choice: HandoffChoice | null, remote: PlanRemote, workRoot: string): Promise<DataOf<'BranchHandedOff'> | null> {
+async function handOffRemoteBranch(
+  work: HandoffWork,
+  choice: HandoffChoice | null,
+  remote: PlanRemote,
+  workRoot: string,
+): Promise<DataOf<'BranchHandedOff'> | null> {
   const { cache, url, dir } = remote;
   const recordRef = handoffRecordRef(work.slug, work.runId);
   const branchRef = `refs/heads/${work.branch}`;
@@ -92,14 +126,20 @@ async function handOffRemoteBranch(work: HandoffWork, choice: HandoffChoice | nu
   const remoteRecord = await cache.fetchRef(url, recordRef, recordRef);
   const raw = await readRecord(dir, recordRef);
   const recorded = raw === null ? null : HandoffRecord.parse(raw);
-  if (recorded !== null && recorded.trigger_event_id === work.trigger.event_id) return recorded.data as DataOf<'BranchHandedOff'>;
+  if (recorded !== null && recorded.trigger_event_id === work.trigger.event_id)
+    return recorded.data as DataOf<'BranchHandedOff'>;
   if (head === null) return null;
   const last = recorded !== null && recorded.best_commit === head ? recorded.last_commit : head;
   const best = choice?.best.commit ?? head;
   await cache.fetchCommit(url, best);
   const moved = best !== head;
   const data = handedOff(work, choice, best, last, moved);
-  await writeRecord(dir, recordRef, { trigger_event_id: work.trigger.event_id, best_commit: best, last_commit: last, data });
+  await writeRecord(dir, recordRef, {
+    trigger_event_id: work.trigger.event_id,
+    best_commit: best,
+    last_commit: last,
+    data,
+  });
   const recordBlob = await gitText(['rev-parse', recordRef], { cwd: dir });
   try {
     await cache.push(url, [
@@ -108,11 +148,17 @@ async function handOffRemoteBranch(work: HandoffWork, choice: HandoffChoice | nu
       { source: recordBlob, ref: recordRef, expected: remoteRecord },
     ]);
   } catch (error) {
-    if (error instanceof PushRejectedError) throw new RemoteMovedError(`${work.slug}: handing off ${work.branch}`, { cause: error });
+    if (error instanceof PushRejectedError)
+      throw new RemoteMovedError(`${work.slug}: handing off ${work.branch}`, { cause: error });
     throw error;
   }
   // This implementer's worktree of the plan follows, so a resumed loop's next fix here starts clean.
   const local = worktreeDirFor(workRoot, work.slug);
-  if (moved && existsSync(local) && (await gitText(['symbolic-ref', '-q', 'HEAD'], { cwd: local }).catch(() => '')) === branchRef) await resetWorktree(local, work.branch, best);
+  if (
+    moved &&
+    existsSync(local) &&
+    (await gitText(['symbolic-ref', '-q', 'HEAD'], { cwd: local }).catch(() => '')) === branchRef
+  )
+    await resetWorktree(local, work.branch, best);
   return data;
 }

@@ -23,6 +23,8 @@ export async function readRecord(repoPath: string, ref: string): Promise<unknown
 
 /** Stores JSON at a record ref (a blob in the object database plus the ref: both atomic on their own). */
 export async function writeRecord(repoPath: string, ref: string, value: unknown): Promise<void> {
-  const blob = (await git(['hash-object', '-w', '--stdin'], { cwd: repoPath, input: `${JSON.stringify(value, null, 2)}\n` })).stdout.trim();
+  const blob = (
+    await git(['hash-object', '-w', '--stdin'], { cwd: repoPath, input: `${JSON.stringify(value, null, 2)}\n` })
+  ).stdout.trim();
   await git(['update-ref', ref, blob], { cwd: repoPath });
 }

@@ -28,7 +28,11 @@ export function trackingRef(ref: string): string {
  * The plan's remote when it was given by URL (null: a local plan, worked on in place), with
  * `commits` fetched into the cache by sha.
  */
-export async function planRemote(repoUrl: string | undefined, workRoot: string, commits: readonly string[]): Promise<PlanRemote | null> {
+export async function planRemote(
+  repoUrl: string | undefined,
+  workRoot: string,
+  commits: readonly string[],
+): Promise<PlanRemote | null> {
   if (repoUrl === undefined) return null;
   const cache = repositoryCacheAt(implementerCacheRoot(workRoot));
   let dir = await cache.ensure(repoUrl);
@@ -37,13 +41,21 @@ export async function planRemote(repoUrl: string | undefined, workRoot: string, 
 }
 
 /** The repository a request's local git steps run in: the cache of its URL (fetching `commit`), or its path. */
-export async function localRepoPath(request: { readonly repo_path: string; readonly repo_url?: string }, workRoot: string, commit: string): Promise<string> {
+export async function localRepoPath(
+  request: { readonly repo_path: string; readonly repo_url?: string },
+  workRoot: string,
+  commit: string,
+): Promise<string> {
   return (await planRemote(request.repo_url, workRoot, [commit]))?.dir ?? request.repo_path;
 }
 
 /** A push lost its lease to another implementer (or a person) moving the plan's refs: read the remote again and retry. */
 export class RemoteMovedError extends TransientError {
   constructor(what: string, options: { cause?: unknown } = {}) {
-    super('IMPLEMENTER.REMOTE_MOVED', `${what}: the plan's repository moved meanwhile; read again and retried`, options);
+    super(
+      'IMPLEMENTER.REMOTE_MOVED',
+      `${what}: the plan's repository moved meanwhile; read again and retried`,
+      options,
+    );
   }
 }

@@ -2,12 +2,18 @@ import { existsSync, statSync } from 'node:fs';
 import { appendFile, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { CommitNotFoundError, pruneReadOnlyCheckouts, readOnlyCheckout, readOnlyCheckoutDir, removeReadOnlyCheckout } from '@rloop/git';
+import {
+  CommitNotFoundError,
+  pruneReadOnlyCheckouts,
+  readOnlyCheckout,
+  readOnlyCheckoutDir,
+  removeReadOnlyCheckout,
+} from '@rloop/git';
 import { BranchCheckedOutError } from '../errors.js';
 import { type SampleRepo, type TempDir, gitOut, sampleRepo, tempDir } from '../testing/repos.test-helpers.js';
 import { branchFor, ensureWorktree, removeWorktree, worktreeDirFor } from './worktree.js';
 
-describe('the plan\'s worktree', () => {
+describe("the plan's worktree", () => {
   let tmp: TempDir;
   let repo: SampleRepo;
   let workRoot: string;
@@ -26,7 +32,12 @@ describe('the plan\'s worktree', () => {
 
   it('is created on rloop/<slug> at the gated commit, under the work root', async () => {
     const worktree = await ensureWorktree({ repoPath: repo.dir, slug: 'demo', workRoot, commit: repo.commit });
-    expect(worktree).toEqual({ dir: worktreeDirFor(workRoot, 'demo'), branch: 'rloop/demo', commit: repo.commit, repoPath: repo.dir });
+    expect(worktree).toEqual({
+      dir: worktreeDirFor(workRoot, 'demo'),
+      branch: 'rloop/demo',
+      commit: repo.commit,
+      repoPath: repo.dir,
+    });
     expect(gitOut(worktree.dir, ['rev-parse', 'HEAD'])).toBe(repo.commit);
     expect(gitOut(worktree.dir, ['symbolic-ref', 'HEAD'])).toBe('refs/heads/rloop/demo');
     expect(gitOut(repo.dir, ['symbolic-ref', 'HEAD'])).toBe('refs/heads/main');
@@ -66,11 +77,15 @@ describe('the plan\'s worktree', () => {
   it('refuses to move a branch the user has checked out themselves', async () => {
     const other = await sampleRepo(tmp.path, 'fixable', 'user-on-branch');
     gitOut(other.dir, ['checkout', '-q', '-b', branchFor('mine')]);
-    await expect(ensureWorktree({ repoPath: other.dir, slug: 'mine', workRoot, commit: other.commit })).rejects.toBeInstanceOf(BranchCheckedOutError);
+    await expect(
+      ensureWorktree({ repoPath: other.dir, slug: 'mine', workRoot, commit: other.commit }),
+    ).rejects.toBeInstanceOf(BranchCheckedOutError);
   });
 
   it('refuses a commit the repository does not have', async () => {
-    await expect(ensureWorktree({ repoPath: repo.dir, slug: 'demo', workRoot, commit: 'f'.repeat(40) })).rejects.toBeInstanceOf(CommitNotFoundError);
+    await expect(
+      ensureWorktree({ repoPath: repo.dir, slug: 'demo', workRoot, commit: 'f'.repeat(40) }),
+    ).rejects.toBeInstanceOf(CommitNotFoundError);
   });
 
   it('is removed with its registration, keeping the branch unless asked', async () => {
@@ -97,7 +112,7 @@ describe('read-only checkouts for critics', () => {
 
   afterAll(() => tmp.cleanup());
 
-  it('extracts the pinned commit without write bits and without touching the user\'s index or checkout', async () => {
+  it("extracts the pinned commit without write bits and without touching the user's index or checkout", async () => {
     await writeFile(join(repo.dir, 'src', 'money.ts'), 'uncommitted user edit\n');
     gitOut(repo.dir, ['add', 'src/money.ts']);
     const indexBefore = gitOut(repo.dir, ['diff', '--cached', '--stat']);
@@ -121,7 +136,10 @@ describe('read-only checkouts for critics', () => {
     await removeReadOnlyCheckout(workRoot, repo.commit);
     expect(existsSync(again.dir)).toBe(false);
     // Two critics asking at once: both get the same directory, one of them built it.
-    const both = await Promise.all([readOnlyCheckout(repo.dir, repo.commit, { workRoot }), readOnlyCheckout(repo.dir, repo.commit, { workRoot })]);
+    const both = await Promise.all([
+      readOnlyCheckout(repo.dir, repo.commit, { workRoot }),
+      readOnlyCheckout(repo.dir, repo.commit, { workRoot }),
+    ]);
     expect(new Set(both.map((c) => c.dir))).toEqual(new Set([again.dir]));
     expect(both.filter((c) => !c.cached).length).toBe(1);
     expect(await readFile(join(again.dir, 'src', 'money.ts'), 'utf8')).toContain('export function toCents');
@@ -131,7 +149,10 @@ describe('read-only checkouts for critics', () => {
     await appendFile(join(repo.dir, 'README.md'), '\nmore\n');
     gitOut(repo.dir, ['commit', '-qam', 'second']);
     const second = gitOut(repo.dir, ['rev-parse', 'HEAD']);
-    const [first, latest] = await Promise.all([readOnlyCheckout(repo.dir, repo.commit, { workRoot }), readOnlyCheckout(repo.dir, second, { workRoot })]);
+    const [first, latest] = await Promise.all([
+      readOnlyCheckout(repo.dir, repo.commit, { workRoot }),
+      readOnlyCheckout(repo.dir, second, { workRoot }),
+    ]);
     expect(await pruneReadOnlyCheckouts(workRoot, [second])).toEqual([repo.commit]);
     expect(existsSync(first.dir)).toBe(false);
     expect(existsSync(latest.dir)).toBe(true);

@@ -84,7 +84,10 @@ async function sameDir(a: string, b: string): Promise<boolean> {
 async function isWorktreeOf(dir: string, commonDir: string): Promise<boolean> {
   if (!existsSync(join(dir, '.git'))) return false;
   try {
-    const [top, common] = await Promise.all([absoluteGitDir(dir, '--show-toplevel'), absoluteGitDir(dir, '--git-common-dir')]);
+    const [top, common] = await Promise.all([
+      absoluteGitDir(dir, '--show-toplevel'),
+      absoluteGitDir(dir, '--git-common-dir'),
+    ]);
     return top === (await realpath(dir)) && common === commonDir;
   } catch {
     // Not a usable git worktree (corrupt or half-created): the caller recreates it.
@@ -94,7 +97,8 @@ async function isWorktreeOf(dir: string, commonDir: string): Promise<boolean> {
 
 async function assertBranchFree(repoPath: string, branch: string, ownDir: string): Promise<void> {
   for (const entry of await listWorktrees(repoPath)) {
-    if (entry.branch === `refs/heads/${branch}` && !(await sameDir(entry.path, ownDir))) throw new BranchCheckedOutError(branch, entry.path);
+    if (entry.branch === `refs/heads/${branch}` && !(await sameDir(entry.path, ownDir)))
+      throw new BranchCheckedOutError(branch, entry.path);
   }
 }
 
@@ -175,7 +179,10 @@ export async function removeWorktree(spec: RemoveWorktreeSpec): Promise<void> {
   if (spec.deleteBranch === true) {
     const branch = branchFor(spec.slug);
     await git(['branch', '-q', '-D', branch], { cwd: spec.repoPath, okExitCodes: [1] });
-    const refs = await gitText(['for-each-ref', '--format=%(refname)', `refs/rloop/${spec.slug}/`], { cwd: spec.repoPath });
-    for (const ref of refs.split('\n').filter((r) => r.length > 0)) await git(['update-ref', '-d', ref], { cwd: spec.repoPath });
+    const refs = await gitText(['for-each-ref', '--format=%(refname)', `refs/rloop/${spec.slug}/`], {
+      cwd: spec.repoPath,
+    });
+    for (const ref of refs.split('\n').filter((r) => r.length > 0))
+      await git(['update-ref', '-d', ref], { cwd: spec.repoPath });
   }
 }

@@ -39,22 +39,47 @@ export class HandoffController {
     const trigger = announcement.data.events.find((e) => HANDOFF_TRIGGERS.has(e.type));
     if (announcement.plan.startsWith('_') || trigger === undefined) return;
     const { state } = await this.journal.loopStateAt(announcement, { fresh: ctx.deliveries > 1 });
-    if (state === null || state.run_id === null || (announcement.data.run_id !== null && announcement.data.run_id !== state.run_id)) return;
+    if (
+      state === null ||
+      state.run_id === null ||
+      (announcement.data.run_id !== null && announcement.data.run_id !== state.run_id)
+    )
+      return;
     const work = handoffWork(state);
     if (work === null) return;
     // The fix handler works in the same worktree: never reset it under a fix that is still running.
-    if (state.current?.fix_requested === true && state.current.fix === null && ctx.deliveries < FIX_IN_FLIGHT_MAX_WAITS) {
-      throw new RetryLaterError(FIX_IN_FLIGHT_RETRY_MS, `${work.slug} round ${state.current.round}: its fix is still running`);
+    if (
+      state.current?.fix_requested === true &&
+      state.current.fix === null &&
+      ctx.deliveries < FIX_IN_FLIGHT_MAX_WAITS
+    ) {
+      throw new RetryLaterError(
+        FIX_IN_FLIGHT_RETRY_MS,
+        `${work.slug} round ${state.current.round}: its fix is still running`,
+      );
     }
     const { entries } = await this.journal.events(state.plan, { runId: work.runId });
-    const choice = chooseHandoffRound(reviewedRounds(entries.map((e) => e.event), work.runId));
+    const choice = chooseHandoffRound(
+      reviewedRounds(
+        entries.map((e) => e.event),
+        work.runId,
+      ),
+    );
     const data = await handOffBranch(work, choice, this.config.home);
     if (data === null) {
       this.log.warn(`${work.slug}: no branch ${work.branch} to hand off`);
       return;
     }
     this.log.log(`${work.slug}: ${work.branch} left at ${data.best_commit.slice(0, 12)} — ${data.reason}`);
-    const meta = { plan: work.slug, run_id: work.runId, causation_id: trigger.event_id, producer: PRODUCER, now: new Date().toISOString() };
-    await this.publisher.publish(decisionEvent('BranchHandedOff', meta, ['branch-handed-off', work.trigger.event_id], data));
+    const meta = {
+      plan: work.slug,
+      run_id: work.runId,
+      causation_id: trigger.event_id,
+      producer: PRODUCER,
+      now: new Date().toISOString(),
+    };
+    await this.publisher.publish(
+      decisionEvent('BranchHandedOff', meta, ['branch-handed-off', work.trigger.event_id], data),
+    );
   }
 }

@@ -1,8 +1,25 @@
 import { join } from 'node:path';
 import { Controller, Inject, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { CLOCK, type Clock, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, RetryLaterError, SERVICE_IDENTITY, type ServiceIdentity } from '@rloop/bus';
+import {
+  CLOCK,
+  type Clock,
+  EVENT_PUBLISHER,
+  type EventContext,
+  type EventPublisher,
+  OnEvent,
+  RetryLaterError,
+  SERVICE_IDENTITY,
+  type ServiceIdentity,
+} from '@rloop/bus';
 import { type DataOf, type EventOf, TransientError, describeError } from '@rloop/contracts';
-import { type DecisionMeta, type LoopState, baselineWork, decideUnservedFix, decisionEvent, fixWork } from '@rloop/domain';
+import {
+  type DecisionMeta,
+  type LoopState,
+  baselineWork,
+  decideUnservedFix,
+  decisionEvent,
+  fixWork,
+} from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
 import { type BudgetState, budgetEscalation, describeBudgetReached, redactSecrets } from '@rloop/llm';
 import { ANTHROPIC_CLIENTS, type AnthropicClients } from '../anthropic/clients.js';
@@ -10,12 +27,18 @@ import { createAnthropicStrategy } from '../anthropic/strategy.js';
 import { createPlanTestRunner } from '../anthropic/test-runner.js';
 import { createWarningLister } from '../anthropic/warnings.js';
 import type { ImplementerConfig } from '../config.js';
-import { AbortedError, applyFix, builtInStrategies, type ImplementerEnv, recordBaseline, type StrategyResolver } from '../core.js';
+import {
+  AbortedError,
+  applyFix,
+  builtInStrategies,
+  type ImplementerEnv,
+  recordBaseline,
+  type StrategyResolver,
+} from '../core.js';
 import { OWNER_TAG, OWNER_VARIABLE, reapOrphans } from '../shell/orphans.js';
 import { checkBubblewrap } from '../shell/sandbox.js';
 import { localRepoPath } from '../git/remote.js';
 import { IMPLEMENTER_CONFIG } from '../tokens.js';
-
 
 /** The UTC day of a time, YYYY-MM-DD (the daily budget's day). */
 function utcDay(at: Date): string {
@@ -69,8 +92,21 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     // Every command started here carries our tag, so an implementer starting after a crash of this one can find what it left running.
     this.commandEnv = { ...config.commands.env, [OWNER_VARIABLE]: OWNER_TAG };
     const { allow, agents, agentPolicies, limits, sandbox, trustFile } = config.commands;
-    this.env = { workRoot: config.home, env: this.commandEnv, commands: { allow, agents, limits, trustFile }, testTimeoutMs: config.testTimeoutMs, signal: this.abort.signal, recordCoverage: config.commands.recordCoverage };
-    this.strategies = builtInStrategies({ commandTimeoutMs: config.commandTimeoutMs, limits, sandbox, agents: agentPolicies, repositoryEslintConfig: config.repositoryEslintConfig });
+    this.env = {
+      workRoot: config.home,
+      env: this.commandEnv,
+      commands: { allow, agents, limits, trustFile },
+      testTimeoutMs: config.testTimeoutMs,
+      signal: this.abort.signal,
+      recordCoverage: config.commands.recordCoverage,
+    };
+    this.strategies = builtInStrategies({
+      commandTimeoutMs: config.commandTimeoutMs,
+      limits,
+      sandbox,
+      agents: agentPolicies,
+      repositoryEslintConfig: config.repositoryEslintConfig,
+    });
   }
 
   /**
@@ -85,7 +121,10 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
       this.log.warn('no /proc here: commands an implementer killed earlier may have left running are not looked for');
       return;
     }
-    for (const orphan of reaped) this.log.warn(`killed \`${orphan.command}\` (pid ${orphan.pid}), left running by implementer pid ${orphan.ownerPid}, which is gone`);
+    for (const orphan of reaped)
+      this.log.warn(
+        `killed \`${orphan.command}\` (pid ${orphan.pid}), left running by implementer pid ${orphan.ownerPid}, which is gone`,
+      );
   }
 
   onApplicationShutdown(): void {
@@ -95,7 +134,12 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
   /** The run's state as of an announcement of it (asked for again on a redelivery), or null for another run's announcement. */
   private async runState(announcement: EventOf<'JournalCommitted'>, ctx: EventContext): Promise<LoopState | null> {
     const { state } = await this.journal.loopStateAt(announcement, { fresh: ctx.deliveries > 1 });
-    if (state === null || state.run_id === null || (announcement.data.run_id !== null && announcement.data.run_id !== state.run_id)) return null;
+    if (
+      state === null ||
+      state.run_id === null ||
+      (announcement.data.run_id !== null && announcement.data.run_id !== state.run_id)
+    )
+      return null;
     return state;
   }
 
@@ -105,13 +149,32 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     const state = await this.runState(announcement, ctx);
     const work = state === null ? null : baselineWork(state);
     if (work === null) return;
-    const data = await recordBaseline({ slug: work.slug, runId: work.runId, repoPath: work.repoPath, ...(work.repoUrl === undefined ? {} : { repoUrl: work.repoUrl }), commit: work.commit, testCmd: work.testCmd }, this.env);
-    const meta = { plan: work.slug, run_id: work.runId, causation_id: work.gatedEventId, producer: this.identity.producer, now: this.clock.now().toISOString() };
+    const data = await recordBaseline(
+      {
+        slug: work.slug,
+        runId: work.runId,
+        repoPath: work.repoPath,
+        ...(work.repoUrl === undefined ? {} : { repoUrl: work.repoUrl }),
+        commit: work.commit,
+        testCmd: work.testCmd,
+      },
+      this.env,
+    );
+    const meta = {
+      plan: work.slug,
+      run_id: work.runId,
+      causation_id: work.gatedEventId,
+      producer: this.identity.producer,
+      now: this.clock.now().toISOString(),
+    };
     await this.publisher.publish(decisionEvent('BaselineRecorded', meta, ['baseline'], data));
   }
 
   /** The fix an announcement commits, rebuilt from the run's journaled state and letter (null when the run does not wait for one). */
-  private async committedFix(announcement: EventOf<'JournalCommitted'>, ctx: EventContext): Promise<CommittedFix | null> {
+  private async committedFix(
+    announcement: EventOf<'JournalCommitted'>,
+    ctx: EventContext,
+  ): Promise<CommittedFix | null> {
     const requested = announcement.data.events.find((e) => e.type === 'FixRequested');
     if (announcement.plan.startsWith('_') || requested === undefined) return null;
     const state = await this.runState(announcement, ctx);
@@ -128,22 +191,37 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     if (fix === null) return;
     const { request } = fix;
     const plan = announcement.plan;
-    const meta = (): DecisionMeta => ({ plan, run_id: fix.runId, causation_id: fix.requestEventId, producer: this.identity.producer, now: this.clock.now().toISOString() });
+    const meta = (): DecisionMeta => ({
+      plan,
+      run_id: fix.runId,
+      causation_id: fix.requestEventId,
+      producer: this.identity.producer,
+      now: this.clock.now().toISOString(),
+    });
     const wiring = request.implementer.strategy === 'anthropic' ? this.anthropic : null;
     let data: DataOf<'FixApplied'>;
     try {
       data =
         wiring === null
           ? await applyFix(request, { ...this.env, strategyFor: this.strategies })
-          : await applyFix(request, { ...this.env, strategyFor: await this.anthropicStrategies(plan, fix, ctx, wiring, meta) });
+          : await applyFix(request, {
+              ...this.env,
+              strategyFor: await this.anthropicStrategies(plan, fix, ctx, wiring, meta),
+            });
     } catch (error) {
       // A shutdown leaves the message for the next implementer; anything else is a fix this one could not serve.
       if (error instanceof AbortedError || this.abort.signal.aborted) throw error;
       await this.unservedFix(fix, ctx, error, meta());
       return;
     }
-    if (data.outcome === 'failed' && data.reason !== undefined) this.log.warn(`${plan} round ${request.round}: the ${data.strategy} fix failed: ${redactSecrets(data.reason)}`);
-    await this.publisher.publish(decisionEvent('FixApplied', meta(), ['fix-applied', request.round], { ...data, ...(data.reason === undefined ? {} : { reason: redactSecrets(data.reason) }) }));
+    if (data.outcome === 'failed' && data.reason !== undefined)
+      this.log.warn(`${plan} round ${request.round}: the ${data.strategy} fix failed: ${redactSecrets(data.reason)}`);
+    await this.publisher.publish(
+      decisionEvent('FixApplied', meta(), ['fix-applied', request.round], {
+        ...data,
+        ...(data.reason === undefined ? {} : { reason: redactSecrets(data.reason) }),
+      }),
+    );
   }
 
   /**
@@ -156,23 +234,47 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     const failure = redactSecrets(describeError(error));
     const { state } = await this.journal.loopState(meta.plan);
     if (state === null || state.run_id !== fix.runId) return;
-    const decision = decideUnservedFix(state, { now_ms: this.clock.now().getTime(), attempts: ctx.deliveries, failure }, this.config.fixDeadline, meta);
+    const decision = decideUnservedFix(
+      state,
+      { now_ms: this.clock.now().getTime(), attempts: ctx.deliveries, failure },
+      this.config.fixDeadline,
+      meta,
+    );
     if (decision.kind === 'served') return;
     if (decision.kind === 'retry') {
-      this.log.warn(`${meta.plan} round ${fix.request.round}: the fix could not be made (${failure}); trying again in ${decision.after_ms} ms`);
+      this.log.warn(
+        `${meta.plan} round ${fix.request.round}: the fix could not be made (${failure}); trying again in ${decision.after_ms} ms`,
+      );
       throw new RetryLaterError(decision.after_ms, `${meta.plan} round ${fix.request.round}: ${failure}`);
     }
-    this.log.error(`${meta.plan} round ${fix.request.round}: no fix within ${this.config.fixDeadline.deadline_ms} ms; escalating (${failure})`);
+    this.log.error(
+      `${meta.plan} round ${fix.request.round}: no fix within ${this.config.fixDeadline.deadline_ms} ms; escalating (${failure})`,
+    );
     await this.publisher.publish(decision.event);
   }
 
   /** The strategy resolver for one anthropic fix: the strategy bound to this request, its budget and its events. */
-  private async anthropicStrategies(plan: string, fix: CommittedFix, ctx: EventContext, wiring: AnthropicClients, meta: () => DecisionMeta): Promise<StrategyResolver> {
+  private async anthropicStrategies(
+    plan: string,
+    fix: CommittedFix,
+    ctx: EventContext,
+    wiring: AnthropicClients,
+    meta: () => DecisionMeta,
+  ): Promise<StrategyResolver> {
     const { settings } = wiring;
     const { request } = fix;
     const spend = await this.journal.spend(plan, utcDay(this.clock.now()), fix.runId);
-    const budget: BudgetState = { limits: settings.budgets, spentOnPlanUsd: spend.run_usd ?? spend.plan_usd, spentTodayUsd: spend.day_usd };
-    const runTests = createPlanTestRunner({ command: request.test_cmd, timeoutMs: this.config.testTimeoutMs, env: this.commandEnv, limits: this.config.commands.limits });
+    const budget: BudgetState = {
+      limits: settings.budgets,
+      spentOnPlanUsd: spend.run_usd ?? spend.plan_usd,
+      spentTodayUsd: spend.day_usd,
+    };
+    const runTests = createPlanTestRunner({
+      command: request.test_cmd,
+      timeoutMs: this.config.testTimeoutMs,
+      env: this.commandEnv,
+      limits: this.config.commands.limits,
+    });
     const strategy = createAnthropicStrategy({
       // Its records are kept beside the fix's: in this implementer's copy of a plan given by URL.
       request: { ...request, repo_path: await localRepoPath(request, this.config.home, request.base_commit) },
@@ -180,7 +282,10 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
       implementer: { client: wiring.implementer, spec: settings.implementer, stepBudget: settings.implementerSteps },
       budget,
       runTests,
-      listWarnings: createWarningLister({ cacheDir: join(this.config.home, 'implementer', 'cache', 'compiler-linter', plan), signal: this.abort.signal }),
+      listWarnings: createWarningLister({
+        cacheDir: join(this.config.home, 'implementer', 'cache', 'compiler-linter', plan),
+        signal: this.abort.signal,
+      }),
       lintCommands: settings.lintCommands,
       commandEnv: this.commandEnv,
       commandLimits: this.config.commands.limits,
@@ -188,24 +293,43 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
       maxDiffLines: settings.maxDiffLines,
       hooks: {
         onTestsWritten: async (data) => {
-          this.log.log(`${plan} round ${request.round}: ${data.red.length} red test(s) written for letter ${request.letter.letter_id}`);
+          this.log.log(
+            `${plan} round ${request.round}: ${data.red.length} red test(s) written for letter ${request.letter.letter_id}`,
+          );
           await this.publisher.publish(decisionEvent('TestsWritten', meta(), ['tests-written', request.round], data));
         },
         onUsage: async (usage) => {
           // The delivery attempt is part of the id: a redelivery that dispatches again has really spent again.
-          await this.publisher.publish(decisionEvent('UsageRecorded', meta(), ['usage', request.round, usage.dispatch, ctx.deliveries], { ...usage, round: request.round }));
+          await this.publisher.publish(
+            decisionEvent('UsageRecorded', meta(), ['usage', request.round, usage.dispatch, ctx.deliveries], {
+              ...usage,
+              round: request.round,
+            }),
+          );
         },
         onBudgetReached: async (reached) => {
           this.log.warn(`${plan} round ${request.round}: ${describeBudgetReached(reached)}; escalating`);
           const { state } = await this.journal.loopState(plan);
-          if (state === null || state.run_id !== fix.runId) throw new TransientError('IMPLEMENTER.STATE_BEHIND', `the journal has no loop state for ${plan}'s run ${fix.runId} yet`);
+          if (state === null || state.run_id !== fix.runId)
+            throw new TransientError(
+              'IMPLEMENTER.STATE_BEHIND',
+              `the journal has no loop state for ${plan}'s run ${fix.runId} yet`,
+            );
           const escalation = budgetEscalation(state, reached, meta(), request.round, 'implementer');
           // A redelivered request finds its escalation already raised: the spend it read then stands.
-          if (state.escalation?.escalation_id !== escalation.data.escalation_id) await this.publisher.publish(escalation);
+          if (state.escalation?.escalation_id !== escalation.data.escalation_id)
+            await this.publisher.publish(escalation);
         },
       },
     });
     const { limits, sandbox, agentPolicies } = this.config.commands;
-    return builtInStrategies({ commandTimeoutMs: this.config.commandTimeoutMs, limits, sandbox, agents: agentPolicies, repositoryEslintConfig: this.config.repositoryEslintConfig, extra: { anthropic: strategy } });
+    return builtInStrategies({
+      commandTimeoutMs: this.config.commandTimeoutMs,
+      limits,
+      sandbox,
+      agents: agentPolicies,
+      repositoryEslintConfig: this.config.repositoryEslintConfig,
+      extra: { anthropic: strategy },
+    });
   }
 }

@@ -9,7 +9,12 @@ import { CommandNotAllowedError } from '../errors.js';
  * every command may run.
  */
 export function commandRefusal(plan: PlanCommands, rules: CommandRules): CommandNotAllowedError | null {
-  const issues = [...commandIssues(plan, rules.allow, rules.trustFile), ...agentIssues(plan.implementer, rules.agents ?? {}, rules.trustFile)];
+  const issues = [
+    ...commandIssues(plan, rules.allow, rules.trustFile),
+    ...agentIssues(plan.implementer, rules.agents ?? {}, rules.trustFile),
+  ];
   if (issues.length === 0) return null;
-  return new CommandNotAllowedError(`rloop refused to run the plan: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`);
+  return new CommandNotAllowedError(
+    `rloop refused to run the plan: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`,
+  );
 }

@@ -32,7 +32,10 @@ describe("the environment of a plan's commands", () => {
     tmp = await tempDir('environment');
     configDir = join(tmp.path, 'config');
     await cp(CONFIG_DIR, configDir, { recursive: true });
-    await writeFile(join(configDir, 'trust.yaml'), stringify({ commands: { allow: ['node --test', '/sh \\S+\\.sh/'], env: ['NODE_OPTIONS', 'EXTRA_FOR_TESTS'] } }));
+    await writeFile(
+      join(configDir, 'trust.yaml'),
+      stringify({ commands: { allow: ['node --test', '/sh \\S+\\.sh/'], env: ['NODE_OPTIONS', 'EXTRA_FOR_TESTS'] } }),
+    );
   });
 
   afterAll(() => tmp.cleanup());
@@ -60,10 +63,16 @@ describe("the environment of a plan's commands", () => {
     gitOut(repo.dir, ['commit', '-qm', 'a test that records its environment']);
     const commit = gitOut(repo.dir, ['rev-parse', 'HEAD']);
     const agent = join(tmp.path, 'agent.sh');
-    await writeFile(agent, `set -e\nnode -e "require('fs').writeFileSync('${seen('agent')}', JSON.stringify(process.env))"\necho '// edited' >> src/money.ts\n`);
+    await writeFile(
+      agent,
+      `set -e\nnode -e "require('fs').writeFileSync('${seen('agent')}', JSON.stringify(process.env))"\necho '// edited' >> src/money.ts\n`,
+    );
     const deps = { workRoot: config.home, env: config.commands.env, commands: config.commands, testTimeoutMs: 60_000 };
 
-    const baseline = await recordBaseline({ slug: 'environment', runId: RUN_ID, repoPath: repo.dir, commit, testCmd: 'node --test' }, deps);
+    const baseline = await recordBaseline(
+      { slug: 'environment', runId: RUN_ID, repoPath: repo.dir, commit, testCmd: 'node --test' },
+      deps,
+    );
     expect(baseline.exit_code).toBe(0);
     const fix = await applyFix(
       {
@@ -77,7 +86,14 @@ describe("the environment of a plan's commands", () => {
         implementer: { strategy: 'command', command: `sh ${agent}` },
         baseline_failing: [],
       },
-      { ...deps, strategyFor: builtInStrategies({ commandTimeoutMs: 60_000, limits: config.commands.limits, scratchRoot: tmp.path }) },
+      {
+        ...deps,
+        strategyFor: builtInStrategies({
+          commandTimeoutMs: 60_000,
+          limits: config.commands.limits,
+          scratchRoot: tmp.path,
+        }),
+      },
     );
     expect(fix.outcome).toBe('committed');
 
@@ -88,9 +104,15 @@ describe("the environment of a plan's commands", () => {
     // The baseline's test run, the fix's test run, and the agent.
     expect(environments).toHaveLength(3);
     for (const env of environments) {
-      for (const name of [...Object.keys(SECRETS), 'AWS_SECRET_ACCESS_KEY', 'RLOOP_CONFIG_DIR']) expect(env[name]).toBeUndefined();
+      for (const name of [...Object.keys(SECRETS), 'AWS_SECRET_ACCESS_KEY', 'RLOOP_CONFIG_DIR'])
+        expect(env[name]).toBeUndefined();
       expect(JSON.stringify(env)).not.toMatch(/journal-password|nats-password|sk-ant-api03/);
-      expect(env).toMatchObject({ PATH: serviceEnv.PATH, HOME: tmp.path, LANG: 'C.UTF-8', EXTRA_FOR_TESTS: 'listed by the operator' });
+      expect(env).toMatchObject({
+        PATH: serviceEnv.PATH,
+        HOME: tmp.path,
+        LANG: 'C.UTF-8',
+        EXTRA_FOR_TESTS: 'listed by the operator',
+      });
     }
     expect(environments[2]).toMatchObject({ RLOOP_PLAN: 'environment', RLOOP_ROUND: '1' });
   }, 120_000);

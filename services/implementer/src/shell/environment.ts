@@ -1,7 +1,18 @@
 import { isServiceSecretName } from '@rloop/domain';
 
 /** Variables every plan command gets from the service's environment: where programs are, who and where it runs, the locale. */
-const BASE_VARIABLES = ['PATH', 'HOME', 'USER', 'LOGNAME', 'SHELL', 'LANG', 'LANGUAGE', 'TZ', 'TERM', 'TMPDIR'] as const;
+const BASE_VARIABLES = [
+  'PATH',
+  'HOME',
+  'USER',
+  'LOGNAME',
+  'SHELL',
+  'LANG',
+  'LANGUAGE',
+  'TZ',
+  'TERM',
+  'TMPDIR',
+] as const;
 
 const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 
@@ -11,7 +22,10 @@ const DEFAULT_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/b
  * in config/trust.yaml `commands.env` — never the service's own secrets (the API key, the
  * journal's database, the bus's credentials, rloop's settings), whatever is listed. Pure.
  */
-export function commandEnvironment(serviceEnv: Readonly<Record<string, string | undefined>>, operatorNames: readonly string[]): Record<string, string> {
+export function commandEnvironment(
+  serviceEnv: Readonly<Record<string, string | undefined>>,
+  operatorNames: readonly string[],
+): Record<string, string> {
   const wanted = new Set<string>([...BASE_VARIABLES, ...operatorNames]);
   const env: Record<string, string> = {};
   for (const [name, value] of Object.entries(serviceEnv)) {

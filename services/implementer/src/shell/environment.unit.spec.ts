@@ -30,7 +30,14 @@ describe("a plan command's environment", () => {
   });
 
   it("given the service's own secrets among the operator's names, when built, then they are still left out", () => {
-    const env = commandEnvironment(service, ['ANTHROPIC_API_KEY', 'DATABASE_URL', 'NATS_URL', 'NATS_CREDS', 'PGPASSWORD', 'RLOOP_HOME']);
+    const env = commandEnvironment(service, [
+      'ANTHROPIC_API_KEY',
+      'DATABASE_URL',
+      'NATS_URL',
+      'NATS_CREDS',
+      'PGPASSWORD',
+      'RLOOP_HOME',
+    ]);
     expect(Object.keys(env).sort()).toEqual(['HOME', 'LANG', 'LC_ALL', 'PATH']);
   });
 

@@ -34,7 +34,8 @@ async function sleepsOf(owner: string): Promise<number[]> {
     try {
       const cmdline = await readFile(`/proc/${name}/cmdline`, 'utf8');
       const environ = await readFile(`/proc/${name}/environ`, 'latin1');
-      if (cmdline === 'sleep\u000060\u0000' && environ.split('\u0000').includes(`${variable}=${owner}`)) found.push(Number(name));
+      if (cmdline === 'sleep\u000060\u0000' && environ.split('\u0000').includes(`${variable}=${owner}`))
+        found.push(Number(name));
     } catch (error) {
       // Gone between the listing and the read, or not ours to read: not one of these sleeps.
       if (!['ENOENT', 'ESRCH', 'EACCES', 'EPERM'].includes((error as NodeJS.ErrnoException).code ?? '')) throw error;
@@ -45,10 +46,17 @@ async function sleepsOf(owner: string): Promise<number[]> {
 
 /** A detached shell with a `sleep` child (like the commands the implementer runs), tagged as started by `owner`. */
 async function tagged(owner: string): Promise<ChildProcess> {
-  const child = spawn('/bin/sh', ['-c', 'sleep 60 & wait'], { detached: true, stdio: 'ignore', env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', [variable]: owner } });
+  const child = spawn('/bin/sh', ['-c', 'sleep 60 & wait'], {
+    detached: true,
+    stdio: 'ignore',
+    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', [variable]: owner },
+  });
   started.push(child);
   // Both processes running as they will be scanned: the child has exec'd sleep.
-  await eventually(async () => ((await sleepsOf(owner)).length === 1 ? true : undefined), { intervalMs: 10, description: `the sleep of ${owner}` });
+  await eventually(async () => ((await sleepsOf(owner)).length === 1 ? true : undefined), {
+    intervalMs: 10,
+    description: `the sleep of ${owner}`,
+  });
   return child;
 }
 
@@ -94,5 +102,4 @@ describe('reapOrphans', () => {
   it('says so when there is no /proc to look in', async () => {
     expect(await reapOrphans({ ...scan, procDir: '/nonexistent-proc' })).toBeNull();
   });
-
 });

@@ -98,7 +98,11 @@ export async function reapOrphans(options: ReapOptions = {}): Promise<ReapedProc
   const reaped: ReapedProcess[] = [];
   // Another pass while the last one killed something: an orphan may have forked between the scan and its kill.
   for (let pass = 0; pass < MAX_PASSES; pass++) {
-    const killed = await reapPass(scan, pass === 0 ? entries : await readdir(procDir), new Set(reaped.map((r) => r.pid)));
+    const killed = await reapPass(
+      scan,
+      pass === 0 ? entries : await readdir(procDir),
+      new Set(reaped.map((r) => r.pid)),
+    );
     reaped.push(...killed);
     if (killed.length === 0) break;
   }
@@ -114,7 +118,11 @@ interface Scan {
 }
 
 /** One scan; `killed` are the pids an earlier pass killed, which may not have finished dying yet. */
-async function reapPass({ procDir, self, variable }: Scan, entries: readonly string[], killed: ReadonlySet<number>): Promise<ReapedProcess[]> {
+async function reapPass(
+  { procDir, self, variable }: Scan,
+  entries: readonly string[],
+  killed: ReadonlySet<number>,
+): Promise<ReapedProcess[]> {
   const reaped: ReapedProcess[] = [];
   for (const name of entries) {
     if (!/^\d+$/.test(name)) continue;

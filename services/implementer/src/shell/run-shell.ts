@@ -104,9 +104,16 @@ function killGroup(pid: number | undefined, signal: NodeJS.Signals): void {
  * command's own shell, inside the sandbox when there is one. No core dumps: they would land in the
  * worktree.
  */
-export function limitedArgv(command: string, limits: ProcessLimits | undefined, sandbox: readonly string[] = []): string[] {
+export function limitedArgv(
+  command: string,
+  limits: ProcessLimits | undefined,
+  sandbox: readonly string[] = [],
+): string[] {
   const memory = limits?.memoryBytes ?? null;
-  const setup = ['ulimit -c 0 2>/dev/null', ...(memory === null ? [] : [`ulimit -d ${Math.max(1, Math.floor(memory / 1024))} 2>/dev/null`])];
+  const setup = [
+    'ulimit -c 0 2>/dev/null',
+    ...(memory === null ? [] : [`ulimit -d ${Math.max(1, Math.floor(memory / 1024))} 2>/dev/null`]),
+  ];
   return [...sandbox, '/bin/sh', '-c', `${setup.join('; ')}; exec /bin/sh -c "$1"`, 'rloop-command', command];
 }
 
@@ -122,7 +129,17 @@ export function runShell(options: RunShellOptions): Promise<ShellRun> {
   const started = performance.now();
   return new Promise<ShellRun>((resolve, reject) => {
     if (options.signal?.aborted === true) {
-      resolve({ exitCode: null, signal: null, timedOut: false, aborted: true, outputLimited: false, durationMs: 0, output: '', tail: '', truncated: false });
+      resolve({
+        exitCode: null,
+        signal: null,
+        timedOut: false,
+        aborted: true,
+        outputLimited: false,
+        durationMs: 0,
+        output: '',
+        tail: '',
+        truncated: false,
+      });
       return;
     }
     const [program = '/bin/sh', ...args] = limitedArgv(options.command, options.limits, options.sandbox);

@@ -28,12 +28,20 @@ describe('the command implementer in the bubblewrap sandbox', () => {
     await writeFile(join(rloopHome, 'journal', 'events.db'), 'every plan of the fleet\n');
     outsideFile = join(tmp.path, 'outside.txt');
     const repo = await sampleRepo(tmp.path, 'fixable');
-    worktree = (await ensureWorktree({ repoPath: repo.dir, slug: 'sandboxed', workRoot: rloopHome, commit: repo.commit })).dir;
+    worktree = (
+      await ensureWorktree({ repoPath: repo.dir, slug: 'sandboxed', workRoot: rloopHome, commit: repo.commit })
+    ).dir;
   }, 60_000);
 
   afterAll(() => tmp.cleanup());
 
-  const settings = (network: boolean): SandboxSettings => ({ kind: 'bubblewrap', network, readOnly: [], writable: [], hidden: [serviceHome, rloopHome] });
+  const settings = (network: boolean): SandboxSettings => ({
+    kind: 'bubblewrap',
+    network,
+    readOnly: [],
+    writable: [],
+    hidden: [serviceHome, rloopHome],
+  });
 
   it('given an agent that tries to leave its worktree, when it runs sandboxed, then it edits the worktree and nothing else, sees no secret file and reaches no network', async () => {
     const agent = [
@@ -46,8 +54,19 @@ describe('the command implementer in the bubblewrap sandbox', () => {
       'echo "processes: $(ls /proc | grep -c "^[0-9]")" >> report.txt',
       'git status --porcelain >> report.txt',
     ].join('\n');
-    const strategy = createCommandStrategy({ command: agent, timeoutMs: 60_000, sandbox: settings(false), scratchRoot: tmp.path });
-    const outcome = await strategy.apply({ worktreeDir: worktree, letter: letterFor('sandboxed', 'a'.repeat(40), []), round: 1, env: commandEnv(), signal: new AbortController().signal });
+    const strategy = createCommandStrategy({
+      command: agent,
+      timeoutMs: 60_000,
+      sandbox: settings(false),
+      scratchRoot: tmp.path,
+    });
+    const outcome = await strategy.apply({
+      worktreeDir: worktree,
+      letter: letterFor('sandboxed', 'a'.repeat(40), []),
+      round: 1,
+      env: commandEnv(),
+      signal: new AbortController().signal,
+    });
 
     expect(outcome.changedFiles).toEqual(['report.txt', 'src/money.ts']);
     expect(await readFile(join(worktree, 'src', 'money.ts'), 'utf8')).toContain('// sandboxed edit');
@@ -65,16 +84,42 @@ describe('the command implementer in the bubblewrap sandbox', () => {
 
   it('given network allowed (an agent calling its model), when it runs sandboxed, then it reaches the host network but still writes only its worktree', async () => {
     const agent = `node -e "require('net').connect(4222, '127.0.0.1').on('connect', function () { console.log('network: reached'); this.destroy(); }).on('error', (e) => console.log('network: ' + e.code))" > report.txt`;
-    const strategy = createCommandStrategy({ command: agent, timeoutMs: 60_000, sandbox: settings(true), scratchRoot: tmp.path });
-    await strategy.apply({ worktreeDir: worktree, letter: letterFor('sandboxed', 'a'.repeat(40), [], { round: 2 }), round: 2, env: commandEnv(), signal: new AbortController().signal });
+    const strategy = createCommandStrategy({
+      command: agent,
+      timeoutMs: 60_000,
+      sandbox: settings(true),
+      scratchRoot: tmp.path,
+    });
+    await strategy.apply({
+      worktreeDir: worktree,
+      letter: letterFor('sandboxed', 'a'.repeat(40), [], { round: 2 }),
+      round: 2,
+      env: commandEnv(),
+      signal: new AbortController().signal,
+    });
     expect(await readFile(join(worktree, 'report.txt'), 'utf8')).toBe('network: reached\n');
   });
 
   it('given the letter files rloop prepared, when the sandboxed agent reads them, then they are there, read-only', async () => {
-    const agent = 'cat "$RLOOP_LETTER_JSON" > letter-copy.json; echo tampered 2>> letter-error.txt >> "$RLOOP_LETTER_JSON"; true';
-    const strategy = createCommandStrategy({ command: agent, timeoutMs: 60_000, sandbox: settings(false), scratchRoot: tmp.path });
-    await strategy.apply({ worktreeDir: worktree, letter: letterFor('sandboxed', 'a'.repeat(40), [], { round: 3 }), round: 3, env: commandEnv(), signal: new AbortController().signal });
-    expect(JSON.parse(await readFile(join(worktree, 'letter-copy.json'), 'utf8'))).toMatchObject({ plan: 'sandboxed', round: 3 });
+    const agent =
+      'cat "$RLOOP_LETTER_JSON" > letter-copy.json; echo tampered 2>> letter-error.txt >> "$RLOOP_LETTER_JSON"; true';
+    const strategy = createCommandStrategy({
+      command: agent,
+      timeoutMs: 60_000,
+      sandbox: settings(false),
+      scratchRoot: tmp.path,
+    });
+    await strategy.apply({
+      worktreeDir: worktree,
+      letter: letterFor('sandboxed', 'a'.repeat(40), [], { round: 3 }),
+      round: 3,
+      env: commandEnv(),
+      signal: new AbortController().signal,
+    });
+    expect(JSON.parse(await readFile(join(worktree, 'letter-copy.json'), 'utf8'))).toMatchObject({
+      plan: 'sandboxed',
+      round: 3,
+    });
     expect(await readFile(join(worktree, 'letter-error.txt'), 'utf8')).toMatch(/Read-only file system/);
   });
 });

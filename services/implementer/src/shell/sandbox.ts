@@ -34,15 +34,33 @@ export interface SandboxMounts {
  * network unless allowed, no capabilities, and it dies with the implementer. Order matters: a
  * later mount shows through an earlier tmpfs. Pure (the caller checks the paths exist).
  */
-export function bubblewrapArgs(settings: SandboxSettings, mounts: SandboxMounts, options: { readonly root: boolean }): string[] {
-  const args = ['bwrap', '--die-with-parent', '--unshare-pid', '--unshare-ipc', '--unshare-uts', '--unshare-cgroup-try'];
+export function bubblewrapArgs(
+  settings: SandboxSettings,
+  mounts: SandboxMounts,
+  options: { readonly root: boolean },
+): string[] {
+  const args = [
+    'bwrap',
+    '--die-with-parent',
+    '--unshare-pid',
+    '--unshare-ipc',
+    '--unshare-uts',
+    '--unshare-cgroup-try',
+  ];
   if (!settings.network) args.push('--unshare-net');
   // Capabilities can only be dropped by a privileged bwrap; an unprivileged one has none to drop.
   if (options.root) args.push('--cap-drop', 'ALL');
   args.push('--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp');
   for (const path of settings.hidden) args.push('--tmpfs', path);
   for (const path of settings.readOnly) args.push('--ro-bind', path, path);
-  args.push('--ro-bind', mounts.gitCommonDir, mounts.gitCommonDir, '--bind', mounts.worktreeGitDir, mounts.worktreeGitDir);
+  args.push(
+    '--ro-bind',
+    mounts.gitCommonDir,
+    mounts.gitCommonDir,
+    '--bind',
+    mounts.worktreeGitDir,
+    mounts.worktreeGitDir,
+  );
   for (const path of settings.writable) args.push('--bind', path, path);
   args.push('--bind', mounts.worktree, mounts.worktree);
   for (const path of mounts.inputs) args.push('--ro-bind', path, path);
@@ -61,13 +79,21 @@ export function existingPaths(paths: readonly string[]): string[] {
  */
 export async function checkBubblewrap(): Promise<void> {
   await new Promise<void>((resolve, reject) => {
-    execFile('bwrap', ['--ro-bind', '/', '/', '--dev', '/dev', '--unshare-pid', '--', '/bin/true'], { timeout: 10_000 }, (error, _stdout, stderr) => {
-      if (error === null) {
-        resolve();
-        return;
-      }
-      const why = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'bwrap is not installed (apt-get install bubblewrap)' : `bwrap cannot run here: ${stderr.trim() || error.message}`;
-      reject(new SandboxUnavailableError(`config/trust.yaml asks for the bubblewrap sandbox, but ${why}`));
-    });
+    execFile(
+      'bwrap',
+      ['--ro-bind', '/', '/', '--dev', '/dev', '--unshare-pid', '--', '/bin/true'],
+      { timeout: 10_000 },
+      (error, _stdout, stderr) => {
+        if (error === null) {
+          resolve();
+          return;
+        }
+        const why =
+          (error as NodeJS.ErrnoException).code === 'ENOENT'
+            ? 'bwrap is not installed (apt-get install bubblewrap)'
+            : `bwrap cannot run here: ${stderr.trim() || error.message}`;
+        reject(new SandboxUnavailableError(`config/trust.yaml asks for the bubblewrap sandbox, but ${why}`));
+      },
+    );
   });
 }

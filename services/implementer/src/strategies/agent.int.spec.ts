@@ -13,7 +13,15 @@ import { checkBubblewrap } from '../shell/sandbox.js';
 import { AGENT_TASK } from './agents/presets.js';
 import { createAgentStrategy } from './agent.js';
 import { builtInStrategies } from './resolve.js';
-import { type SampleRepo, type TempDir, findingAt, gitOut, letterFor, sampleRepo, tempDir } from '../testing/repos.test-helpers.js';
+import {
+  type SampleRepo,
+  type TempDir,
+  findingAt,
+  gitOut,
+  letterFor,
+  sampleRepo,
+  tempDir,
+} from '../testing/repos.test-helpers.js';
 
 // The `agent` strategy with stand-in executables named like the real CLIs (claude, codex, aider,
 // gemini) on the implementer's PATH: each records the arguments, standard input, message file and
@@ -97,9 +105,16 @@ describe('the agent strategy with stand-in coding-agent CLIs', () => {
       stringify({
         commands: { allow: ['node --test'], env: ['STANDIN_RECORD', 'STANDIN_EXIT', 'STANDIN_SLEEP_MS'] },
         agents: {
-          'claude-code': { env: { ANTHROPIC_API_KEY: { from_env: 'CLAUDE_CODE_API_KEY' } }, models: ['claude-sonnet-5-5'], extra_args: ['--verbose'] },
+          'claude-code': {
+            env: { ANTHROPIC_API_KEY: { from_env: 'CLAUDE_CODE_API_KEY' } },
+            models: ['claude-sonnet-5-5'],
+            extra_args: ['--verbose'],
+          },
           codex: { env: { CODEX_API_KEY: { from_env: 'CODEX_KEY_FOR_AGENTS' } } },
-          aider: { env: { ANTHROPIC_API_KEY: { from_env: 'CLAUDE_CODE_API_KEY' } }, models: ['/anthropic\\/claude-[a-z0-9-]+/'] },
+          aider: {
+            env: { ANTHROPIC_API_KEY: { from_env: 'CLAUDE_CODE_API_KEY' } },
+            models: ['/anthropic\\/claude-[a-z0-9-]+/'],
+          },
           gemini: { env: { GEMINI_API_KEY: { from_file: join(tmp.path, 'gemini.key') } }, timeout_minutes: 1 },
         },
       }),
@@ -128,7 +143,10 @@ describe('the agent strategy with stand-in coding-agent CLIs', () => {
     return {
       round: 1,
       attempt: 1,
-      letter: letterFor(slug, repo.commit, [findingAt('src/money.ts', 9, 'eslint/no-var'), findingAt('src/tax.js', 1, 'eslint/no-var')]),
+      letter: letterFor(slug, repo.commit, [
+        findingAt('src/money.ts', 9, 'eslint/no-var'),
+        findingAt('src/tax.js', 1, 'eslint/no-var'),
+      ]),
       base_commit: repo.commit,
       branch: `rloop/${slug}`,
       repo_path: repo.dir,
@@ -145,7 +163,12 @@ describe('the agent strategy with stand-in coding-agent CLIs', () => {
       env: { ...config.commands.env, ...env },
       commands: { allow, agents, limits, trustFile },
       testTimeoutMs: 60_000,
-      strategyFor: builtInStrategies({ commandTimeoutMs: 60_000, limits, agents: agentPolicies, scratchRoot: tmp.path }),
+      strategyFor: builtInStrategies({
+        commandTimeoutMs: 60_000,
+        limits,
+        agents: agentPolicies,
+        scratchRoot: tmp.path,
+      }),
     });
   }
 
@@ -154,86 +177,174 @@ describe('the agent strategy with stand-in coding-agent CLIs', () => {
     ['codex', {}, 'CODEX_API_KEY', OPENAI_KEY],
     ['aider', { model: 'anthropic/claude-sonnet-5-5' }, 'ANTHROPIC_API_KEY', AGENT_KEY],
     ['gemini', {}, 'GEMINI_API_KEY', 'gemini-key-from-a-file'],
-  ])('given %s allowed in trust.yaml, when a letter is fixed through it, then it gets the letter, its own key and none of the fleet’s, and its edit is committed', async (agent, choice, keyName, key) => {
-    await rm(records, { force: true });
-    const repo = await sampleRepo(tmp.path, 'fixable', agent);
-    const result = await fix(request(repo, agent, { strategy: 'agent', agent, ...choice }));
+  ])(
+    'given %s allowed in trust.yaml, when a letter is fixed through it, then it gets the letter, its own key and none of the fleet’s, and its edit is committed',
+    async (agent, choice, keyName, key) => {
+      await rm(records, { force: true });
+      const repo = await sampleRepo(tmp.path, 'fixable', agent);
+      const result = await fix(request(repo, agent, { strategy: 'agent', agent, ...choice }));
 
-    expect(result).toMatchObject({ strategy: `agent:${agent}`, outcome: 'committed' });
-    expect(gitOut(repo.dir, ['show', `${result.commit ?? ''}:src/money.ts`])).toContain('const sign');
-    const [run, ...more] = await recorded();
-    expect(more).toEqual([]);
-    expect(run?.cwd).toBe(join(config.home, 'worktrees', agent));
-    // The letter: the Markdown on standard input (the task is an argument), or in aider's message file after the task.
-    const letter = run?.message ?? run?.stdin ?? '';
-    expect(letter).toContain(`# Letter ${result.letter_id}`);
-    expect(letter).toContain('eslint/no-var at src/money.ts:9');
-    if (agent === 'aider') {
-      expect(run?.message?.startsWith(AGENT_TASK)).toBe(true);
-      expect(run?.args).toEqual(expect.arrayContaining(['--model', 'anthropic/claude-sonnet-5-5', '--file=src/money.ts', '--file=src/tax.js', '--no-auto-commits']));
-    } else {
-      expect(run?.args).toContain(AGENT_TASK);
-    }
-    // Only the edit: aider's caches and histories (.aider.tags.cache.v4/, .aider.chat.history.md) are not part of the fix.
-    expect(gitOut(repo.dir, ['show', '--name-only', '--format=', result.commit ?? ''])).toBe('src/money.ts');
-    if (agent === 'claude-code') expect(run?.args.slice(-3)).toEqual(['--model', 'claude-sonnet-5-5', '--verbose']);
-    expect(run?.env[keyName]).toBe(key);
-    for (const secret of ['DATABASE_URL', 'NATS_TOKEN', 'CLAUDE_CODE_API_KEY', 'CODEX_KEY_FOR_AGENTS', 'RLOOP_CONFIG_DIR']) expect(run?.env[secret]).toBeUndefined();
-    expect(JSON.stringify(run?.env)).not.toContain(FLEET_KEY);
-  });
+      expect(result).toMatchObject({ strategy: `agent:${agent}`, outcome: 'committed' });
+      expect(gitOut(repo.dir, ['show', `${result.commit ?? ''}:src/money.ts`])).toContain('const sign');
+      const [run, ...more] = await recorded();
+      expect(more).toEqual([]);
+      expect(run?.cwd).toBe(join(config.home, 'worktrees', agent));
+      // The letter: the Markdown on standard input (the task is an argument), or in aider's message file after the task.
+      const letter = run?.message ?? run?.stdin ?? '';
+      expect(letter).toContain(`# Letter ${result.letter_id}`);
+      expect(letter).toContain('eslint/no-var at src/money.ts:9');
+      if (agent === 'aider') {
+        expect(run?.message?.startsWith(AGENT_TASK)).toBe(true);
+        expect(run?.args).toEqual(
+          expect.arrayContaining([
+            '--model',
+            'anthropic/claude-sonnet-5-5',
+            '--file=src/money.ts',
+            '--file=src/tax.js',
+            '--no-auto-commits',
+          ]),
+        );
+      } else {
+        expect(run?.args).toContain(AGENT_TASK);
+      }
+      // Only the edit: aider's caches and histories (.aider.tags.cache.v4/, .aider.chat.history.md) are not part of the fix.
+      expect(gitOut(repo.dir, ['show', '--name-only', '--format=', result.commit ?? ''])).toBe('src/money.ts');
+      if (agent === 'claude-code') expect(run?.args.slice(-3)).toEqual(['--model', 'claude-sonnet-5-5', '--verbose']);
+      expect(run?.env[keyName]).toBe(key);
+      for (const secret of [
+        'DATABASE_URL',
+        'NATS_TOKEN',
+        'CLAUDE_CODE_API_KEY',
+        'CODEX_KEY_FOR_AGENTS',
+        'RLOOP_CONFIG_DIR',
+      ])
+        expect(run?.env[secret]).toBeUndefined();
+      expect(JSON.stringify(run?.env)).not.toContain(FLEET_KEY);
+    },
+  );
 
   it('given an agent that exits with a status its documentation defines, when the fix runs, then the attempt fails saying what the status means, and the worktree is reset', async () => {
     const repo = await sampleRepo(tmp.path, 'fixable', 'gemini-turns');
-    const result = await fix(request(repo, 'gemini-turns', { strategy: 'agent', agent: 'gemini' }), { STANDIN_EXIT: '53' });
+    const result = await fix(request(repo, 'gemini-turns', { strategy: 'agent', agent: 'gemini' }), {
+      STANDIN_EXIT: '53',
+    });
     expect(result).toMatchObject({ strategy: 'agent:gemini', outcome: 'failed', commit: null });
-    expect(result.reason).toMatch(/^the gemini agent \(gemini\) exited with code 53: Gemini CLI reached its turn limit before it finished; output ends with:\ngemini: stand-in failing on purpose/);
+    expect(result.reason).toMatch(
+      /^the gemini agent \(gemini\) exited with code 53: Gemini CLI reached its turn limit before it finished; output ends with:\ngemini: stand-in failing on purpose/,
+    );
     expect(gitOut(join(config.home, 'worktrees', 'gemini-turns'), ['status', '--porcelain'])).toBe('');
   });
 
   it('given an agent whose program is not installed, when the fix runs, then the attempt fails saying so', async () => {
     const repo = await sampleRepo(tmp.path, 'fixable', 'no-program');
-    const result = await fix(request(repo, 'no-program', { strategy: 'agent', agent: 'codex' }), { PATH: process.env['PATH'] ?? '/usr/bin:/bin' });
-    expect(result.reason).toMatch(/exited with code 127: codex is not installed on the implementer's host \(not found on its PATH\)/);
+    const result = await fix(request(repo, 'no-program', { strategy: 'agent', agent: 'codex' }), {
+      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+    });
+    expect(result.reason).toMatch(
+      /exited with code 127: codex is not installed on the implementer's host \(not found on its PATH\)/,
+    );
   });
 
   it('given an agent that outlives its timeout (trust.yaml timeout_minutes), when the fix runs, then it is stopped and the attempt fails', async () => {
     const policies = { ...config.commands.agentPolicies, gemini: { env: {}, timeoutMs: 1500 } };
     const repo = await sampleRepo(tmp.path, 'fixable', 'gemini-slow');
-    const worktree = (await ensureWorktree({ repoPath: repo.dir, slug: 'gemini-slow', workRoot: config.home, commit: repo.commit })).dir;
-    const strategy = createAgentStrategy({ agent: 'gemini', model: null, extraArgs: [], policy: policies.gemini, scratchRoot: tmp.path });
+    const worktree = (
+      await ensureWorktree({ repoPath: repo.dir, slug: 'gemini-slow', workRoot: config.home, commit: repo.commit })
+    ).dir;
+    const strategy = createAgentStrategy({
+      agent: 'gemini',
+      model: null,
+      extraArgs: [],
+      policy: policies.gemini,
+      scratchRoot: tmp.path,
+    });
     await expect(
-      strategy.apply({ worktreeDir: worktree, letter: letterFor('gemini-slow', repo.commit, []), round: 1, env: { ...config.commands.env, STANDIN_SLEEP_MS: '20000' }, signal: new AbortController().signal }),
+      strategy.apply({
+        worktreeDir: worktree,
+        letter: letterFor('gemini-slow', repo.commit, []),
+        round: 1,
+        env: { ...config.commands.env, STANDIN_SLEEP_MS: '20000' },
+        signal: new AbortController().signal,
+      }),
     ).rejects.toThrow('the gemini agent (gemini) timed out after 1500 ms');
   });
 
   it('given an agent, a model or an argument the operator did not allow, when a forged request asks for it, then nothing runs and the refusal says where agents are allowed', async () => {
     await rm(records, { force: true });
     const repo = await sampleRepo(tmp.path, 'fixable', 'refused');
-    const model = await fix(request(repo, 'refused', { strategy: 'agent', agent: 'claude-code', model: 'claude-opus-5-5', extra_args: ['--dangerously-skip-permissions'] }));
+    const model = await fix(
+      request(repo, 'refused', {
+        strategy: 'agent',
+        agent: 'claude-code',
+        model: 'claude-opus-5-5',
+        extra_args: ['--dangerously-skip-permissions'],
+      }),
+    );
     expect(model).toMatchObject({ outcome: 'failed', commit: null });
-    expect(model.reason).toMatch(/implementer\.model: the model claude-opus-5-5 is not allowed for claude-code.*implementer\.extra_args\.0: the argument "--dangerously-skip-permissions" is not allowed/s);
+    expect(model.reason).toMatch(
+      /implementer\.model: the model claude-opus-5-5 is not allowed for claude-code.*implementer\.extra_args\.0: the argument "--dangerously-skip-permissions" is not allowed/s,
+    );
     expect(await recorded()).toEqual([]);
   });
 
   it('given a credential the operator named that is missing, or that is the fleet’s own key, when the implementer starts, then it refuses to, naming the entry', async () => {
     const agents = (env: Record<string, unknown>) => TrustConfig.parse({ agents: { 'claude-code': { env } } }).agents;
-    await expect(agentPolicies(agents({ ANTHROPIC_API_KEY: { from_env: 'NOT_SET_ANYWHERE' } }), serviceEnv, '/etc/rloop/trust.yaml')).rejects.toThrow(
+    await expect(
+      agentPolicies(
+        agents({ ANTHROPIC_API_KEY: { from_env: 'NOT_SET_ANYWHERE' } }),
+        serviceEnv,
+        '/etc/rloop/trust.yaml',
+      ),
+    ).rejects.toThrow(
       "agents.claude-code.env.ANTHROPIC_API_KEY of /etc/rloop/trust.yaml reads NOT_SET_ANYWHERE, which is not set in the implementer's environment",
     );
-    await expect(agentPolicies(agents({ ANTHROPIC_API_KEY: { from_file: join(tmp.path, 'missing.key') } }), serviceEnv, 'trust.yaml')).rejects.toThrow(/reads .*missing\.key, which cannot be read: ENOENT/);
-    await expect(agentPolicies(agents({ ANTHROPIC_API_KEY: { from_env: 'SAME_AS_FLEET' } }), { ...serviceEnv, SAME_AS_FLEET: FLEET_KEY }, 'trust.yaml')).rejects.toThrow(/is the fleet's own ANTHROPIC_API_KEY: give the agent a key of its own/);
+    await expect(
+      agentPolicies(
+        agents({ ANTHROPIC_API_KEY: { from_file: join(tmp.path, 'missing.key') } }),
+        serviceEnv,
+        'trust.yaml',
+      ),
+    ).rejects.toThrow(/reads .*missing\.key, which cannot be read: ENOENT/);
+    await expect(
+      agentPolicies(
+        agents({ ANTHROPIC_API_KEY: { from_env: 'SAME_AS_FLEET' } }),
+        { ...serviceEnv, SAME_AS_FLEET: FLEET_KEY },
+        'trust.yaml',
+      ),
+    ).rejects.toThrow(/is the fleet's own ANTHROPIC_API_KEY: give the agent a key of its own/);
   });
 
   it('given the bubblewrap sandbox, when an agent runs in it, then it still gets the letter and its key and edits only its worktree', async () => {
     await checkBubblewrap();
     await rm(records, { force: true });
     const repo = await sampleRepo(tmp.path, 'fixable', 'sandboxed-agent');
-    const worktree = (await ensureWorktree({ repoPath: repo.dir, slug: 'sandboxed-agent', workRoot: config.home, commit: repo.commit })).dir;
-    const sandbox = { kind: 'bubblewrap' as const, network: false, readOnly: [bin], writable: [join(tmp.path, 'records')], hidden: [config.home.replace(/\/home$/, '/config')] };
+    const worktree = (
+      await ensureWorktree({ repoPath: repo.dir, slug: 'sandboxed-agent', workRoot: config.home, commit: repo.commit })
+    ).dir;
+    const sandbox = {
+      kind: 'bubblewrap' as const,
+      network: false,
+      readOnly: [bin],
+      writable: [join(tmp.path, 'records')],
+      hidden: [config.home.replace(/\/home$/, '/config')],
+    };
     const policy = config.commands.agentPolicies['claude-code'];
     if (policy === undefined) throw new Error('claude-code is allowed in this spec');
-    const strategy = createAgentStrategy({ agent: 'claude-code', model: null, extraArgs: [], policy, sandbox, scratchRoot: tmp.path });
-    const outcome = await strategy.apply({ worktreeDir: worktree, letter: letterFor('sandboxed-agent', repo.commit, [findingAt('src/money.ts', 9, 'eslint/no-var')]), round: 1, env: config.commands.env, signal: new AbortController().signal });
+    const strategy = createAgentStrategy({
+      agent: 'claude-code',
+      model: null,
+      extraArgs: [],
+      policy,
+      sandbox,
+      scratchRoot: tmp.path,
+    });
+    const outcome = await strategy.apply({
+      worktreeDir: worktree,
+      letter: letterFor('sandboxed-agent', repo.commit, [findingAt('src/money.ts', 9, 'eslint/no-var')]),
+      round: 1,
+      env: config.commands.env,
+      signal: new AbortController().signal,
+    });
     expect(outcome.changedFiles).toEqual(['src/money.ts']);
     const [run] = await recorded();
     expect(run?.stdin).toContain('eslint/no-var at src/money.ts:9');

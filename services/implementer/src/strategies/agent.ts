@@ -37,7 +37,8 @@ async function filesInside(worktree: string, files: readonly string[]): Promise<
   for (const file of new Set(files)) {
     const resolved = await resolveInWorktree(root, file).catch(() => null);
     const info = resolved === null ? null : await lstat(resolved.absolute).catch(() => null);
-    if (resolved !== null && info?.isFile() === true && !/[\n\r]/.test(resolved.relative)) inside.push(resolved.relative);
+    if (resolved !== null && info?.isFile() === true && !/[\n\r]/.test(resolved.relative))
+      inside.push(resolved.relative);
   }
   return [...new Set(inside)].sort();
 }
@@ -54,7 +55,10 @@ export function createAgentStrategy(options: AgentStrategyOptions): FixStrategy 
   return {
     name,
     async apply(context: FixContext): Promise<FixOutcome> {
-      const files = await filesInside(context.worktreeDir, context.letter.findings.map((f) => f.file));
+      const files = await filesInside(
+        context.worktreeDir,
+        context.letter.findings.map((f) => f.file),
+      );
       const command = createCommandStrategy({
         command: agentCommandLine(preset, { model: options.model, extraArgs: options.extraArgs, files }),
         timeoutMs: options.policy.timeoutMs ?? preset.timeoutMs,

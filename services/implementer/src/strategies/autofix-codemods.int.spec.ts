@@ -55,7 +55,12 @@ test('present finds the directory', (t, done) => present('.', (found) => { asser
 `;
 
 async function review(dir: string, commit: string): Promise<Finding[]> {
-  const result = await runCritic(compilerLinterCritic(), { repoDir: dir, commit, files: ['src/frames.js', 'test/frames.test.js'], phase: 'critical' });
+  const result = await runCritic(compilerLinterCritic(), {
+    repoDir: dir,
+    commit,
+    files: ['src/frames.js', 'test/frames.test.js'],
+    phase: 'critical',
+  });
   if (result.status !== 'reported') throw new Error(`${result.reason}: ${result.message}`);
   return [...result.findings];
 }
@@ -70,7 +75,10 @@ describe('autofix applies the codemods the critics name, and the repository’s 
     repo = join(tmp.path, 'legacy');
     await mkdir(join(repo, 'src'), { recursive: true });
     await mkdir(join(repo, 'test'), { recursive: true });
-    await writeFile(join(repo, 'package.json'), '{ "name": "legacy", "private": true, "scripts": { "test": "node --test" } }\n');
+    await writeFile(
+      join(repo, 'package.json'),
+      '{ "name": "legacy", "private": true, "scripts": { "test": "node --test" } }\n',
+    );
     await writeFile(join(repo, 'src', 'frames.js'), SOURCE);
     await writeFile(join(repo, 'test', 'frames.test.js'), TEST);
     gitOut(tmp.path, ['init', '-q', '-b', 'main', repo]);
@@ -81,7 +89,13 @@ describe('autofix applies the codemods the critics name, and the repository’s 
 
   afterAll(() => tmp.cleanup());
 
-  const deps = () => ({ workRoot: join(tmp.path, 'home'), env: commandEnv(), commands: TEST_COMMANDS, testTimeoutMs: 60_000, strategyFor: builtInStrategies({ commandTimeoutMs: 60_000 }) });
+  const deps = () => ({
+    workRoot: join(tmp.path, 'home'),
+    env: commandEnv(),
+    commands: TEST_COMMANDS,
+    testTimeoutMs: 60_000,
+    strategyFor: builtInStrategies({ commandTimeoutMs: 60_000 }),
+  });
 
   it('given the critic’s deprecations, when autofix fixes the letter, then every one with a codemod is rewritten, the tests pass, and the critic reports only what has none', async () => {
     const findings = await review(repo, commit);
@@ -96,10 +110,24 @@ describe('autofix applies the codemods the critics name, and the repository’s 
     ]);
 
     const result = await applyFix(
-      { round: 1, attempt: 1, letter: letterFor('codemods', commit, findings), base_commit: commit, branch: 'rloop/codemods', repo_path: repo, test_cmd: 'node --test', implementer: { strategy: 'autofix' }, baseline_failing: [] },
+      {
+        round: 1,
+        attempt: 1,
+        letter: letterFor('codemods', commit, findings),
+        base_commit: commit,
+        branch: 'rloop/codemods',
+        repo_path: repo,
+        test_cmd: 'node --test',
+        implementer: { strategy: 'autofix' },
+        baseline_failing: [],
+      },
       deps(),
     );
-    expect(result).toMatchObject({ strategy: 'autofix', outcome: 'committed', tests_result: { passed: 5, failed: 0, regressions: 0 } });
+    expect(result).toMatchObject({
+      strategy: 'autofix',
+      outcome: 'committed',
+      tests_result: { passed: 5, failed: 0, regressions: 0 },
+    });
     const fixed = gitOut(repo, ['show', `${result.commit ?? ''}:src/frames.js`]);
     expect(fixed).toContain("const bytes = Buffer.from(frame, 'utf8');");
     expect(fixed).toContain("return bytes.subarray(0, 4).toString('hex');");
@@ -112,7 +140,9 @@ describe('autofix applies the codemods the critics name, and the repository’s 
     gitOut(repo, ['checkout', '-q', result.commit ?? '']);
     try {
       const after = await review(repo, result.commit ?? '');
-      expect(after.filter((f) => f.finding_type.startsWith('deprecation/')).map((f) => f.finding_type)).toEqual(['deprecation/exists']);
+      expect(after.filter((f) => f.finding_type.startsWith('deprecation/')).map((f) => f.finding_type)).toEqual([
+        'deprecation/exists',
+      ]);
     } finally {
       gitOut(repo, ['checkout', '-q', 'main']);
     }
@@ -122,16 +152,28 @@ describe('autofix applies the codemods the critics name, and the repository’s 
     const none = (await review(repo, commit)).filter((f) => f.autofix === 'none');
     expect(none.length).toBeGreaterThan(0);
     const result = await applyFix(
-      { round: 2, attempt: 1, letter: letterFor('nothing', commit, none, { letter_id: 'd_letter00000000002' }), base_commit: commit, branch: 'rloop/nothing', repo_path: repo, test_cmd: 'node --test', implementer: { strategy: 'autofix' }, baseline_failing: [] },
+      {
+        round: 2,
+        attempt: 1,
+        letter: letterFor('nothing', commit, none, { letter_id: 'd_letter00000000002' }),
+        base_commit: commit,
+        branch: 'rloop/nothing',
+        repo_path: repo,
+        test_cmd: 'node --test',
+        implementer: { strategy: 'autofix' },
+        baseline_failing: [],
+      },
       deps(),
     );
     expect(result).toMatchObject({ outcome: 'no_change', commit: null, tests_result: { total: 0 } });
-    expect(result.reason).toMatch(/^the autofix strategy made no attempt: no finding of the letter has a deterministic fix \(each is marked autofix: none — .*deprecation\/exists/);
+    expect(result.reason).toMatch(
+      /^the autofix strategy made no attempt: no finding of the letter has a deterministic fix \(each is marked autofix: none — .*deprecation\/exists/,
+    );
   }, 120_000);
 
   it('given a codemod finding in a file behind a link out of the worktree, when autofix runs, then that file is neither read nor written', async () => {
     const outside = join(tmp.path, 'outside.js');
-    await writeFile(outside, "module.exports = new Buffer(4);\n");
+    await writeFile(outside, 'module.exports = new Buffer(4);\n');
     const linked = join(tmp.path, 'linked');
     gitOut(tmp.path, ['init', '-q', '-b', 'main', linked]);
     await mkdir(join(linked, 'src'));
@@ -161,7 +203,17 @@ describe('autofix applies the codemods the critics name, and the repository’s 
       related_locations: [],
     });
     const result = await applyFix(
-      { round: 1, attempt: 1, letter: letterFor('linked', head, [finding('src/alias.js'), finding('src/own.js')]), base_commit: head, branch: 'rloop/linked', repo_path: linked, test_cmd: 'echo no tests', implementer: { strategy: 'autofix' }, baseline_failing: [] },
+      {
+        round: 1,
+        attempt: 1,
+        letter: letterFor('linked', head, [finding('src/alias.js'), finding('src/own.js')]),
+        base_commit: head,
+        branch: 'rloop/linked',
+        repo_path: linked,
+        test_cmd: 'echo no tests',
+        implementer: { strategy: 'autofix' },
+        baseline_failing: [],
+      },
       deps(),
     );
     expect(result.outcome).toBe('committed');

@@ -11,7 +11,14 @@ import { AbortedError } from '../errors.js';
 import type { FixContext, FixOutcome, FixStrategy } from './strategy.js';
 
 /** File names ESLint 10 reads as a flat config, in its own lookup order. */
-const CONFIG_FILES = ['eslint.config.js', 'eslint.config.mjs', 'eslint.config.cjs', 'eslint.config.ts', 'eslint.config.mts', 'eslint.config.cts'];
+const CONFIG_FILES = [
+  'eslint.config.js',
+  'eslint.config.mjs',
+  'eslint.config.cjs',
+  'eslint.config.ts',
+  'eslint.config.mts',
+  'eslint.config.cts',
+];
 
 const LINTABLE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
 
@@ -21,7 +28,10 @@ const LINTABLE = /\.(?:[cm]?[jt]s|[jt]sx)$/;
  * worktree): eslint recommended plus typescript-eslint recommended, the same default the
  * compiler-linter critic reviews with.
  */
-export const DEFAULT_ESLINT_CONFIG: Linter.Config[] = [js.configs.recommended, ...(tseslint.configs.recommended as Linter.Config[])];
+export const DEFAULT_ESLINT_CONFIG: Linter.Config[] = [
+  js.configs.recommended,
+  ...(tseslint.configs.recommended as Linter.Config[]),
+];
 
 export interface AutofixOptions {
   /** Load the repository's own eslint.config.* (it runs the repository's code in this process). Default false. */
@@ -40,7 +50,14 @@ async function lintAndFix(eslint: ESLint, files: readonly string[]): Promise<ESL
 }
 
 function defaultEslint(cwd: string): ESLint {
-  return new ESLint({ cwd, fix: true, overrideConfigFile: true, overrideConfig: DEFAULT_ESLINT_CONFIG, errorOnUnmatchedPattern: false, warnIgnored: false });
+  return new ESLint({
+    cwd,
+    fix: true,
+    overrideConfigFile: true,
+    overrideConfig: DEFAULT_ESLINT_CONFIG,
+    errorOnUnmatchedPattern: false,
+    warnIgnored: false,
+  });
 }
 
 /** The named file inside the worktree with its links resolved, or null when it leads out of it (or is no regular file). */
@@ -70,8 +87,14 @@ async function writeInside(root: string, file: string, content: string): Promise
 }
 
 /** The letter's lintable files (repo-relative, existing), resolved inside the worktree; the ones that lead out, apart. */
-async function filesOf(root: string, dir: string, findings: readonly Finding[]): Promise<{ inside: string[]; outside: string[] }> {
-  const named = [...new Set(findings.map((f) => f.file))].filter((file) => LINTABLE.test(file) && existsSync(join(dir, file))).sort();
+async function filesOf(
+  root: string,
+  dir: string,
+  findings: readonly Finding[],
+): Promise<{ inside: string[]; outside: string[] }> {
+  const named = [...new Set(findings.map((f) => f.file))]
+    .filter((file) => LINTABLE.test(file) && existsSync(join(dir, file)))
+    .sort();
   const inside: string[] = [];
   const outside: string[] = [];
   for (const file of named) {
@@ -112,22 +135,35 @@ export function createAutofixStrategy(options: AutofixOptions = {}): FixStrategy
       const changed = new Set<string>();
       const actionable = findings.filter((f) => f.autofix !== 'none');
       const { inside: files, outside } = await filesOf(root, dir, actionable);
-      if (outside.length > 0) notes.push(`skipped ${outside.join(', ')}: it leads out of the worktree (a symbolic link), so it is neither read nor written`);
-      if (files.length === 0) return { changedFiles: [], log: [...notes, "no lintable file among the letter's findings"].join('; ') };
+      if (outside.length > 0)
+        notes.push(
+          `skipped ${outside.join(', ')}: it leads out of the worktree (a symbolic link), so it is neither read nor written`,
+        );
+      if (files.length === 0)
+        return { changedFiles: [], log: [...notes, "no lintable file among the letter's findings"].join('; ') };
       if (context.signal.aborted) throw new AbortedError('the autofix strategy');
 
       // 1. Codemods, on the program as the critic built it (type information decides what is safe).
-      const codemodFiles = (await filesOf(root, dir, actionable.filter((f) => f.autofix === 'codemod'))).inside;
+      const codemodFiles = (
+        await filesOf(
+          root,
+          dir,
+          actionable.filter((f) => f.autofix === 'codemod'),
+        )
+      ).inside;
       if (codemodFiles.length > 0) {
         for (const result of runCodemods(new CheckoutBoundary(root), codemodFiles)) {
-          for (const skip of result.skipped) notes.push(`left ${skip.name} at ${result.file}:${skip.line}: ${skip.note}`);
+          for (const skip of result.skipped)
+            notes.push(`left ${skip.name} at ${result.file}:${skip.line}: ${skip.note}`);
           if (result.after === result.before) continue;
           if (!(await writeInside(root, result.file, result.after))) {
             notes.push(`did not write ${result.file}: it leads out of the worktree`);
             continue;
           }
           changed.add(result.file);
-          notes.push(`codemods in ${result.file}: ${result.applied.map((a) => `${a.codemod} at line ${a.line}`).join(', ')}`);
+          notes.push(
+            `codemods in ${result.file}: ${result.applied.map((a) => `${a.codemod} at line ${a.line}`).join(', ')}`,
+          );
         }
       }
       if (context.signal.aborted) throw new AbortedError('the autofix strategy');
@@ -147,11 +183,22 @@ export function createAutofixStrategy(options: AutofixOptions = {}): FixStrategy
       } else {
         try {
           // The repository's config, read directly: no lookup above the worktree, which may sit inside another project.
-          results = await lintAndFix(new ESLint({ cwd: root, fix: true, overrideConfigFile: configFile, errorOnUnmatchedPattern: false, warnIgnored: false }), targets);
+          results = await lintAndFix(
+            new ESLint({
+              cwd: root,
+              fix: true,
+              overrideConfigFile: configFile,
+              errorOnUnmatchedPattern: false,
+              warnIgnored: false,
+            }),
+            targets,
+          );
           notes.push(`ESLint with the repository's ${relative(root, configFile)}`);
         } catch (error) {
           results = await lintAndFix(defaultEslint(root), targets);
-          notes.push(`the repository's ${relative(root, configFile)} could not be loaded (${describeError(error).split('\n')[0] ?? ''}); used the default config`);
+          notes.push(
+            `the repository's ${relative(root, configFile)} could not be loaded (${describeError(error).split('\n')[0] ?? ''}); used the default config`,
+          );
         }
       }
       if (context.signal.aborted) throw new AbortedError('the autofix strategy');
@@ -165,7 +212,9 @@ export function createAutofixStrategy(options: AutofixOptions = {}): FixStrategy
         } else notes.push(`did not write ${file}: it leads out of the worktree`);
       }
       const remaining = results.reduce((sum, r) => sum + r.errorCount + r.warningCount, 0);
-      notes.push(`ESLint fixed ${eslintFixed} of ${files.length} file(s); ${remaining} problem(s) left that ESLint cannot fix`);
+      notes.push(
+        `ESLint fixed ${eslintFixed} of ${files.length} file(s); ${remaining} problem(s) left that ESLint cannot fix`,
+      );
       return { changedFiles: [...changed].sort(), log: notes.join('; ') };
     },
   };

@@ -39,8 +39,17 @@ export interface CommandStrategyOptions {
 async function sandboxFor(settings: SandboxSettings, worktree: string, scratch: string): Promise<string[]> {
   const gitCommonDir = await gitText(['rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: worktree });
   const worktreeGitDir = await gitText(['rev-parse', '--absolute-git-dir'], { cwd: worktree });
-  const resolved: SandboxSettings = { ...settings, hidden: existingPaths(settings.hidden), readOnly: existingPaths(settings.readOnly), writable: existingPaths(settings.writable) };
-  return bubblewrapArgs(resolved, { worktree, gitCommonDir, worktreeGitDir, inputs: [scratch] }, { root: process.getuid?.() === 0 });
+  const resolved: SandboxSettings = {
+    ...settings,
+    hidden: existingPaths(settings.hidden),
+    readOnly: existingPaths(settings.readOnly),
+    writable: existingPaths(settings.writable),
+  };
+  return bubblewrapArgs(
+    resolved,
+    { worktree, gitCommonDir, worktreeGitDir, inputs: [scratch] },
+    { root: process.getuid?.() === 0 },
+  );
 }
 
 /**
@@ -67,7 +76,10 @@ export function createCommandStrategy(options: CommandStrategyOptions): FixStrat
         await writeFile(letterMd, markdown);
         const prompt = join(scratch, 'prompt.md');
         if (options.prompt !== undefined) await writeFile(prompt, `${options.prompt}\n\n${markdown}`);
-        const sandbox = options.sandbox === undefined || options.sandbox === null ? undefined : await sandboxFor(options.sandbox, context.worktreeDir, scratch);
+        const sandbox =
+          options.sandbox === undefined || options.sandbox === null
+            ? undefined
+            : await sandboxFor(options.sandbox, context.worktreeDir, scratch);
         const run = await runShell({
           command: options.command,
           cwd: context.worktreeDir,
@@ -90,18 +102,30 @@ export function createCommandStrategy(options: CommandStrategyOptions): FixStrat
         });
         if (run.aborted) throw new AbortedError(label);
         if (run.timedOut) {
-          throw new StrategyFailedError(`${label} timed out after ${options.timeoutMs} ms`, { exitCode: run.exitCode, outputTail: run.tail });
+          throw new StrategyFailedError(`${label} timed out after ${options.timeoutMs} ms`, {
+            exitCode: run.exitCode,
+            outputTail: run.tail,
+          });
         }
         if (run.outputLimited) {
-          throw new StrategyFailedError(`${label} wrote more than ${options.limits?.outputBytes ?? 0} bytes of output and was stopped`, { exitCode: run.exitCode, outputTail: run.tail });
+          throw new StrategyFailedError(
+            `${label} wrote more than ${options.limits?.outputBytes ?? 0} bytes of output and was stopped`,
+            { exitCode: run.exitCode, outputTail: run.tail },
+          );
         }
         if (run.exitCode !== 0) {
           const meaning = run.exitCode === null ? null : (options.describeExit?.(run.exitCode) ?? null);
-          const how = run.exitCode === null ? `was killed by ${run.signal ?? 'a signal'}` : `exited with code ${run.exitCode}${meaning === null ? '' : `: ${meaning}`}`;
+          const how =
+            run.exitCode === null
+              ? `was killed by ${run.signal ?? 'a signal'}`
+              : `exited with code ${run.exitCode}${meaning === null ? '' : `: ${meaning}`}`;
           throw new StrategyFailedError(`${label} ${how}`, { exitCode: run.exitCode, outputTail: run.tail });
         }
         const cleaned = await removeArtifacts(context.worktreeDir, options.artifacts ?? []);
-        const log = cleaned.length === 0 ? run.tail : `${run.tail}\n(removed what ${label} left that is not a change: ${cleaned.join(', ')})`;
+        const log =
+          cleaned.length === 0
+            ? run.tail
+            : `${run.tail}\n(removed what ${label} left that is not a change: ${cleaned.join(', ')})`;
         return { changedFiles: await changedPaths(context.worktreeDir), log };
       } finally {
         await rm(scratch, { recursive: true, force: true });

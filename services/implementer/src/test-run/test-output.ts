@@ -163,7 +163,12 @@ function parseJest(lines: readonly string[]): Counts | null {
     }
   }
   const names = unique(failing);
-  return { passed: count('passed'), failed: count('failed') + suiteFailures, total: count('total') + suiteFailures, failing: names };
+  return {
+    passed: count('passed'),
+    failed: count('failed') + suiteFailures,
+    total: count('total') + suiteFailures,
+    failing: names,
+  };
 }
 
 // ── vitest ─────────────────────────────────────────────────────────────────────────────────────
@@ -187,7 +192,12 @@ function parseVitest(lines: readonly string[]): Counts | null {
     }
   }
   const names = unique(failing);
-  return { passed: count('passed'), failed: count('failed') + suiteFailures, total: total + suiteFailures, failing: names };
+  return {
+    passed: count('passed'),
+    failed: count('failed') + suiteFailures,
+    total: total + suiteFailures,
+    failing: names,
+  };
 }
 
 // ── mocha ──────────────────────────────────────────────────────────────────────────────────────
@@ -206,7 +216,11 @@ function parseMocha(lines: readonly string[]): Counts | null {
       if (head === null) continue;
       // The title continues on further-indented lines until one ends with a colon.
       const parts = [head[1] ?? ''];
-      while (!(parts[parts.length - 1] ?? '').endsWith(':') && i + 1 < lines.length && /^ {5,}\S/.test(lines[i + 1] ?? '')) {
+      while (
+        !(parts[parts.length - 1] ?? '').endsWith(':') &&
+        i + 1 < lines.length &&
+        /^ {5,}\S/.test(lines[i + 1] ?? '')
+      ) {
         i += 1;
         parts.push((lines[i] ?? '').trim());
       }
@@ -248,10 +262,16 @@ const WARNING_LINE = [
  */
 export function countWarnings(output: string): number {
   const lines = clean(output);
-  const eslintSummaries = lines.map((l) => /^✖ \d+ problems? \(\d+ errors?, (\d+) warnings?\)/.exec(l)?.[1]).filter((v) => v !== undefined);
+  const eslintSummaries = lines
+    .map((l) => /^✖ \d+ problems? \(\d+ errors?, (\d+) warnings?\)/.exec(l)?.[1])
+    .filter((v) => v !== undefined);
   const fromEslint = eslintSummaries.reduce((sum, v) => sum + int(v), 0);
   const eslintLine = /^\s+\d+:\d+\s+warning\s/;
-  const other = lines.filter((l) => (eslintSummaries.length > 0 ? !eslintLine.test(l) : true) && (eslintLine.test(l) || WARNING_LINE.some((p) => p.test(l)))).length;
+  const other = lines.filter(
+    (l) =>
+      (eslintSummaries.length > 0 ? !eslintLine.test(l) : true) &&
+      (eslintLine.test(l) || WARNING_LINE.some((p) => p.test(l))),
+  ).length;
   return fromEslint + other;
 }
 
@@ -279,7 +299,14 @@ export function parseTestOutput(output: string, options: ParseOptions): ParsedTe
     if (options.exitCode !== 0 && failing.length === 0) {
       // The runner failed without naming a test (a crash after the summary, a reporter we read only partly).
       const extra = counts.failed > 0 ? 0 : 1;
-      return { runner, passed: counts.passed, failed: counts.failed + extra, total: counts.total + extra, failing: [COMMAND_FAILED], warnings };
+      return {
+        runner,
+        passed: counts.passed,
+        failed: counts.failed + extra,
+        total: counts.total + extra,
+        failing: [COMMAND_FAILED],
+        warnings,
+      };
     }
     return { runner, passed: counts.passed, failed: counts.failed, total: counts.total, failing, warnings };
   }
@@ -289,7 +316,10 @@ export function parseTestOutput(output: string, options: ParseOptions): ParsedTe
 }
 
 /** Tests failing now that did not fail at the baseline: the regressions a change brought. */
-export function diffTestResults(baselineFailing: readonly string[], now: { readonly failing: readonly string[] }): string[] {
+export function diffTestResults(
+  baselineFailing: readonly string[],
+  now: { readonly failing: readonly string[] },
+): string[] {
   const before = new Set(baselineFailing);
   return now.failing.filter((name) => !before.has(name));
 }

@@ -20,13 +20,21 @@ describe('reading test runner output', () => {
   it('given jest output, then a suite that failed to run counts as one failing test', () => {
     const parsed = parseTestOutput(recorded('jest.txt'), { exitCode: 1 });
     expect(parsed).toMatchObject({ runner: 'jest', passed: 3, failed: 3, total: 7 });
-    expect(parsed.failing).toEqual(['math > subtracts', 'math > nested > deep fail', '__tests__/broken.test.js (suite failed to run)']);
+    expect(parsed.failing).toEqual([
+      'math > subtracts',
+      'math > nested > deep fail',
+      '__tests__/broken.test.js (suite failed to run)',
+    ]);
   });
 
   it('given vitest output, then failing tests are named by file and suite path', () => {
     const parsed = parseTestOutput(recorded('vitest.txt'), { exitCode: 1 });
     expect(parsed).toMatchObject({ runner: 'vitest', passed: 2, failed: 3, total: 6 });
-    expect(parsed.failing).toEqual(['test/broken.test.ts (suite failed to run)', 'test/math.test.ts > math > subtracts', 'test/math.test.ts > math > nested > deep fail']);
+    expect(parsed.failing).toEqual([
+      'test/broken.test.ts (suite failed to run)',
+      'test/math.test.ts > math > subtracts',
+      'test/math.test.ts > math > nested > deep fail',
+    ]);
   });
 
   it('given mocha output, then multi-line failure titles are joined', () => {
@@ -36,17 +44,40 @@ describe('reading test runner output', () => {
   });
 
   it('given a plain "N passed, N failed" closing line, then it is read whatever the runner', () => {
-    expect(parseTestOutput('checking...\nresult: 5 passed, 0 failed, 1 skipped\n', { exitCode: 0 })).toMatchObject({ runner: 'summary_line', passed: 5, failed: 0, total: 6, failing: [] });
+    expect(parseTestOutput('checking...\nresult: 5 passed, 0 failed, 1 skipped\n', { exitCode: 0 })).toMatchObject({
+      runner: 'summary_line',
+      passed: 5,
+      failed: 0,
+      total: 6,
+      failing: [],
+    });
   });
 
   it('given output no parser knows, then the exit code decides and a failure has a stable name', () => {
-    expect(parseTestOutput('all good\n', { exitCode: 0 })).toMatchObject({ runner: 'exit_code', passed: 1, failed: 0, total: 1, failing: [] });
-    expect(parseTestOutput('Segmentation fault\n', { exitCode: 139 })).toMatchObject({ runner: 'exit_code', passed: 0, failed: 1, total: 1, failing: [COMMAND_FAILED] });
+    expect(parseTestOutput('all good\n', { exitCode: 0 })).toMatchObject({
+      runner: 'exit_code',
+      passed: 1,
+      failed: 0,
+      total: 1,
+      failing: [],
+    });
+    expect(parseTestOutput('Segmentation fault\n', { exitCode: 139 })).toMatchObject({
+      runner: 'exit_code',
+      passed: 0,
+      failed: 1,
+      total: 1,
+      failing: [COMMAND_FAILED],
+    });
   });
 
   it('given a runner summary with no failures but a non-zero exit, then the run still fails', () => {
     const output = '# tests 3\n# pass 3\n# fail 0\n';
-    expect(parseTestOutput(output, { exitCode: 1 })).toMatchObject({ passed: 3, failed: 1, total: 4, failing: [COMMAND_FAILED] });
+    expect(parseTestOutput(output, { exitCode: 1 })).toMatchObject({
+      passed: 3,
+      failed: 1,
+      total: 4,
+      failing: [COMMAND_FAILED],
+    });
   });
 
   it('given colour codes and CRLF line ends, then parsing is unaffected', () => {
@@ -67,8 +98,14 @@ describe('counting warnings', () => {
     expect(countWarnings(output)).toBe(4);
   });
 
-  it('reads ESLint\'s summary instead of counting its warning lines twice', () => {
-    const output = ['/repo/src/a.ts', '  3:7  warning  Unexpected any  @typescript-eslint/no-explicit-any', '  5:1  warning  Unused  no-unused-vars', '', '✖ 2 problems (0 errors, 2 warnings)'].join('\n');
+  it("reads ESLint's summary instead of counting its warning lines twice", () => {
+    const output = [
+      '/repo/src/a.ts',
+      '  3:7  warning  Unexpected any  @typescript-eslint/no-explicit-any',
+      '  5:1  warning  Unused  no-unused-vars',
+      '',
+      '✖ 2 problems (0 errors, 2 warnings)',
+    ].join('\n');
     expect(countWarnings(output)).toBe(2);
   });
 
@@ -79,7 +116,9 @@ describe('counting warnings', () => {
 
 describe('comparing with the baseline', () => {
   it('reports tests failing now that did not fail at the baseline', () => {
-    expect(diffTestResults(['known flaky', COMMAND_FAILED], { failing: ['known flaky', 'adds', COMMAND_FAILED] })).toEqual(['adds']);
+    expect(
+      diffTestResults(['known flaky', COMMAND_FAILED], { failing: ['known flaky', 'adds', COMMAND_FAILED] }),
+    ).toEqual(['adds']);
     expect(diffTestResults([], { failing: [] })).toEqual([]);
   });
 });

@@ -44,7 +44,9 @@ export async function runTests(options: RunTestsOptions): Promise<TestRunResult>
   const stopped = run.timedOut || run.outputLimited;
   const parsed = parseTestOutput(run.output, { exitCode: stopped ? null : run.exitCode, cwd: options.cwd });
   const stoppedResult =
-    stopped && !parsed.failing.includes(COMMAND_FAILED) ? { ...parsed, failed: parsed.failed + 1, total: parsed.total + 1, failing: [...parsed.failing, COMMAND_FAILED] } : parsed;
+    stopped && !parsed.failing.includes(COMMAND_FAILED)
+      ? { ...parsed, failed: parsed.failed + 1, total: parsed.total + 1, failing: [...parsed.failing, COMMAND_FAILED] }
+      : parsed;
   const why = run.timedOut
     ? `\n[rloop: the test command timed out after ${options.timeoutMs} ms]`
     : run.outputLimited

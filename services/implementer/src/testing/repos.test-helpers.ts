@@ -41,7 +41,15 @@ export function gitOut(dir: string, args: readonly string[], input?: string): st
   return execFileSync('git', ['-C', dir, ...args], {
     encoding: 'utf8',
     input,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '/root', LC_ALL: 'C', GIT_AUTHOR_NAME: 'User', GIT_AUTHOR_EMAIL: 'user@example.com', GIT_COMMITTER_NAME: 'User', GIT_COMMITTER_EMAIL: 'user@example.com' },
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      HOME: process.env['HOME'] ?? '/root',
+      LC_ALL: 'C',
+      GIT_AUTHOR_NAME: 'User',
+      GIT_AUTHOR_EMAIL: 'user@example.com',
+      GIT_COMMITTER_NAME: 'User',
+      GIT_COMMITTER_EMAIL: 'user@example.com',
+    },
   }).trim();
 }
 
@@ -61,10 +69,17 @@ export function commandEnv(): Record<string, string> {
 
 const CRITIC = 'toolchain/compiler-linter';
 
-function finding(partial: Pick<Finding, 'id' | 'finding_type' | 'file' | 'line_range' | 'title'> & { fixable: boolean }): Finding {
+function finding(
+  partial: Pick<Finding, 'id' | 'finding_type' | 'file' | 'line_range' | 'title'> & { fixable: boolean },
+): Finding {
   return {
     ...partial,
-    fingerprint: fingerprintOf({ critic_id: CRITIC, file: partial.file, line_range: partial.line_range, finding_type: partial.finding_type }),
+    fingerprint: fingerprintOf({
+      critic_id: CRITIC,
+      file: partial.file,
+      line_range: partial.line_range,
+      finding_type: partial.finding_type,
+    }),
     severity: 'critical',
     score: 8,
     category: 'maintainability',
@@ -80,7 +95,14 @@ function finding(partial: Pick<Finding, 'id' | 'finding_type' | 'file' | 'line_r
 
 /** A finding on one line of a file, for tests that only need the letter to point somewhere. */
 export function findingAt(file: string, line: number, findingType = 'eslint/prefer-const'): Finding {
-  return finding({ id: `${findingType}-${file}-${line}`, finding_type: findingType, file, line_range: { start: line, end: line }, title: `${findingType} at ${file}:${line}`, fixable: true });
+  return finding({
+    id: `${findingType}-${file}-${line}`,
+    finding_type: findingType,
+    file,
+    line_range: { start: line, end: line },
+    title: `${findingType} at ${file}:${line}`,
+    fixable: true,
+  });
 }
 
 /** ESLint findings (default config) for the lintable files of a checkout, as a critic would report them. */
@@ -104,14 +126,32 @@ export async function eslintFindings(dir: string): Promise<Finding[]> {
 /** tsc diagnostics of a checkout (its own tsconfig.json) as findings. */
 export function tscFindings(dir: string): Finding[] {
   const configPath = join(dir, 'tsconfig.json');
-  const config = ts.getParsedCommandLineOfConfigFile(configPath, {}, { ...ts.sys, onUnRecoverableConfigFileDiagnostic: (d) => { throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n')); } });
+  const config = ts.getParsedCommandLineOfConfigFile(
+    configPath,
+    {},
+    {
+      ...ts.sys,
+      onUnRecoverableConfigFileDiagnostic: (d) => {
+        throw new Error(ts.flattenDiagnosticMessageText(d.messageText, '\n'));
+      },
+    },
+  );
   if (config === undefined) throw new Error(`cannot read ${configPath}`);
   const program = ts.createProgram({ rootNames: config.fileNames, options: config.options });
   return ts.getPreEmitDiagnostics(program).flatMap((d, index) => {
     if (d.file === undefined || d.start === undefined) return [];
     const line = d.file.getLineAndCharacterOfPosition(d.start).line + 1;
     const file = relative(dir, d.file.fileName);
-    return [finding({ id: `tsc-${d.code}-${index}`, finding_type: `tsc/TS${d.code}`, file, line_range: { start: line, end: line }, title: ts.flattenDiagnosticMessageText(d.messageText, ' ').slice(0, 300), fixable: false })];
+    return [
+      finding({
+        id: `tsc-${d.code}-${index}`,
+        finding_type: `tsc/TS${d.code}`,
+        file,
+        line_range: { start: line, end: line },
+        title: ts.flattenDiagnosticMessageText(d.messageText, ' ').slice(0, 300),
+        fixable: false,
+      }),
+    ];
   });
 }
 
@@ -119,7 +159,12 @@ export const LETTER_ID = '01JLETTER0000000000000000A';
 export const RUN_ID = '01JRUN00000000000000000000';
 
 /** A valid letter for a plan with the given findings. */
-export function letterFor(plan: string, commit: string, findings: readonly Finding[], overrides: { letter_id?: string; round?: number } = {}): Letter {
+export function letterFor(
+  plan: string,
+  commit: string,
+  findings: readonly Finding[],
+  overrides: { letter_id?: string; round?: number } = {},
+): Letter {
   const critical = findings.filter((f) => f.severity === 'critical').length;
   return Letter.parse({
     letter_id: overrides.letter_id ?? LETTER_ID,
@@ -131,7 +176,15 @@ export function letterFor(plan: string, commit: string, findings: readonly Findi
     commit,
     mode: 'loop',
     created_at: '2026-11-30T10:00:00.000Z',
-    critics: [{ critic_id: CRITIC, core: true, outcome: 'reported', findings_total: findings.length, findings_kept: findings.length }],
+    critics: [
+      {
+        critic_id: CRITIC,
+        core: true,
+        outcome: 'reported',
+        findings_total: findings.length,
+        findings_kept: findings.length,
+      },
+    ],
     findings,
     counts: { critical, medium: 0, low: findings.length - critical },
     complete: true,

@@ -31,9 +31,12 @@ export interface BindingInput {
 }
 
 /** What the journal does about the namespace at start, and what it says (each line for people). */
-export type Binding = { readonly action: 'bind'; readonly lines: readonly string[] } | { readonly action: 'refuse'; readonly lines: readonly string[] };
+export type Binding =
+  | { readonly action: 'bind'; readonly lines: readonly string[] }
+  | { readonly action: 'refuse'; readonly lines: readonly string[] };
 
-const ORPHANS = 'events of runs this journal never saw are not journaled here: they are dead-lettered as orphans (JOURNAL.ORPHAN_EVENT)';
+const ORPHANS =
+  'events of runs this journal never saw are not journaled here: they are dead-lettered as orphans (JOURNAL.ORPHAN_EVENT)';
 
 /**
  * Binds a journal to the namespace it serves (pure). A journal never mixes histories: the
@@ -54,9 +57,18 @@ export function decideBinding(input: BindingInput): Binding {
         ],
       };
     }
-    return { action: 'bind', lines: [`journal: ${self.journalId} (${self.store}) is now the journal of namespace ${namespace}.`] };
+    return {
+      action: 'bind',
+      lines: [`journal: ${self.journalId} (${self.store}) is now the journal of namespace ${namespace}.`],
+    };
   }
-  if (claim.journal_id === self.journalId) return { action: 'bind', lines: [`journal: ${self.journalId} (${self.store}) serves namespace ${namespace}, bound since ${claim.claimed_at}.`] };
+  if (claim.journal_id === self.journalId)
+    return {
+      action: 'bind',
+      lines: [
+        `journal: ${self.journalId} (${self.store}) serves namespace ${namespace}, bound since ${claim.claimed_at}.`,
+      ],
+    };
   const live = input.nowMs - Date.parse(claim.heartbeat_at) < input.liveWithinMs;
   const other = `journal ${claim.journal_id} (${claim.store}, bound since ${claim.claimed_at}, last seen ${claim.heartbeat_at})`;
   if (live) {

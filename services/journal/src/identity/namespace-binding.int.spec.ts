@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { JetStreamClient, type RunningService, ServiceLogger, startService } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
 import { JournalClient } from '@rloop/journal-client';
-import { TEST_NATS_URL, type TestDatabase, type TestNats, connectTestNats, createTestDatabase, eventually, uniqueNamespace } from '@rloop/testing';
+import {
+  TEST_NATS_URL,
+  type TestDatabase,
+  type TestNats,
+  connectTestNats,
+  createTestDatabase,
+  eventually,
+  uniqueNamespace,
+} from '@rloop/testing';
 import { JournalModule } from '../app.module.js';
 import { loadJournalConfig } from '../config.js';
 import { openJournalStore } from '../open-store.js';
@@ -12,7 +20,13 @@ import { envelopeFactory } from '../testing/envelopes.test-helpers.js';
 // that carries another journal's runs says what it found and what to do, and journals none of
 // those runs' events; a second journal is refused while the first one runs.
 
-const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined, verbose: () => undefined };
+const quiet = {
+  log: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  debug: () => undefined,
+  verbose: () => undefined,
+};
 const envelope = envelopeFactory({ idPrefix: '01JBIND', producer: 'binding-spec' });
 
 let namespace: string;
@@ -26,7 +40,14 @@ async function startJournal(database: TestDatabase, lines: string[]): Promise<Ru
   const store = await openJournalStore(config);
   const logger = new ServiceLogger('journal', { levels: ['log', 'warn', 'error'], sink: (line) => lines.push(line) });
   try {
-    const service = await startService({ name: 'journal', module: JournalModule.forRoot(config, store), bus: config.bus, logger, handleSignals: false, exitOnFailure: false });
+    const service = await startService({
+      name: 'journal',
+      module: JournalModule.forRoot(config, store),
+      bus: config.bus,
+      logger,
+      handleSignals: false,
+      exitOnFailure: false,
+    });
     running.push(service);
     return service;
   } catch (error) {
@@ -40,7 +61,19 @@ function submitted(plan: string, runId: string): EventOf<'PlanSubmitted'> {
     'PlanSubmitted',
     plan,
     runId,
-    { plan: { slug: plan, title: 'T', description: '', effort_level: 'high', files: ['a.js'], repo: { path: '/r', ref: 'HEAD' }, test_cmd: 'true', implementer: { strategy: 'autofix' } }, submission_id: runId },
+    {
+      plan: {
+        slug: plan,
+        title: 'T',
+        description: '',
+        effort_level: 'high',
+        files: ['a.js'],
+        repo: { path: '/r', ref: 'HEAD' },
+        test_cmd: 'true',
+        implementer: { strategy: 'autofix' },
+      },
+      submission_id: runId,
+    },
     runId,
   );
 }
@@ -69,7 +102,9 @@ describe('a journal bound to its namespace', () => {
     const runId = '01JRUNBINDOLD0000000000001';
     await client.publish(submitted('b-old', runId));
     const journal = new JournalClient(client);
-    await eventually(async () => ((await journal.loopState('b-old')).state !== null ? true : undefined), { description: 'the first journal holding b-old' });
+    await eventually(async () => ((await journal.loopState('b-old')).state !== null ? true : undefined), {
+      description: 'the first journal holding b-old',
+    });
 
     // Another database while the first journal runs: refused, saying why.
     const refusedLines: string[] = [];
@@ -79,10 +114,15 @@ describe('a journal bound to its namespace', () => {
     // The first journal stops; its claim lapses (a stopped fleet, a new home): the new journal takes over.
     await journalA.stop();
     running.splice(running.indexOf(journalA), 1);
-    const stored = await nats.jsm.streams.getMessage(`KV_${nats.subjects.journalBucket}`, { last_by_subj: `$KV.${nats.subjects.journalBucket}.owner` });
+    const stored = await nats.jsm.streams.getMessage(`KV_${nats.subjects.journalBucket}`, {
+      last_by_subj: `$KV.${nats.subjects.journalBucket}.owner`,
+    });
     const claim = JSON.parse(new TextDecoder().decode(stored?.data)) as Record<string, string>;
     // Its last heartbeat long ago, as after a fleet stopped for a while (rather than waiting out the 90 s).
-    await nats.publishRaw(`$KV.${nats.subjects.journalBucket}.owner`, JSON.stringify({ ...claim, heartbeat_at: '2026-01-01T00:00:00.000Z' }));
+    await nats.publishRaw(
+      `$KV.${nats.subjects.journalBucket}.owner`,
+      JSON.stringify({ ...claim, heartbeat_at: '2026-01-01T00:00:00.000Z' }),
+    );
     const secondLines: string[] = [];
     await startJournal(second, secondLines);
     const said = secondLines.join('\n');
@@ -91,8 +131,18 @@ describe('a journal bound to its namespace', () => {
     expect(said).toMatch(/to keep .* history instead, stop this journal and start it on PostgreSQL/);
 
     // The old run's late events reach the new journal: dead-lettered as orphans, no ghost plan.
-    await client.publish(envelope('CriticFailed', 'b-old', runId, { round: 2, critic_id: 'security/sast-scanner', core: true, reason: 'timed_out', message: 'late' }));
-    const dead = await eventually(async () => (await nats.deadLetters()).find((d) => d.code === 'JOURNAL.ORPHAN_EVENT'));
+    await client.publish(
+      envelope('CriticFailed', 'b-old', runId, {
+        round: 2,
+        critic_id: 'security/sast-scanner',
+        core: true,
+        reason: 'timed_out',
+        message: 'late',
+      }),
+    );
+    const dead = await eventually(async () =>
+      (await nats.deadLetters()).find((d) => d.code === 'JOURNAL.ORPHAN_EVENT'),
+    );
     expect(dead.subject).toContain('b-old');
     expect((await journal.status()).map((p) => p.plan)).toEqual([]);
   }, 60_000);

@@ -52,12 +52,27 @@ export class NamespaceBinding implements OnModuleInit, OnApplicationShutdown {
 
   /** This database's journal id, created the first time it starts (two replicas starting together agree on the oldest). */
   private async identity(): Promise<{ journalId: string; hasHistory: boolean }> {
-    const oldest = () => this.db.selectFrom('journal_identity').select(['journal_id']).orderBy('created_at').orderBy('journal_id').limit(1).executeTakeFirst();
+    const oldest = () =>
+      this.db
+        .selectFrom('journal_identity')
+        .select(['journal_id'])
+        .orderBy('created_at')
+        .orderBy('journal_id')
+        .limit(1)
+        .executeTakeFirst();
     if ((await oldest()) === undefined) {
-      await this.db.insertInto('journal_identity').values({ journal_id: ulid(), created_at: this.clock.now().toISOString(), namespace: this.config.bus.namespace }).execute();
+      await this.db
+        .insertInto('journal_identity')
+        .values({
+          journal_id: ulid(),
+          created_at: this.clock.now().toISOString(),
+          namespace: this.config.bus.namespace,
+        })
+        .execute();
     }
     const row = await oldest();
-    if (row === undefined) throw new RloopError('JOURNAL.IDENTITY_MISSING', 'the journal could not record its identity');
+    if (row === undefined)
+      throw new RloopError('JOURNAL.IDENTITY_MISSING', 'the journal could not record its identity');
     const events = await this.db.selectFrom('events').select('event_id').limit(1).execute();
     return { journalId: row.journal_id, hasHistory: events.length > 0 };
   }
@@ -66,27 +81,57 @@ export class NamespaceBinding implements OnModuleInit, OnApplicationShutdown {
     const connection = await this.client.connect();
     const subjects = subjectsFor(this.config.bus.namespace);
     const { journalId, hasHistory } = await this.identity();
-    const bucket = await KvBucket.open(connection, { bucket: subjects.journalBucket, maxAgeMs: CLAIM_MAX_AGE_MS, description: 'the journal whose history this namespace carries', replicas: this.client.options.streams.replicas });
+    const bucket = await KvBucket.open(connection, {
+      bucket: subjects.journalBucket,
+      maxAgeMs: CLAIM_MAX_AGE_MS,
+      description: 'the journal whose history this namespace carries',
+      replicas: this.client.options.streams.replicas,
+    });
     const stored = await bucket.get(OWNER_KEY);
-    const parsed = stored === null ? null : NamespaceClaim.safeParse(JSON.parse(new TextDecoder().decode(stored.value)));
+    const parsed =
+      stored === null ? null : NamespaceClaim.safeParse(JSON.parse(new TextDecoder().decode(stored.value)));
     const claim = parsed !== null && parsed.success ? parsed.data : null;
     const jsm = await jetstreamManager(connection);
-    const busEvents = await jsm.streams.info(subjects.streams.events).then((info) => info.state.messages, () => 0);
+    const busEvents = await jsm.streams.info(subjects.streams.events).then(
+      (info) => info.state.messages,
+      () => 0,
+    );
     const store = describeStore(this.config.store);
-    const binding = decideBinding({ namespace: subjects.namespace, self: { journalId, store, hasHistory }, claim, busEvents, nowMs: this.clock.now().getTime(), liveWithinMs: LIVE_WITHIN_MS });
+    const binding = decideBinding({
+      namespace: subjects.namespace,
+      self: { journalId, store, hasHistory },
+      claim,
+      busEvents,
+      nowMs: this.clock.now().getTime(),
+      liveWithinMs: LIVE_WITHIN_MS,
+    });
     for (const line of binding.lines) this.log.log(line);
     if (binding.action === 'refuse') throw new RloopError('JOURNAL.NAMESPACE_TAKEN', binding.lines.join(' '));
     const now = this.clock.now().toISOString();
     const claimedAt = claim?.journal_id === journalId ? claim.claimed_at : now;
     const write = async (): Promise<void> => {
-      const record: NamespaceClaim = { journal_id: journalId, store, claimed_at: claimedAt, heartbeat_at: this.clock.now().toISOString() };
+      const record: NamespaceClaim = {
+        journal_id: journalId,
+        store,
+        claimed_at: claimedAt,
+        heartbeat_at: this.clock.now().toISOString(),
+      };
       // Which process holds the claim, for people reading the bucket (the producer carries its pid).
-      await bucket.put(OWNER_KEY, new TextEncoder().encode(JSON.stringify({ ...record, host: hostname(), producer: this.service.producer })));
+      await bucket.put(
+        OWNER_KEY,
+        new TextEncoder().encode(JSON.stringify({ ...record, host: hostname(), producer: this.service.producer })),
+      );
     };
     await write();
-    await this.db.updateTable('journal_identity').set({ namespace: subjects.namespace }).where('journal_id', '=', journalId).execute();
+    await this.db
+      .updateTable('journal_identity')
+      .set({ namespace: subjects.namespace })
+      .where('journal_id', '=', journalId)
+      .execute();
     this.heartbeat = setInterval(() => {
-      write().catch((error: unknown) => this.log.warn(`could not refresh the namespace's journal claim: ${describeError(error)}`));
+      write().catch((error: unknown) =>
+        this.log.warn(`could not refresh the namespace's journal claim: ${describeError(error)}`),
+      );
     }, HEARTBEAT_MS);
     this.heartbeat.unref();
   }

@@ -1,12 +1,29 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
-import { ALL_JOURNALED_EVENTS, type BatchContext, CLOCK, type Clock, EVENT_PUBLISHER, type EventPublisher, OnEventBatch, SERVICE_IDENTITY, type ServiceIdentity } from '@rloop/bus';
-import { type EventOf, type JournaledEvent, type Letter, type RefusedDecision, RloopError, TransientError, currentVersion } from '@rloop/contracts';
+import {
+  ALL_JOURNALED_EVENTS,
+  type BatchContext,
+  CLOCK,
+  type Clock,
+  EVENT_PUBLISHER,
+  type EventPublisher,
+  OnEventBatch,
+  SERVICE_IDENTITY,
+  type ServiceIdentity,
+} from '@rloop/bus';
+import {
+  type EventOf,
+  type JournaledEvent,
+  type Letter,
+  type RefusedDecision,
+  RloopError,
+  TransientError,
+  currentVersion,
+} from '@rloop/contracts';
 import { type LoopState, deterministicId } from '@rloop/domain';
 import { type AppendResult, EventIdConflictError } from '@rloop/event-store';
 import { type JournaledBatch, ProjectionCatchUp } from '../projections/catch-up.js';
 import { planOfStream } from '../streams.js';
 import type { PlannedRefusal } from './plan-appends.js';
-
 
 /** Errors that refuse an event for good (retrying the same event cannot succeed). */
 function isRefusal(error: unknown): error is RloopError {
@@ -29,7 +46,11 @@ interface Announcement {
 /** The type of an appended event: the journal appends only what its batch holds. */
 function typeOf(a: Announcement, eventId: string): string {
   const type = a.types.get(eventId);
-  if (type === undefined) throw new RloopError('JOURNAL.UNKNOWN_APPENDED_EVENT', `${a.plan}: event ${eventId} was appended but is not in the batch`);
+  if (type === undefined)
+    throw new RloopError(
+      'JOURNAL.UNKNOWN_APPENDED_EVENT',
+      `${a.plan}: event ${eventId} was appended but is not in the batch`,
+    );
   return type;
 }
 
@@ -61,7 +82,13 @@ export class IngestController {
   // Plans are spread over partitions whose batches run concurrently; one plan's events stay in order.
   // A short linger lets a burst (a decision's two events, an instant answer to it) share one commit;
   // under load, messages pile up behind the running batch anyway.
-  @OnEventBatch(ALL_JOURNALED_EVENTS, { max: 1000, maxBuffered: 4000, partitions: 2, name: 'journal-ingest', lingerMs: 2 })
+  @OnEventBatch(ALL_JOURNALED_EVENTS, {
+    max: 1000,
+    maxBuffered: 4000,
+    partitions: 2,
+    name: 'journal-ingest',
+    lingerMs: 2,
+  })
   async ingest(events: JournaledEvent[], ctx: BatchContext): Promise<void> {
     let journaled: JournaledBatch;
     try {
@@ -71,11 +98,15 @@ export class IngestController {
       journaled = await this.journalIsolating(events);
     }
     for (const { index, error } of journaled.rejected) {
-      this.log.error(`refused ${events[index]?.type ?? '?'} ${events[index]?.event_id ?? '?'} of ${events[index]?.plan ?? '?'}: ${error.code}: ${error.message}`);
+      this.log.error(
+        `refused ${events[index]?.type ?? '?'} ${events[index]?.event_id ?? '?'} of ${events[index]?.plan ?? '?'}: ${error.code}: ${error.message}`,
+      );
       ctx.reject(index, error);
     }
     for (const r of journaled.refused) {
-      this.log.log(`${r.plan}: ${r.type} ${r.event_id} from ${r.producer} not appended (${r.reason}: decided on version ${r.expected_version}, the run is at ${r.actual_version}); deciders decide again`);
+      this.log.log(
+        `${r.plan}: ${r.type} ${r.event_id} from ${r.producer} not appended (${r.reason}: decided on version ${r.expected_version}, the run is at ${r.actual_version}); deciders decide again`,
+      );
     }
     ctx.working();
     await Promise.all(this.announcements(events, journaled).map((a) => this.announce(a)));
@@ -114,7 +145,17 @@ export class IngestController {
         } catch (error) {
           if (!isRefusal(error)) throw error;
           if (event.decision !== undefined && error instanceof EventIdConflictError) {
-            refused.push({ index, plan: event.plan, run_id: event.correlation_id, producer: event.producer, event_id: event.event_id, type: event.type, expected_version: event.decision.expected_version, actual_version: event.decision.expected_version, reason: 'concurrent' });
+            refused.push({
+              index,
+              plan: event.plan,
+              run_id: event.correlation_id,
+              producer: event.producer,
+              event_id: event.event_id,
+              type: event.type,
+              expected_version: event.decision.expected_version,
+              actual_version: event.decision.expected_version,
+              reason: 'concurrent',
+            });
           } else {
             rejected.push({ index, error });
           }
@@ -132,14 +173,20 @@ export class IngestController {
 
   /** One announcement per run appended to, and one for each plan whose current run had decisions refused and nothing appended. */
   private announcements(events: readonly JournaledEvent[], journaled: JournaledBatch): Announcement[] {
-    const letters = new Map(events.flatMap((e) => (e.type === 'LetterWritten' ? [[e.plan, e.data.letter] as const] : [])));
+    const letters = new Map(
+      events.flatMap((e) => (e.type === 'LetterWritten' ? [[e.plan, e.data.letter] as const] : [])),
+    );
     const types = new Map(events.map((e) => [e.event_id, e.type]));
     const byStream = new Map<string, AppendResult['events'][number][]>();
-    for (const result of journaled.results) byStream.set(result.streamId, [...(byStream.get(result.streamId) ?? []), ...result.events]);
+    for (const result of journaled.results)
+      byStream.set(result.streamId, [...(byStream.get(result.streamId) ?? []), ...result.events]);
     const refusedByPlan = new Map<string, RefusedDecision[]>();
     for (const r of journaled.refused.filter(asksForDecision)) {
       const { event_id, type, expected_version, actual_version, reason } = r;
-      refusedByPlan.set(r.plan, [...(refusedByPlan.get(r.plan) ?? []), { event_id, type, expected_version, actual_version, reason }]);
+      refusedByPlan.set(r.plan, [
+        ...(refusedByPlan.get(r.plan) ?? []),
+        { event_id, type, expected_version, actual_version, reason },
+      ]);
     }
     const announcements: Announcement[] = [];
     for (const [streamId, appended] of byStream) {
@@ -149,7 +196,15 @@ export class IngestController {
       const current = state !== undefined && state.run_id === runId;
       const refused = current ? (refusedByPlan.get(plan) ?? []) : [];
       if (current) refusedByPlan.delete(plan);
-      announcements.push({ plan, runId, appended, refused, state: current ? state : undefined, letter: letters.get(plan), types });
+      announcements.push({
+        plan,
+        runId,
+        appended,
+        refused,
+        state: current ? state : undefined,
+        letter: letters.get(plan),
+        types,
+      });
     }
     for (const [plan, refused] of refusedByPlan) {
       const run = journaled.refused.find((r) => r.plan === plan && asksForDecision(r))?.run_id ?? '';
@@ -164,9 +219,20 @@ export class IngestController {
    */
   private async announce(a: Announcement): Promise<void> {
     const positions = a.appended.map((e) => e.streamPosition);
-    const version = positions.length > 0 ? Math.max(...positions) : Math.max(0, ...a.refused.map((r) => r.actual_version));
+    const version =
+      positions.length > 0 ? Math.max(...positions) : Math.max(0, ...a.refused.map((r) => r.actual_version));
     if (version < 1) return;
-    const id = a.appended.length > 0 ? deterministicId('committed', a.plan, a.runId, version) : deterministicId('committed', a.plan, a.runId, version, 'refused', ...a.refused.map((r) => `${r.event_id}@${r.expected_version}`));
+    const id =
+      a.appended.length > 0
+        ? deterministicId('committed', a.plan, a.runId, version)
+        : deterministicId(
+            'committed',
+            a.plan,
+            a.runId,
+            version,
+            'refused',
+            ...a.refused.map((r) => `${r.event_id}@${r.expected_version}`),
+          );
     const event: EventOf<'JournalCommitted'> = {
       event_id: id,
       type: 'JournalCommitted',
@@ -179,7 +245,12 @@ export class IngestController {
       data: {
         run_id: a.runId === '' ? null : a.runId,
         stream_version: version,
-        events: a.appended.map((e) => ({ event_id: e.eventId, type: typeOf(a, e.eventId), stream_position: e.streamPosition, global_position: e.globalPosition })),
+        events: a.appended.map((e) => ({
+          event_id: e.eventId,
+          type: typeOf(a, e.eventId),
+          stream_position: e.streamPosition,
+          global_position: e.globalPosition,
+        })),
         refused: [...a.refused],
         // The state folded in this very transaction: deciders need not ask for it (absent after a redelivery).
         ...(a.state === undefined || a.state.version !== version ? {} : { loop_state: a.state }),

@@ -1,4 +1,10 @@
-import { ConflictError, type JournaledEvent, type RefusedDecision, type RloopError, ValidationError } from '@rloop/contracts';
+import {
+  ConflictError,
+  type JournaledEvent,
+  type RefusedDecision,
+  type RloopError,
+  ValidationError,
+} from '@rloop/contracts';
 import { DECISION_TYPES, type LoopState, admitDecision, evolveLoop, initialLoopState } from '@rloop/domain';
 import type { ExpectedVersion } from '@rloop/event-store';
 import { runStreamId } from '../streams.js';
@@ -58,17 +64,34 @@ interface Cursor {
  * (ids already stored) pass through so the store returns their original positions. `stored` maps
  * ids already in the journal — the batch's own and its runs' — to the stream holding them.
  */
-export function planAppends(events: readonly JournaledEvent[], runs: ReadonlyMap<string, CurrentRun>, stored: ReadonlyMap<string, string>): AppendPlan {
+export function planAppends(
+  events: readonly JournaledEvent[],
+  runs: ReadonlyMap<string, CurrentRun>,
+  stored: ReadonlyMap<string, string>,
+): AppendPlan {
   const cursors = new Map<string, Cursor>();
   const appends = new Map<string, PlannedAppend>();
   const started = new Map<string, string>();
   const refused: PlannedRefusal[] = [];
   const rejected: { index: number; error: RloopError }[] = [];
 
-  const add = (streamId: string, runId: string, event: JournaledEvent, index: number, expectedVersion: () => ExpectedVersion): void => {
+  const add = (
+    streamId: string,
+    runId: string,
+    event: JournaledEvent,
+    index: number,
+    expectedVersion: () => ExpectedVersion,
+  ): void => {
     const existing = appends.get(streamId);
     if (existing !== undefined) existing.events.push({ event, index });
-    else appends.set(streamId, { streamId, plan: event.plan, runId, expectedVersion: expectedVersion(), events: [{ event, index }] });
+    else
+      appends.set(streamId, {
+        streamId,
+        plan: event.plan,
+        runId,
+        expectedVersion: expectedVersion(),
+        events: [{ event, index }],
+      });
   };
 
   const seen = new Set<string>();
@@ -77,9 +100,13 @@ export function planAppends(events: readonly JournaledEvent[], runs: ReadonlyMap
     if (seen.has(event.event_id)) return;
     seen.add(event.event_id);
     const initial = runs.get(event.plan);
-    const cursor = cursors.get(event.plan) ?? { state: initial?.state ?? initialLoopState(event.plan), streamId: initial?.streamId ?? null };
+    const cursor = cursors.get(event.plan) ?? {
+      state: initial?.state ?? initialLoopState(event.plan),
+      streamId: initial?.streamId ?? null,
+    };
     cursors.set(event.plan, cursor);
-    const startsRun = event.type === 'PlanSubmitted' || (event.type === 'PlanRejected' && event.correlation_id === event.event_id);
+    const startsRun =
+      event.type === 'PlanSubmitted' || (event.type === 'PlanRejected' && event.correlation_id === event.event_id);
     const runId = event.type === 'PlanSubmitted' ? event.event_id : event.correlation_id;
     const streamId = stored.get(runId) ?? started.get(runId) ?? (startsRun ? runStreamId(event.plan, runId) : null);
     if (streamId === null) {
@@ -98,9 +125,11 @@ export function planAppends(events: readonly JournaledEvent[], runs: ReadonlyMap
     if (DECISION_TYPES.has(event.type) && event.decision === undefined) {
       rejected.push({
         index,
-        error: new ValidationError('JOURNAL.UNVERSIONED_DECISION', `${event.type} ${event.event_id} of ${event.plan} is a decision without the version it was made on (envelope field decision)`, [
-          { path: 'decision', message: 'required on decisions' },
-        ]),
+        error: new ValidationError(
+          'JOURNAL.UNVERSIONED_DECISION',
+          `${event.type} ${event.event_id} of ${event.plan} is a decision without the version it was made on (envelope field decision)`,
+          [{ path: 'decision', message: 'required on decisions' }],
+        ),
       });
       return;
     }
@@ -117,7 +146,17 @@ export function planAppends(events: readonly JournaledEvent[], runs: ReadonlyMap
     const decision = event.decision;
     if (decision !== undefined) {
       const refuse = (reason: RefusedDecision['reason'], actual: number): void => {
-        refused.push({ index, plan: event.plan, run_id: runId, producer: event.producer, event_id: event.event_id, type: event.type, expected_version: decision.expected_version, actual_version: actual, reason });
+        refused.push({
+          index,
+          plan: event.plan,
+          run_id: runId,
+          producer: event.producer,
+          event_id: event.event_id,
+          type: event.type,
+          expected_version: decision.expected_version,
+          actual_version: actual,
+          reason,
+        });
       };
       if (!isCurrent) {
         refuse('other_run', cursor.state.version);

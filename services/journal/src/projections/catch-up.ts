@@ -3,7 +3,16 @@ import type { Kysely } from 'kysely';
 import { CLOCK, type Clock } from '@rloop/bus';
 import { type JournaledEvent, describeError, parseLoopState } from '@rloop/contracts';
 import { DEFAULT_LOOP_CONFIG, type LoopConfig, type LoopState } from '@rloop/domain';
-import { type AppendResult, type EventStoreClient, type EventStoreTransaction, type StoredEvent, type StreamAppend, type SubscriptionHandler, TransactionConflictError, VersionConflictError } from '@rloop/event-store';
+import {
+  type AppendResult,
+  type EventStoreClient,
+  type EventStoreTransaction,
+  type StoredEvent,
+  type StreamAppend,
+  type SubscriptionHandler,
+  TransactionConflictError,
+  VersionConflictError,
+} from '@rloop/event-store';
 import { EVENT_STORE } from '../tokens.js';
 import { type AppendPlan, type CurrentRun, type PlannedRefusal, planAppends } from '../ingest/plan-appends.js';
 import { LOOP_CONFIG } from './loop-config.js';
@@ -86,8 +95,14 @@ export class ProjectionCatchUp {
       try {
         return await this.store.transaction((tx) => this.journalInline(tx, events));
       } catch (error) {
-        if (attempt >= RACE_RETRIES || !(error instanceof VersionConflictError || error instanceof TransactionConflictError)) throw error;
-        this.log.warn(`another writer appended to a run of this batch meanwhile (${describeError(error)}); planning it again`);
+        if (
+          attempt >= RACE_RETRIES ||
+          !(error instanceof VersionConflictError || error instanceof TransactionConflictError)
+        )
+          throw error;
+        this.log.warn(
+          `another writer appended to a run of this batch meanwhile (${describeError(error)}); planning it again`,
+        );
       }
     }
   }
@@ -100,14 +115,31 @@ export class ProjectionCatchUp {
       db.selectFrom('loop_states').select(['plan', 'state', 'stream_id']).where('plan', 'in', plans).execute(),
       db.selectFrom('events').select(['event_id', 'stream_id']).where('event_id', 'in', ids).execute(),
     ]);
-    const runs = new Map<string, CurrentRun>(rows.map((r) => [r.plan, { state: parseLoopState(r.state), streamId: r.stream_id }]));
+    const runs = new Map<string, CurrentRun>(
+      rows.map((r) => [r.plan, { state: parseLoopState(r.state), streamId: r.stream_id }]),
+    );
     const plan = planAppends(events, runs, new Map(stored.map((r) => [r.event_id, r.stream_id])));
-    const appends: StreamAppend[] = plan.appends.map((a) => ({ streamId: a.streamId, events: a.events.map((e) => toNewEvent(e.event)), expectedVersion: a.expectedVersion }));
+    const appends: StreamAppend[] = plan.appends.map((a) => ({
+      streamId: a.streamId,
+      events: a.events.map((e) => toNewEvent(e.event)),
+      expectedVersion: a.expectedVersion,
+    }));
     const projected = appends.length === 0 ? NOTHING_APPENDED : await this.appendInline(tx, appends);
     if (plan.refused.length > 0) {
       await db
         .insertInto('refused_decisions')
-        .values(plan.refused.map((r) => ({ event_id: r.event_id, expected_version: r.expected_version, plan: r.plan, run_id: r.run_id, type: r.type, actual_version: r.actual_version, reason: r.reason, producer: r.producer })))
+        .values(
+          plan.refused.map((r) => ({
+            event_id: r.event_id,
+            expected_version: r.expected_version,
+            plan: r.plan,
+            run_id: r.run_id,
+            type: r.type,
+            actual_version: r.actual_version,
+            reason: r.reason,
+            producer: r.producer,
+          })),
+        )
         .onConflict((oc) => oc.columns(['event_id', 'expected_version']).doNothing())
         .execute();
     }
@@ -148,9 +180,14 @@ export class ProjectionCatchUp {
 
   /** Rebuilds every projection from zero; returns how many events were replayed. */
   async rebuild(): Promise<number> {
-    const stored = await this.db.selectFrom('events').select((eb) => eb.fn.countAll<string>().as('n')).executeTakeFirst();
+    const stored = await this.db
+      .selectFrom('events')
+      .select((eb) => eb.fn.countAll<string>().as('n'))
+      .executeTakeFirst();
     const target = Number(stored?.n ?? 0);
-    await this.store.resetSubscription(PROJECTIONS_SUBSCRIPTION, (tx) => resetProjectionTables(tx.db as unknown as Kysely<JournalTables>));
+    await this.store.resetSubscription(PROJECTIONS_SUBSCRIPTION, (tx) =>
+      resetProjectionTables(tx.db as unknown as Kysely<JournalTables>),
+    );
     // The store reads only below the oldest transaction still running on the server (any
     // database's): a catch-up can stop short while one is open. Every event stored when the
     // rebuild began is replayed before it returns.

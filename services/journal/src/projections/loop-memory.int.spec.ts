@@ -2,7 +2,14 @@ import { SYSTEM_CLOCK } from '@rloop/bus';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Kysely } from 'kysely';
 import type { Finding, JournaledEvent } from '@rloop/contracts';
-import { DEFAULT_LOOP_CONFIG, type LoopState, detectLoop, fingerprintOf, loopDetectedEvent, stampDecision } from '@rloop/domain';
+import {
+  DEFAULT_LOOP_CONFIG,
+  type LoopState,
+  detectLoop,
+  fingerprintOf,
+  loopDetectedEvent,
+  stampDecision,
+} from '@rloop/domain';
 import { type AppendResult, type EventStoreClient, createEventStore } from '@rloop/event-store';
 import { type TestDatabase, createTestDatabase } from '@rloop/testing';
 import { ProjectionCatchUp } from './catch-up.js';
@@ -22,11 +29,20 @@ let database: TestDatabase;
 let store: EventStoreClient;
 let projections: ProjectionCatchUp;
 
-const envelope = envelopeFactory({ idPrefix: '01JMEMSPEC', producer: 'memory-spec', occurredAt: (n) => new Date(Date.UTC(2026, 10, 30, 10, 0, n)) });
+const envelope = envelopeFactory({
+  idPrefix: '01JMEMSPEC',
+  producer: 'memory-spec',
+  occurredAt: (n) => new Date(Date.UTC(2026, 10, 30, 10, 0, n)),
+});
 
 const key: Finding = {
   id: 'secret-1',
-  fingerprint: fingerprintOf({ critic_id: CRITIC, file: 'src/config.js', line_range: { start: 2, end: 2 }, finding_type: 'secret/aws-access-key' }),
+  fingerprint: fingerprintOf({
+    critic_id: CRITIC,
+    file: 'src/config.js',
+    line_range: { start: 2, end: 2 },
+    finding_type: 'secret/aws-access-key',
+  }),
   severity: 'critical',
   score: 9,
   category: 'security',
@@ -46,9 +62,41 @@ const key: Finding = {
 
 function start(plan: string, runId: string): JournaledEvent[] {
   return [
-    envelope('PlanSubmitted', plan, runId, { plan: { slug: plan, title: 'T', description: '', effort_level: 'high', files: ['src/**'], repo: { path: '/r', ref: 'HEAD' }, test_cmd: 'true', implementer: { strategy: 'autofix' } }, submission_id: runId }, runId),
-    envelope('LoopGated', plan, runId, { verdict: 'run', rules: [], commit: SHA, files: ['src/config.js'], repo_path: '/r', test_cmd: 'true' }),
-    envelope('BaselineRecorded', plan, runId, { commit: SHA, branch: `rloop/${plan}`, tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 }, exit_code: 0, failing: [], duration_ms: 1 }),
+    envelope(
+      'PlanSubmitted',
+      plan,
+      runId,
+      {
+        plan: {
+          slug: plan,
+          title: 'T',
+          description: '',
+          effort_level: 'high',
+          files: ['src/**'],
+          repo: { path: '/r', ref: 'HEAD' },
+          test_cmd: 'true',
+          implementer: { strategy: 'autofix' },
+        },
+        submission_id: runId,
+      },
+      runId,
+    ),
+    envelope('LoopGated', plan, runId, {
+      verdict: 'run',
+      rules: [],
+      commit: SHA,
+      files: ['src/config.js'],
+      repo_path: '/r',
+      test_cmd: 'true',
+    }),
+    envelope('BaselineRecorded', plan, runId, {
+      commit: SHA,
+      branch: `rloop/${plan}`,
+      tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
+      exit_code: 0,
+      failing: [],
+      duration_ms: 1,
+    }),
   ];
 }
 
@@ -69,7 +117,14 @@ function review(plan: string, runId: string, round: number): JournaledEvent[] {
       not_configured: [],
       deadline_at: '2026-12-01T00:00:00.000Z',
     }),
-    envelope('FindingsReported', plan, runId, { round, critic_id: CRITIC, commit, findings: [key], truncated: false, duration_ms: 3 }),
+    envelope('FindingsReported', plan, runId, {
+      round,
+      critic_id: CRITIC,
+      commit,
+      findings: [key],
+      truncated: false,
+      duration_ms: 3,
+    }),
     envelope('LetterWritten', plan, runId, {
       letter: {
         letter_id: `d_letter${runId.slice(-6)}${round}`,
@@ -99,7 +154,9 @@ function untouchedFix(plan: string, runId: string, round: number): JournaledEven
       letter_id: `d_letter${runId.slice(-6)}${round}`,
       strategy: 'command',
       outcome: 'committed',
-      fixes_applied: [{ file: 'src/notes.js', fixed_findings: [], lines_changed: 1, hunks: [{ start: round, end: round }] }],
+      fixes_applied: [
+        { file: 'src/notes.js', fixed_findings: [], lines_changed: 1, hunks: [{ start: round, end: round }] },
+      ],
       tests_added: [],
       tests_result: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
       base_commit: round.toString(16).padStart(40, 'c'),
@@ -112,7 +169,9 @@ function untouchedFix(plan: string, runId: string, round: number): JournaledEven
 
 /** What the ingest does: append and project in one transaction. */
 async function ingest(plan: string, events: readonly JournaledEvent[]): Promise<AppendResult> {
-  const [result] = (await projections.appendAndProject([{ streamId: plan, events: events.map(toNewEvent), expectedVersion: 'any' }])).results;
+  const [result] = (
+    await projections.appendAndProject([{ streamId: plan, events: events.map(toNewEvent), expectedVersion: 'any' }])
+  ).results;
   if (result === undefined) throw new Error('nothing appended');
   return result;
 }
@@ -167,20 +226,36 @@ describe('the loop-memory projections', () => {
     const entries = stream.map((e) => ({ position: e.streamPosition, event: readBack(e) }));
     const { detections } = detectLoop(atLetter, entries, DEFAULT_LOOP_CONFIG);
     expect(detections.map((d) => [d.heuristic, d.round])).toEqual([['persistent_issue', 3]]);
-    const [detected] = stampDecision(detections.map((d) => loopDetectedEvent(d, 'panel@spec')), atLetter.version);
+    const [detected] = stampDecision(
+      detections.map((d) => loopDetectedEvent(d, 'panel@spec')),
+      atLetter.version,
+    );
     if (detected === undefined) throw new Error('nothing detected');
     const appended = await ingest(plan, [detected]);
     // A redelivered one changes nothing.
     await ingest(plan, [detected]);
     const state = await stateOf(plan);
-    expect(state.detections).toMatchObject([{ event_id: detected.event_id, heuristic: 'persistent_issue', round: 3, fingerprints: [key.fingerprint] }]);
+    expect(state.detections).toMatchObject([
+      { event_id: detected.event_id, heuristic: 'persistent_issue', round: 3, fingerprints: [key.fingerprint] },
+    ]);
     expect(state.version).toBe(appended.events[0]?.streamPosition);
     expect((await store.readStream(plan)).filter((e) => e.type === 'LoopDetected')).toHaveLength(1);
     const db = store.db as unknown as Kysely<JournalTables>;
-    expect(await db.selectFrom('loop_detections').select(['event_id', 'status', 'stream_position']).where('plan', '=', plan).execute()).toEqual([
+    expect(
+      await db
+        .selectFrom('loop_detections')
+        .select(['event_id', 'status', 'stream_position'])
+        .where('plan', '=', plan)
+        .execute(),
+    ).toEqual([
       { event_id: detected.event_id, status: 'journaled', stream_position: appended.events[0]?.streamPosition },
     ]);
-    const history = await db.selectFrom('round_history').select(['round', 'row']).where('plan', '=', plan).orderBy('round').execute();
+    const history = await db
+      .selectFrom('round_history')
+      .select(['round', 'row'])
+      .where('plan', '=', plan)
+      .orderBy('round')
+      .execute();
     expect(history.map((h) => [h.round, (h.row as { detections: string[] }).detections])).toEqual([
       [1, []],
       [2, []],

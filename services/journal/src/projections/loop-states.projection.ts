@@ -52,7 +52,17 @@ interface LearningTotals {
 
 function addLearning(totals: Map<string, LearningTotals>, delta: LearningDelta): void {
   const key = `${delta.critic_id}\u0000${delta.finding_type}`;
-  const t = totals.get(key) ?? { critic_id: delta.critic_id, finding_type: delta.finding_type, loops: 0, rounds_seen: 0, fixed: 0, stuck: 0, title: delta.title, at: delta.at, plans: [] };
+  const t = totals.get(key) ?? {
+    critic_id: delta.critic_id,
+    finding_type: delta.finding_type,
+    loops: 0,
+    rounds_seen: 0,
+    fixed: 0,
+    stuck: 0,
+    title: delta.title,
+    at: delta.at,
+    plans: [],
+  };
   t.loops += delta.new_loop ? 1 : 0;
   t.rounds_seen += delta.rounds_seen;
   t.fixed += delta.fixed;
@@ -80,10 +90,16 @@ export interface ProjectedEvent {
 }
 
 /** The projections' handler; it resolves with each touched plan's loop state after the batch. */
-export type ProjectionHandler = (tx: EventStoreTransaction, batch: readonly ProjectedEvent[]) => Promise<ReadonlyMap<string, LoopState>>;
+export type ProjectionHandler = (
+  tx: EventStoreTransaction,
+  batch: readonly ProjectedEvent[],
+) => Promise<ReadonlyMap<string, LoopState>>;
 
 export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): ProjectionHandler {
-  return async (tx: EventStoreTransaction, batch: readonly ProjectedEvent[]): Promise<ReadonlyMap<string, LoopState>> => {
+  return async (
+    tx: EventStoreTransaction,
+    batch: readonly ProjectedEvent[],
+  ): Promise<ReadonlyMap<string, LoopState>> => {
     const db = tx.db as unknown as Transaction<JournalTables>;
     const plans = [...new Set(batch.map((e) => planOfStream(e.stored.streamId)))];
     // One read for both per-plan rows (they are always written together).
@@ -93,12 +109,28 @@ export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): Pro
         : await db
             .selectFrom('loop_states')
             .leftJoin('loop_memory', 'loop_memory.plan', 'loop_states.plan')
-            .select(['loop_states.plan', 'loop_states.state', 'loop_states.stream_id', 'loop_states.findings_open', 'loop_states.spend_usd', 'loop_memory.memory'])
+            .select([
+              'loop_states.plan',
+              'loop_states.state',
+              'loop_states.stream_id',
+              'loop_states.findings_open',
+              'loop_states.spend_usd',
+              'loop_memory.memory',
+            ])
             .where('loop_states.plan', 'in', plans)
             .execute();
     const memories = new Map(loaded.map((r) => [r.plan, (r.memory as LoopMemory | null) ?? initialLoopMemory(r.plan)]));
     const before = new Map<string, PlanRow>(
-      loaded.map((r) => [r.plan, { state: parseLoopState(r.state), streamId: r.stream_id, memory: memories.get(r.plan) ?? initialLoopMemory(r.plan), findingsOpen: r.findings_open, spend: Number(r.spend_usd) }]),
+      loaded.map((r) => [
+        r.plan,
+        {
+          state: parseLoopState(r.state),
+          streamId: r.stream_id,
+          memory: memories.get(r.plan) ?? initialLoopMemory(r.plan),
+          findingsOpen: r.findings_open,
+          spend: Number(r.spend_usd),
+        },
+      ]),
     );
     const letters: Insertable<JournalTables['letters']>[] = [];
     const escalations: Insertable<JournalTables['escalations']>[] = [];
@@ -109,13 +141,24 @@ export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): Pro
     const detected: Insertable<JournalTables['loop_detections']>[] = [];
     for (const { stored, event } of batch) {
       const plan = planOfStream(stored.streamId);
-      const current = after.get(plan) ?? before.get(plan) ?? { state: initialLoopState(plan), streamId: null, memory: memories.get(plan) ?? initialLoopMemory(plan), findingsOpen: null, spend: 0 };
+      const current = after.get(plan) ??
+        before.get(plan) ?? {
+          state: initialLoopState(plan),
+          streamId: null,
+          memory: memories.get(plan) ?? initialLoopMemory(plan),
+          findingsOpen: null,
+          spend: 0,
+        };
       // The plan's rows follow its current run, whose stream is its own: another run's events
       // (a submission that lost the slug, an older run's late facts) are never folded in. A
       // PlanSubmitted in a stream of its own starts the current run when the slug is free.
       let streamId = current.streamId;
       if (stored.streamId !== streamId) {
-        if (event.type !== 'PlanSubmitted' || evolveLoop(current.state, event, stored.streamPosition).run_id !== event.event_id) continue;
+        if (
+          event.type !== 'PlanSubmitted' ||
+          evolveLoop(current.state, event, stored.streamPosition).run_id !== event.event_id
+        )
+          continue;
         streamId = stored.streamId;
       }
       const state = evolveLoop(current.state, event, stored.streamPosition);
@@ -126,19 +169,66 @@ export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): Pro
       const spend = current.spend + (event.type === 'UsageRecorded' ? event.data.cost_usd : 0);
       after.set(plan, { state, streamId, memory: step.memory, findingsOpen: findingsOpen(current, state), spend });
       if (event.type === 'LetterWritten') {
-        letters.push({ letter_id: event.data.letter.letter_id, plan, round: event.data.letter.round, stream_position: stored.streamPosition, stream_id: stored.streamId });
+        letters.push({
+          letter_id: event.data.letter.letter_id,
+          plan,
+          round: event.data.letter.round,
+          stream_position: stored.streamPosition,
+          stream_id: stored.streamId,
+        });
       } else if (event.type === 'EscalationRaised') {
-        escalations.push({ escalation_id: event.data.escalation_id, plan, run_id: event.correlation_id, event_id: event.event_id, stream_position: stored.streamPosition, raised_at: event.occurred_at, stream_id: stored.streamId });
+        escalations.push({
+          escalation_id: event.data.escalation_id,
+          plan,
+          run_id: event.correlation_id,
+          event_id: event.event_id,
+          stream_position: stored.streamPosition,
+          raised_at: event.occurred_at,
+          stream_id: stored.streamId,
+        });
       } else if (event.type === 'LoopDetected') {
         const { heuristic, round } = event.data;
-        const detection = { plan, run_id: event.correlation_id, heuristic, round, fingerprints: event.data.fingerprints, critic_ids: event.data.critic_ids, message: event.data.message, evidence: event.data.evidence };
-        detected.push({ event_id: event.event_id, plan, run_id: event.correlation_id, round, heuristic, detection: JSON.stringify(detection), status: 'journaled', stream_position: stored.streamPosition });
+        const detection = {
+          plan,
+          run_id: event.correlation_id,
+          heuristic,
+          round,
+          fingerprints: event.data.fingerprints,
+          critic_ids: event.data.critic_ids,
+          message: event.data.message,
+          evidence: event.data.evidence,
+        };
+        detected.push({
+          event_id: event.event_id,
+          plan,
+          run_id: event.correlation_id,
+          round,
+          heuristic,
+          detection: JSON.stringify(detection),
+          status: 'journaled',
+          stream_position: stored.streamPosition,
+        });
       }
     }
     // Every table is written with one statement per batch, whatever the batch holds.
-    if (letters.length > 0) await db.insertInto('letters').values(letters).onConflict((oc) => oc.column('letter_id').doNothing()).execute();
-    if (escalations.length > 0) await db.insertInto('escalations').values(escalations).onConflict((oc) => oc.column('escalation_id').doNothing()).execute();
-    if (detected.length > 0) await db.insertInto('loop_detections').values(detected).onConflict((oc) => oc.column('event_id').doNothing()).execute();
+    if (letters.length > 0)
+      await db
+        .insertInto('letters')
+        .values(letters)
+        .onConflict((oc) => oc.column('letter_id').doNothing())
+        .execute();
+    if (escalations.length > 0)
+      await db
+        .insertInto('escalations')
+        .values(escalations)
+        .onConflict((oc) => oc.column('escalation_id').doNothing())
+        .execute();
+    if (detected.length > 0)
+      await db
+        .insertInto('loop_detections')
+        .values(detected)
+        .onConflict((oc) => oc.column('event_id').doNothing())
+        .execute();
     if (after.size > 0) {
       const states = [...after].map(([plan, row]) => ({
         plan,
@@ -153,7 +243,12 @@ export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): Pro
         updated_at: row.state.updated_at,
         stream_id: row.streamId,
       }));
-      const memory = [...after].map(([plan, row]) => ({ plan, run_id: row.memory.run_id, memory: JSON.stringify(row.memory), version: row.memory.version }));
+      const memory = [...after].map(([plan, row]) => ({
+        plan,
+        run_id: row.memory.run_id,
+        memory: JSON.stringify(row.memory),
+        version: row.memory.version,
+      }));
       // Both per-plan rows in one round trip: the state upsert runs as a data-modifying CTE.
       await db
         .with('written_states', (w) =>
@@ -178,25 +273,58 @@ export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): Pro
         )
         .insertInto('loop_memory')
         .values(memory)
-        .onConflict((oc) => oc.column('plan').doUpdateSet((eb) => ({ run_id: eb.ref('excluded.run_id'), memory: eb.ref('excluded.memory'), version: eb.ref('excluded.version') })))
+        .onConflict((oc) =>
+          oc.column('plan').doUpdateSet((eb) => ({
+            run_id: eb.ref('excluded.run_id'),
+            memory: eb.ref('excluded.memory'),
+            version: eb.ref('excluded.version'),
+          })),
+        )
         .execute();
     }
     if (rounds.size > 0) {
-      const values = [...rounds.values()].map(({ plan, ...row }) => ({ run_id: row.run_id, round: row.round, plan, phase: row.phase, started_at: row.started_at, key_moment: row.key_moment, row: JSON.stringify(row) }));
+      const values = [...rounds.values()].map(({ plan, ...row }) => ({
+        run_id: row.run_id,
+        round: row.round,
+        plan,
+        phase: row.phase,
+        started_at: row.started_at,
+        key_moment: row.key_moment,
+        row: JSON.stringify(row),
+      }));
       await db
         .insertInto('round_history')
         .values(values)
         .onConflict((oc) =>
-          oc.columns(['run_id', 'round']).doUpdateSet((eb) => ({ plan: eb.ref('excluded.plan'), phase: eb.ref('excluded.phase'), started_at: eb.ref('excluded.started_at'), key_moment: eb.ref('excluded.key_moment'), row: eb.ref('excluded.row') })),
+          oc.columns(['run_id', 'round']).doUpdateSet((eb) => ({
+            plan: eb.ref('excluded.plan'),
+            phase: eb.ref('excluded.phase'),
+            started_at: eb.ref('excluded.started_at'),
+            key_moment: eb.ref('excluded.key_moment'),
+            row: eb.ref('excluded.row'),
+          })),
         )
         .execute();
     }
     if (runs.size > 0) {
-      const values = [...runs.values()].map((run) => ({ run_id: run.run_id, plan: run.plan, started_at: run.started_at, status: run.status, summary: JSON.stringify(run) }));
+      const values = [...runs.values()].map((run) => ({
+        run_id: run.run_id,
+        plan: run.plan,
+        started_at: run.started_at,
+        status: run.status,
+        summary: JSON.stringify(run),
+      }));
       await db
         .insertInto('runs')
         .values(values)
-        .onConflict((oc) => oc.column('run_id').doUpdateSet((eb) => ({ plan: eb.ref('excluded.plan'), started_at: eb.ref('excluded.started_at'), status: eb.ref('excluded.status'), summary: eb.ref('excluded.summary') })))
+        .onConflict((oc) =>
+          oc.column('run_id').doUpdateSet((eb) => ({
+            plan: eb.ref('excluded.plan'),
+            started_at: eb.ref('excluded.started_at'),
+            status: eb.ref('excluded.status'),
+            summary: eb.ref('excluded.summary'),
+          })),
+        )
         .execute();
     }
     if (learnings.size > 0) {
@@ -204,7 +332,9 @@ export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): Pro
       // same time add up instead of overwriting each other; in key order, so they queue on row
       // locks rather than deadlock. recent_plans: the earlier plans minus this batch's, then this
       // batch's, the last RECENT_PLANS kept.
-      const ordered = [...learnings.values()].sort((a, b) => a.critic_id.localeCompare(b.critic_id) || a.finding_type.localeCompare(b.finding_type));
+      const ordered = [...learnings.values()].sort(
+        (a, b) => a.critic_id.localeCompare(b.critic_id) || a.finding_type.localeCompare(b.finding_type),
+      );
       await db
         .insertInto('learnings')
         .values(
@@ -244,4 +374,3 @@ export function projectionHandler(config: LoopConfig = DEFAULT_LOOP_CONFIG): Pro
     return new Map([...after].map(([plan, row]) => [plan, row.state]));
   };
 }
-

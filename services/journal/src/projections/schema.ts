@@ -262,7 +262,12 @@ const provider: MigrationProvider = {
 };
 
 function projectionMigrator(db: Kysely<EventStoreTables>): Migrator {
-  return new Migrator({ db, provider, migrationTableName: PROJECTION_MIGRATION_TABLE, migrationLockTableName: PROJECTION_MIGRATION_LOCK_TABLE });
+  return new Migrator({
+    db,
+    provider,
+    migrationTableName: PROJECTION_MIGRATION_TABLE,
+    migrationLockTableName: PROJECTION_MIGRATION_LOCK_TABLE,
+  });
 }
 
 /** The projection migrations this database has not run yet (read-only). */
@@ -297,7 +302,11 @@ export async function migrateProjections(db: Kysely<EventStoreTables>): Promise<
   const { error, results } = await projectionMigrator(db).migrateToLatest();
   if (error !== undefined) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
-    throw new RloopError('JOURNAL.MIGRATION_FAILED', `journal projection migration ${failed} failed: ${describeError(error)}`, { cause: error });
+    throw new RloopError(
+      'JOURNAL.MIGRATION_FAILED',
+      `journal projection migration ${failed} failed: ${describeError(error)}`,
+      { cause: error },
+    );
   }
 }
 
@@ -314,4 +323,13 @@ export async function resetProjectionTables(db: Kysely<JournalTables>): Promise<
 }
 
 /** The projection tables a rebuild recreates (for `journal.rebuild` and the equality check). */
-export const PROJECTION_TABLES = ['loop_states', 'letters', 'escalations', 'loop_memory', 'round_history', 'runs', 'learnings', 'loop_detections'] as const;
+export const PROJECTION_TABLES = [
+  'loop_states',
+  'letters',
+  'escalations',
+  'loop_memory',
+  'round_history',
+  'runs',
+  'learnings',
+  'loop_detections',
+] as const;

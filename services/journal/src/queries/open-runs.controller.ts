@@ -33,7 +33,12 @@ export class OpenRunsController {
   @OnRequest('journal.open_runs')
   async openRuns(body: Uint8Array): Promise<JournalReply<'open_runs'>> {
     const parsed = JOURNAL_QUERIES.open_runs.request.safeParse(decodeJsonBody(body, MAX_QUERY_BYTES));
-    if (!parsed.success) throw new ValidationError('JOURNAL.INVALID_QUERY', `journal.open_runs: ${parsed.error.issues.map((i) => i.message).join('; ')}`, toIssues(parsed.error));
+    if (!parsed.success)
+      throw new ValidationError(
+        'JOURNAL.INVALID_QUERY',
+        `journal.open_runs: ${parsed.error.issues.map((i) => i.message).join('; ')}`,
+        toIssues(parsed.error),
+      );
     const { rows } = await sql<OpenRunRow>`
       SELECT s.plan, s.run_id, s.status, s.state, (e.transaction_id < pg_snapshot_xmin(pg_current_snapshot())) AS settled
       FROM loop_states AS s JOIN events AS e ON e.event_id = s.run_id
@@ -43,7 +48,20 @@ export class OpenRunsController {
       runs: rows.map((row) => {
         const state = row.state as LoopState;
         const scope = state.gated ?? state.queued?.gating ?? null;
-        return { plan: row.plan, run_id: row.run_id, status: row.status, scope: scope === null ? null : { repo_path: scope.repo_path, ...(scope.repo_url === undefined ? {} : { repo_url: scope.repo_url }), files: [...scope.files] }, settled: row.settled };
+        return {
+          plan: row.plan,
+          run_id: row.run_id,
+          status: row.status,
+          scope:
+            scope === null
+              ? null
+              : {
+                  repo_path: scope.repo_path,
+                  ...(scope.repo_url === undefined ? {} : { repo_url: scope.repo_url }),
+                  files: [...scope.files],
+                },
+          settled: row.settled,
+        };
       }),
     };
   }

@@ -13,7 +13,13 @@ import { envelopeFactory } from '../testing/envelopes.test-helpers.js';
 // the runs that hold or wait for files, in the order their PlanSubmitted were journaled, with the
 // scope of their LoopGated or LoopQueued, and whether a run submitted before one may still appear.
 
-const quiet = { log: () => undefined, warn: () => undefined, error: () => undefined, debug: () => undefined, verbose: () => undefined };
+const quiet = {
+  log: () => undefined,
+  warn: () => undefined,
+  error: () => undefined,
+  debug: () => undefined,
+  verbose: () => undefined,
+};
 const SHA = 'a'.repeat(40);
 const envelope = envelopeFactory({ idPrefix: '01JSCOPE', producer: 'open-runs-spec' });
 
@@ -29,12 +35,31 @@ function submitted(plan: string, runId: string): EventOf<'PlanSubmitted'> {
     'PlanSubmitted',
     plan,
     runId,
-    { plan: { slug: plan, title: 'T', description: '', effort_level: 'high', files: ['src/**'], repo: { path: '/r', ref: 'HEAD' }, test_cmd: 'true', implementer: { strategy: 'autofix' } }, submission_id: runId },
+    {
+      plan: {
+        slug: plan,
+        title: 'T',
+        description: '',
+        effort_level: 'high',
+        files: ['src/**'],
+        repo: { path: '/r', ref: 'HEAD' },
+        test_cmd: 'true',
+        implementer: { strategy: 'autofix' },
+      },
+      submission_id: runId,
+    },
     runId,
   );
 }
 
-const gating = (files: string[]) => ({ verdict: 'run' as const, rules: [], commit: SHA, files, repo_path: '/r', test_cmd: 'true' });
+const gating = (files: string[]) => ({
+  verdict: 'run' as const,
+  rules: [],
+  commit: SHA,
+  files,
+  repo_path: '/r',
+  test_cmd: 'true',
+});
 
 async function publishAll(events: readonly JournaledEvent[]): Promise<void> {
   for (const event of events) await client.publish(event);
@@ -49,7 +74,14 @@ beforeAll(async () => {
   const namespace = uniqueNamespace('jo');
   const config = loadJournalConfig({ NATS_URL: TEST_NATS_URL, RLOOP_NAMESPACE: namespace, DATABASE_URL: database.url });
   const store = await openJournalStore(config);
-  service = await startService({ name: 'journal', module: JournalModule.forRoot(config, store), bus: config.bus, logger: quiet, handleSignals: false, exitOnFailure: false });
+  service = await startService({
+    name: 'journal',
+    module: JournalModule.forRoot(config, store),
+    bus: config.bus,
+    logger: quiet,
+    handleSignals: false,
+    exitOnFailure: false,
+  });
   client = new JetStreamClient({ service: 'open-runs-spec', servers: TEST_NATS_URL, namespace }, quiet);
   await client.connect();
   journal = new JournalClient(client);
@@ -64,36 +96,70 @@ afterAll(async () => {
 describe('journal.open_runs: the scope lock as the journal has committed it', () => {
   it('lists the runs that hold or wait for files in admission order with their scope, and leaves out the ones that ended or wait for people', async () => {
     await publishAll([submitted('o-holder', run(1))]);
-    await eventually(async () => ((await openPlans()).includes('o-holder') ? true : undefined), { description: 'o-holder journaled' });
+    await eventually(async () => ((await openPlans()).includes('o-holder') ? true : undefined), {
+      description: 'o-holder journaled',
+    });
     await publishAll([submitted('o-waiter', run(2))]);
-    await eventually(async () => ((await openPlans()).includes('o-waiter') ? true : undefined), { description: 'o-waiter journaled' });
+    await eventually(async () => ((await openPlans()).includes('o-waiter') ? true : undefined), {
+      description: 'o-waiter journaled',
+    });
     await publishAll([submitted('o-ungated', run(3)), submitted('o-stopped', run(4))]);
     await publishAll([
-      { ...envelope('LoopGated', 'o-holder', run(1), gating(['src/a.ts'])), decision: { expected_version: 1, id: 'd_scope_holder_01' } },
-      { ...envelope('LoopQueued', 'o-waiter', run(2), { ...gating(['src/a.ts', 'src/b.ts']), waiting_for: [{ plan: 'o-holder', run_id: run(1), files: ['src/a.ts'] }] }), decision: { expected_version: 1, id: 'd_scope_waiter_01' } },
+      {
+        ...envelope('LoopGated', 'o-holder', run(1), gating(['src/a.ts'])),
+        decision: { expected_version: 1, id: 'd_scope_holder_01' },
+      },
+      {
+        ...envelope('LoopQueued', 'o-waiter', run(2), {
+          ...gating(['src/a.ts', 'src/b.ts']),
+          waiting_for: [{ plan: 'o-holder', run_id: run(1), files: ['src/a.ts'] }],
+        }),
+        decision: { expected_version: 1, id: 'd_scope_waiter_01' },
+      },
       envelope('LoopStopped', 'o-stopped', run(4), { by: 'spec' }),
     ]);
     const runs = await eventually(
       async () => {
         const listed = await journal.openRuns();
-        return listed.length === 3 && listed.every((r) => r.settled) && listed[1]?.status === 'queued' ? listed : undefined;
+        return listed.length === 3 && listed.every((r) => r.settled) && listed[1]?.status === 'queued'
+          ? listed
+          : undefined;
       },
       { description: 'three settled open runs' },
     );
     expect(runs).toEqual([
-      { plan: 'o-holder', run_id: run(1), status: 'awaiting_baseline', scope: { repo_path: '/r', files: ['src/a.ts'] }, settled: true },
-      { plan: 'o-waiter', run_id: run(2), status: 'queued', scope: { repo_path: '/r', files: ['src/a.ts', 'src/b.ts'] }, settled: true },
+      {
+        plan: 'o-holder',
+        run_id: run(1),
+        status: 'awaiting_baseline',
+        scope: { repo_path: '/r', files: ['src/a.ts'] },
+        settled: true,
+      },
+      {
+        plan: 'o-waiter',
+        run_id: run(2),
+        status: 'queued',
+        scope: { repo_path: '/r', files: ['src/a.ts', 'src/b.ts'] },
+        settled: true,
+      },
       { plan: 'o-ungated', run_id: run(3), status: 'submitted', scope: null, settled: true },
     ]);
     expect((await journal.status('o-waiter'))[0]).toMatchObject({ status: 'queued', waiting_for: ['o-holder'] });
     // The holder ends: it no longer holds anything; the waiter is gated with the gating it was queued with.
     await publishAll([
       envelope('LoopStopped', 'o-holder', run(1), { by: 'spec' }),
-      { ...envelope('LoopGated', 'o-waiter', run(2), gating(['src/a.ts', 'src/b.ts'])), decision: { expected_version: 2, id: 'd_scope_waiter_02' } },
+      {
+        ...envelope('LoopGated', 'o-waiter', run(2), gating(['src/a.ts', 'src/b.ts'])),
+        decision: { expected_version: 2, id: 'd_scope_waiter_02' },
+      },
     ]);
-    await eventually(async () => ((await openPlans()).join() === 'o-waiter,o-ungated' ? true : undefined), { description: 'the holder released' });
+    await eventually(async () => ((await openPlans()).join() === 'o-waiter,o-ungated' ? true : undefined), {
+      description: 'the holder released',
+    });
     // The waiter's LoopGated may land in a later batch than the holder's stop.
-    const waiter = await eventually(async () => (await journal.status('o-waiter')).find((s) => s.status !== 'queued'), { description: 'o-waiter gated' });
+    const waiter = await eventually(async () => (await journal.status('o-waiter')).find((s) => s.status !== 'queued'), {
+      description: 'o-waiter gated',
+    });
     expect(waiter).toMatchObject({ status: 'awaiting_baseline', waiting_for: [] });
   }, 60_000);
 
@@ -105,12 +171,17 @@ describe('journal.open_runs: the scope lock as the journal has committed it', ()
       await older.query('BEGIN');
       await older.query('SELECT pg_current_xact_id()');
       await publishAll([submitted('o-late', run(5))]);
-      const pending = await eventually(async () => (await journal.openRuns()).find((r) => r.plan === 'o-late'), { description: 'o-late journaled' });
+      const pending = await eventually(async () => (await journal.openRuns()).find((r) => r.plan === 'o-late'), {
+        description: 'o-late journaled',
+      });
       expect(pending.settled).toBe(false);
       await older.query('COMMIT');
     } finally {
       await older.end();
     }
-    await eventually(async () => ((await journal.openRuns()).find((r) => r.plan === 'o-late')?.settled === true ? true : undefined), { description: 'o-late settled' });
+    await eventually(
+      async () => ((await journal.openRuns()).find((r) => r.plan === 'o-late')?.settled === true ? true : undefined),
+      { description: 'o-late settled' },
+    );
   }, 60_000);
 });

@@ -1,8 +1,23 @@
 import { Controller, Inject } from '@nestjs/common';
 import type { Kysely } from 'kysely';
 import { OnRequest, decodeJsonBody } from '@rloop/bus';
-import { JOURNAL_QUERIES, type JournalQuery, type JournalReply, NotFoundError, ValidationError, parseLoopState, toIssues } from '@rloop/contracts';
-import { type LoopMemory, type LoopState, type RoundHistoryRow, type RunSummaryRow, findingTimelines, patchOfFile } from '@rloop/domain';
+import {
+  JOURNAL_QUERIES,
+  type JournalQuery,
+  type JournalReply,
+  NotFoundError,
+  ValidationError,
+  parseLoopState,
+  toIssues,
+} from '@rloop/contracts';
+import {
+  type LoopMemory,
+  type LoopState,
+  type RoundHistoryRow,
+  type RunSummaryRow,
+  findingTimelines,
+  patchOfFile,
+} from '@rloop/domain';
 import type { EventStoreClient, StoredEvent } from '@rloop/event-store';
 import { toEnvelope } from '../projections/envelope.js';
 import { ProjectionCatchUp } from '../projections/catch-up.js';
@@ -14,10 +29,18 @@ const MAX_QUERY_BYTES = 64 * 1024;
 /** A page of events stays well under NATS's default 1 MiB payload limit. */
 const MAX_PAGE_BYTES = 512 * 1024;
 
-function parseQuery<Q extends JournalQuery>(query: Q, body: Uint8Array): ReturnType<(typeof JOURNAL_QUERIES)[Q]['request']['parse']> {
+function parseQuery<Q extends JournalQuery>(
+  query: Q,
+  body: Uint8Array,
+): ReturnType<(typeof JOURNAL_QUERIES)[Q]['request']['parse']> {
   const raw = decodeJsonBody(body, MAX_QUERY_BYTES);
   const parsed = JOURNAL_QUERIES[query].request.safeParse(raw);
-  if (!parsed.success) throw new ValidationError('JOURNAL.INVALID_QUERY', `journal.${query}: ${parsed.error.issues.map((i) => i.message).join('; ')}`, toIssues(parsed.error));
+  if (!parsed.success)
+    throw new ValidationError(
+      'JOURNAL.INVALID_QUERY',
+      `journal.${query}: ${parsed.error.issues.map((i) => i.message).join('; ')}`,
+      toIssues(parsed.error),
+    );
   return parsed.data as ReturnType<(typeof JOURNAL_QUERIES)[Q]['request']['parse']>;
 }
 
@@ -39,7 +62,11 @@ export class QueriesController {
   @OnRequest('journal.loop_state')
   async loopState(body: Uint8Array): Promise<JournalReply<'loop_state'>> {
     const { plan } = parseQuery('loop_state', body);
-    const row = await this.db.selectFrom('loop_states').select(['state', 'version']).where('plan', '=', plan).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('loop_states')
+      .select(['state', 'version'])
+      .where('plan', '=', plan)
+      .executeTakeFirst();
     return { plan, version: row?.version ?? 0, state: row === undefined ? null : parseLoopState(row.state) };
   }
 
@@ -52,7 +79,11 @@ export class QueriesController {
   async events(body: Uint8Array): Promise<JournalReply<'events'>> {
     const query = parseQuery('events', body);
     const from = query.from_position ?? 1;
-    const row = await this.db.selectFrom('loop_states').select(['run_id', 'version', 'stream_id']).where('plan', '=', query.plan).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('loop_states')
+      .select(['run_id', 'version', 'stream_id'])
+      .where('plan', '=', query.plan)
+      .executeTakeFirst();
     const runId = row?.run_id ?? null;
     const page =
       query.run_id !== undefined
@@ -80,22 +111,39 @@ export class QueriesController {
 
   /** The stream of one of the plan's runs (where its PlanSubmitted is), or null when the journal has no such run. */
   private async streamOfRun(plan: string, runId: string): Promise<string | null> {
-    const row = await this.db.selectFrom('events').select(['stream_id']).where('event_id', '=', runId).where('type', '=', 'PlanSubmitted').executeTakeFirst();
+    const row = await this.db
+      .selectFrom('events')
+      .select(['stream_id'])
+      .where('event_id', '=', runId)
+      .where('type', '=', 'PlanSubmitted')
+      .executeTakeFirst();
     return row !== undefined && planOfStream(row.stream_id) === plan ? row.stream_id : null;
   }
 
   /** Events of the current run's stream from a position on; `first` is the position of the first one. */
-  private async runPage(streamId: string | null, from: number, limit: number): Promise<{ events: readonly StoredEvent[]; first: number; next: number | null }> {
+  private async runPage(
+    streamId: string | null,
+    from: number,
+    limit: number,
+  ): Promise<{ events: readonly StoredEvent[]; first: number; next: number | null }> {
     if (streamId === null) return { events: [], first: from, next: null };
     const events = await this.store.readStream(streamId, { fromPosition: from, maxCount: limit });
     return { events, first: from, next: events.length === limit ? from + events.length : null };
   }
 
   /** The `from`-th event of the plan's whole history on (its runs' streams one after another, oldest run first). */
-  private async historyPage(plan: string, from: number, limit: number): Promise<{ events: readonly StoredEvent[]; first: number; next: number | null }> {
+  private async historyPage(
+    plan: string,
+    from: number,
+    limit: number,
+  ): Promise<{ events: readonly StoredEvent[]; first: number; next: number | null }> {
     const streams = await this.db
       .selectFrom('events')
-      .select(['stream_id', (eb) => eb.fn.min('global_position').as('first'), (eb) => eb.fn.max('stream_position').as('version')])
+      .select([
+        'stream_id',
+        (eb) => eb.fn.min('global_position').as('first'),
+        (eb) => eb.fn.max('stream_position').as('version'),
+      ])
       .where((eb) => eb.or([eb('stream_id', '=', plan), eb('stream_id', 'like', runStreamsPattern(plan))]))
       .groupBy('stream_id')
       .execute();
@@ -109,7 +157,12 @@ export class QueriesController {
       const start = from - offset;
       offset += size;
       if (start > size || events.length >= limit) continue;
-      events.push(...(await this.store.readStream(stream.stream_id, { fromPosition: Math.max(1, start), maxCount: limit - events.length })));
+      events.push(
+        ...(await this.store.readStream(stream.stream_id, {
+          fromPosition: Math.max(1, start),
+          maxCount: limit - events.length,
+        })),
+      );
     }
     const next = from + events.length;
     return { events, first: from, next: next <= total ? next : null };
@@ -118,27 +171,49 @@ export class QueriesController {
   @OnRequest('journal.letter')
   async letter(body: Uint8Array): Promise<JournalReply<'letter'>> {
     const { letter_id } = parseQuery('letter', body);
-    const row = await this.db.selectFrom('letters').select(['plan', 'stream_id', 'stream_position']).where('letter_id', '=', letter_id).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('letters')
+      .select(['plan', 'stream_id', 'stream_position'])
+      .where('letter_id', '=', letter_id)
+      .executeTakeFirst();
     if (row === undefined) throw new NotFoundError('JOURNAL.NOT_FOUND', `no letter ${letter_id}`);
-    const [stored] = await this.store.readStream(row.stream_id ?? row.plan, { fromPosition: row.stream_position, maxCount: 1 });
+    const [stored] = await this.store.readStream(row.stream_id ?? row.plan, {
+      fromPosition: row.stream_position,
+      maxCount: 1,
+    });
     const data = stored?.data as { letter?: Record<string, unknown> } | undefined;
-    if (data?.letter === undefined) throw new NotFoundError('JOURNAL.NOT_FOUND', `letter ${letter_id} is indexed but its event is missing`);
+    if (data?.letter === undefined)
+      throw new NotFoundError('JOURNAL.NOT_FOUND', `letter ${letter_id} is indexed but its event is missing`);
     return { letter: data.letter };
   }
 
   @OnRequest('journal.event')
   async event(body: Uint8Array): Promise<JournalReply<'event'>> {
     const { event_id } = parseQuery('event', body);
-    const row = await this.db.selectFrom('events').select(['stream_id', 'stream_position']).where('event_id', '=', event_id).executeTakeFirst();
+    const row = await this.db
+      .selectFrom('events')
+      .select(['stream_id', 'stream_position'])
+      .where('event_id', '=', event_id)
+      .executeTakeFirst();
     if (row === undefined) return { found: false };
-    const [stored] = await this.store.readStream(row.stream_id, { fromPosition: Number(row.stream_position), maxCount: 1 });
-    return { found: true, plan: planOfStream(row.stream_id), ...(stored === undefined ? {} : { event: toEnvelope(stored) }) };
+    const [stored] = await this.store.readStream(row.stream_id, {
+      fromPosition: Number(row.stream_position),
+      maxCount: 1,
+    });
+    return {
+      found: true,
+      plan: planOfStream(row.stream_id),
+      ...(stored === undefined ? {} : { event: toEnvelope(stored) }),
+    };
   }
 
   @OnRequest('journal.status')
   async status(body: Uint8Array): Promise<JournalReply<'status'>> {
     const { plan } = parseQuery('status', body);
-    let query = this.db.selectFrom('loop_states').select(['plan', 'run_id', 'status', 'phase', 'round', 'updated_at', 'findings_open', 'spend_usd', 'state']).where('plan', 'not like', '\\_%');
+    let query = this.db
+      .selectFrom('loop_states')
+      .select(['plan', 'run_id', 'status', 'phase', 'round', 'updated_at', 'findings_open', 'spend_usd', 'state'])
+      .where('plan', 'not like', '\\_%');
     if (plan !== undefined) query = query.where('plan', '=', plan);
     const rows = await query.orderBy('updated_at', 'desc').execute();
     return {
@@ -165,17 +240,37 @@ export class QueriesController {
     let select = this.db
       .selectFrom('escalations')
       .leftJoin('loop_states', 'loop_states.plan', 'escalations.plan')
-      .select(['escalations.escalation_id', 'escalations.plan', 'escalations.stream_id', 'escalations.stream_position', 'loop_states.status', 'loop_states.state']);
+      .select([
+        'escalations.escalation_id',
+        'escalations.plan',
+        'escalations.stream_id',
+        'escalations.stream_position',
+        'loop_states.status',
+        'loop_states.state',
+      ]);
     if (query.plan !== undefined) select = select.where('escalations.plan', '=', query.plan);
-    const rows = await select.orderBy('escalations.raised_at', 'desc').limit(query.open ? 10_000 : query.limit).execute();
+    const rows = await select
+      .orderBy('escalations.raised_at', 'desc')
+      .limit(query.open ? 10_000 : query.limit)
+      .execute();
     const listed = rows
-      .map((r) => ({ ...r, open: r.status === 'escalated' && (r.state as LoopState | null)?.escalation?.escalation_id === r.escalation_id }))
+      .map((r) => ({
+        ...r,
+        open: r.status === 'escalated' && (r.state as LoopState | null)?.escalation?.escalation_id === r.escalation_id,
+      }))
       .filter((r) => !query.open || r.open)
       .slice(0, query.limit);
     const escalations = await Promise.all(
       listed.map(async (r) => {
-        const [stored] = await this.store.readStream(r.stream_id ?? r.plan, { fromPosition: r.stream_position, maxCount: 1 });
-        if (stored === undefined) throw new NotFoundError('JOURNAL.NOT_FOUND', `escalation ${r.escalation_id} is indexed but its event is missing`);
+        const [stored] = await this.store.readStream(r.stream_id ?? r.plan, {
+          fromPosition: r.stream_position,
+          maxCount: 1,
+        });
+        if (stored === undefined)
+          throw new NotFoundError(
+            'JOURNAL.NOT_FOUND',
+            `escalation ${r.escalation_id} is indexed but its event is missing`,
+          );
         return { plan: r.plan, open: r.open, event: toEnvelope(stored) };
       }),
     );
@@ -196,7 +291,11 @@ export class QueriesController {
     if (row === undefined) return { plan: query.plan, run_id: null, round: 0, timelines: [] };
     const streamId = run?.stream_id ?? query.plan;
     const memory = row.memory as LoopMemory;
-    const drafts = findingTimelines(memory, { ...(query.fingerprints === undefined ? {} : { fingerprints: query.fingerprints }), limit: query.limit, maxRounds: this.projections.loopConfig.limits.max_timeline_rounds });
+    const drafts = findingTimelines(memory, {
+      ...(query.fingerprints === undefined ? {} : { fingerprints: query.fingerprints }),
+      limit: query.limit,
+      maxRounds: this.projections.loopConfig.limits.max_timeline_rounds,
+    });
     const positions = [...new Set(drafts.flatMap((d) => d.attempt_positions))];
     const patches = new Map<number, string>();
     await Promise.all(
@@ -222,12 +321,27 @@ export class QueriesController {
     const query = parseQuery('rounds', body);
     let runId = query.run_id ?? null;
     if (runId === null) {
-      const state = await this.db.selectFrom('loop_states').select(['run_id']).where('plan', '=', query.plan).executeTakeFirst();
+      const state = await this.db
+        .selectFrom('loop_states')
+        .select(['run_id'])
+        .where('plan', '=', query.plan)
+        .executeTakeFirst();
       runId = state?.run_id ?? null;
     }
     if (runId === null) return { plan: query.plan, run_id: null, rounds: [] };
-    const rows = await this.db.selectFrom('round_history').select(['row']).where('plan', '=', query.plan).where('run_id', '=', runId).orderBy('round', 'asc').limit(query.limit).execute();
-    return { plan: query.plan, run_id: runId, rounds: rows.map((r) => r.row as RoundHistoryRow & Record<string, unknown>) as JournalReply<'rounds'>['rounds'] };
+    const rows = await this.db
+      .selectFrom('round_history')
+      .select(['row'])
+      .where('plan', '=', query.plan)
+      .where('run_id', '=', runId)
+      .orderBy('round', 'asc')
+      .limit(query.limit)
+      .execute();
+    return {
+      plan: query.plan,
+      run_id: runId,
+      rounds: rows.map((r) => r.row as RoundHistoryRow & Record<string, unknown>) as JournalReply<'rounds'>['rounds'],
+    };
   }
 
   @OnRequest('journal.learnings')
@@ -235,7 +349,8 @@ export class QueriesController {
     const query = parseQuery('learnings', body);
     let select = this.db.selectFrom('learnings').selectAll().where('loops', '>=', query.min_loops);
     if (query.critic_id !== undefined) select = select.where('critic_id', '=', query.critic_id);
-    if (query.finding_types !== undefined && query.finding_types.length > 0) select = select.where('finding_type', 'in', query.finding_types);
+    if (query.finding_types !== undefined && query.finding_types.length > 0)
+      select = select.where('finding_type', 'in', query.finding_types);
     const rows = await select.orderBy('loops', 'desc').orderBy('stuck', 'desc').limit(query.limit).execute();
     return {
       learnings: rows.map((r) => ({
@@ -264,12 +379,32 @@ export class QueriesController {
   @OnRequest('journal.critic_stats')
   async criticStats(body: Uint8Array): Promise<JournalReply<'critic_stats'>> {
     const query = parseQuery('critic_stats', body);
-    const rows = await this.db.selectFrom('round_history').select(['row']).orderBy('started_at', 'desc').limit(query.rounds).execute();
-    const stats = new Map<string, { critic_id: string; dispatched: number; failed: number; reasons: Record<string, number>; last_round_at: string | null }>();
+    const rows = await this.db
+      .selectFrom('round_history')
+      .select(['row'])
+      .orderBy('started_at', 'desc')
+      .limit(query.rounds)
+      .execute();
+    const stats = new Map<
+      string,
+      {
+        critic_id: string;
+        dispatched: number;
+        failed: number;
+        reasons: Record<string, number>;
+        last_round_at: string | null;
+      }
+    >();
     for (const { row } of rows) {
       const round = row as RoundHistoryRow;
       for (const [critic, outcome] of Object.entries(round.critics)) {
-        const s = stats.get(critic) ?? { critic_id: critic, dispatched: 0, failed: 0, reasons: {}, last_round_at: null };
+        const s = stats.get(critic) ?? {
+          critic_id: critic,
+          dispatched: 0,
+          failed: 0,
+          reasons: {},
+          last_round_at: null,
+        };
         s.dispatched += 1;
         if (outcome !== 'reported') {
           s.failed += 1;
@@ -287,7 +422,10 @@ export class QueriesController {
     const { projection } = parseQuery('rebuild', body);
     // The projections share one subscription (one checkpoint), so they are rebuilt together.
     if (projection !== undefined && !(PROJECTION_TABLES as readonly string[]).includes(projection)) {
-      throw new NotFoundError('JOURNAL.NOT_FOUND', `no projection ${projection} (there are: ${PROJECTION_TABLES.join(', ')})`);
+      throw new NotFoundError(
+        'JOURNAL.NOT_FOUND',
+        `no projection ${projection} (there are: ${PROJECTION_TABLES.join(', ')})`,
+      );
     }
     const events = await this.projections.rebuild();
     return { rebuilt: PROJECTION_TABLES.map((name) => ({ projection: name, events })) };

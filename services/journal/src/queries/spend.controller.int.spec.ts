@@ -15,7 +15,16 @@ function usage(run: string, costUsd: number): NewEvent {
     eventId: `01JUSAGE${String(n).padStart(18, '0')}`,
     type: 'UsageRecorded',
     schemaVersion: 1,
-    data: { round: 1, dispatch: 'quality/code-reviewer', model: 'claude-sonnet-5-5', input_tokens: 1000, output_tokens: 100, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cost_usd: costUsd },
+    data: {
+      round: 1,
+      dispatch: 'quality/code-reviewer',
+      model: 'claude-sonnet-5-5',
+      input_tokens: 1000,
+      output_tokens: 100,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: 0,
+      cost_usd: costUsd,
+    },
     metadata: { correlation_id: run, occurred_at: '2026-11-30T10:00:00.000Z', producer: 'test' },
   };
 }
@@ -34,8 +43,22 @@ describe('journal.spend: LLM spend summed from UsageRecorded events', () => {
     // The usage indexes come with the journal's migrations (made by the owner, not at start).
     await migrateProjections(store.db);
     controller = new SpendController(store);
-    await store.append('plan-a', [usage(RUN_1, 1.25), usage(RUN_1, 0.5), usage(RUN_2, 2)], { expectedVersion: 'no_stream' });
-    await store.append('plan-b', [usage(RUN_1, 0.125), { eventId: '01JOTHER000000000000000000', type: 'LoopStopped', schemaVersion: 1, data: { by: 'x', cost_usd: 99 } }], { expectedVersion: 'no_stream' });
+    await store.append('plan-a', [usage(RUN_1, 1.25), usage(RUN_1, 0.5), usage(RUN_2, 2)], {
+      expectedVersion: 'no_stream',
+    });
+    await store.append(
+      'plan-b',
+      [
+        usage(RUN_1, 0.125),
+        {
+          eventId: '01JOTHER000000000000000000',
+          type: 'LoopStopped',
+          schemaVersion: 1,
+          data: { by: 'x', cost_usd: 99 },
+        },
+      ],
+      { expectedVersion: 'no_stream' },
+    );
   });
 
   afterAll(async () => {
@@ -44,12 +67,25 @@ describe('journal.spend: LLM spend summed from UsageRecorded events', () => {
   });
 
   it("given a plan's events, when asked with a run, then the plan's, the run's and the day's spend come back", async () => {
-    expect(await controller.spend(body({ plan: 'plan-a', run_id: RUN_1, day: today }))).toEqual({ plan: 'plan-a', plan_usd: 3.75, run_usd: 1.75, day: today, day_usd: 3.875 });
+    expect(await controller.spend(body({ plan: 'plan-a', run_id: RUN_1, day: today }))).toEqual({
+      plan: 'plan-a',
+      plan_usd: 3.75,
+      run_usd: 1.75,
+      day: today,
+      day_usd: 3.875,
+    });
   });
 
   it('given no run, when asked, then run_usd is null; a plan without usage spent nothing', async () => {
-    expect(await controller.spend(body({ plan: 'plan-b', day: today }))).toMatchObject({ plan_usd: 0.125, run_usd: null });
-    expect(await controller.spend(body({ plan: 'plan-c', run_id: RUN_1, day: today }))).toMatchObject({ plan_usd: 0, run_usd: 0, day_usd: 3.875 });
+    expect(await controller.spend(body({ plan: 'plan-b', day: today }))).toMatchObject({
+      plan_usd: 0.125,
+      run_usd: null,
+    });
+    expect(await controller.spend(body({ plan: 'plan-c', run_id: RUN_1, day: today }))).toMatchObject({
+      plan_usd: 0,
+      run_usd: 0,
+      day_usd: 3.875,
+    });
   });
 
   it('given another day, when asked, then nothing was spent that day', async () => {
@@ -58,7 +94,9 @@ describe('journal.spend: LLM spend summed from UsageRecorded events', () => {
 
   it('refuses a malformed query', async () => {
     // The bus decorator hands a thrown error to the transport as a value (it becomes the error reply).
-    expect(await controller.spend(body({ plan: 'plan-a', day: 'today' }))).toMatchObject({ error: expect.any(ValidationError) });
+    expect(await controller.spend(body({ plan: 'plan-a', day: 'today' }))).toMatchObject({
+      error: expect.any(ValidationError),
+    });
   });
 
   it('reads the bounds of a UTC day', () => {

@@ -38,14 +38,24 @@ export class SpendController {
   async spend(body: Uint8Array): Promise<JournalReply<'spend'>> {
     const raw = decodeJsonBody(body, MAX_QUERY_BYTES);
     const parsed = JOURNAL_QUERIES.spend.request.safeParse(raw);
-    if (!parsed.success) throw new ValidationError('JOURNAL.INVALID_QUERY', `journal.spend: ${parsed.error.issues.map((i) => i.message).join('; ')}`, toIssues(parsed.error));
+    if (!parsed.success)
+      throw new ValidationError(
+        'JOURNAL.INVALID_QUERY',
+        `journal.spend: ${parsed.error.issues.map((i) => i.message).join('; ')}`,
+        toIssues(parsed.error),
+      );
     const { plan, run_id: runId, day } = parsed.data;
     const { start, end } = utcDayBounds(day);
     const cost = sql<string>`coalesce(sum((data->>'cost_usd')::numeric), 0)`;
     // Every run of the plan: its own streams, and the plan's stream of an older journal.
     const ofPlan = sql<boolean>`(stream_id = ${plan} OR stream_id LIKE ${runStreamsPattern(plan)})`;
     const [planRow, runRow, dayRow] = await Promise.all([
-      this.db.selectFrom('events').select(cost.as('usd')).where('type', '=', 'UsageRecorded').where(ofPlan).executeTakeFirst(),
+      this.db
+        .selectFrom('events')
+        .select(cost.as('usd'))
+        .where('type', '=', 'UsageRecorded')
+        .where(ofPlan)
+        .executeTakeFirst(),
       runId === undefined
         ? Promise.resolve(null)
         : this.db
@@ -62,6 +72,12 @@ export class SpendController {
         .where(sql<boolean>`recorded_at >= ${start}::timestamptz AND recorded_at < ${end}::timestamptz`)
         .executeTakeFirst(),
     ]);
-    return { plan, plan_usd: usd(planRow?.usd), run_usd: runRow === null ? null : usd(runRow?.usd), day, day_usd: usd(dayRow?.usd) };
+    return {
+      plan,
+      plan_usd: usd(planRow?.usd),
+      run_usd: runRow === null ? null : usd(runRow?.usd),
+      day,
+      day_usd: usd(dayRow?.usd),
+    };
   }
 }

@@ -9,11 +9,23 @@ export interface EnvelopeFactoryOptions {
 }
 
 /** Builds journaled events for a spec: numbered ids (or the one given), the current schema version, no causation. */
-export type Envelope = <T extends JournaledEvent['type']>(type: T, plan: string, runId: string, data: EventOf<T>['data'], eventId?: string) => EventOf<T>;
+export type Envelope = <T extends JournaledEvent['type']>(
+  type: T,
+  plan: string,
+  runId: string,
+  data: EventOf<T>['data'],
+  eventId?: string,
+) => EventOf<T>;
 
 export function envelopeFactory(options: EnvelopeFactoryOptions): Envelope {
   let count = 0;
-  return <T extends JournaledEvent['type']>(type: T, plan: string, runId: string, data: EventOf<T>['data'], eventId?: string): EventOf<T> => {
+  return <T extends JournaledEvent['type']>(
+    type: T,
+    plan: string,
+    runId: string,
+    data: EventOf<T>['data'],
+    eventId?: string,
+  ): EventOf<T> => {
     count += 1;
     return {
       event_id: eventId ?? `${options.idPrefix}${String(count).padStart(26 - options.idPrefix.length, '0')}`,

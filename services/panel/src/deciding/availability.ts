@@ -15,7 +15,15 @@ export function retryWaitMs(
   settings: { readonly retryWaitMs: number; readonly heartbeatIntervalMs: number },
 ): number | null {
   const letter = state.current?.letter;
-  if (state.status !== 'reviewing' || letter === null || letter === undefined || letter.findings > 0 || letter.complete || unavailable.length === 0) return null;
+  if (
+    state.status !== 'reviewing' ||
+    letter === null ||
+    letter === undefined ||
+    letter.findings > 0 ||
+    letter.complete ||
+    unavailable.length === 0
+  )
+    return null;
   const leftMs = settings.retryWaitMs - (nowMs - Date.parse(letter.occurred_at));
   return leftMs <= 0 ? null : Math.min(settings.heartbeatIntervalMs, leftMs);
 }
@@ -49,11 +57,24 @@ export function effectiveCatalogue(catalogue: CriticCatalogue, registry: CriticR
       ...Object.fromEntries(
         joining.map((c) => [
           c.critic_id,
-          { evidence: c.evidence, description: c.description, timeout_ms: Math.min(MAX_TIMEOUT_MS, Math.max(MIN_TIMEOUT_MS, c.timeout_ms)), host: 'external' as const },
+          {
+            evidence: c.evidence,
+            description: c.description,
+            timeout_ms: Math.min(MAX_TIMEOUT_MS, Math.max(MIN_TIMEOUT_MS, c.timeout_ms)),
+            host: 'external' as const,
+          },
         ]),
       ),
     },
-    dynamic: [...catalogue.dynamic, ...joining.map((c) => ({ name: registeredTriggerName(c.critic_id), globs: c.triggers.length > 0 ? [...c.triggers] : ['**'], critics: [c.critic_id], core: false }))],
+    dynamic: [
+      ...catalogue.dynamic,
+      ...joining.map((c) => ({
+        name: registeredTriggerName(c.critic_id),
+        globs: c.triggers.length > 0 ? [...c.triggers] : ['**'],
+        critics: [c.critic_id],
+        core: false,
+      })),
+    ],
   };
 }
 
@@ -64,7 +85,9 @@ function whyNotAlive(criticId: string, registered: RegisteredCritic | undefined,
       ? `${criticId} is shutting down (every instance is draining)`
       : `no heartbeat from ${criticId} since ${registered.last_seen} (expected every ${registered.heartbeat_interval_ms} ms)`;
   }
-  return host === 'builtin' ? `not registered: no critic-runner hosting ${criticId} is alive` : `not registered: the ${criticId} critic service is not running (no live heartbeat)`;
+  return host === 'builtin'
+    ? `not registered: no critic-runner hosting ${criticId} is alive`
+    : `not registered: the ${criticId} critic service is not running (no live heartbeat)`;
 }
 
 /**
@@ -74,7 +97,11 @@ function whyNotAlive(criticId: string, registered: RegisteredCritic | undefined,
  * CriticFailed of the round (selectPanel/decideNext); unavailable dynamic ones are left out, and
  * the round says why.
  */
-export function panelView(catalogue: CriticCatalogue, anthropicConfigured: boolean, registry: CriticRegistrySnapshot): PanelView {
+export function panelView(
+  catalogue: CriticCatalogue,
+  anthropicConfigured: boolean,
+  registry: CriticRegistrySnapshot,
+): PanelView {
   const effective = effectiveCatalogue(catalogue, registry);
   const byId = new Map(registry.critics.map((c) => [c.critic_id, c]));
   return {
@@ -82,7 +109,8 @@ export function panelView(catalogue: CriticCatalogue, anthropicConfigured: boole
     availability: (criticId) => {
       const entry = effective.critics[criticId];
       if (entry === undefined) return { state: 'not_configured', reason: 'not in the critic catalogue' };
-      if (entry.requires === 'anthropic' && !anthropicConfigured) return { state: 'not_configured', reason: 'ANTHROPIC_API_KEY is not set' };
+      if (entry.requires === 'anthropic' && !anthropicConfigured)
+        return { state: 'not_configured', reason: 'ANTHROPIC_API_KEY is not set' };
       const registered = byId.get(criticId);
       if (registered?.health === 'alive') return { state: 'available' };
       return { state: 'unavailable', reason: whyNotAlive(criticId, registered, entry.host) };

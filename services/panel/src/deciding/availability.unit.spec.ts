@@ -16,7 +16,11 @@ const catalogue = CriticCatalogue.parse({
   dynamic: [{ name: 'sql', globs: ['**/*.sql'], critics: ['team/external-dynamic'] }],
 });
 
-function registered(id: string, health: 'alive' | 'stale', overrides: Partial<RegisteredCritic> = {}): RegisteredCritic {
+function registered(
+  id: string,
+  health: 'alive' | 'stale',
+  overrides: Partial<RegisteredCritic> = {},
+): RegisteredCritic {
   return {
     critic_id: id,
     evidence: 'pattern',
@@ -27,7 +31,17 @@ function registered(id: string, health: 'alive' | 'stale', overrides: Partial<Re
     heartbeat_interval_ms: 1000,
     health,
     last_seen: '2026-01-01T00:00:00.000Z',
-    instances: [{ instance_id: 'i', health, status: 'healthy', in_flight: 0, uptime_ms: 1, version: '1', last_seen: '2026-01-01T00:00:00.000Z' }],
+    instances: [
+      {
+        instance_id: 'i',
+        health,
+        status: 'healthy',
+        in_flight: 0,
+        uptime_ms: 1,
+        version: '1',
+        last_seen: '2026-01-01T00:00:00.000Z',
+      },
+    ],
     ...overrides,
   };
 }
@@ -38,23 +52,58 @@ function snapshot(...critics: RegisteredCritic[]): CriticRegistrySnapshot {
 
 describe('panelView', () => {
   it('dispatches a critic only while it heartbeats, and says why it does not', () => {
-    const view = panelView(catalogue, false, snapshot(registered('toolchain/compiler-linter', 'alive'), registered('team/external-core', 'stale')));
+    const view = panelView(
+      catalogue,
+      false,
+      snapshot(registered('toolchain/compiler-linter', 'alive'), registered('team/external-core', 'stale')),
+    );
     expect(view.availability('toolchain/compiler-linter')).toEqual({ state: 'available' });
-    expect(view.availability('team/external-core')).toEqual({ state: 'unavailable', reason: 'no heartbeat from team/external-core since 2026-01-01T00:00:00.000Z (expected every 1000 ms)' });
-    expect(view.availability('team/external-dynamic')).toEqual({ state: 'unavailable', reason: 'not registered: the team/external-dynamic critic service is not running (no live heartbeat)' });
+    expect(view.availability('team/external-core')).toEqual({
+      state: 'unavailable',
+      reason: 'no heartbeat from team/external-core since 2026-01-01T00:00:00.000Z (expected every 1000 ms)',
+    });
+    expect(view.availability('team/external-dynamic')).toEqual({
+      state: 'unavailable',
+      reason: 'not registered: the team/external-dynamic critic service is not running (no live heartbeat)',
+    });
   });
 
   it('keeps a critic that needs an API key not configured, even when it is registered', () => {
     const view = panelView(catalogue, false, snapshot(registered('quality/code-reviewer', 'alive')));
-    expect(view.availability('quality/code-reviewer')).toEqual({ state: 'not_configured', reason: 'ANTHROPIC_API_KEY is not set' });
-    expect(panelView(catalogue, true, snapshot(registered('quality/code-reviewer', 'alive'))).availability('quality/code-reviewer')).toEqual({ state: 'available' });
+    expect(view.availability('quality/code-reviewer')).toEqual({
+      state: 'not_configured',
+      reason: 'ANTHROPIC_API_KEY is not set',
+    });
+    expect(
+      panelView(catalogue, true, snapshot(registered('quality/code-reviewer', 'alive'))).availability(
+        'quality/code-reviewer',
+      ),
+    ).toEqual({ state: 'available' });
   });
 
   it('names a built-in critic with no live runner, and one that is draining', () => {
-    const draining = registered('team/external-core', 'stale', { instances: [{ instance_id: 'i', health: 'stale', status: 'draining', in_flight: 0, uptime_ms: 1, version: '1', last_seen: 'x' }] });
+    const draining = registered('team/external-core', 'stale', {
+      instances: [
+        {
+          instance_id: 'i',
+          health: 'stale',
+          status: 'draining',
+          in_flight: 0,
+          uptime_ms: 1,
+          version: '1',
+          last_seen: 'x',
+        },
+      ],
+    });
     const view = panelView(catalogue, false, snapshot(draining));
-    expect(view.availability('toolchain/compiler-linter')).toMatchObject({ state: 'unavailable', reason: 'not registered: no critic-runner hosting toolchain/compiler-linter is alive' });
-    expect(view.availability('team/external-core')).toMatchObject({ state: 'unavailable', reason: 'team/external-core is shutting down (every instance is draining)' });
+    expect(view.availability('toolchain/compiler-linter')).toMatchObject({
+      state: 'unavailable',
+      reason: 'not registered: no critic-runner hosting toolchain/compiler-linter is alive',
+    });
+    expect(view.availability('team/external-core')).toMatchObject({
+      state: 'unavailable',
+      reason: 'team/external-core is shutting down (every instance is draining)',
+    });
   });
 
   it('turns a missing core critic into missing_core and leaves a missing dynamic one out (with selectPanel)', () => {
@@ -62,7 +111,10 @@ describe('panelView', () => {
     const selection = selectPanel(view.catalogue, ['db/1.sql'], view.availability);
     expect(selection.critics.map((c) => c.critic_id)).toEqual(['toolchain/compiler-linter']);
     expect(selection.missing_core.map((c) => c.critic_id)).toEqual(['team/external-core']);
-    expect(selection.not_configured.map((c) => c.critic_id)).toEqual(['quality/code-reviewer', 'team/external-dynamic']);
+    expect(selection.not_configured.map((c) => c.critic_id)).toEqual([
+      'quality/code-reviewer',
+      'team/external-dynamic',
+    ]);
   });
 });
 
@@ -70,16 +122,37 @@ describe('effectiveCatalogue', () => {
   it('adds a critic that registered itself with triggers as a dynamic, external, never-core critic', () => {
     const joined = registered('team/todo', 'alive', { triggers: ['**/*.py'], timeout_ms: 500, evidence: 'pattern' });
     const effective = effectiveCatalogue(catalogue, snapshot(joined));
-    expect(effective.critics['team/todo']).toEqual({ evidence: 'pattern', description: '', timeout_ms: 1000, host: 'external' });
-    expect(effective.dynamic.at(-1)).toEqual({ name: registeredTriggerName('team/todo'), globs: ['**/*.py'], critics: ['team/todo'], core: false });
+    expect(effective.critics['team/todo']).toEqual({
+      evidence: 'pattern',
+      description: '',
+      timeout_ms: 1000,
+      host: 'external',
+    });
+    expect(effective.dynamic.at(-1)).toEqual({
+      name: registeredTriggerName('team/todo'),
+      globs: ['**/*.py'],
+      critics: ['team/todo'],
+      core: false,
+    });
     expect(effective.core).toEqual(catalogue.core);
-    const view = panelView(catalogue, false, snapshot(joined, registered('toolchain/compiler-linter', 'alive'), registered('team/external-core', 'alive')));
-    expect(selectPanel(view.catalogue, ['app/x.py'], view.availability).critics.find((c) => c.critic_id === 'team/todo')).toMatchObject({ core: false, reason: 'trigger registered team/todo: app/x.py' });
-    expect(selectPanel(view.catalogue, ['app/x.ts'], view.availability).critics.some((c) => c.critic_id === 'team/todo')).toBe(false);
+    const view = panelView(
+      catalogue,
+      false,
+      snapshot(joined, registered('toolchain/compiler-linter', 'alive'), registered('team/external-core', 'alive')),
+    );
+    expect(
+      selectPanel(view.catalogue, ['app/x.py'], view.availability).critics.find((c) => c.critic_id === 'team/todo'),
+    ).toMatchObject({ core: false, reason: 'trigger registered team/todo: app/x.py' });
+    expect(
+      selectPanel(view.catalogue, ['app/x.ts'], view.availability).critics.some((c) => c.critic_id === 'team/todo'),
+    ).toBe(false);
   });
 
   it('puts a critic registered with no triggers on every panel, and leaves the catalogue’s own entries alone', () => {
-    const effective = effectiveCatalogue(catalogue, snapshot(registered('team/always', 'alive'), registered('team/external-core', 'alive', { evidence: 'other' })));
+    const effective = effectiveCatalogue(
+      catalogue,
+      snapshot(registered('team/always', 'alive'), registered('team/external-core', 'alive', { evidence: 'other' })),
+    );
     expect(effective.dynamic.at(-1)).toMatchObject({ globs: ['**'], critics: ['team/always'] });
     expect(effective.critics['team/external-core']?.evidence).toBe('pattern');
     expect(effectiveCatalogue(catalogue, snapshot())).toBe(catalogue);
@@ -92,21 +165,56 @@ describe('retryWaitMs', () => {
   const reviewing = (letter: { findings: number; complete: boolean }) => ({
     status: 'reviewing' as const,
     current: {
-      letter: { letter_id: 'l', event_id: 'e', occurred_at: '2026-01-01T00:00:00.000Z', findings: letter.findings, counts: { critical: letter.findings, medium: 0, low: 0 }, complete: letter.complete },
+      letter: {
+        letter_id: 'l',
+        event_id: 'e',
+        occurred_at: '2026-01-01T00:00:00.000Z',
+        findings: letter.findings,
+        counts: { critical: letter.findings, medium: 0, low: 0 },
+        complete: letter.complete,
+      },
     } as NonNullable<Parameters<typeof retryWaitMs>[0]['current']>,
   });
 
   it('holds back the retry of an empty, incomplete round while critics are missing, a heartbeat at a time, up to the bound', () => {
-    expect(retryWaitMs(reviewing({ findings: 0, complete: false }), ['toolchain/compiler-linter'], letterAt + 1_000, settings)).toBe(5_000);
-    expect(retryWaitMs(reviewing({ findings: 0, complete: false }), ['toolchain/compiler-linter'], letterAt + 58_000, settings)).toBe(2_000);
-    expect(retryWaitMs(reviewing({ findings: 0, complete: false }), ['toolchain/compiler-linter'], letterAt + 60_000, settings)).toBeNull();
+    expect(
+      retryWaitMs(
+        reviewing({ findings: 0, complete: false }),
+        ['toolchain/compiler-linter'],
+        letterAt + 1_000,
+        settings,
+      ),
+    ).toBe(5_000);
+    expect(
+      retryWaitMs(
+        reviewing({ findings: 0, complete: false }),
+        ['toolchain/compiler-linter'],
+        letterAt + 58_000,
+        settings,
+      ),
+    ).toBe(2_000);
+    expect(
+      retryWaitMs(
+        reviewing({ findings: 0, complete: false }),
+        ['toolchain/compiler-linter'],
+        letterAt + 60_000,
+        settings,
+      ),
+    ).toBeNull();
   });
 
   it('decides at once when every critic heartbeats, the round had findings or was complete, or no round is under review', () => {
     expect(retryWaitMs(reviewing({ findings: 0, complete: false }), [], letterAt + 1_000, settings)).toBeNull();
     expect(retryWaitMs(reviewing({ findings: 2, complete: false }), ['x'], letterAt + 1_000, settings)).toBeNull();
     expect(retryWaitMs(reviewing({ findings: 0, complete: true }), ['x'], letterAt + 1_000, settings)).toBeNull();
-    expect(retryWaitMs({ ...reviewing({ findings: 0, complete: false }), status: 'fixing' }, ['x'], letterAt + 1_000, settings)).toBeNull();
+    expect(
+      retryWaitMs(
+        { ...reviewing({ findings: 0, complete: false }), status: 'fixing' },
+        ['x'],
+        letterAt + 1_000,
+        settings,
+      ),
+    ).toBeNull();
     expect(retryWaitMs({ status: 'reviewing', current: null }, ['x'], letterAt + 1_000, settings)).toBeNull();
   });
 });

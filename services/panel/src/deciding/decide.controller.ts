@@ -1,7 +1,27 @@
 import { Controller, Inject } from '@nestjs/common';
-import { BUS_REQUESTER, CLOCK, type Clock, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, type Requester, RetryLaterError, SERVICE_IDENTITY, type ServiceIdentity } from '@rloop/bus';
+import {
+  BUS_REQUESTER,
+  CLOCK,
+  type Clock,
+  EVENT_PUBLISHER,
+  type EventContext,
+  type EventPublisher,
+  OnEvent,
+  type Requester,
+  RetryLaterError,
+  SERVICE_IDENTITY,
+  type ServiceIdentity,
+} from '@rloop/bus';
 import { type EventOf, type FindingTimeline, JOURNAL_QUERIES, TransientError } from '@rloop/contracts';
-import { type LoopState, type PanelContext, decideNext, needsLetter, retryBackoffMs, stampDecision, withTimelines } from '@rloop/domain';
+import {
+  type LoopState,
+  type PanelContext,
+  decideNext,
+  needsLetter,
+  retryBackoffMs,
+  stampDecision,
+  withTimelines,
+} from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
 import type { PanelConfig } from '../config.js';
 import { PANEL_CONFIG } from '../tokens.js';
@@ -14,7 +34,14 @@ import { retryWaitMs } from './availability.js';
  * Commits of other events (reports, the panel's own decisions) are skipped without a journal read,
  * so the commits that matter are not queued behind them.
  */
-const DECISION_POINTS: ReadonlySet<string> = new Set(['LoopGated', 'BaselineRecorded', 'LetterWritten', 'FixApplied', 'LoopResumed', 'LoopDetected']);
+const DECISION_POINTS: ReadonlySet<string> = new Set([
+  'LoopGated',
+  'BaselineRecorded',
+  'LetterWritten',
+  'FixApplied',
+  'LoopResumed',
+  'LoopDetected',
+]);
 
 /** Whether a commit announcement can change what the panel decides. */
 export function isDecisionPoint(event: EventOf<'JournalCommitted'>): boolean {
@@ -47,9 +74,17 @@ export class DecideController {
    * ones), with each fix attempt's diff. Only asked for when a decision escalates.
    */
   private async timelinesFor(state: LoopState): Promise<FindingTimeline[]> {
-    const fingerprints = [...new Set([...state.detections.flatMap((d) => d.fingerprints), ...state.last_findings.map((f) => f.fingerprint)])].slice(0, 200);
+    const fingerprints = [
+      ...new Set([
+        ...state.detections.flatMap((d) => d.fingerprints),
+        ...state.last_findings.map((f) => f.fingerprint),
+      ]),
+    ].slice(0, 200);
     const spec = JOURNAL_QUERIES.timelines;
-    const raw = await this.requester.request('journal.timelines', spec.request.parse({ plan: state.plan, ...(fingerprints.length === 0 ? {} : { fingerprints }) }));
+    const raw = await this.requester.request(
+      'journal.timelines',
+      spec.request.parse({ plan: state.plan, ...(fingerprints.length === 0 ? {} : { fingerprints }) }),
+    );
     return spec.reply.parse(raw).timelines;
   }
 
@@ -61,7 +96,10 @@ export class DecideController {
     // Commits of an older run (its late facts) change nothing for the plan's current one.
     if (state === null || (event.data.run_id !== null && state.run_id !== event.data.run_id)) return;
     if (version < event.data.stream_version) {
-      throw new TransientError('PANEL.STATE_BEHIND', `the journal's loop state of ${event.plan} is at ${version}, behind the announced ${event.data.stream_version}`);
+      throw new TransientError(
+        'PANEL.STATE_BEHIND',
+        `the journal's loop state of ${event.plan} is at ${version}, behind the announced ${event.data.stream_version}`,
+      );
     }
     // Loop detection first (the same decision the panel-detect reactor makes, and the same events): a
     // letter or a fix whose heuristics fired is decided on once their LoopDetected is committed, whose
@@ -71,16 +109,30 @@ export class DecideController {
     const letter = letterId === null ? null : await this.journal.letterAt(event, letterId);
     const now = this.clock.now();
     const view = await this.registry.view(now);
-    const ctx: PanelContext = { ...view, producer: this.identity.producer, now: now.toISOString(), letter, retention: this.config.loop.best_round_retention.enabled };
+    const ctx: PanelContext = {
+      ...view,
+      producer: this.identity.producer,
+      now: now.toISOString(),
+      letter,
+      retention: this.config.loop.best_round_retention.enabled,
+    };
     let decisions = decideNext(state, ctx);
     if (decisions[0]?.type === 'RoundStarted') {
       // A round run again because a core critic failed is held back: until its missing critics heartbeat
       // again (see retryWaitMs), and longer after each incomplete round in a row (config/loop.yaml retry_backoff).
       const missing = this.registry.coreUnavailable(now);
       const waitMs = retryWaitMs(state, missing, now.getTime(), this.config.registry);
-      if (waitMs !== null) throw new RetryLaterError(waitMs, `round ${state.round} of ${state.plan} is run again once ${missing.join(', ')} heartbeat again`);
+      if (waitMs !== null)
+        throw new RetryLaterError(
+          waitMs,
+          `round ${state.round} of ${state.plan} is run again once ${missing.join(', ')} heartbeat again`,
+        );
       const backoffMs = retryBackoffMs(state, now.getTime(), this.config.loop.retry_backoff);
-      if (backoffMs !== null) throw new RetryLaterError(backoffMs, `round ${state.round} of ${state.plan} is run again after ${state.incomplete_rounds} incomplete round(s) in a row`);
+      if (backoffMs !== null)
+        throw new RetryLaterError(
+          backoffMs,
+          `round ${state.round} of ${state.plan} is run again after ${state.incomplete_rounds} incomplete round(s) in a row`,
+        );
     }
     if (decisions.some((d) => d.type === 'EscalationRaised')) {
       // The stuck-issue report carries the findings' timelines and what was tried (read only now: escalations are rare).

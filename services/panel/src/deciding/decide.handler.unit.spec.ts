@@ -17,13 +17,21 @@ const RUN = '01JRUN0000000000000000000A';
 const SHA = 'a'.repeat(40);
 const NOW = '2026-11-30T10:00:30.000Z';
 const at = (second: number): string => new Date(Date.parse('2026-11-30T10:00:00.000Z') + second * 1000).toISOString();
-const envelope = (second: number, eventId?: string) => ({ plan: PLAN, runId: RUN, at: at(second), ...(eventId === undefined ? {} : { eventId }) });
+const envelope = (second: number, eventId?: string) => ({
+  plan: PLAN,
+  runId: RUN,
+  at: at(second),
+  ...(eventId === undefined ? {} : { eventId }),
+});
 
 const catalogue = CriticCatalogue.parse({
   k: { critical: 3, medium: 5, low: 7, final_sweep: null },
   soft_caps: { critical: 2, medium: 2, low: 1, final_sweep: 1 },
   round_grace_ms: 1000,
-  critics: { 'toolchain/compiler-linter': { evidence: 'toolchain', timeout_ms: 60_000 }, 'security/sast-scanner': { evidence: 'dataflow', timeout_ms: 30_000 } },
+  critics: {
+    'toolchain/compiler-linter': { evidence: 'toolchain', timeout_ms: 60_000 },
+    'security/sast-scanner': { evidence: 'dataflow', timeout_ms: 30_000 },
+  },
   core: ['toolchain/compiler-linter', 'security/sast-scanner'],
   dynamic: [],
 });
@@ -41,15 +49,39 @@ const aliveRegistry = {
   coreUnavailable: () => [],
 };
 
-const delivery = (): EventContext => new EventContext([{ consumer: 'panel-decide', stream: 'S', subject: 's', streamSequence: 1, deliveries: 1, headers: {} }, () => undefined]);
+const delivery = (): EventContext =>
+  new EventContext([
+    { consumer: 'panel-decide', stream: 'S', subject: 's', streamSequence: 1, deliveries: 1, headers: {} },
+    () => undefined,
+  ]);
 
 /** The bus decorators hand a handler's throw to the server as a value ({ error }); undefined when it returned normally. */
 const thrownBy = (outcome: unknown): unknown => (outcome as { error?: unknown } | undefined)?.error;
 
 function gatedRun(journal: InMemoryJournal): void {
   journal.append(
-    journaledEvent('PlanSubmitted', { plan: { slug: PLAN, title: 'Add billing', description: 'Adds invoices', effort_level: 'high', files: ['src/**/*.ts'], repo: { path: '/repo', ref: 'HEAD' }, test_cmd: 'npm test', implementer: { strategy: 'autofix' } }, submission_id: 'sub-1' }, envelope(0, RUN)),
-    journaledEvent('LoopGated', { verdict: 'run', rules: [], commit: SHA, files: ['src/index.ts'], repo_path: '/repo', test_cmd: 'npm test' }, envelope(1)),
+    journaledEvent(
+      'PlanSubmitted',
+      {
+        plan: {
+          slug: PLAN,
+          title: 'Add billing',
+          description: 'Adds invoices',
+          effort_level: 'high',
+          files: ['src/**/*.ts'],
+          repo: { path: '/repo', ref: 'HEAD' },
+          test_cmd: 'npm test',
+          implementer: { strategy: 'autofix' },
+        },
+        submission_id: 'sub-1',
+      },
+      envelope(0, RUN),
+    ),
+    journaledEvent(
+      'LoopGated',
+      { verdict: 'run', rules: [], commit: SHA, files: ['src/index.ts'], repo_path: '/repo', test_cmd: 'npm test' },
+      envelope(1),
+    ),
   );
 }
 
@@ -57,7 +89,12 @@ describe('the panel decides on committed state (handler through Nest DI)', () =>
   let module: TestingModule | null = null;
 
   async function handler(journal: InMemoryJournal): Promise<DecideController> {
-    module = await Test.createTestingModule({ imports: [inMemoryPorts(journal, { now: () => new Date(NOW) }, { service: 'panel', producer: 'panel@spec' }), PanelModule.forRoot(config)] })
+    module = await Test.createTestingModule({
+      imports: [
+        inMemoryPorts(journal, { now: () => new Date(NOW) }, { service: 'panel', producer: 'panel@spec' }),
+        PanelModule.forRoot(config),
+      ],
+    })
       .overrideProvider(PanelRegistry)
       .useValue(aliveRegistry)
       .compile();
@@ -72,13 +109,33 @@ describe('the panel decides on committed state (handler through Nest DI)', () =>
   it('given a gated plan whose baseline is committed, when the commit is announced, then round 1 starts, stamped with the version it was decided on, the clock and the identity', async () => {
     const journal = new InMemoryJournal();
     gatedRun(journal);
-    journal.append(journaledEvent('BaselineRecorded', { commit: SHA, branch: 'rloop/add-billing', tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 }, exit_code: 0, failing: [], duration_ms: 1 }, envelope(2)));
+    journal.append(
+      journaledEvent(
+        'BaselineRecorded',
+        {
+          commit: SHA,
+          branch: 'rloop/add-billing',
+          tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
+          exit_code: 0,
+          failing: [],
+          duration_ms: 1,
+        },
+        envelope(2),
+      ),
+    );
     const controller = await handler(journal);
     expect(thrownBy(await controller.onCommitted(journal.announce(PLAN), delivery()))).toBeUndefined();
-    expect(journal.published.map((e) => [e.type, e.producer, e.occurred_at, e.decision?.expected_version])).toEqual([['RoundStarted', 'panel@spec', NOW, 3]]);
+    expect(journal.published.map((e) => [e.type, e.producer, e.occurred_at, e.decision?.expected_version])).toEqual([
+      ['RoundStarted', 'panel@spec', NOW, 3],
+    ]);
     const [started] = journal.published;
     if (started?.type !== 'RoundStarted') throw new Error('expected a RoundStarted');
-    expect(started.data).toMatchObject({ round: 1, phase: 'critical', commit: SHA, critics: [{ critic_id: 'security/sast-scanner' }, { critic_id: 'toolchain/compiler-linter' }] });
+    expect(started.data).toMatchObject({
+      round: 1,
+      phase: 'critical',
+      commit: SHA,
+      critics: [{ critic_id: 'security/sast-scanner' }, { critic_id: 'toolchain/compiler-linter' }],
+    });
     // The deadline counts from the baseline (the cause) plus the slowest critic and the grace, not from the clock.
     expect(started.data.deadline_at).toBe(new Date(Date.parse(at(2)) + 60_000 + 1000).toISOString());
   });
@@ -94,7 +151,20 @@ describe('the panel decides on committed state (handler through Nest DI)', () =>
   it('given an announcement of events that are no decision point, when it arrives, then the journal is not even asked', async () => {
     const journal = new InMemoryJournal();
     gatedRun(journal);
-    journal.append(journaledEvent('FindingsReported', { round: 1, critic_id: 'toolchain/compiler-linter', commit: SHA, findings: [], truncated: false, duration_ms: 5 }, envelope(3)));
+    journal.append(
+      journaledEvent(
+        'FindingsReported',
+        {
+          round: 1,
+          critic_id: 'toolchain/compiler-linter',
+          commit: SHA,
+          findings: [],
+          truncated: false,
+          duration_ms: 5,
+        },
+        envelope(3),
+      ),
+    );
     const controller = await handler(journal);
     expect(thrownBy(await controller.onCommitted(journal.announce(PLAN), delivery()))).toBeUndefined();
     expect(journal.asked).toEqual([]);

@@ -9,7 +9,10 @@ const DETECTION_POINTS: ReadonlySet<string> = new Set(['LetterWritten', 'FixAppl
 
 /** Whether a commit announcement can give the heuristics something new to say. */
 export function isDetectionPoint(event: EventOf<'JournalCommitted'>): boolean {
-  return event.data.refused.some((r) => r.type === 'LoopDetected') || event.data.events.some((e) => DETECTION_POINTS.has(e.type));
+  return (
+    event.data.refused.some((r) => r.type === 'LoopDetected') ||
+    event.data.events.some((e) => DETECTION_POINTS.has(e.type))
+  );
 }
 
 /**
@@ -32,7 +35,10 @@ export class DetectController {
     const { state, version } = await this.journal.loopStateAt(event, { fresh: delivery.deliveries > 1 });
     if (state === null || (event.data.run_id !== null && state.run_id !== event.data.run_id)) return;
     if (version < event.data.stream_version) {
-      throw new TransientError('PANEL.STATE_BEHIND', `the journal's loop state of ${event.plan} is at ${version}, behind the announced ${event.data.stream_version}`);
+      throw new TransientError(
+        'PANEL.STATE_BEHIND',
+        `the journal's loop state of ${event.plan} is at ${version}, behind the announced ${event.data.stream_version}`,
+      );
     }
     await this.detector.detect(state);
   }

@@ -21,7 +21,12 @@ const SHA = 'a'.repeat(40);
 const CRITIC = 'security/secrets-detector';
 const NOW = '2026-11-30T10:10:00.000Z';
 let second = 0;
-const envelope = (eventId?: string) => ({ plan: PLAN, runId: RUN, at: new Date(Date.UTC(2026, 10, 30, 10, 0, (second += 1))).toISOString(), ...(eventId === undefined ? {} : { eventId }) });
+const envelope = (eventId?: string) => ({
+  plan: PLAN,
+  runId: RUN,
+  at: new Date(Date.UTC(2026, 10, 30, 10, 0, (second += 1))).toISOString(),
+  ...(eventId === undefined ? {} : { eventId }),
+});
 
 const catalogue = CriticCatalogue.parse({
   k: { critical: 3, medium: 5, low: 7, final_sweep: null },
@@ -44,12 +49,21 @@ const aliveRegistry = {
   coreUnavailable: () => [],
 };
 
-const delivery = (consumer: string, deliveries = 1): EventContext => new EventContext([{ consumer, stream: 'S', subject: 's', streamSequence: 1, deliveries, headers: {} }, () => undefined]);
+const delivery = (consumer: string, deliveries = 1): EventContext =>
+  new EventContext([
+    { consumer, stream: 'S', subject: 's', streamSequence: 1, deliveries, headers: {} },
+    () => undefined,
+  ]);
 const thrownBy = (outcome: unknown): unknown => (outcome as { error?: unknown } | undefined)?.error;
 
 const key: Finding = {
   id: 'secret-1',
-  fingerprint: fingerprintOf({ critic_id: CRITIC, file: 'src/config.js', line_range: { start: 2, end: 2 }, finding_type: 'secret/aws-access-key' }),
+  fingerprint: fingerprintOf({
+    critic_id: CRITIC,
+    file: 'src/config.js',
+    line_range: { start: 2, end: 2 },
+    finding_type: 'secret/aws-access-key',
+  }),
   severity: 'critical',
   score: 9,
   category: 'security',
@@ -69,9 +83,40 @@ const key: Finding = {
 
 function start(): JournaledEvent[] {
   return [
-    journaledEvent('PlanSubmitted', { plan: { slug: PLAN, title: 'T', description: '', effort_level: 'high', files: ['src/**'], repo: { path: '/r', ref: 'HEAD' }, test_cmd: 'true', implementer: { strategy: 'autofix' } }, submission_id: RUN }, envelope(RUN)),
-    journaledEvent('LoopGated', { verdict: 'run', rules: [], commit: SHA, files: ['src/config.js'], repo_path: '/r', test_cmd: 'true' }, envelope()),
-    journaledEvent('BaselineRecorded', { commit: SHA, branch: `rloop/${PLAN}`, tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 }, exit_code: 0, failing: [], duration_ms: 1 }, envelope()),
+    journaledEvent(
+      'PlanSubmitted',
+      {
+        plan: {
+          slug: PLAN,
+          title: 'T',
+          description: '',
+          effort_level: 'high',
+          files: ['src/**'],
+          repo: { path: '/r', ref: 'HEAD' },
+          test_cmd: 'true',
+          implementer: { strategy: 'autofix' },
+        },
+        submission_id: RUN,
+      },
+      envelope(RUN),
+    ),
+    journaledEvent(
+      'LoopGated',
+      { verdict: 'run', rules: [], commit: SHA, files: ['src/config.js'], repo_path: '/r', test_cmd: 'true' },
+      envelope(),
+    ),
+    journaledEvent(
+      'BaselineRecorded',
+      {
+        commit: SHA,
+        branch: `rloop/${PLAN}`,
+        tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
+        exit_code: 0,
+        failing: [],
+        duration_ms: 1,
+      },
+      envelope(),
+    ),
   ];
 }
 
@@ -96,7 +141,11 @@ function review(round: number): JournaledEvent[] {
       },
       envelope(),
     ),
-    journaledEvent('FindingsReported', { round, critic_id: CRITIC, commit, findings: [key], truncated: false, duration_ms: 3 }, envelope()),
+    journaledEvent(
+      'FindingsReported',
+      { round, critic_id: CRITIC, commit, findings: [key], truncated: false, duration_ms: 3 },
+      envelope(),
+    ),
     journaledEvent(
       'LetterWritten',
       {
@@ -131,7 +180,9 @@ function untouchedFix(round: number): JournaledEvent {
       letter_id: `d_letter00000000${round}`,
       strategy: 'command',
       outcome: 'committed',
-      fixes_applied: [{ file: 'src/notes.js', fixed_findings: [], lines_changed: 1, hunks: [{ start: round, end: round }] }],
+      fixes_applied: [
+        { file: 'src/notes.js', fixed_findings: [], lines_changed: 1, hunks: [{ start: round, end: round }] },
+      ],
       tests_added: [],
       tests_result: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
       base_commit: round.toString(16).padStart(40, 'c'),
@@ -152,7 +203,12 @@ describe('loop detection as a reactor of committed state (handler through Nest D
   let module: TestingModule | null = null;
 
   async function compile(journal: InMemoryJournal): Promise<TestingModule> {
-    module = await Test.createTestingModule({ imports: [inMemoryPorts(journal, { now: () => new Date(NOW) }, { service: 'panel', producer: 'panel@spec' }), PanelModule.forRoot(config)] })
+    module = await Test.createTestingModule({
+      imports: [
+        inMemoryPorts(journal, { now: () => new Date(NOW) }, { service: 'panel', producer: 'panel@spec' }),
+        PanelModule.forRoot(config),
+      ],
+    })
       .overrideProvider(PanelRegistry)
       .useValue(aliveRegistry)
       .compile();
@@ -170,9 +226,14 @@ describe('loop detection as a reactor of committed state (handler through Nest D
     const detector = (await compile(journal)).get(DetectController);
     const version = journal.state(PLAN).version;
     expect(thrownBy(await detector.onCommitted(journal.announce(PLAN, 3), delivery('panel-detect')))).toBeUndefined();
-    expect(journal.published.map((e) => [e.type, e.type === 'LoopDetected' ? [e.data.heuristic, e.data.round, e.data.fingerprints] : null, e.decision?.expected_version, e.producer])).toEqual([
-      ['LoopDetected', ['persistent_issue', 3, [key.fingerprint]], version, 'panel@spec'],
-    ]);
+    expect(
+      journal.published.map((e) => [
+        e.type,
+        e.type === 'LoopDetected' ? [e.data.heuristic, e.data.round, e.data.fingerprints] : null,
+        e.decision?.expected_version,
+        e.producer,
+      ]),
+    ).toEqual([['LoopDetected', ['persistent_issue', 3, [key.fingerprint]], version, 'panel@spec']]);
   });
 
   it('given the LoopDetected is committed, when the announcement is redelivered (or a second replica decides), then nothing new is published', async () => {
@@ -209,6 +270,10 @@ describe('loop detection as a reactor of committed state (handler through Nest D
     const escalation = journal.published[1];
     expect(escalation?.type).toBe('EscalationRaised');
     if (escalation?.type !== 'EscalationRaised') return;
-    expect(escalation.data).toMatchObject({ reason: 'heuristic', round: 3, report: { trigger: { kind: 'heuristic', heuristic: 'persistent_issue' } } });
+    expect(escalation.data).toMatchObject({
+      reason: 'heuristic',
+      round: 3,
+      report: { trigger: { kind: 'heuristic', heuristic: 'persistent_issue' } },
+    });
   });
 });

@@ -36,7 +36,10 @@ export class LoopDetector {
     if (state.run_id === null || state.round === 0 || !OPEN.has(state.status)) return [];
     const kept = this.checkpoints.get(state.plan) ?? null;
     const from = kept !== null && kept.run_id === state.run_id && kept.version <= state.version ? kept : null;
-    const { entries } = await this.journal.events(state.plan, { runId: state.run_id, ...(from === null ? {} : { fromPosition: from.version + 1 }) });
+    const { entries } = await this.journal.events(state.plan, {
+      runId: state.run_id,
+      ...(from === null ? {} : { fromPosition: from.version + 1 }),
+    });
     const { detections, checkpoint } = detectLoop(state, entries, this.config.loop, from);
     this.keep(state.plan, checkpoint);
     // The detections of one state are one decision.
@@ -53,6 +56,7 @@ export class LoopDetector {
     if (checkpoint === null) return;
     // Insertion order is recency: the plan decided on longest ago is forgotten first.
     this.checkpoints.set(plan, checkpoint);
-    if (this.checkpoints.size > MAX_CHECKPOINTS) this.checkpoints.delete(this.checkpoints.keys().next().value as string);
+    if (this.checkpoints.size > MAX_CHECKPOINTS)
+      this.checkpoints.delete(this.checkpoints.keys().next().value as string);
   }
 }

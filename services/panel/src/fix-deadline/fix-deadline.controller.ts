@@ -1,5 +1,15 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
-import { CLOCK, type Clock, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, RetryLaterError, SERVICE_IDENTITY, type ServiceIdentity } from '@rloop/bus';
+import {
+  CLOCK,
+  type Clock,
+  EVENT_PUBLISHER,
+  type EventContext,
+  type EventPublisher,
+  OnEvent,
+  RetryLaterError,
+  SERVICE_IDENTITY,
+  type ServiceIdentity,
+} from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
 import { DEFAULT_UNSERVED_FIX_POLICY, decideUnservedFix } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
@@ -43,15 +53,33 @@ export class FixDeadlineController {
     if (event.plan.startsWith('_') || requested === undefined) return;
     // A redelivery is the timer firing: the state it carries is old by now, so the journal's is read.
     const { state } = await this.journal.loopStateAt(event, { fresh: delivery.deliveries > 1 });
-    if (state === null || state.run_id === null || (event.data.run_id !== null && event.data.run_id !== state.run_id)) return;
+    if (state === null || state.run_id === null || (event.data.run_id !== null && event.data.run_id !== state.run_id))
+      return;
     const now = this.clock.now();
-    const meta = { plan: state.plan, run_id: state.run_id, causation_id: requested.event_id, producer: this.identity.producer, now: now.toISOString() };
+    const meta = {
+      plan: state.plan,
+      run_id: state.run_id,
+      causation_id: requested.event_id,
+      producer: this.identity.producer,
+      now: now.toISOString(),
+    };
     // One look at the deadline itself (not the implementer's backoff): the guard only acts when nobody else did.
     const deadline = this.config.fixDeadlineMs + GUARD_GRACE_MS;
-    const decision = decideUnservedFix(state, { now_ms: now.getTime(), attempts: 1, failure: null }, { deadline_ms: deadline, retry_initial_ms: deadline, retry_max_ms: deadline }, meta);
+    const decision = decideUnservedFix(
+      state,
+      { now_ms: now.getTime(), attempts: 1, failure: null },
+      { deadline_ms: deadline, retry_initial_ms: deadline, retry_max_ms: deadline },
+      meta,
+    );
     if (decision.kind === 'served') return;
-    if (decision.kind === 'retry') throw new RetryLaterError(decision.after_ms + SLACK_MS, `round ${state.current?.round ?? '?'} of ${state.plan} waits for its fix`);
-    this.log.warn(`${state.plan}: no fix for round ${state.current?.round ?? '?'} within ${deadline} ms of its letter; escalating`);
+    if (decision.kind === 'retry')
+      throw new RetryLaterError(
+        decision.after_ms + SLACK_MS,
+        `round ${state.current?.round ?? '?'} of ${state.plan} waits for its fix`,
+      );
+    this.log.warn(
+      `${state.plan}: no fix for round ${state.current?.round ?? '?'} within ${deadline} ms of its letter; escalating`,
+    );
     await this.publisher.publish(decision.event);
   }
 }

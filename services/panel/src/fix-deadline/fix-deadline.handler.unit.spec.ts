@@ -15,7 +15,12 @@ const RUN = '01JRUN0000000000000000000A';
 const SHA = 'a'.repeat(40);
 const DEADLINE_MS = 600_000;
 const at = (second: number): string => new Date(Date.parse('2026-11-30T10:00:00.000Z') + second * 1000).toISOString();
-const envelope = (second: number, eventId?: string) => ({ plan: PLAN, runId: RUN, at: at(second), ...(eventId === undefined ? {} : { eventId }) });
+const envelope = (second: number, eventId?: string) => ({
+  plan: PLAN,
+  runId: RUN,
+  at: at(second),
+  ...(eventId === undefined ? {} : { eventId }),
+});
 
 const catalogue = CriticCatalogue.parse({
   k: { critical: 3, medium: 5, low: 7, final_sweep: null },
@@ -45,7 +50,15 @@ const FINDING: Finding = (() => {
     fixable: false,
     related_locations: [],
   };
-  return { ...base, fingerprint: fingerprintOf({ critic_id: base.raised_by, file: base.file, line_range: base.line_range, finding_type: base.finding_type }) };
+  return {
+    ...base,
+    fingerprint: fingerprintOf({
+      critic_id: base.raised_by,
+      file: base.file,
+      line_range: base.line_range,
+      finding_type: base.finding_type,
+    }),
+  };
 })();
 
 const LETTER: Letter = {
@@ -58,7 +71,9 @@ const LETTER: Letter = {
   commit: SHA,
   mode: 'loop',
   created_at: at(10),
-  critics: [{ critic_id: 'toolchain/compiler-linter', core: true, outcome: 'reported', findings_total: 1, findings_kept: 1 }],
+  critics: [
+    { critic_id: 'toolchain/compiler-linter', core: true, outcome: 'reported', findings_total: 1, findings_kept: 1 },
+  ],
   findings: [FINDING],
   counts: { critical: 1, medium: 0, low: 0 },
   complete: true,
@@ -69,31 +84,93 @@ const LETTER: Letter = {
 /** A run whose round 1 letter (written at second 10) asked for a fix; the FixRequested last in the stream. */
 function runWaitingForFix(journal: InMemoryJournal): void {
   journal.append(
-    journaledEvent('PlanSubmitted', { plan: { slug: PLAN, title: 'Add billing', description: 'Adds invoices', effort_level: 'high', files: ['src/**/*.ts'], repo: { url: 'https://example.com/org/billing.git', ref: 'HEAD' }, test_cmd: 'npm test', implementer: { strategy: 'autofix' } }, submission_id: 'sub-1' }, envelope(0, RUN)),
-    journaledEvent('LoopGated', { verdict: 'run', rules: [], commit: SHA, files: ['src/index.ts'], repo_path: '/gate/repos/1', repo_url: 'https://example.com/org/billing.git', test_cmd: 'npm test' }, envelope(1)),
-    journaledEvent('BaselineRecorded', { commit: SHA, branch: 'rloop/add-billing', tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 }, exit_code: 0, failing: [], duration_ms: 1 }, envelope(2)),
+    journaledEvent(
+      'PlanSubmitted',
+      {
+        plan: {
+          slug: PLAN,
+          title: 'Add billing',
+          description: 'Adds invoices',
+          effort_level: 'high',
+          files: ['src/**/*.ts'],
+          repo: { url: 'https://example.com/org/billing.git', ref: 'HEAD' },
+          test_cmd: 'npm test',
+          implementer: { strategy: 'autofix' },
+        },
+        submission_id: 'sub-1',
+      },
+      envelope(0, RUN),
+    ),
+    journaledEvent(
+      'LoopGated',
+      {
+        verdict: 'run',
+        rules: [],
+        commit: SHA,
+        files: ['src/index.ts'],
+        repo_path: '/gate/repos/1',
+        repo_url: 'https://example.com/org/billing.git',
+        test_cmd: 'npm test',
+      },
+      envelope(1),
+    ),
+    journaledEvent(
+      'BaselineRecorded',
+      {
+        commit: SHA,
+        branch: 'rloop/add-billing',
+        tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
+        exit_code: 0,
+        failing: [],
+        duration_ms: 1,
+      },
+      envelope(2),
+    ),
   );
   const ctx = { catalogue, availability: () => ({ state: 'available' as const }), producer: 'panel@spec', now: at(3) };
   journal.append(...decideNext(journal.state(PLAN), ctx));
-  journal.append(journaledEvent('FindingsReported', { round: 1, critic_id: 'toolchain/compiler-linter', commit: SHA, findings: [FINDING], truncated: false, duration_ms: 5 }, envelope(9)));
+  journal.append(
+    journaledEvent(
+      'FindingsReported',
+      {
+        round: 1,
+        critic_id: 'toolchain/compiler-linter',
+        commit: SHA,
+        findings: [FINDING],
+        truncated: false,
+        duration_ms: 5,
+      },
+      envelope(9),
+    ),
+  );
   const letter = LETTER;
   journal.append(journaledEvent('LetterWritten', { letter }, envelope(10)));
   const fix = decideNext(journal.state(PLAN), { ...ctx, now: at(10), letter });
-  if (fix[0]?.type !== 'FixRequested') throw new Error(`setup: expected a FixRequested, got ${fix.map((e) => e.type).join(', ')}`);
+  if (fix[0]?.type !== 'FixRequested')
+    throw new Error(`setup: expected a FixRequested, got ${fix.map((e) => e.type).join(', ')}`);
   journal.append(...fix);
 }
 
-const delivery = (deliveries = 1): EventContext => new EventContext([{ consumer: 'panel-fix-deadline', stream: 'S', subject: 's', streamSequence: 1, deliveries, headers: {} }, () => undefined]);
+const delivery = (deliveries = 1): EventContext =>
+  new EventContext([
+    { consumer: 'panel-fix-deadline', stream: 'S', subject: 's', streamSequence: 1, deliveries, headers: {} },
+    () => undefined,
+  ]);
 const thrownBy = (outcome: unknown): unknown => (outcome as { error?: unknown } | undefined)?.error;
 
-describe('the panel\'s guard of a fix nobody serves (handler through Nest DI)', () => {
+describe("the panel's guard of a fix nobody serves (handler through Nest DI)", () => {
   let module: TestingModule | null = null;
 
   async function guard(journal: InMemoryJournal, nowSecond: number): Promise<FixDeadlineController> {
     module = await Test.createTestingModule({
-      imports: [inMemoryPorts(journal, { now: () => new Date(at(nowSecond)) }, { service: 'panel', producer: 'panel@spec' }), JournalClientModule],
+      imports: [
+        inMemoryPorts(journal, { now: () => new Date(at(nowSecond)) }, { service: 'panel', producer: 'panel@spec' }),
+        JournalClientModule,
+      ],
       controllers: [FixDeadlineController],
-      providers: [{ provide: PANEL_CONFIG, useValue: { fixDeadlineMs: DEADLINE_MS } as Partial<PanelConfig> as PanelConfig }],
+      providers: [
+        { provide: PANEL_CONFIG, useValue: { fixDeadlineMs: DEADLINE_MS } as Partial<PanelConfig> as PanelConfig },
+      ],
     }).compile();
     return module.get(FixDeadlineController);
   }
@@ -120,7 +197,9 @@ describe('the panel\'s guard of a fix nobody serves (handler through Nest DI)', 
     const controller = await guard(journal, 10 + (DEADLINE_MS + GUARD_GRACE_MS) / 1000);
     expect(thrownBy(await controller.onCommitted(announcement, delivery(2)))).toBeUndefined();
     expect(journal.published.map((e) => e.type)).toEqual(['EscalationRaised']);
-    expect(journal.published[0]?.type === 'EscalationRaised' && journal.published[0].data.reason).toBe('implementer_failed');
+    expect(journal.published[0]?.type === 'EscalationRaised' && journal.published[0].data.reason).toBe(
+      'implementer_failed',
+    );
   });
 
   it('given the fix was applied before the deadline, when the timer fires, then nothing is published late', async () => {
@@ -129,7 +208,24 @@ describe('the panel\'s guard of a fix nobody serves (handler through Nest DI)', 
     const announcement = journal.announce(PLAN, 1);
     const letterId = journal.state(PLAN).current?.letter?.letter_id ?? '';
     journal.append(
-      journaledEvent('FixApplied', { round: 1, letter_id: letterId, strategy: 'autofix', outcome: 'no_change', reason: 'nothing to do', fixes_applied: [], tests_added: [], tests_result: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 }, base_commit: SHA, commit: null, diff_stats: { files_changed: 0, insertions: 0, deletions: 0 }, duration_ms: 1 }, envelope(30)),
+      journaledEvent(
+        'FixApplied',
+        {
+          round: 1,
+          letter_id: letterId,
+          strategy: 'autofix',
+          outcome: 'no_change',
+          reason: 'nothing to do',
+          fixes_applied: [],
+          tests_added: [],
+          tests_result: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
+          base_commit: SHA,
+          commit: null,
+          diff_stats: { files_changed: 0, insertions: 0, deletions: 0 },
+          duration_ms: 1,
+        },
+        envelope(30),
+      ),
     );
     const controller = await guard(journal, 10 + (DEADLINE_MS + GUARD_GRACE_MS) / 1000 + 1);
     expect(thrownBy(await controller.onCommitted(announcement, delivery(2)))).toBeUndefined();

@@ -1,6 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger, type LoggerService } from '@nestjs/common';
-import { JetStreamClient, SYSTEM_CLOCK, criticHealthKey, encodeCriticHealthEntry, openCriticHealthBucket } from '@rloop/bus';
+import {
+  JetStreamClient,
+  SYSTEM_CLOCK,
+  criticHealthKey,
+  encodeCriticHealthEntry,
+  openCriticHealthBucket,
+} from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
 import { CriticCatalogue, DEFAULT_LOOP_CONFIG } from '@rloop/domain';
 import { TEST_NATS_URL, type TestNats, connectTestNats, eventually, uniqueNamespace } from '@rloop/testing';
@@ -24,7 +30,14 @@ describe('PanelRegistry on the real NATS server', () => {
 
   function config(registry: Partial<RegistrySettings>): PanelConfig {
     return {
-      bus: { servers: [TEST_NATS_URL], credentials: null, tls: null, inboxPrefix: null, namespace, connect: { timeoutMs: 2_000 } },
+      bus: {
+        servers: [TEST_NATS_URL],
+        credentials: null,
+        tls: null,
+        inboxPrefix: null,
+        namespace,
+        connect: { timeoutMs: 2_000 },
+      },
       logFormat: 'plain',
       logLevel: 'info',
       ops: { http: null, tracesEndpoint: null },
@@ -33,7 +46,14 @@ describe('PanelRegistry on the real NATS server', () => {
       catalogue,
       loop: DEFAULT_LOOP_CONFIG,
       anthropicConfigured: false,
-      registry: { heartbeatIntervalMs: 1_000, refreshMs: 100, graceMs: 5_000, maxSnapshotAgeMs: 60_000, retryWaitMs: 12_000, ...registry },
+      registry: {
+        heartbeatIntervalMs: 1_000,
+        refreshMs: 100,
+        graceMs: 5_000,
+        maxSnapshotAgeMs: 60_000,
+        retryWaitMs: 12_000,
+        ...registry,
+      },
       fixDeadlineMs: 600_000,
     };
   }
@@ -41,14 +61,36 @@ describe('PanelRegistry on the real NATS server', () => {
   async function register(criticId: string, instanceId: string): Promise<void> {
     const bucket = await openCriticHealthBucket(nats.connection, namespace, 1_000);
     const id = ulid();
-    const envelope = { schema_version: 1, plan: '_critics', correlation_id: id, causation_id: null, occurred_at: new Date().toISOString(), producer: 'spec' } as const;
+    const envelope = {
+      schema_version: 1,
+      plan: '_critics',
+      correlation_id: id,
+      causation_id: null,
+      occurred_at: new Date().toISOString(),
+      producer: 'spec',
+    } as const;
     const registration: EventOf<'CriticRegistered'> = {
       ...envelope,
       event_id: id,
       type: 'CriticRegistered',
-      data: { critic_id: criticId, instance_id: instanceId, evidence: 'pattern', description: '', triggers: [], phases: ['critical'], timeout_ms: 1000, heartbeat_interval_ms: 1000, version: '1' },
+      data: {
+        critic_id: criticId,
+        instance_id: instanceId,
+        evidence: 'pattern',
+        description: '',
+        triggers: [],
+        phases: ['critical'],
+        timeout_ms: 1000,
+        heartbeat_interval_ms: 1000,
+        version: '1',
+      },
     };
-    const heartbeat: EventOf<'CriticHeartbeat'> = { ...envelope, event_id: ulid(), type: 'CriticHeartbeat', data: { critic_id: criticId, instance_id: instanceId, status: 'healthy', in_flight: 0, uptime_ms: 1 } };
+    const heartbeat: EventOf<'CriticHeartbeat'> = {
+      ...envelope,
+      event_id: ulid(),
+      type: 'CriticHeartbeat',
+      data: { critic_id: criticId, instance_id: instanceId, status: 'healthy', in_flight: 0, uptime_ms: 1 },
+    };
     await bucket.put(criticHealthKey(criticId, instanceId), encodeCriticHealthEntry({ registration, heartbeat }));
   }
 
@@ -70,7 +112,10 @@ describe('PanelRegistry on the real NATS server', () => {
     const init = registry.onModuleInit().then(() => {
       started = true;
     });
-    await eventually(async () => (await nats.jsm.streams.info(`KV_${nats.subjects.criticsBucket}`).catch(() => null)) !== null, { description: 'the bucket' });
+    await eventually(
+      async () => (await nats.jsm.streams.info(`KV_${nats.subjects.criticsBucket}`).catch(() => null)) !== null,
+      { description: 'the bucket' },
+    );
     expect(started).toBe(false);
 
     await register('team/core', 'i-1');
@@ -81,18 +126,33 @@ describe('PanelRegistry on the real NATS server', () => {
   });
 
   it('starts anyway after the grace, and then marks a critic that never registered unavailable', async () => {
-    const other = { ...catalogue, critics: { 'team/never': { evidence: 'x', description: '', timeout_ms: 1000, host: 'external' as const } }, core: ['team/never'] };
+    const other = {
+      ...catalogue,
+      critics: { 'team/never': { evidence: 'x', description: '', timeout_ms: 1000, host: 'external' as const } },
+      core: ['team/never'],
+    };
     const withNever = new PanelRegistry(client, { ...config({ graceMs: 200 }), catalogue: other }, SYSTEM_CLOCK);
     await withNever.onModuleInit();
 
-    expect((await withNever.view(new Date())).availability('team/never')).toEqual({ state: 'unavailable', reason: 'not registered: the team/never critic service is not running (no live heartbeat)' });
+    expect((await withNever.view(new Date())).availability('team/never')).toEqual({
+      state: 'unavailable',
+      reason: 'not registered: the team/never critic service is not running (no live heartbeat)',
+    });
     withNever.onApplicationShutdown();
   });
 
   it('reads the bucket again before leaving a critic out, so a critic that just registered is not failed on a stale read', async () => {
-    const fresh = { ...catalogue, critics: { 'team/late': { evidence: 'x', description: '', timeout_ms: 1000, host: 'external' as const } }, core: ['team/late'] };
+    const fresh = {
+      ...catalogue,
+      critics: { 'team/late': { evidence: 'x', description: '', timeout_ms: 1000, host: 'external' as const } },
+      core: ['team/late'],
+    };
     // No background refresh within the test: only the read in view() can see the registration.
-    const registry = new PanelRegistry(client, { ...config({ graceMs: 0, refreshMs: 60_000 }), catalogue: fresh }, SYSTEM_CLOCK);
+    const registry = new PanelRegistry(
+      client,
+      { ...config({ graceMs: 0, refreshMs: 60_000 }), catalogue: fresh },
+      SYSTEM_CLOCK,
+    );
     await registry.onModuleInit();
     expect(registry.snapshot(new Date()).critics.some((c) => c.critic_id === 'team/late')).toBe(false);
 

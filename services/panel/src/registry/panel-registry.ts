@@ -47,18 +47,31 @@ export class PanelRegistry implements OnModuleInit, OnApplicationShutdown {
 
   async onModuleInit(): Promise<void> {
     const { heartbeatIntervalMs, refreshMs, graceMs } = this.config.registry;
-    this.bucket = await openCriticHealthBucket(await this.client.connect(), this.config.bus.namespace, heartbeatIntervalMs, this.client.options.streams.replicas);
+    this.bucket = await openCriticHealthBucket(
+      await this.client.connect(),
+      this.config.bus.namespace,
+      heartbeatIntervalMs,
+      this.client.options.streams.replicas,
+    );
     await this.refresh();
     const started = this.clock.now().getTime();
-    let missing = criticsAwaited(this.config.catalogue, this.config.anthropicConfigured, this.snapshot(this.clock.now()));
-    if (missing.length > 0 && graceMs > 0) this.log.log(`waiting up to ${graceMs} ms for critics to register: ${missing.join(', ')}`);
+    let missing = criticsAwaited(
+      this.config.catalogue,
+      this.config.anthropicConfigured,
+      this.snapshot(this.clock.now()),
+    );
+    if (missing.length > 0 && graceMs > 0)
+      this.log.log(`waiting up to ${graceMs} ms for critics to register: ${missing.join(', ')}`);
     const waited = (): number => this.clock.now().getTime() - started;
     while (missing.length > 0 && waited() < graceMs) {
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, Math.min(refreshMs, graceMs - waited()))));
       await this.refresh();
       missing = criticsAwaited(this.config.catalogue, this.config.anthropicConfigured, this.snapshot(this.clock.now()));
     }
-    if (missing.length > 0) this.log.warn(`still not registered after ${graceMs} ms (rounds will mark them unavailable): ${missing.join(', ')}`);
+    if (missing.length > 0)
+      this.log.warn(
+        `still not registered after ${graceMs} ms (rounds will mark them unavailable): ${missing.join(', ')}`,
+      );
     this.schedule();
   }
 
@@ -86,7 +99,11 @@ export class PanelRegistry implements OnModuleInit, OnApplicationShutdown {
       try {
         await this.refresh();
       } catch (error) {
-        throw new TransientError('PANEL.REGISTRY_UNREADABLE', `cannot read the critic registry (${describeError(error)}); deciding later`, { cause: error });
+        throw new TransientError(
+          'PANEL.REGISTRY_UNREADABLE',
+          `cannot read the critic registry (${describeError(error)}); deciding later`,
+          { cause: error },
+        );
       }
     }
     return panelView(this.config.catalogue, this.config.anthropicConfigured, this.snapshot(now));
@@ -95,7 +112,9 @@ export class PanelRegistry implements OnModuleInit, OnApplicationShutdown {
   /** Core critics (the ones whose absence makes a round incomplete) with no live instance in the last read, sorted. */
   coreUnavailable(now: Date): string[] {
     const core = new Set(this.config.catalogue.core);
-    return criticsAwaited(this.config.catalogue, this.config.anthropicConfigured, this.snapshot(now)).filter((id) => core.has(id));
+    return criticsAwaited(this.config.catalogue, this.config.anthropicConfigured, this.snapshot(now)).filter((id) =>
+      core.has(id),
+    );
   }
 
   private async refresh(): Promise<void> {
@@ -111,7 +130,9 @@ export class PanelRegistry implements OnModuleInit, OnApplicationShutdown {
       invalid.push({ key: kv.key, issues: decoded.issues });
       if (!this.reportedInvalid.has(kv.key)) {
         this.reportedInvalid.add(kv.key);
-        this.log.warn(`registry entry ${kv.key} is not a critic health entry, ignored: ${decoded.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+        this.log.warn(
+          `registry entry ${kv.key} is not a critic health entry, ignored: ${decoded.issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`,
+        );
       }
     }
     this.entries = entries;

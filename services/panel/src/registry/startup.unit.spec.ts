@@ -15,12 +15,31 @@ const catalogue = CriticCatalogue.parse({
   dynamic: [{ name: 't', globs: ['**'], critics: ['a/dynamic'] }],
 });
 
-const alive = (id: string) => ({ critic_id: id, evidence: 'x', description: '', triggers: [], phases: ['critical' as const], timeout_ms: 1000, heartbeat_interval_ms: 1000, health: 'alive' as const, last_seen: 'x', instances: [] });
+const alive = (id: string) => ({
+  critic_id: id,
+  evidence: 'x',
+  description: '',
+  triggers: [],
+  phases: ['critical' as const],
+  timeout_ms: 1000,
+  heartbeat_interval_ms: 1000,
+  health: 'alive' as const,
+  last_seen: 'x',
+  instances: [],
+});
 
 describe('criticsAwaited', () => {
   it('waits for every dispatchable critic this panel can configure that is not alive yet', () => {
-    expect(criticsAwaited(catalogue, false, { read_at: 'x', critics: [], invalid: [] })).toEqual(['a/core', 'a/dynamic']);
-    expect(criticsAwaited(catalogue, true, { read_at: 'x', critics: [alive('a/core')], invalid: [] })).toEqual(['a/dynamic', 'a/llm']);
-    expect(criticsAwaited(catalogue, false, { read_at: 'x', critics: [alive('a/core'), alive('a/dynamic')], invalid: [] })).toEqual([]);
+    expect(criticsAwaited(catalogue, false, { read_at: 'x', critics: [], invalid: [] })).toEqual([
+      'a/core',
+      'a/dynamic',
+    ]);
+    expect(criticsAwaited(catalogue, true, { read_at: 'x', critics: [alive('a/core')], invalid: [] })).toEqual([
+      'a/dynamic',
+      'a/llm',
+    ]);
+    expect(
+      criticsAwaited(catalogue, false, { read_at: 'x', critics: [alive('a/core'), alive('a/dynamic')], invalid: [] }),
+    ).toEqual([]);
   });
 });

@@ -1,7 +1,25 @@
 import { Controller, Inject } from '@nestjs/common';
-import { CLOCK, type Clock, EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, RetryLaterError, SERVICE_IDENTITY, type ServiceIdentity } from '@rloop/bus';
+import {
+  CLOCK,
+  type Clock,
+  EVENT_PUBLISHER,
+  type EventContext,
+  type EventPublisher,
+  OnEvent,
+  RetryLaterError,
+  SERVICE_IDENTITY,
+  type ServiceIdentity,
+} from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
-import { decideRoundClosure, decisionEvent, deterministicId, openRound, roundReports, stampDecision, synthesizeLetter } from '@rloop/domain';
+import {
+  decideRoundClosure,
+  decisionEvent,
+  deterministicId,
+  openRound,
+  roundReports,
+  stampDecision,
+  synthesizeLetter,
+} from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
 import type { SynthesizerConfig } from '../config.js';
 import { SYNTHESIZER_CONFIG } from '../tokens.js';
@@ -31,18 +49,32 @@ export class LettersController {
 
   @OnEvent('JournalCommitted', { name: 'synthesizer-letters' })
   async onCommitted(event: EventOf<'JournalCommitted'>, delivery: EventContext): Promise<void> {
-    if (event.plan.startsWith('_') || !(event.data.refused.length > 0 || event.data.events.some((e) => ROUND_EVENTS.has(e.type)))) return;
+    if (
+      event.plan.startsWith('_') ||
+      !(event.data.refused.length > 0 || event.data.events.some((e) => ROUND_EVENTS.has(e.type)))
+    )
+      return;
     // A redelivery is the deadline timer firing (or a message a crashed replica held): its carried state is old by now.
     const { state } = await this.journal.loopStateAt(event, { fresh: delivery.deliveries > 1 });
     const current = openRound(state);
     if (state === null || state.run_id === null || current === null) return;
     if (event.data.run_id !== null && event.data.run_id !== state.run_id) return;
     const now = this.clock.now();
-    const meta = { plan: state.plan, run_id: state.run_id, causation_id: current.started_event_id, producer: this.identity.producer, now: now.toISOString() };
+    const meta = {
+      plan: state.plan,
+      run_id: state.run_id,
+      causation_id: current.started_event_id,
+      producer: this.identity.producer,
+      now: now.toISOString(),
+    };
     const closure = decideRoundClosure(current, now.getTime(), meta);
     if (closure.kind === 'waiting') {
       // One timer per round: the announcement that carried the RoundStarted comes back at the deadline.
-      if (event.data.events.some((e) => e.event_id === current.started_event_id)) throw new RetryLaterError(closure.waitMs + 100, `round ${current.round} of ${state.plan} waits for ${closure.missing.length} critic(s)`);
+      if (event.data.events.some((e) => e.event_id === current.started_event_id))
+        throw new RetryLaterError(
+          closure.waitMs + 100,
+          `round ${current.round} of ${state.plan} waits for ${closure.missing.length} critic(s)`,
+        );
       return;
     }
     if (closure.kind === 'timed_out') {
@@ -50,7 +82,11 @@ export class LettersController {
       return;
     }
     const { entries } = await this.journal.events(state.plan, { fromPosition: current.started_position });
-    const { reports, lastAt } = roundReports(current, state.run_id, entries.map((e) => e.event));
+    const { reports, lastAt } = roundReports(
+      current,
+      state.run_id,
+      entries.map((e) => e.event),
+    );
     const letterId = deterministicId(state.plan, state.run_id, 'letter', current.round);
     const letter = synthesizeLetter({
       letter_id: letterId,
@@ -65,7 +101,10 @@ export class LettersController {
       reports,
       known_conflicts: this.config.knownConflicts,
     });
-    const [written] = stampDecision([decisionEvent('LetterWritten', meta, ['letter', current.round], { letter })], state.version);
+    const [written] = stampDecision(
+      [decisionEvent('LetterWritten', meta, ['letter', current.round], { letter })],
+      state.version,
+    );
     if (written !== undefined) await this.publisher.publish(written);
   }
 }

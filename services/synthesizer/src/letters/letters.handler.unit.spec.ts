@@ -15,13 +15,21 @@ const PLAN = 'add-billing';
 const RUN = '01JRUN0000000000000000000A';
 const SHA = 'a'.repeat(40);
 const at = (second: number): string => new Date(Date.parse('2026-11-30T10:00:00.000Z') + second * 1000).toISOString();
-const envelope = (second: number, eventId?: string) => ({ plan: PLAN, runId: RUN, at: at(second), ...(eventId === undefined ? {} : { eventId }) });
+const envelope = (second: number, eventId?: string) => ({
+  plan: PLAN,
+  runId: RUN,
+  at: at(second),
+  ...(eventId === undefined ? {} : { eventId }),
+});
 
 const catalogue = CriticCatalogue.parse({
   k: { critical: 3, medium: 5, low: 7, final_sweep: null },
   soft_caps: { critical: 2, medium: 2, low: 1, final_sweep: 1 },
   round_grace_ms: 1000,
-  critics: { 'toolchain/compiler-linter': { evidence: 'toolchain', timeout_ms: 60_000 }, 'security/sast-scanner': { evidence: 'dataflow', timeout_ms: 30_000 } },
+  critics: {
+    'toolchain/compiler-linter': { evidence: 'toolchain', timeout_ms: 60_000 },
+    'security/sast-scanner': { evidence: 'dataflow', timeout_ms: 30_000 },
+  },
   core: ['toolchain/compiler-linter', 'security/sast-scanner'],
   dynamic: [],
 });
@@ -29,21 +37,64 @@ const catalogue = CriticCatalogue.parse({
 /** A run whose round 1 the panel started (decideNext itself), the RoundStarted last in the stream. */
 function runWithRoundStarted(journal: InMemoryJournal): JournaledEvent {
   journal.append(
-    journaledEvent('PlanSubmitted', { plan: { slug: PLAN, title: 'Add billing', description: 'Adds invoices', effort_level: 'high', files: ['src/**/*.ts'], repo: { path: '/repo', ref: 'HEAD' }, test_cmd: 'npm test', implementer: { strategy: 'autofix' } }, submission_id: 'sub-1' }, envelope(0, RUN)),
-    journaledEvent('LoopGated', { verdict: 'run', rules: [], commit: SHA, files: ['src/index.ts'], repo_path: '/repo', test_cmd: 'npm test' }, envelope(1)),
-    journaledEvent('BaselineRecorded', { commit: SHA, branch: 'rloop/add-billing', tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 }, exit_code: 0, failing: [], duration_ms: 1 }, envelope(2)),
+    journaledEvent(
+      'PlanSubmitted',
+      {
+        plan: {
+          slug: PLAN,
+          title: 'Add billing',
+          description: 'Adds invoices',
+          effort_level: 'high',
+          files: ['src/**/*.ts'],
+          repo: { path: '/repo', ref: 'HEAD' },
+          test_cmd: 'npm test',
+          implementer: { strategy: 'autofix' },
+        },
+        submission_id: 'sub-1',
+      },
+      envelope(0, RUN),
+    ),
+    journaledEvent(
+      'LoopGated',
+      { verdict: 'run', rules: [], commit: SHA, files: ['src/index.ts'], repo_path: '/repo', test_cmd: 'npm test' },
+      envelope(1),
+    ),
+    journaledEvent(
+      'BaselineRecorded',
+      {
+        commit: SHA,
+        branch: 'rloop/add-billing',
+        tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
+        exit_code: 0,
+        failing: [],
+        duration_ms: 1,
+      },
+      envelope(2),
+    ),
   );
-  const [started] = decideNext(journal.state(PLAN), { catalogue, availability: () => ({ state: 'available' }), producer: 'panel@spec', now: at(3) });
+  const [started] = decideNext(journal.state(PLAN), {
+    catalogue,
+    availability: () => ({ state: 'available' }),
+    producer: 'panel@spec',
+    now: at(3),
+  });
   if (started?.type !== 'RoundStarted') throw new Error(`expected a RoundStarted, got ${started?.type}`);
   journal.append(started);
   return started;
 }
 
 const reported = (criticId: string, second: number) =>
-  journaledEvent('FindingsReported', { round: 1, critic_id: criticId, commit: SHA, findings: [], truncated: false, duration_ms: 5 }, envelope(second));
+  journaledEvent(
+    'FindingsReported',
+    { round: 1, critic_id: criticId, commit: SHA, findings: [], truncated: false, duration_ms: 5 },
+    envelope(second),
+  );
 
 const delivery = (deliveries = 1): EventContext =>
-  new EventContext([{ consumer: 'synthesizer-letters', stream: 'S', subject: 's', streamSequence: 1, deliveries, headers: {} }, () => undefined]);
+  new EventContext([
+    { consumer: 'synthesizer-letters', stream: 'S', subject: 's', streamSequence: 1, deliveries, headers: {} },
+    () => undefined,
+  ]);
 
 /** The bus decorators hand a handler's throw to the server as a value ({ error }); undefined when it returned normally. */
 const thrownBy = (outcome: unknown): unknown => (outcome as { error?: unknown } | undefined)?.error;
@@ -53,7 +104,16 @@ describe('the synthesizer writes a round letter (handler through Nest DI)', () =
 
   async function handler(journal: InMemoryJournal, nowSecond: number): Promise<LettersController> {
     module = await Test.createTestingModule({
-      imports: [inMemoryPorts(journal, { now: () => new Date(at(nowSecond)) }, { service: 'synthesizer', producer: 'synthesizer@spec' }), SynthesizerModule.forRoot({ knownConflicts: DEFAULT_KNOWN_CONFLICTS } as Partial<SynthesizerConfig> as SynthesizerConfig)],
+      imports: [
+        inMemoryPorts(
+          journal,
+          { now: () => new Date(at(nowSecond)) },
+          { service: 'synthesizer', producer: 'synthesizer@spec' },
+        ),
+        SynthesizerModule.forRoot({
+          knownConflicts: DEFAULT_KNOWN_CONFLICTS,
+        } as Partial<SynthesizerConfig> as SynthesizerConfig),
+      ],
     }).compile();
     return module.get(LettersController);
   }
@@ -81,11 +141,16 @@ describe('the synthesizer writes a round letter (handler through Nest DI)', () =
     journal.append(reported('toolchain/compiler-linter', 10), reported('security/sast-scanner', 11));
     const controller = await handler(journal, 12);
     expect(thrownBy(await controller.onCommitted(journal.announce(PLAN), delivery()))).toBeUndefined();
-    expect(journal.published.map((e) => [e.type, e.producer, e.occurred_at])).toEqual([['LetterWritten', 'synthesizer@spec', at(12)]]);
+    expect(journal.published.map((e) => [e.type, e.producer, e.occurred_at])).toEqual([
+      ['LetterWritten', 'synthesizer@spec', at(12)],
+    ]);
     const [written] = journal.published;
     if (written?.type !== 'LetterWritten') throw new Error('expected a letter');
     expect(written.data.letter).toMatchObject({ round: 1, complete: true, created_at: at(11) });
-    expect(written.data.letter.critics.map((c) => c.critic_id).sort()).toEqual(['security/sast-scanner', 'toolchain/compiler-linter']);
+    expect(written.data.letter.critics.map((c) => c.critic_id).sort()).toEqual([
+      'security/sast-scanner',
+      'toolchain/compiler-linter',
+    ]);
   });
 
   it('given the deadline has passed with a critic silent, when the announcement comes back, then the silent critic fails timed_out and no letter is written yet', async () => {
@@ -94,7 +159,9 @@ describe('the synthesizer writes a round letter (handler through Nest DI)', () =
     journal.append(reported('toolchain/compiler-linter', 10));
     const controller = await handler(journal, 3600);
     expect(thrownBy(await controller.onCommitted(journal.announce(PLAN, 2), delivery(2)))).toBeUndefined();
-    expect(journal.published.map((e) => [e.type, e.type === 'CriticFailed' ? [e.data.critic_id, e.data.reason] : null])).toEqual([['CriticFailed', ['security/sast-scanner', 'timed_out']]]);
+    expect(
+      journal.published.map((e) => [e.type, e.type === 'CriticFailed' ? [e.data.critic_id, e.data.reason] : null]),
+    ).toEqual([['CriticFailed', ['security/sast-scanner', 'timed_out']]]);
     expect(journal.asked).toContain('journal.loop_state');
   });
 });

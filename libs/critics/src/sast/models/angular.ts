@@ -6,7 +6,8 @@ import type { FrameworkModel } from './types.js';
  */
 export const angularModel: FrameworkModel = {
   id: 'angular',
-  description: 'ActivatedRoute (a constructor parameter or inject(ActivatedRoute)): snapshot/queryParams/params/paramMap/queryParamMap/fragment (the page URL); DomSanitizer.bypassSecurityTrustHtml/Script/Style/Url/ResourceUrl.',
+  description:
+    'ActivatedRoute (a constructor parameter or inject(ActivatedRoute)): snapshot/queryParams/params/paramMap/queryParamMap/fragment (the page URL); DomSanitizer.bypassSecurityTrustHtml/Script/Style/Url/ResourceUrl.',
   entryHint: /ActivatedRoute/,
   requests: [
     {
@@ -19,5 +20,19 @@ export const angularModel: FrameworkModel = {
   ],
   parameters: { types: [{ name: /^ActivatedRoute(Snapshot)?$/, flavor: 'angular-route' }] },
   injectors: [{ module: '@angular/core', member: 'inject' }],
-  sinks: [{ kind: 'xss', call: { method: ['bypassSecurityTrustHtml', 'bypassSecurityTrustScript', 'bypassSecurityTrustStyle', 'bypassSecurityTrustUrl', 'bypassSecurityTrustResourceUrl'] }, args: [0] }],
+  sinks: [
+    {
+      kind: 'xss',
+      call: {
+        method: [
+          'bypassSecurityTrustHtml',
+          'bypassSecurityTrustScript',
+          'bypassSecurityTrustStyle',
+          'bypassSecurityTrustUrl',
+          'bypassSecurityTrustResourceUrl',
+        ],
+      },
+      args: [0],
+    },
+  ],
 };

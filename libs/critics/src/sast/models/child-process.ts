@@ -2,7 +2,8 @@ import ts from 'typescript';
 import type { Val } from '../model.js';
 import type { CallView, FrameworkModel } from './types.js';
 
-const SHELL_PROGRAMS = /^(sh|bash|zsh|dash|ksh|fish|cmd|cmd\.exe|powershell|pwsh|\/bin\/sh|\/bin\/bash|\/usr\/bin\/env)$/;
+const SHELL_PROGRAMS =
+  /^(sh|bash|zsh|dash|ksh|fish|cmd|cmd\.exe|powershell|pwsh|\/bin\/sh|\/bin\/bash|\/usr\/bin\/env)$/;
 const SPAWN = ['spawn', 'spawnSync', 'execFile', 'execFileSync', 'fork'];
 /** cross-spawn's `spawn.sync` (the package is normalised to child_process). */
 const CROSS_SPAWN = ['', 'sync'];
@@ -19,7 +20,13 @@ function optionsOf(call: CallView): { val: Val; literal: ts.ObjectLiteralExpress
 
 /** `{ shell: true }` (any value but a literal false). */
 function shellOption(literal: ts.ObjectLiteralExpression): boolean {
-  return literal.properties.some((p) => p.name !== undefined && ts.isIdentifier(p.name) && p.name.text === 'shell' && (!ts.isPropertyAssignment(p) || p.initializer.kind !== ts.SyntaxKind.FalseKeyword));
+  return literal.properties.some(
+    (p) =>
+      p.name !== undefined &&
+      ts.isIdentifier(p.name) &&
+      p.name.text === 'shell' &&
+      (!ts.isPropertyAssignment(p) || p.initializer.kind !== ts.SyntaxKind.FalseKeyword),
+  );
 }
 
 /**
@@ -31,7 +38,11 @@ function argvThroughShell(call: CallView): Val {
   const options = optionsOf(call);
   const program = call.literal(0);
   const argv = call.argNodes[1];
-  const viaShell = program !== null && SHELL_PROGRAMS.test(program) && argv !== undefined && /['"](-c|\/c|-Command|\/C)['"]/.test(argv.getText());
+  const viaShell =
+    program !== null &&
+    SHELL_PROGRAMS.test(program) &&
+    argv !== undefined &&
+    /['"](-c|\/c|-Command|\/C)['"]/.test(argv.getText());
   const shell = options !== null && shellOption(options.literal);
   const second = call.args[1] ?? null;
   return (shell || viaShell) && second !== options?.val ? second : null;
@@ -40,7 +51,8 @@ function argvThroughShell(call: CallView): Val {
 /** child_process and the packages that wrap it: a shell parses the command, or the program itself comes from input. */
 export const childProcessModel: FrameworkModel = {
   id: 'node:child_process',
-  description: 'child_process, cross-spawn, execa and shelljs: commands parsed by a shell, programs started from input, argument arrays handed to a shell.',
+  description:
+    'child_process, cross-spawn, execa and shelljs: commands parsed by a shell, programs started from input, argument arrays handed to a shell.',
   sinks: [
     { kind: 'command', call: { module: 'child_process', member: SHELL }, args: [0] },
     { kind: 'command', call: { module: 'execa', member: /^execaCommand/ }, args: [0] },
@@ -49,7 +61,11 @@ export const childProcessModel: FrameworkModel = {
     { kind: 'command', call: { module: 'child_process', member: [...CROSS_SPAWN, ...SPAWN] }, args: [0] },
     { kind: 'command', call: { module: 'execa', member: ['', 'execa', 'execaSync', 'execaNode'] }, args: [0] },
     { kind: 'command', call: { module: 'child_process', member: [...CROSS_SPAWN, ...SPAWN] }, value: argvThroughShell },
-    { kind: 'command', call: { module: 'execa', member: ['', 'execa', 'execaSync', 'execaNode'] }, value: argvThroughShell },
+    {
+      kind: 'command',
+      call: { module: 'execa', member: ['', 'execa', 'execaSync', 'execaNode'] },
+      value: argvThroughShell,
+    },
   ],
   // `require('shelljs/global')` or a missing import: the bare names still mean these functions.
   unboundAliases: { module: 'child_process', names: [...SHELL, ...SPAWN] },

@@ -16,15 +16,39 @@ function urlAfterMethod(call: CallView) {
  */
 export const httpClientsModel: FrameworkModel = {
   id: 'http-clients',
-  description: 'http(s).request/get, fetch (global, node-fetch, undici, cross-fetch), axios, got, ky, needle, request, superagent: the requested URL.',
+  description:
+    'http(s).request/get, fetch (global, node-fetch, undici, cross-fetch), axios, got, ky, needle, request, superagent: the requested URL.',
   sinks: [
-    { kind: 'ssrf', call: { module: ['http', 'https', 'http2'], member: ['request', 'get', 'connect'] }, args: [{ index: 0, fields: ['host', 'hostname', 'href', 'url'] }] },
+    {
+      kind: 'ssrf',
+      call: { module: ['http', 'https', 'http2'], member: ['request', 'get', 'connect'] },
+      args: [{ index: 0, fields: ['host', 'hostname', 'href', 'url'] }],
+    },
     { kind: 'ssrf', call: { global: 'fetch' }, args: [{ index: 0, fields: ['url'] }] },
-    { kind: 'ssrf', call: { module: ['node-fetch', 'cross-fetch', 'isomorphic-fetch', 'undici', 'ky', 'ofetch'], member: ['', 'fetch', 'request', 'stream', 'ofetch', '$fetch', ...VERBS] }, args: [{ index: 0, fields: ['url', 'origin'] }] },
-    { kind: 'ssrf', call: { module: ['axios', 'got'], member: ['', 'request', 'stream', 'paginate', 'getUri', ...VERBS] }, args: [{ index: 0, fields: ['url', 'baseURL', 'prefixUrl'] }] },
+    {
+      kind: 'ssrf',
+      call: {
+        module: ['node-fetch', 'cross-fetch', 'isomorphic-fetch', 'undici', 'ky', 'ofetch'],
+        member: ['', 'fetch', 'request', 'stream', 'ofetch', '$fetch', ...VERBS],
+      },
+      args: [{ index: 0, fields: ['url', 'origin'] }],
+    },
+    {
+      kind: 'ssrf',
+      call: { module: ['axios', 'got'], member: ['', 'request', 'stream', 'paginate', 'getUri', ...VERBS] },
+      args: [{ index: 0, fields: ['url', 'baseURL', 'prefixUrl'] }],
+    },
     // Instances keep the package's methods: `axios.create({ … }).get(url)`, `got.extend({ … })(url)`.
-    { kind: 'ssrf', call: { module: ['axios', 'got'], member: ['', 'request', 'stream', ...VERBS], instance: true }, args: [{ index: 0, fields: ['url', 'baseURL', 'prefixUrl'] }] },
-    { kind: 'ssrf', call: { module: ['request', 'request-promise', 'request-promise-native'], member: ['', ...VERBS] }, args: [{ index: 0, fields: ['url', 'uri', 'baseUrl'] }] },
+    {
+      kind: 'ssrf',
+      call: { module: ['axios', 'got'], member: ['', 'request', 'stream', ...VERBS], instance: true },
+      args: [{ index: 0, fields: ['url', 'baseURL', 'prefixUrl'] }],
+    },
+    {
+      kind: 'ssrf',
+      call: { module: ['request', 'request-promise', 'request-promise-native'], member: ['', ...VERBS] },
+      args: [{ index: 0, fields: ['url', 'uri', 'baseUrl'] }],
+    },
     { kind: 'ssrf', call: { module: 'needle', member: VERBS }, args: [0] },
     { kind: 'ssrf', call: { module: 'needle', member: ['', 'request'] }, value: urlAfterMethod },
     { kind: 'ssrf', call: { module: 'superagent', member: [...VERBS, 'delete'] }, args: [0] },

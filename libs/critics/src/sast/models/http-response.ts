@@ -4,7 +4,8 @@ import { join, taintFor } from '../values.js';
 import type { CallView, FrameworkModel } from './types.js';
 
 /** Receivers that are HTTP responses (Express/Node `res`, Fastify `reply`, Koa and Hono contexts, Hapi's toolkit `h`). */
-export const RESPONSE_RECEIVER = /^(res|response|resp|reply|ctx|c|context|h|this\.res|ctx\.res|ctx\.response|event\.node\.res)$/;
+export const RESPONSE_RECEIVER =
+  /^(res|response|resp|reply|ctx|c|context|h|this\.res|ctx\.res|ctx\.response|event\.node\.res)$/;
 /** Response methods that declare the content type (read by the interpreter before a body is written). */
 export const CONTENT_TYPE_METHODS = ['type', 'contentType'];
 export const HEADER_METHODS = ['setHeader', 'set', 'header'];
@@ -26,18 +27,24 @@ function htmlBody(call: CallView): Val {
 /** `res.redirect(url)`, `res.redirect(301, url)`. */
 function redirectTarget(call: CallView): Val {
   const first = call.argNodes[0];
-  return call.args.length >= 2 && first !== undefined && ts.isNumericLiteral(first) ? (call.args[1] ?? null) : (call.args[0] ?? null);
+  return call.args.length >= 2 && first !== undefined && ts.isNumericLiteral(first)
+    ? (call.args[1] ?? null)
+    : (call.args[0] ?? null);
 }
 
 /** `res.writeHead(302, { Location: url })`. */
 function locationHeader(call: CallView): Val {
   const headers = call.args.find((a) => a !== null && a.k === 'obj');
-  return headers !== undefined && headers !== null && headers.k === 'obj' ? (headers.fields.get('Location') ?? headers.fields.get('location') ?? null) : null;
+  return headers !== undefined && headers !== null && headers.k === 'obj'
+    ? (headers.fields.get('Location') ?? headers.fields.get('location') ?? null)
+    : null;
 }
 
 /** `res.sendFile(path)` without a `root` option (with one, Express refuses paths leaving it). */
 function servedFile(call: CallView): Val {
-  const rooted = call.args.slice(1).some((options) => options !== null && options.k === 'obj' && options.fields.has('root'));
+  const rooted = call.args
+    .slice(1)
+    .some((options) => options !== null && options.k === 'obj' && options.fields.has('root'));
   return rooted ? null : (call.args[0] ?? null);
 }
 
@@ -72,14 +79,24 @@ function htmlResponse(call: CallView): Val {
  */
 export const httpResponseModel: FrameworkModel = {
   id: 'http-response',
-  description: 'res.send/write/end (HTML), res.redirect/location and Location headers, res.sendFile/download and koa-send/send without root, res.render view names, new Response(…, text/html).',
+  description:
+    'res.send/write/end (HTML), res.redirect/location and Location headers, res.sendFile/download and koa-send/send without root, res.render view names, new Response(…, text/html).',
   sinks: [
     { kind: 'xss', call: { method: ['send', 'write', 'end'], root: RESPONSE_RECEIVER }, value: htmlBody },
     { kind: 'redirect', call: { method: 'redirect' }, value: redirectTarget },
     { kind: 'redirect', call: { method: 'location', root: RESPONSE_RECEIVER }, args: [0] },
-    { kind: 'redirect', call: { method: ['setHeader', 'set', 'header', 'append', 'setHeaders'] }, args: [1], when: (call) => /^location$/i.test(call.literal(0) ?? '') },
+    {
+      kind: 'redirect',
+      call: { method: ['setHeader', 'set', 'header', 'append', 'setHeaders'] },
+      args: [1],
+      when: (call) => /^location$/i.test(call.literal(0) ?? ''),
+    },
     { kind: 'redirect', call: { method: 'writeHead' }, value: locationHeader },
-    { kind: 'path', call: { method: ['sendFile', 'download', 'sendfile'], root: RESPONSE_RECEIVER }, value: servedFile },
+    {
+      kind: 'path',
+      call: { method: ['sendFile', 'download', 'sendfile'], root: RESPONSE_RECEIVER },
+      value: servedFile,
+    },
     { kind: 'path', call: { module: ['koa-send', 'send'], member: '' }, value: sentPath },
     { kind: 'path', call: { method: 'render', root: RESPONSE_RECEIVER }, value: renderedView },
     { kind: 'xss', call: { global: 'Response' }, construct: true, value: htmlResponse, label: 'new Response' },

@@ -121,7 +121,12 @@ export class ModelIndex {
   private readonly methodSinks = new Map<string, SinkRule[]>();
   private readonly assignments = new Map<string, AssignmentSinkRule[]>();
   private readonly jsx = new Map<string, JsxSinkRule[]>();
-  private readonly sanitiserRules: { module: ReadonlySet<string>; member: Names | RegExp; mask: number; arg: number }[] = [];
+  private readonly sanitiserRules: {
+    module: ReadonlySet<string>;
+    member: Names | RegExp;
+    mask: number;
+    arg: number;
+  }[] = [];
   private readonly passRules = new Map<string, Map<string, PassEffect>>();
   private readonly schemaModules = new Map<string, SchemaLibrary>();
   private readonly globalObjectNames = new Map<string, GlobalObject>();
@@ -152,12 +157,18 @@ export class ModelIndex {
     for (const model of models) {
       if (model.entryHint !== undefined) hints.push(model.entryHint.source);
       for (const rule of model.sinks ?? []) this.addSink(rule);
-      for (const rule of model.assignmentSinks ?? []) for (const property of list(rule.property)) push(this.assignments, property, rule);
+      for (const rule of model.assignmentSinks ?? [])
+        for (const property of list(rule.property)) push(this.assignments, property, rule);
       for (const rule of model.jsxSinks ?? []) push(this.jsx, rule.attribute, rule);
       for (const rule of model.sanitisers ?? []) {
         if (!('module' in rule.call)) throw new Error(`${model.id}: sanitiser rules name a module`);
         for (const module of list(rule.call.module)) this.knownModuleSet.add(module);
-        this.sanitiserRules.push({ module: new Set(list(rule.call.module)), member: rule.call.member, mask: maskOf(rule.clean), arg: rule.arg ?? 0 });
+        this.sanitiserRules.push({
+          module: new Set(list(rule.call.module)),
+          member: rule.call.member,
+          mask: maskOf(rule.clean),
+          arg: rule.arg ?? 0,
+        });
       }
       for (const rule of model.passThrough ?? []) {
         for (const module of list(rule.module)) {
@@ -167,9 +178,11 @@ export class ModelIndex {
           this.passRules.set(module, members);
         }
       }
-      if (model.schemas !== undefined) for (const module of model.schemas.modules) this.schemaModules.set(module, model.schemas);
+      if (model.schemas !== undefined)
+        for (const module of model.schemas.modules) this.schemaModules.set(module, model.schemas);
       for (const [name, object] of Object.entries(model.globalObjects ?? {})) this.globalObjectNames.set(name, object);
-      for (const rule of model.globals ?? []) for (const property of list(rule.property)) this.globalRules.set(`${rule.object}.${property}`, rule.yields);
+      for (const rule of model.globals ?? [])
+        for (const property of list(rule.property)) this.globalRules.set(`${rule.object}.${property}`, rule.yields);
       for (const request of model.requests ?? []) this.mergeRequest(request);
       const params = model.parameters;
       if (params !== undefined) {
@@ -185,10 +198,12 @@ export class ModelIndex {
       for (const injector of model.injectors ?? []) this.injectorSet.add(`${injector.module}#${injector.member}`);
       this.terminatorPatterns.push(...(model.terminators ?? []));
       for (const rule of model.callbacks ?? []) {
-        for (const method of rule.method === undefined ? [] : list(rule.method)) push(this.callbacksByMethod, method, rule);
+        for (const method of rule.method === undefined ? [] : list(rule.method))
+          push(this.callbacksByMethod, method, rule);
         if (rule.assignedProperty !== undefined) push(this.callbacksByProperty, rule.assignedProperty, rule);
       }
-      if (model.unboundAliases !== undefined) for (const name of model.unboundAliases.names) this.aliases.set(name, model.unboundAliases.module);
+      if (model.unboundAliases !== undefined)
+        for (const name of model.unboundAliases.names) this.aliases.set(name, model.unboundAliases.module);
       for (const module of model.instanceModules ?? []) this.instanceModuleSet.add(module);
       if (model.stores !== undefined) this.stores.push(model.stores);
     }
@@ -208,7 +223,8 @@ export class ModelIndex {
         else for (const member of list(call.member)) push(rules.byMember, member, rule);
       }
     } else if ('global' in call) {
-      for (const name of list(call.global)) push(rule.construct === true ? this.globalConstructs : this.globalSinks, name, rule);
+      for (const name of list(call.global))
+        push(rule.construct === true ? this.globalConstructs : this.globalSinks, name, rule);
     } else {
       for (const name of list(call.method)) push(this.methodSinks, name, rule);
     }
@@ -216,7 +232,8 @@ export class ModelIndex {
 
   private mergeRequest(request: RequestModel): void {
     const known = this.requestModels.get(request.flavor);
-    const union = (a: ReadonlySet<string> | undefined, b: readonly string[] | undefined): Set<string> => new Set([...(a ?? []), ...(b ?? [])]);
+    const union = (a: ReadonlySet<string> | undefined, b: readonly string[] | undefined): Set<string> =>
+      new Set([...(a ?? []), ...(b ?? [])]);
     this.requestModels.set(request.flavor, {
       flavor: request.flavor,
       origin: request.origin,
@@ -240,7 +257,9 @@ export class ModelIndex {
     const rules = (construct ? this.moduleConstructs : this.moduleSinks).get(`${module}${instance ? '#' : ''}`);
     if (rules === undefined) return [];
     const exact = rules.byMember.get(member) ?? [];
-    const patterned = rules.byPattern.filter((rule) => 'module' in rule.call && rule.call.member instanceof RegExp && rule.call.member.test(member));
+    const patterned = rules.byPattern.filter(
+      (rule) => 'module' in rule.call && rule.call.member instanceof RegExp && rule.call.member.test(member),
+    );
     return patterned.length === 0 ? exact : [...exact, ...patterned];
   }
 
@@ -305,7 +324,9 @@ export class ModelIndex {
   isInputField(flavor: RequestFlavor, field: string): boolean {
     const model = this.requestModels.get(flavor);
     if (model === undefined) return false;
-    return model.fields.has(field) || (model.anyField && !model.exceptFields.has(field) && !model.nestedFields.has(field));
+    return (
+      model.fields.has(field) || (model.anyField && !model.exceptFields.has(field) && !model.nestedFields.has(field))
+    );
   }
 
   /** Callback-source rules registered by a method of this name, in model order. */

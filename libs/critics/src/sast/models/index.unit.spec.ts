@@ -24,7 +24,10 @@ const other: FrameworkModel = {
   id: 'other',
   description: 'another framework adding request fields',
   entryHint: /\botherThing\b/,
-  requests: [{ flavor: 'http', origin: 'http', fields: ['b'], nestedFields: ['inner'] }, { flavor: 'lambda', origin: 'http', fields: '*', exceptFields: ['context'] }],
+  requests: [
+    { flavor: 'http', origin: 'http', fields: ['b'], nestedFields: ['inner'] },
+    { flavor: 'lambda', origin: 'http', fields: '*', exceptFields: ['context'] },
+  ],
 };
 
 describe('ModelIndex', () => {
@@ -71,7 +74,10 @@ describe('ModelIndex', () => {
   });
 
   it('refuses a sanitiser rule that names no package', () => {
-    expect(() => new ModelIndex([{ id: 'bad', description: 'x', sanitisers: [{ call: { method: 'clean' }, clean: ['xss'] }] }])).toThrow(/sanitiser rules name a module/);
+    expect(
+      () =>
+        new ModelIndex([{ id: 'bad', description: 'x', sanitisers: [{ call: { method: 'clean' }, clean: ['xss'] }] }]),
+    ).toThrow(/sanitiser rules name a module/);
   });
 });
 
@@ -83,8 +89,22 @@ describe('the built-in models', () => {
   });
 
   it('cover every sink kind the scanner reports', () => {
-    const kinds = new Set(FRAMEWORK_MODELS.flatMap((m) => [...(m.sinks ?? []), ...(m.assignmentSinks ?? []), ...(m.jsxSinks ?? [])].map((r) => r.kind)));
-    expect([...kinds].sort()).toEqual(['code', 'command', 'mass-assignment', 'nosql', 'path', 'redirect', 'sql', 'ssrf', 'xss']);
+    const kinds = new Set(
+      FRAMEWORK_MODELS.flatMap((m) =>
+        [...(m.sinks ?? []), ...(m.assignmentSinks ?? []), ...(m.jsxSinks ?? [])].map((r) => r.kind),
+      ),
+    );
+    expect([...kinds].sort()).toEqual([
+      'code',
+      'command',
+      'mass-assignment',
+      'nosql',
+      'path',
+      'redirect',
+      'sql',
+      'ssrf',
+      'xss',
+    ]);
     expect(MODELS.models).toBe(FRAMEWORK_MODELS);
   });
 });

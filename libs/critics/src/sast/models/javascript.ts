@@ -10,7 +10,12 @@ export const javascriptModel: FrameworkModel = {
     { kind: 'code', call: { global: 'Function' }, args: ['all'] },
     { kind: 'code', call: { global: 'Function' }, construct: true, args: ['all'], label: 'new Function' },
     // A function passed to a timer is code already; only a string is compiled.
-    { kind: 'code', call: { global: ['setTimeout', 'setInterval', 'setImmediate'] }, args: [0], when: (call) => isTaint(call.args[0] ?? null) },
+    {
+      kind: 'code',
+      call: { global: ['setTimeout', 'setInterval', 'setImmediate'] },
+      args: [0],
+      when: (call) => isTaint(call.args[0] ?? null),
+    },
     { kind: 'code', call: { global: 'require' }, args: [0] },
   ],
 };

@@ -5,8 +5,21 @@ import type { CallView, FrameworkModel } from './types.js';
 
 /** MongoDB-style query methods (driver, mongoose, MarsDB/NeDB) whose first argument is a filter. */
 const FILTER_METHODS = [
-  'find', 'findOne', 'findOneAndUpdate', 'findOneAndDelete', 'findOneAndReplace', 'updateOne', 'updateMany', 'update',
-  'deleteOne', 'deleteMany', 'remove', 'count', 'countDocuments', 'exists', 'distinct',
+  'find',
+  'findOne',
+  'findOneAndUpdate',
+  'findOneAndDelete',
+  'findOneAndReplace',
+  'updateOne',
+  'updateMany',
+  'update',
+  'deleteOne',
+  'deleteMany',
+  'remove',
+  'count',
+  'countDocuments',
+  'exists',
+  'distinct',
 ];
 /** Methods whose operator-injection check (validation/nosql-injection) applies. */
 const OPERATOR_METHODS = FILTER_METHODS;
@@ -41,7 +54,10 @@ function aggregateWhere(call: CallView): Val {
 function mapReduceCode(call: CallView): Val {
   const first = call.args[0] ?? null;
   if (first !== null && first.k === 'obj' && first.literal !== null) {
-    return ['map', 'reduce', 'finalize'].reduce<Val>((acc, key) => join(acc, isTaint(first.fields.get(key) ?? null) ? (first.fields.get(key) ?? null) : null), null);
+    return ['map', 'reduce', 'finalize'].reduce<Val>(
+      (acc, key) => join(acc, isTaint(first.fields.get(key) ?? null) ? (first.fields.get(key) ?? null) : null),
+      null,
+    );
   }
   return call.args.slice(0, 2).reduce<Val>((acc, arg) => join(acc, isTaint(arg) ? arg : null), null);
 }
@@ -61,7 +77,8 @@ function operatorValue(call: CallView): Val {
   for (const [key, val] of filter.fields) {
     if (key === 'where' || key === '$where' || !isTaint(val)) continue;
     const taint: TaintV = val;
-    if (taint.origin === 'http' && !taint.scalar && !taint.validated && (taint.clean & kindBit('nosql')) === 0) return taint;
+    if (taint.origin === 'http' && !taint.scalar && !taint.validated && (taint.clean & kindBit('nosql')) === 0)
+      return taint;
   }
   return null;
 }
@@ -73,7 +90,8 @@ function operatorValue(call: CallView): Val {
  */
 export const mongodbModel: FrameworkModel = {
   id: 'mongodb',
-  description: 'MongoDB driver, mongoose, MarsDB/NeDB: $where and mapReduce strings (code), filter values that may be operator objects (nosql).',
+  description:
+    'MongoDB driver, mongoose, MarsDB/NeDB: $where and mapReduce strings (code), filter values that may be operator objects (nosql).',
   sinks: [
     { kind: 'code', call: { method: FILTER_METHODS }, value: whereString, label: '$where' },
     { kind: 'code', call: { method: 'aggregate' }, value: aggregateWhere, label: '$where' },
@@ -82,4 +100,3 @@ export const mongodbModel: FrameworkModel = {
     { kind: 'nosql', call: { method: OPERATOR_METHODS }, value: operatorValue },
   ],
 };
-

@@ -11,7 +11,16 @@ const INPUT: readonly DecoratorSource[] = [
   { name: 'UploadedFiles', yields: 'input' },
   { name: 'Payload', yields: 'input' },
   // routing-controllers
-  ...['QueryParam', 'QueryParams', 'Params', 'BodyParam', 'HeaderParam', 'HeaderParams', 'CookieParam', 'CookieParams'].map((name): DecoratorSource => ({ name, yields: 'input' })),
+  ...[
+    'QueryParam',
+    'QueryParams',
+    'Params',
+    'BodyParam',
+    'HeaderParam',
+    'HeaderParams',
+    'CookieParam',
+    'CookieParams',
+  ].map((name): DecoratorSource => ({ name, yields: 'input' })),
   { name: 'Req', yields: 'request' },
   { name: 'Request', yields: 'request' },
 ];
@@ -22,7 +31,8 @@ const INPUT: readonly DecoratorSource[] = [
  */
 export const nestModel: FrameworkModel = {
   id: 'nest',
-  description: '@Body/@Query/@Param/@Headers/@Args/@Cookies/@UploadedFile/@Payload, @Req, routing-controllers @QueryParam…, Parse*Pipe, class-validator DTOs, ExecutionContext.switchToHttp().getRequest().',
+  description:
+    '@Body/@Query/@Param/@Headers/@Args/@Cookies/@UploadedFile/@Payload, @Req, routing-controllers @QueryParam…, Parse*Pipe, class-validator DTOs, ExecutionContext.switchToHttp().getRequest().',
   entryHint: /@(Body|Query|Param|Header|Req|Request|Args|Cookie|Uploaded|Payload)\w*\s*\(/,
   requests: [{ flavor: 'http', origin: 'http', fields: [], selfMethods: ['getRequest', 'switchToHttp'] }],
   // `context.switchToHttp().getRequest()` on an ExecutionContext the engine cannot see.
@@ -30,6 +40,7 @@ export const nestModel: FrameworkModel = {
   parameters: {
     decorators: INPUT,
     safePipes: /^(ParseIntPipe|ParseFloatPipe|ParseBoolPipe|ParseUUIDPipe|ParseEnumPipe|ParseArrayPipe)$/,
-    validatedDto: /^(Is[A-Z]\w*|Min|Max|MinLength|MaxLength|Length|Matches|ValidateNested|Equals|NotEquals|ArrayMinSize|ArrayMaxSize|Contains|NotContains|Allow)$/,
+    validatedDto:
+      /^(Is[A-Z]\w*|Min|Max|MinLength|MaxLength|Length|Matches|ValidateNested|Equals|NotEquals|ArrayMinSize|ArrayMaxSize|Contains|NotContains|Allow)$/,
   },
 };

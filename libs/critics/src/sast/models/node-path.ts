@@ -6,7 +6,8 @@ import type { FrameworkModel } from './types.js';
  */
 export const nodePathModel: FrameworkModel = {
   id: 'node:path',
-  description: 'path.basename/extname (a file name: clean for paths), resolve/join/normalize (normalised: a containment check on the result counts), relative, dirname/parse/format; url.parse/resolve; util.format, querystring, qs, Buffer: taint passes through.',
+  description:
+    'path.basename/extname (a file name: clean for paths), resolve/join/normalize (normalised: a containment check on the result counts), relative, dirname/parse/format; url.parse/resolve; util.format, querystring, qs, Buffer: taint passes through.',
   passThrough: [
     { module: 'path', member: ['basename', 'extname'], effect: 'clean-path' },
     { module: 'path', member: ['resolve', 'join', 'normalize'], effect: 'normalise' },
@@ -15,6 +16,10 @@ export const nodePathModel: FrameworkModel = {
     { module: 'url', member: ['parse', 'resolve'], effect: 'url' },
     { module: 'util', member: 'promisify', effect: 'identity' },
     { module: ['util', 'querystring', 'url', 'string_decoder', 'buffer', 'qs'], member: '*', effect: 'all' },
-    { module: ['validator', 'class-validator'], member: ['toInt', 'toFloat', 'toBoolean', 'toDate'], effect: 'numeric' },
+    {
+      module: ['validator', 'class-validator'],
+      member: ['toInt', 'toFloat', 'toBoolean', 'toDate'],
+      effect: 'numeric',
+    },
   ],
 };

@@ -2,7 +2,23 @@ import type { FrameworkModel, SchemaBuild, SchemaMethod } from './types.js';
 
 const BUILD: Readonly<Record<string, SchemaBuild>> = {
   ...Object.fromEntries(
-    ['enum', 'nativeEnum', 'literal', 'number', 'boolean', 'bigint', 'date', 'uuid', 'cuid', 'ulid', 'int', 'valid', 'oneOf', 'equal', 'stringbool'].map((m) => [m, 'safe' as const]),
+    [
+      'enum',
+      'nativeEnum',
+      'literal',
+      'number',
+      'boolean',
+      'bigint',
+      'date',
+      'uuid',
+      'cuid',
+      'ulid',
+      'int',
+      'valid',
+      'oneOf',
+      'equal',
+      'stringbool',
+    ].map((m) => [m, 'safe' as const]),
   ),
   string: 'string',
   email: 'string',
@@ -17,9 +33,31 @@ const BUILD: Readonly<Record<string, SchemaBuild>> = {
 };
 
 const METHODS: Readonly<Record<string, SchemaMethod>> = {
-  ...Object.fromEntries(['parse', 'parseAsync', 'validateSync', 'validateAsync', 'cast', 'assert', 'create'].map((m) => [m, 'parse' as const])),
+  ...Object.fromEntries(
+    ['parse', 'parseAsync', 'validateSync', 'validateAsync', 'cast', 'assert', 'create'].map((m) => [
+      m,
+      'parse' as const,
+    ]),
+  ),
   ...Object.fromEntries(['safeParse', 'safeParseAsync', 'validate'].map((m) => [m, 'safe-parse' as const])),
-  ...Object.fromEntries(['uuid', 'cuid', 'ulid', 'int', 'valid', 'oneOf', 'equals', 'integer', 'datetime', 'ip', 'guid', 'alphanum', 'hex', 'base64'].map((m) => [m, 'narrow' as const])),
+  ...Object.fromEntries(
+    [
+      'uuid',
+      'cuid',
+      'ulid',
+      'int',
+      'valid',
+      'oneOf',
+      'equals',
+      'integer',
+      'datetime',
+      'ip',
+      'guid',
+      'alphanum',
+      'hex',
+      'base64',
+    ].map((m) => [m, 'narrow' as const]),
+  ),
   regex: 'regex',
   pattern: 'regex',
   passthrough: 'passthrough',

@@ -7,21 +7,44 @@ import type { FrameworkModel } from './types.js';
  */
 export const serverlessModel: FrameworkModel = {
   id: 'serverless',
-  description: 'API Gateway/ALB events (queryStringParameters, pathParameters, body…), any field of the event of an exported handler(event), Azure HttpRequest.',
+  description:
+    'API Gateway/ALB events (queryStringParameters, pathParameters, body…), any field of the event of an exported handler(event), Azure HttpRequest.',
   entryHint: /\b(event|evt)\b|APIGateway|\bhandler\b/,
   requests: [
     {
       flavor: 'http',
       origin: 'http',
-      fields: ['queryStringParameters', 'multiValueQueryStringParameters', 'pathParameters', 'multiValueHeaders', 'body'],
+      fields: [
+        'queryStringParameters',
+        'multiValueQueryStringParameters',
+        'pathParameters',
+        'multiValueHeaders',
+        'body',
+      ],
       scalarFields: ['pathParameters'],
     },
-    { flavor: 'lambda', origin: 'http', fields: '*', exceptFields: ['requestContext', 'stageVariables', 'resource', 'httpMethod', 'isBase64Encoded', 'version', 'routeKey'] },
+    {
+      flavor: 'lambda',
+      origin: 'http',
+      fields: '*',
+      exceptFields: [
+        'requestContext',
+        'stageVariables',
+        'resource',
+        'httpMethod',
+        'isBase64Encoded',
+        'version',
+        'routeKey',
+      ],
+    },
   ],
   parameters: {
     types: [
       { name: /^(APIGatewayProxyEvent\w*|APIGatewayEvent|ALBEvent|HttpRequest)$/, flavor: 'http' },
-      { name: /^(SQSEvent|SNSEvent|S3Event|EventBridgeEvent|DynamoDBStreamEvent|KinesisStreamEvent|CloudWatchLogsEvent|\w+TriggerEvent)$/, flavor: 'lambda' },
+      {
+        name: /^(SQSEvent|SNSEvent|S3Event|EventBridgeEvent|DynamoDBStreamEvent|KinesisStreamEvent|CloudWatchLogsEvent|\w+TriggerEvent)$/,
+        flavor: 'lambda',
+      },
     ],
     names: ['event', 'evt'],
     exportedHandlers: { names: /^(handler|lambdaHandler)$/, flavor: 'lambda' },

@@ -7,14 +7,33 @@ import type { FrameworkModel } from './types.js';
  */
 export const templatesModel: FrameworkModel = {
   id: 'template-engines',
-  description: 'ejs, pug/jade, handlebars, nunjucks, lodash/underscore template, doT, eta, hogan, twig, art-template: templates compiled from input, template files named by input.',
+  description:
+    'ejs, pug/jade, handlebars, nunjucks, lodash/underscore template, doT, eta, hogan, twig, art-template: templates compiled from input, template files named by input.',
   sinks: [
-    { kind: 'code', call: { module: ['ejs', 'eta', 'squirrelly', 'art-template'], member: ['render', 'compile', 'renderString', 'renderAsync'] }, args: [0] },
-    { kind: 'code', call: { module: ['pug', 'jade'], member: ['compile', 'render', 'compileClient', 'compileClientWithDependenciesTracked'] }, args: [0] },
+    {
+      kind: 'code',
+      call: {
+        module: ['ejs', 'eta', 'squirrelly', 'art-template'],
+        member: ['render', 'compile', 'renderString', 'renderAsync'],
+      },
+      args: [0],
+    },
+    {
+      kind: 'code',
+      call: {
+        module: ['pug', 'jade'],
+        member: ['compile', 'render', 'compileClient', 'compileClientWithDependenciesTracked'],
+      },
+      args: [0],
+    },
     { kind: 'code', call: { module: 'handlebars', member: ['compile', 'precompile'] }, args: [0] },
     { kind: 'code', call: { module: 'handlebars', member: ['compile', 'precompile'], instance: true }, args: [0] },
     { kind: 'code', call: { module: 'nunjucks', member: ['renderString', 'compile'] }, args: [0] },
-    { kind: 'code', call: { module: ['nunjucks', 'eta'], member: ['renderString', 'compile', 'renderStringAsync'], instance: true }, args: [0] },
+    {
+      kind: 'code',
+      call: { module: ['nunjucks', 'eta'], member: ['renderString', 'compile', 'renderStringAsync'], instance: true },
+      args: [0],
+    },
     { kind: 'code', call: { module: 'nunjucks', member: 'Template' }, construct: true, args: [0] },
     { kind: 'code', call: { module: ['lodash', 'lodash-es', 'underscore'], member: 'template' }, args: [0] },
     { kind: 'code', call: { module: 'lodash.template', member: '' }, args: [0] },

@@ -24,7 +24,12 @@ export type Names = string | readonly string[];
 export type CallPattern =
   | { readonly module: Names; readonly member: Names | RegExp; readonly instance?: boolean }
   | { readonly global: Names }
-  | { readonly method: Names; readonly receiver?: RegExp; readonly root?: RegExp; readonly on?: readonly BrowserGlobal[] };
+  | {
+      readonly method: Names;
+      readonly receiver?: RegExp;
+      readonly root?: RegExp;
+      readonly on?: readonly BrowserGlobal[];
+    };
 
 export type BrowserGlobal = 'document' | 'location' | 'window';
 

@@ -9,7 +9,8 @@ const COMPILE_CLASSES = ['Script', 'SourceTextModule'];
  */
 export const vmModel: FrameworkModel = {
   id: 'node:vm',
-  description: 'vm.runIn*Context / compileFunction / new vm.Script, vm2 VM/NodeVM.run and VMScript, safe-eval: input compiled as code.',
+  description:
+    'vm.runIn*Context / compileFunction / new vm.Script, vm2 VM/NodeVM.run and VMScript, safe-eval: input compiled as code.',
   sinks: [
     { kind: 'code', call: { module: 'vm', member: [...COMPILE, ...COMPILE_CLASSES] }, args: [0] },
     { kind: 'code', call: { module: 'vm', member: COMPILE_CLASSES }, construct: true, args: [0] },

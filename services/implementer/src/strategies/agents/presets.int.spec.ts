@@ -1,13 +1,27 @@
 import { execFileSync } from 'node:child_process';
 import { describe, expect, it } from '@jest/globals';
 import { CODING_AGENTS } from '@rloop/contracts';
-import { AGENT_PRESETS, AGENT_TASK, type AgentRun, agentCommandLine, describeAgentExit, shellQuote } from './presets.js';
+import {
+  AGENT_PRESETS,
+  AGENT_TASK,
+  type AgentRun,
+  agentCommandLine,
+  describeAgentExit,
+  shellQuote,
+} from './presets.js';
 
 /** The argv /bin/sh makes of a command line (printed one per line by a stand-in), without running the agent. */
 function argvOf(commandLine: string): string[] {
   // The redirection stays with the shell; what precedes it is the program and its arguments.
   const words = commandLine.replace(/ < ("\$[A-Z_]+"|\/dev\/null)$/, '');
-  const out = execFileSync('/bin/sh', ['-c', `set -- ${words}; for a in "$@"; do printf '%s\\0' "$a"; done`], { encoding: 'utf8', env: { PATH: process.env['PATH'] ?? '', RLOOP_AGENT_PROMPT: '/scratch/prompt.md', RLOOP_LETTER_MD: '/scratch/letter.md' } });
+  const out = execFileSync('/bin/sh', ['-c', `set -- ${words}; for a in "$@"; do printf '%s\\0' "$a"; done`], {
+    encoding: 'utf8',
+    env: {
+      PATH: process.env['PATH'] ?? '',
+      RLOOP_AGENT_PROMPT: '/scratch/prompt.md',
+      RLOOP_LETTER_MD: '/scratch/letter.md',
+    },
+  });
   return out.split('\0').slice(0, -1);
 }
 
@@ -15,8 +29,39 @@ const RUN: AgentRun = { model: 'model-x', extraArgs: ['--verbose'], files: ['src
 
 describe('the coding-agent presets (each as its documentation describes its non-interactive mode)', () => {
   it.each([
-    ['claude-code', ['claude', '-p', AGENT_TASK, '--permission-mode', 'acceptEdits', '--output-format', 'text', '--model', 'model-x', '--verbose'], 'stdin'],
-    ['codex', ['codex', 'exec', '--sandbox', 'workspace-write', '--ephemeral', '--color', 'never', '--model', 'model-x', '--verbose', AGENT_TASK], 'stdin'],
+    [
+      'claude-code',
+      [
+        'claude',
+        '-p',
+        AGENT_TASK,
+        '--permission-mode',
+        'acceptEdits',
+        '--output-format',
+        'text',
+        '--model',
+        'model-x',
+        '--verbose',
+      ],
+      'stdin',
+    ],
+    [
+      'codex',
+      [
+        'codex',
+        'exec',
+        '--sandbox',
+        'workspace-write',
+        '--ephemeral',
+        '--color',
+        'never',
+        '--model',
+        'model-x',
+        '--verbose',
+        AGENT_TASK,
+      ],
+      'stdin',
+    ],
     [
       'aider',
       [
@@ -42,24 +87,49 @@ describe('the coding-agent presets (each as its documentation describes its non-
       ],
       'message-file',
     ],
-    ['gemini', ['gemini', '--prompt', AGENT_TASK, '--approval-mode', 'auto_edit', '--output-format', 'text', '--model', 'model-x', '--verbose'], 'stdin'],
-  ] as const)('given %s with a model, an extra argument and two files, when its command line is built, then the shell passes exactly its documented arguments', (agent, argv, letter) => {
-    const preset = AGENT_PRESETS[agent];
-    const line = agentCommandLine(preset, RUN);
-    expect(argvOf(line)).toEqual(argv);
-    expect(preset.letter).toBe(letter);
-    // The letter arrives on standard input, or standard input is closed so nothing waits for a person.
-    expect(line.endsWith(letter === 'stdin' ? ' < "$RLOOP_LETTER_MD"' : ' < /dev/null')).toBe(true);
-  });
+    [
+      'gemini',
+      [
+        'gemini',
+        '--prompt',
+        AGENT_TASK,
+        '--approval-mode',
+        'auto_edit',
+        '--output-format',
+        'text',
+        '--model',
+        'model-x',
+        '--verbose',
+      ],
+      'stdin',
+    ],
+  ] as const)(
+    'given %s with a model, an extra argument and two files, when its command line is built, then the shell passes exactly its documented arguments',
+    (agent, argv, letter) => {
+      const preset = AGENT_PRESETS[agent];
+      const line = agentCommandLine(preset, RUN);
+      expect(argvOf(line)).toEqual(argv);
+      expect(preset.letter).toBe(letter);
+      // The letter arrives on standard input, or standard input is closed so nothing waits for a person.
+      expect(line.endsWith(letter === 'stdin' ? ' < "$RLOOP_LETTER_MD"' : ' < /dev/null')).toBe(true);
+    },
+  );
 
   it('given no model and no extra arguments, when a command line is built, then no --model is passed (the agent uses its default)', () => {
-    for (const agent of CODING_AGENTS) expect(argvOf(agentCommandLine(AGENT_PRESETS[agent], { model: null, extraArgs: [], files: [] }))).not.toContain('--model');
+    for (const agent of CODING_AGENTS)
+      expect(argvOf(agentCommandLine(AGENT_PRESETS[agent], { model: null, extraArgs: [], files: [] }))).not.toContain(
+        '--model',
+      );
   });
 
   it('given hostile text in a model or an argument, when quoted for the shell, then it stays one literal argument', () => {
     const hostile = ["'; touch /tmp/pwned; '", '$(id)', '`id`', '"$HOME"', 'a b\tc'];
     for (const text of hostile) expect(argvOf(shellQuote(text))).toEqual([text]);
-    expect(argvOf(agentCommandLine(AGENT_PRESETS['claude-code'], { model: null, extraArgs: hostile, files: [] })).slice(-hostile.length)).toEqual(hostile);
+    expect(
+      argvOf(agentCommandLine(AGENT_PRESETS['claude-code'], { model: null, extraArgs: hostile, files: [] })).slice(
+        -hostile.length,
+      ),
+    ).toEqual(hostile);
   });
 
   it('given each preset, then it names its program, its documentation, the variables its key is read from and a timeout', () => {

@@ -64,8 +64,19 @@ export const AGENT_PRESETS: Readonly<Record<CodingAgent, AgentPreset>> = {
     letter: 'stdin',
     credentials: ['ANTHROPIC_API_KEY'],
     timeoutMs: THIRTY_MINUTES,
-    args: (run) => ['-p', AGENT_TASK, '--permission-mode', 'acceptEdits', '--output-format', 'text', ...modelArgs('--model', run), ...run.extraArgs],
-    exitStatuses: { 1: 'Claude Code stopped with an error (its output says which: a refused key, a limit, a tool failure)' },
+    args: (run) => [
+      '-p',
+      AGENT_TASK,
+      '--permission-mode',
+      'acceptEdits',
+      '--output-format',
+      'text',
+      ...modelArgs('--model', run),
+      ...run.extraArgs,
+    ],
+    exitStatuses: {
+      1: 'Claude Code stopped with an error (its output says which: a refused key, a limit, a tool failure)',
+    },
     artifacts: [],
   },
   // `codex exec`: read-only unless --sandbox says otherwise; a prompt argument is the instruction
@@ -77,7 +88,17 @@ export const AGENT_PRESETS: Readonly<Record<CodingAgent, AgentPreset>> = {
     letter: 'stdin',
     credentials: ['CODEX_API_KEY', 'OPENAI_API_KEY'],
     timeoutMs: THIRTY_MINUTES,
-    args: (run) => ['exec', '--sandbox', 'workspace-write', '--ephemeral', '--color', 'never', ...modelArgs('--model', run), ...run.extraArgs, AGENT_TASK],
+    args: (run) => [
+      'exec',
+      '--sandbox',
+      'workspace-write',
+      '--ephemeral',
+      '--color',
+      'never',
+      ...modelArgs('--model', run),
+      ...run.extraArgs,
+      AGENT_TASK,
+    ],
     exitStatuses: { 1: 'Codex stopped with an error (its output says which)' },
     artifacts: [],
   },
@@ -110,7 +131,9 @@ export const AGENT_PRESETS: Readonly<Record<CodingAgent, AgentPreset>> = {
       // --file=<path>: a path that starts with a dash is still a value, never an option.
       ...run.files.map((file) => `--file=${file}`),
     ],
-    exitStatuses: { 1: 'aider stopped with an error (its output says which: a model or key problem, a file it could not edit)' },
+    exitStatuses: {
+      1: 'aider stopped with an error (its output says which: a model or key problem, a file it could not edit)',
+    },
     artifacts: ['.aider*'],
   },
   // Headless mode: -p/--prompt runs once; piped input is the context; auto_edit approves edits,
@@ -122,8 +145,21 @@ export const AGENT_PRESETS: Readonly<Record<CodingAgent, AgentPreset>> = {
     letter: 'stdin',
     credentials: ['GEMINI_API_KEY'],
     timeoutMs: THIRTY_MINUTES,
-    args: (run) => ['--prompt', AGENT_TASK, '--approval-mode', 'auto_edit', '--output-format', 'text', ...modelArgs('--model', run), ...run.extraArgs],
-    exitStatuses: { 1: 'Gemini CLI stopped with an error or an API failure', 42: 'Gemini CLI refused its input (an invalid prompt or argument)', 53: 'Gemini CLI reached its turn limit before it finished' },
+    args: (run) => [
+      '--prompt',
+      AGENT_TASK,
+      '--approval-mode',
+      'auto_edit',
+      '--output-format',
+      'text',
+      ...modelArgs('--model', run),
+      ...run.extraArgs,
+    ],
+    exitStatuses: {
+      1: 'Gemini CLI stopped with an error or an API failure',
+      42: 'Gemini CLI refused its input (an invalid prompt or argument)',
+      53: 'Gemini CLI reached its turn limit before it finished',
+    },
     artifacts: [],
   },
 };
@@ -157,6 +193,10 @@ export const FILE_VARIABLES = { letter: 'RLOOP_LETTER_MD', prompt: 'RLOOP_AGENT_
  * standard input for the agents that read it there.
  */
 export function agentCommandLine(preset: AgentPreset, run: AgentRun): string {
-  const words = [preset.program, ...preset.args(run)].map((arg) => (typeof arg === 'string' ? shellQuote(arg) : `"$${FILE_VARIABLES[arg.file]}"`));
-  return preset.letter === 'stdin' ? `${words.join(' ')} < "$${FILE_VARIABLES.letter}"` : `${words.join(' ')} < /dev/null`;
+  const words = [preset.program, ...preset.args(run)].map((arg) =>
+    typeof arg === 'string' ? shellQuote(arg) : `"$${FILE_VARIABLES[arg.file]}"`,
+  );
+  return preset.letter === 'stdin'
+    ? `${words.join(' ')} < "$${FILE_VARIABLES.letter}"`
+    : `${words.join(' ')} < /dev/null`;
 }
