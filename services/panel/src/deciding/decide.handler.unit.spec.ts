@@ -1,12 +1,15 @@
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { Test, type TestingModule } from '@nestjs/testing';
-import { EventContext } from '@rloop/bus';
-import { CriticCatalogue, DEFAULT_LOOP_CONFIG } from '@rloop/domain';
-import { InMemoryJournal, inMemoryPorts, journaledEvent } from '@rloop/journal-client';
-import { PanelModule } from '../app.module.js';
-import type { PanelConfig } from '../config.js';
-import { PanelRegistry } from '../registry/panel-registry.js';
+import type { TestingModule } from '@nestjs/testing';
+import type { EventContext } from '@rloop/bus';
+import { InMemoryJournal, journaledEvent } from '@rloop/journal-client';
+import {
+  compilePanel,
+  coreCatalogue,
+  deliveryTo,
+  panelConfig,
+  thrownBy,
+} from '../testing/panel-harness.test-helpers.js';
 import { DecideController } from './decide.controller.js';
 
 // The panel's handler through Nest's DI: the publisher and the journal client's requester are
@@ -24,39 +27,12 @@ const envelope = (second: number, eventId?: string) => ({
   ...(eventId === undefined ? {} : { eventId }),
 });
 
-const catalogue = CriticCatalogue.parse({
-  k: { critical: 3, medium: 5, low: 7, final_sweep: null },
-  soft_caps: { critical: 2, medium: 2, low: 1, final_sweep: 1 },
-  round_grace_ms: 1000,
-  critics: {
-    'toolchain/compiler-linter': { evidence: 'toolchain', timeout_ms: 60_000 },
-    'security/sast-scanner': { evidence: 'dataflow', timeout_ms: 30_000 },
-  },
-  core: ['toolchain/compiler-linter', 'security/sast-scanner'],
-  dynamic: [],
+const catalogue = coreCatalogue({
+  'toolchain/compiler-linter': { evidence: 'toolchain', timeout_ms: 60_000 },
+  'security/sast-scanner': { evidence: 'dataflow', timeout_ms: 30_000 },
 });
-
-const config = {
-  catalogue,
-  loop: DEFAULT_LOOP_CONFIG,
-  anthropicConfigured: false,
-  registry: { heartbeatIntervalMs: 1000, refreshMs: 500, graceMs: 0, maxSnapshotAgeMs: 5000, retryWaitMs: 12_000 },
-} as unknown as PanelConfig;
-
-/** Every catalogued critic heartbeats. */
-const aliveRegistry = {
-  view: () => Promise.resolve({ catalogue, availability: () => ({ state: 'available' as const }) }),
-  coreUnavailable: () => [],
-};
-
-const delivery = (): EventContext =>
-  new EventContext([
-    { consumer: 'panel-decide', stream: 'S', subject: 's', streamSequence: 1, deliveries: 1, headers: {} },
-    () => undefined,
-  ]);
-
-/** The bus decorators hand a handler's throw to the server as a value ({ error }); undefined when it returned normally. */
-const thrownBy = (outcome: unknown): unknown => (outcome as { error?: unknown } | undefined)?.error;
+const config = panelConfig(catalogue);
+const delivery = (): EventContext => deliveryTo('panel-decide');
 
 function gatedRun(journal: InMemoryJournal): void {
   journal.append(
@@ -89,15 +65,7 @@ describe('the panel decides on committed state (handler through Nest DI)', () =>
   let module: TestingModule | null = null;
 
   async function handler(journal: InMemoryJournal): Promise<DecideController> {
-    module = await Test.createTestingModule({
-      imports: [
-        inMemoryPorts(journal, { now: () => new Date(NOW) }, { service: 'panel', producer: 'panel@spec' }),
-        PanelModule.forRoot(config),
-      ],
-    })
-      .overrideProvider(PanelRegistry)
-      .useValue(aliveRegistry)
-      .compile();
+    module = await compilePanel(journal, config, NOW);
     return module.get(DecideController);
   }
 

@@ -1,14 +1,17 @@
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { Test, type TestingModule } from '@nestjs/testing';
-import { EventContext } from '@rloop/bus';
+import type { TestingModule } from '@nestjs/testing';
 import type { Finding, JournaledEvent } from '@rloop/contracts';
-import { CriticCatalogue, DEFAULT_LOOP_CONFIG, fingerprintOf } from '@rloop/domain';
-import { InMemoryJournal, inMemoryPorts, journaledEvent } from '@rloop/journal-client';
-import { PanelModule } from '../app.module.js';
-import type { PanelConfig } from '../config.js';
+import { fingerprintOf } from '@rloop/domain';
+import { InMemoryJournal, journaledEvent } from '@rloop/journal-client';
 import { DecideController } from '../deciding/decide.controller.js';
-import { PanelRegistry } from '../registry/panel-registry.js';
+import {
+  compilePanel,
+  coreCatalogue,
+  deliveryTo,
+  panelConfig,
+  thrownBy,
+} from '../testing/panel-harness.test-helpers.js';
 import { DetectController } from './detect.controller.js';
 
 // The loop-detection reactor through Nest's DI (moved here from the journal, which only stores and
@@ -28,33 +31,12 @@ const envelope = (eventId?: string) => ({
   ...(eventId === undefined ? {} : { eventId }),
 });
 
-const catalogue = CriticCatalogue.parse({
-  k: { critical: 3, medium: 5, low: 7, final_sweep: null },
-  soft_caps: { critical: 8, medium: 8, low: 8, final_sweep: 2 },
-  round_grace_ms: 1000,
-  critics: { [CRITIC]: { evidence: 'pattern', timeout_ms: 60_000 } },
-  core: [CRITIC],
-  dynamic: [],
-});
-
-const config = {
-  catalogue,
-  loop: DEFAULT_LOOP_CONFIG,
-  anthropicConfigured: false,
-  registry: { heartbeatIntervalMs: 1000, refreshMs: 500, graceMs: 0, maxSnapshotAgeMs: 5000, retryWaitMs: 12_000 },
-} as unknown as PanelConfig;
-
-const aliveRegistry = {
-  view: () => Promise.resolve({ catalogue, availability: () => ({ state: 'available' as const }) }),
-  coreUnavailable: () => [],
-};
-
-const delivery = (consumer: string, deliveries = 1): EventContext =>
-  new EventContext([
-    { consumer, stream: 'S', subject: 's', streamSequence: 1, deliveries, headers: {} },
-    () => undefined,
-  ]);
-const thrownBy = (outcome: unknown): unknown => (outcome as { error?: unknown } | undefined)?.error;
+const catalogue = coreCatalogue(
+  { [CRITIC]: { evidence: 'pattern', timeout_ms: 60_000 } },
+  { critical: 8, medium: 8, low: 8, final_sweep: 2 },
+);
+const config = panelConfig(catalogue);
+const delivery = deliveryTo;
 
 const key: Finding = {
   id: 'secret-1',
@@ -203,15 +185,7 @@ describe('loop detection as a reactor of committed state (handler through Nest D
   let module: TestingModule | null = null;
 
   async function compile(journal: InMemoryJournal): Promise<TestingModule> {
-    module = await Test.createTestingModule({
-      imports: [
-        inMemoryPorts(journal, { now: () => new Date(NOW) }, { service: 'panel', producer: 'panel@spec' }),
-        PanelModule.forRoot(config),
-      ],
-    })
-      .overrideProvider(PanelRegistry)
-      .useValue(aliveRegistry)
-      .compile();
+    module = await compilePanel(journal, config, NOW);
     return module;
   }
 

@@ -1,11 +1,12 @@
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { EventContext, RetryLaterError } from '@rloop/bus';
+import { type EventContext, RetryLaterError } from '@rloop/bus';
 import type { Finding, Letter } from '@rloop/contracts';
-import { CriticCatalogue, decideNext, fingerprintOf } from '@rloop/domain';
+import { decideNext, fingerprintOf } from '@rloop/domain';
 import { InMemoryJournal, JournalClientModule, inMemoryPorts, journaledEvent } from '@rloop/journal-client';
 import type { PanelConfig } from '../config.js';
+import { coreCatalogue, deliveryTo, thrownBy } from '../testing/panel-harness.test-helpers.js';
 import { PANEL_CONFIG } from '../tokens.js';
 import { FixDeadlineController, GUARD_GRACE_MS } from './fix-deadline.controller.js';
 
@@ -22,14 +23,7 @@ const envelope = (second: number, eventId?: string) => ({
   ...(eventId === undefined ? {} : { eventId }),
 });
 
-const catalogue = CriticCatalogue.parse({
-  k: { critical: 3, medium: 5, low: 7, final_sweep: null },
-  soft_caps: { critical: 2, medium: 2, low: 1, final_sweep: 1 },
-  round_grace_ms: 1000,
-  critics: { 'toolchain/compiler-linter': { evidence: 'toolchain', timeout_ms: 60_000 } },
-  core: ['toolchain/compiler-linter'],
-  dynamic: [],
-});
+const catalogue = coreCatalogue({ 'toolchain/compiler-linter': { evidence: 'toolchain', timeout_ms: 60_000 } });
 
 const FINDING: Finding = (() => {
   const base = {
@@ -151,12 +145,7 @@ function runWaitingForFix(journal: InMemoryJournal): void {
   journal.append(...fix);
 }
 
-const delivery = (deliveries = 1): EventContext =>
-  new EventContext([
-    { consumer: 'panel-fix-deadline', stream: 'S', subject: 's', streamSequence: 1, deliveries, headers: {} },
-    () => undefined,
-  ]);
-const thrownBy = (outcome: unknown): unknown => (outcome as { error?: unknown } | undefined)?.error;
+const delivery = (deliveries = 1): EventContext => deliveryTo('panel-fix-deadline', deliveries);
 
 describe("the panel's guard of a fix nobody serves (handler through Nest DI)", () => {
   let module: TestingModule | null = null;
