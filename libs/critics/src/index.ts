@@ -83,7 +83,7 @@ export {
   type DependencyEolOptions,
   type EolHit,
 } from './critics/dependency-eol.js';
-export { databaseReviewerCritic } from './critics/database-reviewer.js';
+export { databaseReviewerCritic } from './critics/database/database-reviewer.js';
 export {
   createSarifCritic,
   letterToSarif,

@@ -1,6 +1,6 @@
 import type { CriticDefinition } from './critic.js';
 import { compilerLinterCritic } from './critics/compiler-linter.js';
-import { databaseReviewerCritic } from './critics/database-reviewer.js';
+import { databaseReviewerCritic } from './critics/database/database-reviewer.js';
 import { dependencyAuditCritic } from './critics/dependency-audit.js';
 import { dependencyEolCritic } from './critics/dependency-eol.js';
 import { secretsDetectorCritic } from './critics/secrets.js';

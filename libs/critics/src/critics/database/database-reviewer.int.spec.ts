@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { databaseReviewerCritic, runCritic } from '../index.js';
-import { fixtureRepo } from '../__fixtures__/repo.js';
+import { databaseReviewerCritic, runCritic } from '../../index.js';
+import { fixtureRepo } from '../../__fixtures__/repo.js';
 
 async function review(files: Record<string, string>, reviewed?: readonly string[]) {
   const repo = fixtureRepo(files);
