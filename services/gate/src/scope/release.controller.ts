@@ -1,12 +1,18 @@
 import { Controller, Inject } from '@nestjs/common';
-import { EVENT_PUBLISHER, type EventPublisher, OnEvent } from '@rloop/bus';
+import {
+  CLOCK,
+  type Clock,
+  EVENT_PUBLISHER,
+  type EventPublisher,
+  OnEvent,
+  SERVICE_IDENTITY,
+  type ServiceIdentity,
+} from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
 import { JournalClient } from '@rloop/journal-client';
 import type { GateConfig } from '../config.js';
 import { GATE_CONFIG } from '../tokens.js';
 import { decideRunScope } from './scope-lock.js';
-
-const PRODUCER = `gate@${process.pid}`;
 
 /**
  * Commits after which a queued run may be free to start: a run ended or went to people (its files
@@ -44,6 +50,8 @@ export class ReleaseController {
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
     @Inject(JournalClient) private readonly journal: JournalClient,
     @Inject(GATE_CONFIG) private readonly config: GateConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(SERVICE_IDENTITY) private readonly identity: ServiceIdentity,
   ) {}
 
   @OnEvent('JournalCommitted', { name: 'gate-scope-release' })
@@ -57,8 +65,8 @@ export class ReleaseController {
         plan: run.plan,
         run_id: run.run_id,
         causation_id: event.event_id,
-        producer: PRODUCER,
-        now: new Date().toISOString(),
+        producer: this.identity.producer,
+        now: this.clock.now().toISOString(),
       };
       await decideRunScope(
         { journal: this.journal, publisher: this.publisher },

@@ -1,13 +1,21 @@
 import { Controller, Inject, Logger } from '@nestjs/common';
-import { EVENT_PUBLISHER, type EventContext, type EventPublisher, OnEvent, RetryLaterError } from '@rloop/bus';
+import {
+  CLOCK,
+  type Clock,
+  EVENT_PUBLISHER,
+  type EventContext,
+  type EventPublisher,
+  OnEvent,
+  RetryLaterError,
+  SERVICE_IDENTITY,
+  type ServiceIdentity,
+} from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
 import { chooseHandoffRound, decisionEvent, handoffWork, reviewedRounds } from '@rloop/domain';
 import { JournalClient } from '@rloop/journal-client';
 import type { ImplementerConfig } from '../config.js';
 import { handOffBranch } from '../git/handoff.js';
 import { IMPLEMENTER_CONFIG } from '../tokens.js';
-
-const PRODUCER = `implementer@${process.pid}`;
 
 /** The committed events after which a loop's branch is handed off. */
 const HANDOFF_TRIGGERS: ReadonlySet<string> = new Set(['EscalationRaised', 'LoopStopped']);
@@ -32,6 +40,8 @@ export class HandoffController {
     @Inject(EVENT_PUBLISHER) private readonly publisher: EventPublisher,
     @Inject(JournalClient) private readonly journal: JournalClient,
     @Inject(IMPLEMENTER_CONFIG) private readonly config: ImplementerConfig,
+    @Inject(CLOCK) private readonly clock: Clock,
+    @Inject(SERVICE_IDENTITY) private readonly identity: ServiceIdentity,
   ) {}
 
   @OnEvent('JournalCommitted', { name: 'implementer-committed-handoffs', ackWaitMs: 120_000 })
@@ -75,8 +85,8 @@ export class HandoffController {
       plan: work.slug,
       run_id: work.runId,
       causation_id: trigger.event_id,
-      producer: PRODUCER,
-      now: new Date().toISOString(),
+      producer: this.identity.producer,
+      now: this.clock.now().toISOString(),
     };
     await this.publisher.publish(
       decisionEvent('BranchHandedOff', meta, ['branch-handed-off', work.trigger.event_id], data),
