@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import {
   Controller,
   type DynamicModule,
@@ -26,7 +25,7 @@ import {
 } from '@rloop/bus';
 import { type EventOf, describeError } from '@rloop/contracts';
 import { RepoPolicy } from '@rloop/critics';
-import { readOnlyCheckout, repositoryCacheAt } from '@rloop/git';
+import { checkoutForWorker } from '@rloop/git';
 import { JournalClient } from '@rloop/journal-client';
 import { type DispatchOutcome, type RoundHost, answerRound } from './answer-round.js';
 import type { ServiceCritic } from './define.js';
@@ -69,13 +68,8 @@ const RUNTIME = Symbol.for('rloop.critic-sdk.runtime');
  * (the pinned commit fetched by sha), so a critic service needs no disk shared with the gate; a
  * plan given by local path is read in place (a fleet on one host).
  */
-const defaultCheckout: CheckoutProvider = async (round, workRoot) => {
-  const checkout =
-    round.repo_url === undefined
-      ? await readOnlyCheckout(round.repo_path, round.commit, { workRoot })
-      : await repositoryCacheAt(join(workRoot, 'repos')).readOnlyCheckout(round.repo_url, round.commit, { workRoot });
-  return checkout.dir;
-};
+const defaultCheckout: CheckoutProvider = async (round, workRoot) =>
+  (await checkoutForWorker({ path: round.repo_path, url: round.repo_url }, round.commit, workRoot)).dir;
 
 /**
  * What a reviewed repository may change for a critic service: the fleet's default policy

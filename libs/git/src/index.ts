@@ -28,6 +28,7 @@ export {
 export {
   RepositoryCache,
   repositoryCacheAt,
+  checkoutForWorker,
   repositoryIdentity,
   GIT_CREDENTIALS_VARIABLE,
   type RepositoryCacheOptions,

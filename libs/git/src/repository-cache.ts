@@ -278,3 +278,18 @@ export function repositoryCacheAt(root: string): RepositoryCache {
   }
   return cache;
 }
+
+/**
+ * A read-only checkout of `commit` for a worker: from this worker's own cache of the repository
+ * (`<workRoot>/repos`, the commit fetched by sha) when the plan gave a URL, so it needs no disk
+ * shared with the gate; read in place from `path` when it did not (a fleet on one host).
+ */
+export function checkoutForWorker(
+  repository: { readonly path: string; readonly url?: string | undefined },
+  commit: string,
+  workRoot: string,
+): Promise<ReadOnlyCheckout> {
+  return repository.url === undefined
+    ? readOnlyCheckout(repository.path, commit, { workRoot })
+    : repositoryCacheAt(join(workRoot, 'repos')).readOnlyCheckout(repository.url, commit, { workRoot });
+}
