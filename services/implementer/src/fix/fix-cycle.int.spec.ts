@@ -208,11 +208,20 @@ describe('the fix cycle', () => {
     expect(second).toEqual(first);
     expect(commitsOnBranch(repo, slug)).toBe(1);
 
-    // A crash between committing and storing the answer: the commit's trailers are enough.
+    // A crash between committing and storing the answer: the commit's trailers are enough, and the
+    // coverage its test run recorded (lost with the crash) is recorded again on the commit.
     gitOut(repo.dir, ['update-ref', '-d', fixRecordRef(slug, req.letter.letter_id)]);
-    const recovered = await applyFix(req, deps());
-    expect(recovered).toEqual(first);
+    const recovered = await applyFix(req, { ...deps(), recordCoverage: true });
+    const { coverage, ...rest } = recovered;
+    expect(rest).toEqual(first);
+    expect(coverage?.files.find((f) => f.file === 'src/tax.js')).toEqual({
+      file: 'src/tax.js',
+      executable: expect.any(Number) as unknown as number,
+      uncovered: [],
+    });
+    expect(await applyFix(req, deps())).toEqual(recovered);
     expect(commitsOnBranch(repo, slug)).toBe(1);
+    expect(gitOut(dir, ['status', '--porcelain=v1', '--untracked-files=all'])).toBe('');
   });
 
   it("given the command strategy, then the agent finds the letter through its environment and its edits become rloop's single commit per round", async () => {

@@ -194,6 +194,34 @@ function commitMessage(
   ].join('\n');
 }
 
+/** Runs the plan's tests on a committed fix in the plan's worktree and returns the coverage they recorded. */
+async function coverageAt(
+  request: FixRequestedData,
+  commit: string,
+  deps: FixCycleDeps,
+): Promise<FixAppliedData['coverage'] | null> {
+  const { dir } = await ensureWorktree({
+    repoPath: request.repo_path,
+    slug: request.letter.plan,
+    workRoot: deps.workRoot,
+    commit,
+    branch: request.branch,
+  });
+  const coverageDir = coverageDirFor(deps.workRoot);
+  await runTests({
+    cwd: dir,
+    command: request.test_cmd,
+    env: deps.env,
+    timeoutMs: deps.testTimeoutMs,
+    limits: deps.commands.limits,
+    signal: deps.signal ?? new AbortController().signal,
+    coverageDir,
+  });
+  const coverage = recordV8Coverage(coverageDir, dir);
+  await resetWorktree(dir, request.branch, commit);
+  return coverage;
+}
+
 /** Reads a stored FixApplied record, or null when the letter was never handled. */
 async function storedResult(repoPath: string, ref: string): Promise<FixAppliedData | null> {
   const stored = await readRecord(repoPath, ref);
@@ -235,8 +263,12 @@ export async function applyFix(given: FixRequestedData, deps: FixCycleDeps): Pro
     );
     if (found === null) return null;
     const recovered = await committedResult(request, found);
-    await writeRecord(request.repo_path, ref, recovered);
-    return recovered;
+    // The coverage of the crashed attempt's test run was lost with it: the test-coverage critic
+    // reads it for this commit, so the tests run again on the commit (only on this crash path).
+    const coverage = deps.recordCoverage === true ? await coverageAt(request, found, deps) : null;
+    const result = { ...recovered, ...(coverage === null ? {} : { coverage }) };
+    await writeRecord(request.repo_path, ref, result);
+    return result;
   };
   const recovered = await recover();
   if (recovered !== null) return recovered;
