@@ -13,8 +13,7 @@ import { type StoredRow, checkHistory } from './history.test-helpers.js';
 // every few seconds and started again. Then a checker reads the whole journal: every plan ended
 // as the same plan does undisturbed, no step was decided twice, every decision was appended on
 // the state it was decided on, and nothing was dead-lettered but what the test injected.
-// `npm run test:chaos` (not part of `npm test`: it takes minutes). It fails on this version (long
-// handlers dead-lettered at max_deliver under the kills); .ci/run leaves it out until that is fixed.
+// `npm run test:chaos` (not part of `npm test`; .ci/run runs it after the browser tests).
 
 const PLANS = 20;
 const UNFIXABLE_EVERY = 4;
