@@ -245,6 +245,17 @@ describe('chaos: replicas killed with -9 while 20 plans run', () => {
             .map((service): [string, number] => [service, killed.filter((k) => k.startsWith(`${service}#`)).length]),
         ),
         decisions_refused: refused,
+        // Which implementer did the test runs: with two replicas, both should take a share.
+        test_runs_by_producer: Object.fromEntries(
+          [
+            ...rows
+              .filter((r) => r.type === 'BaselineRecorded' || r.type === 'FixApplied')
+              .reduce((counts, r) => {
+                const producer = String(r.metadata['producer']);
+                return counts.set(producer, (counts.get(producer) ?? 0) + 1);
+              }, new Map<string, number>()),
+          ].sort(),
+        ),
         events: rows.length,
         chaos_seconds: Math.round(chaosMs / 1000),
         wall_seconds: Math.round((Date.now() - startedAt) / 1000),

@@ -16,6 +16,7 @@ import { JournalClient } from '@rloop/journal-client';
 import type { ImplementerConfig } from '../config.js';
 import { handOffBranch } from '../git/handoff.js';
 import { IMPLEMENTER_CONFIG } from '../tokens.js';
+import { LONG_WORK } from './long-work.js';
 
 /** The committed events after which a loop's branch is handed off. */
 const HANDOFF_TRIGGERS: ReadonlySet<string> = new Set(['EscalationRaised', 'LoopStopped']);
@@ -44,7 +45,7 @@ export class HandoffController {
     @Inject(SERVICE_IDENTITY) private readonly identity: ServiceIdentity,
   ) {}
 
-  @OnEvent('JournalCommitted', { name: 'implementer-committed-handoffs', ackWaitMs: 120_000 })
+  @OnEvent('JournalCommitted', { name: 'implementer-committed-handoffs', ...LONG_WORK })
   async onEnded(announcement: EventOf<'JournalCommitted'>, ctx: EventContext): Promise<void> {
     const trigger = announcement.data.events.find((e) => HANDOFF_TRIGGERS.has(e.type));
     if (announcement.plan.startsWith('_') || trigger === undefined) return;

@@ -39,6 +39,7 @@ import { OWNER_TAG, OWNER_VARIABLE, reapOrphans } from '../shell/orphans.js';
 import { checkBubblewrap } from '../shell/sandbox.js';
 import { localRepoPath } from '../git/remote.js';
 import { IMPLEMENTER_CONFIG } from '../tokens.js';
+import { LONG_WORK } from './long-work.js';
 
 /** The UTC day of a time, YYYY-MM-DD (the daily budget's day). */
 function utcDay(at: Date): string {
@@ -143,7 +144,7 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     return state;
   }
 
-  @OnEvent('JournalCommitted', { name: 'implementer-committed-baselines', ackWaitMs: 120_000 })
+  @OnEvent('JournalCommitted', { name: 'implementer-committed-baselines', ...LONG_WORK })
   async onGated(announcement: EventOf<'JournalCommitted'>, ctx: EventContext): Promise<void> {
     if (announcement.plan.startsWith('_') || !announcement.data.events.some((e) => e.type === 'LoopGated')) return;
     const state = await this.runState(announcement, ctx);
@@ -184,7 +185,7 @@ export class ImplementerController implements OnModuleInit, OnApplicationShutdow
     return request === null ? null : { request, requestEventId: requested.event_id, runId: state.run_id };
   }
 
-  @OnEvent('JournalCommitted', { name: 'implementer-committed-fixes', ackWaitMs: 120_000 })
+  @OnEvent('JournalCommitted', { name: 'implementer-committed-fixes', ...LONG_WORK })
   async onFixRequested(announcement: EventOf<'JournalCommitted'>, ctx: EventContext): Promise<void> {
     if (!announcement.data.events.some((e) => e.type === 'FixRequested')) return;
     const fix = await this.committedFix(announcement, ctx);
