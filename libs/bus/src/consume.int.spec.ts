@@ -297,6 +297,30 @@ describe('JetStreamServer consuming through a Nest microservice', () => {
     expect(maxConcurrentPlans).toBe(3);
   });
 
+  it('holds no more than maxBuffered messages, so a second replica takes the work the first cannot run yet', async () => {
+    const s = await scenario();
+    const release = deferred();
+    const first = newProbe(() => release.promise);
+    const second = newProbe();
+    const plans = ['plan-a', 'plan-b', 'plan-c', 'plan-d', 'plan-e', 'plan-f'];
+    // Published before either replica starts: the first one's pull could take them all.
+    await s.provision();
+    for (const plan of plans)
+      await s.nats.publishRaw(s.nats.subjects.event('LoopStopped', plan), JSON.stringify(loopStopped(plan, plan)));
+    await s.start(SERVICE, ProbeModule.with(first, StoppedHandler), { concurrency: 1, maxBuffered: 1 });
+    await eventually(() => (first.calls.length === 1 ? true : undefined), { description: 'the first replica busy' });
+    await s.start(SERVICE, ProbeModule.with(second, StoppedHandler), { concurrency: 1, maxBuffered: 1 });
+
+    // While the first replica's handler still runs, the second handles every other plan.
+    await eventually(() => (second.calls.length === plans.length - 1 ? true : undefined), {
+      description: 'the second replica taking the rest',
+    });
+    release.resolve();
+    await ackedThrough(s, plans.length);
+    expect(first.calls).toHaveLength(1);
+    expect([...first.calls, ...second.calls].map((c) => c.plan).sort()).toEqual(plans);
+  });
+
   it('redelivers after a RetryLaterError delay without counting it as an attempt or holding back the plan', async () => {
     const s = await scenario();
     const probe = newProbe((event, context) =>
