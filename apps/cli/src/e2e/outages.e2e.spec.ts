@@ -78,7 +78,8 @@ describe('outages: NATS and PostgreSQL killed mid-round', () => {
     await new Promise((resolve) => setTimeout(resolve, downMs));
     await server.restart();
 
-    const outcome = await t.outcome(slug, runId, 120_000);
+    // Generous: on a loaded machine the services' reconnect backoff and the retried work add up.
+    const outcome = await t.outcome(slug, runId, 180_000);
     const events = await eventsOf(slug);
     // The story first: when the loop did not converge, it says why.
     expect(loopStory(events)).toEqual(reference);
@@ -99,7 +100,7 @@ describe('outages: NATS and PostgreSQL killed mid-round', () => {
       }).toEqual({ service, disconnected: true });
     }
     expect(during.filter((line) => line.includes(': dead-lettered '))).toEqual([]);
-  }, 240_000);
+  }, 300_000);
 
   it('PostgreSQL: the journal waits the outage out (nothing dead-lettered), and the loop ends like an undisturbed run', async () => {
     const linesBefore = t.lines.length;
@@ -108,5 +109,5 @@ describe('outages: NATS and PostgreSQL killed mid-round', () => {
     const during = t.lines.slice(linesBefore);
     expect(during.some((line) => /journal.*waits \(transient failure \d+, not an attempt/.test(line))).toBe(true);
     expect(during.filter((line) => line.includes(': dead-lettered '))).toEqual([]);
-  }, 240_000);
+  }, 300_000);
 });
