@@ -1,5 +1,12 @@
 // Builders for domain specs: valid contract values with only the interesting fields spelled out.
-import { type Finding, type JournaledEvent, type Letter, type PlanSpec, parseEventOrThrow } from '@rloop/contracts';
+import {
+  type EventOf,
+  type Finding,
+  type JournaledEvent,
+  type Letter,
+  type PlanSpec,
+  parseEventOrThrow,
+} from '@rloop/contracts';
 import { CriticCatalogue } from '../config/catalogue.js';
 import { fingerprintOf } from '../identity/fingerprint.js';
 import { evolveLoop, initialLoopState, type LoopState } from '../loop/state.js';
@@ -138,4 +145,37 @@ export function letterFor(
     disagreements: [],
     summary: 'test letter',
   };
+}
+
+/** The run's PlanSubmitted (its event id is the run id), with the plan's fields overridden. */
+export const submitted = (plan: Partial<PlanSpec> = {}) =>
+  event('PlanSubmitted', { plan: planSpec(plan), submission_id: 'sub-1' }, { event_id: RUN_ID });
+
+/** The gate's verdict on SHA_A for src/index.ts in /repo, with the given fields overridden. */
+export const gated = (data: Partial<EventOf<'LoopGated'>['data']> = {}) =>
+  event('LoopGated', {
+    verdict: 'run',
+    rules: [],
+    commit: SHA_A,
+    files: ['src/index.ts'],
+    repo_path: '/repo',
+    test_cmd: 'npm test',
+    ...data,
+  });
+
+/** A green baseline on SHA_A (3 of 3 tests pass), with the given fields overridden. */
+export const baseline = (data: Partial<EventOf<'BaselineRecorded'>['data']> = {}) =>
+  event('BaselineRecorded', {
+    commit: SHA_A,
+    branch: 'rloop/add-billing',
+    tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 },
+    exit_code: 0,
+    failing: [],
+    duration_ms: 10,
+    ...data,
+  });
+
+/** Folds events onto a state the way the journal does after committing them: each at the next position. */
+export function append(state: LoopState, events: readonly JournaledEvent[]): LoopState {
+  return events.reduce((s, e) => evolveLoop(s, e, s.version + 1), state);
 }
