@@ -175,6 +175,9 @@ export const baseline = (data: Partial<EventOf<'BaselineRecorded'>['data']> = {}
     ...data,
   });
 
+/** A run's start with the defaults above: submitted, gated to run, baselined green. */
+export const runStart = (): JournaledEvent[] => [submitted(), gated(), baseline()];
+
 /** Folds events onto a state the way the journal does after committing them: each at the next position. */
 export function append(state: LoopState, events: readonly JournaledEvent[]): LoopState {
   return events.reduce((s, e) => evolveLoop(s, e, s.version + 1), state);
