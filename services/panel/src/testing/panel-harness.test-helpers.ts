@@ -1,5 +1,4 @@
 import { Test, type TestingModule } from '@nestjs/testing';
-import { EventContext } from '@rloop/bus';
 import { CriticCatalogue, DEFAULT_LOOP_CONFIG } from '@rloop/domain';
 import { type InMemoryJournal, inMemoryPorts } from '@rloop/journal-client';
 import { PanelModule } from '../app.module.js';
@@ -7,7 +6,7 @@ import type { PanelConfig } from '../config.js';
 import { PanelRegistry } from '../registry/panel-registry.js';
 
 // What the panel's handler specs share: a catalogue, the panel's config, a registry where every
-// critic heartbeats, a delivery, and the panel's module over in-memory ports with a fixed clock.
+// critic heartbeats, and the panel's module over in-memory ports with a fixed clock.
 
 /** A catalogue of these core critics (and soft caps, default 2/2/1/1). */
 export function coreCatalogue(
@@ -33,19 +32,6 @@ export function panelConfig(catalogue: CriticCatalogue, overrides: Partial<Panel
     registry: { heartbeatIntervalMs: 1000, refreshMs: 500, graceMs: 0, maxSnapshotAgeMs: 5000, retryWaitMs: 12_000 },
     ...overrides,
   } as unknown as PanelConfig;
-}
-
-/** The n-th delivery of a message to a consumer of the panel. */
-export function deliveryTo(consumer: string, deliveries = 1): EventContext {
-  return new EventContext([
-    { consumer, stream: 'S', subject: 's', streamSequence: 1, deliveries, headers: {} },
-    () => undefined,
-  ]);
-}
-
-/** The bus decorators hand a handler's throw to the server as a value ({ error }); undefined when it returned normally. */
-export function thrownBy(outcome: unknown): unknown {
-  return (outcome as { error?: unknown } | undefined)?.error;
 }
 
 /**

@@ -1,10 +1,17 @@
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { EventContext, RetryLaterError } from '@rloop/bus';
+import { type EventContext, RetryLaterError } from '@rloop/bus';
 import type { JournaledEvent } from '@rloop/contracts';
 import { CriticCatalogue, DEFAULT_KNOWN_CONFLICTS, decideNext } from '@rloop/domain';
-import { InMemoryJournal, inMemoryPorts, journaledEvent } from '@rloop/journal-client';
+import {
+  InMemoryJournal,
+  deliveryTo,
+  inMemoryPorts,
+  journaledEvent,
+  runStartEvents,
+  thrownBy,
+} from '@rloop/journal-client';
 import { SynthesizerModule } from '../app.module.js';
 import type { SynthesizerConfig } from '../config.js';
 import { LettersController } from './letters.controller.js';
@@ -36,42 +43,7 @@ const catalogue = CriticCatalogue.parse({
 
 /** A run whose round 1 the panel started (decideNext itself), the RoundStarted last in the stream. */
 function runWithRoundStarted(journal: InMemoryJournal): JournaledEvent {
-  journal.append(
-    journaledEvent(
-      'PlanSubmitted',
-      {
-        plan: {
-          slug: PLAN,
-          title: 'Add billing',
-          description: 'Adds invoices',
-          effort_level: 'high',
-          files: ['src/**/*.ts'],
-          repo: { path: '/repo', ref: 'HEAD' },
-          test_cmd: 'npm test',
-          implementer: { strategy: 'autofix' },
-        },
-        submission_id: 'sub-1',
-      },
-      envelope(0, RUN),
-    ),
-    journaledEvent(
-      'LoopGated',
-      { verdict: 'run', rules: [], commit: SHA, files: ['src/index.ts'], repo_path: '/repo', test_cmd: 'npm test' },
-      envelope(1),
-    ),
-    journaledEvent(
-      'BaselineRecorded',
-      {
-        commit: SHA,
-        branch: 'rloop/add-billing',
-        tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
-        exit_code: 0,
-        failing: [],
-        duration_ms: 1,
-      },
-      envelope(2),
-    ),
-  );
+  journal.append(...runStartEvents({ plan: PLAN, runId: RUN, commit: SHA, at }));
   const [started] = decideNext(journal.state(PLAN), {
     catalogue,
     availability: () => ({ state: 'available' }),
@@ -90,14 +62,7 @@ const reported = (criticId: string, second: number) =>
     envelope(second),
   );
 
-const delivery = (deliveries = 1): EventContext =>
-  new EventContext([
-    { consumer: 'synthesizer-letters', stream: 'S', subject: 's', streamSequence: 1, deliveries, headers: {} },
-    () => undefined,
-  ]);
-
-/** The bus decorators hand a handler's throw to the server as a value ({ error }); undefined when it returned normally. */
-const thrownBy = (outcome: unknown): unknown => (outcome as { error?: unknown } | undefined)?.error;
+const delivery = (deliveries = 1): EventContext => deliveryTo('synthesizer-letters', deliveries);
 
 describe('the synthesizer writes a round letter (handler through Nest DI)', () => {
   let module: TestingModule | null = null;
