@@ -1,43 +1,28 @@
 import { describe, expect, it } from '@jest/globals';
 import type { JournaledEvent } from '@rloop/contracts';
 import {
-  SHA_A,
   append,
-  availability,
   baseline,
-  catalogue,
   event,
   gated,
   given,
   letterFor,
+  panelContext,
+  reportsFor,
   submitted,
 } from '../testing/builders.test-helpers.js';
 import { admitDecision } from './admission.js';
-import { decideNext, type PanelContext } from './decide.js';
+import { decideNext } from './decide.js';
 import { stampDecision } from './envelope.js';
 import type { LoopState } from './state.js';
 
-const ctx: PanelContext = { catalogue, availability, producer: 'panel@test', now: '2026-11-30T12:00:00.000Z' };
+const ctx = panelContext();
 
 /** A state in round 1 with every critic's report in, waiting for its letter. */
 function reviewed(): LoopState {
   let state = given(submitted(), gated(), baseline());
   state = append(state, stampDecision(decideNext(state, ctx), state.version));
-  const current = state.current;
-  if (current === null) throw new Error('no round');
-  return append(
-    state,
-    current.critics.map((c) =>
-      event('FindingsReported', {
-        round: 1,
-        critic_id: c.critic_id,
-        commit: SHA_A,
-        findings: [],
-        truncated: false,
-        duration_ms: 5,
-      }),
-    ),
-  );
+  return append(state, reportsFor(state));
 }
 
 describe('the journal admits a decision only on the state it was decided on', () => {

@@ -13,40 +13,18 @@ import {
   gated,
   given,
   letterFor,
+  panelContext,
   planSpec,
+  reportsFor,
   submitted,
 } from '../testing/builders.test-helpers.js';
-import { decideNext, needsLetter, type PanelContext } from './decide.js';
+import { decideNext, needsLetter } from './decide.js';
 import { retryBackoffMs } from './retry.js';
 import { infrastructureAction } from '../escalation/report.js';
 import { withTimelines } from '../escalation/timelines.js';
 import { evolveLoop, type LoopState } from './state.js';
 
-const ctx = (overrides: Partial<PanelContext> = {}): PanelContext => ({
-  catalogue,
-  availability,
-  producer: 'panel@test',
-  now: '2026-11-30T12:00:00.000Z',
-  ...overrides,
-});
-
-function reportsFor(
-  state: LoopState,
-  findingsByCritic: Record<string, ReturnType<typeof finding>[]> = {},
-): JournaledEvent[] {
-  const current = state.current;
-  if (current === null) throw new Error('no round');
-  return current.critics.map((c) =>
-    event('FindingsReported', {
-      round: current.round,
-      critic_id: c.critic_id,
-      commit: current.commit,
-      findings: findingsByCritic[c.critic_id] ?? [],
-      truncated: false,
-      duration_ms: 5,
-    }),
-  );
-}
+const ctx = panelContext;
 
 function withLetter(state: LoopState, letter: Letter): LoopState {
   return append(state, [...reportsFor(state), event('LetterWritten', { letter })]);

@@ -5,7 +5,6 @@ import {
   SHA_B,
   SHA_C,
   append,
-  availability,
   baseline,
   catalogue,
   event,
@@ -13,32 +12,21 @@ import {
   gated,
   given,
   letterFor,
+  panelContext,
+  reportsFor,
   submitted,
 } from '../testing/builders.test-helpers.js';
-import { decideNext, type PanelContext } from './decide.js';
+import { decideNext } from './decide.js';
 import { type LoopState, noteDetection } from './state.js';
 
-const ctx = (overrides: Partial<PanelContext> = {}): PanelContext => ({
-  catalogue,
-  availability,
-  producer: 'panel@test',
-  now: '2026-11-30T12:00:00.000Z',
-  ...overrides,
-});
+const ctx = panelContext;
 function withLetter(state: LoopState, letter: Letter): LoopState {
   const current = state.current;
   if (current === null) throw new Error('no round');
-  const reports = current.critics.map((c) =>
-    event('FindingsReported', {
-      round: current.round,
-      critic_id: c.critic_id,
-      commit: current.commit,
-      findings: [],
-      truncated: false,
-      duration_ms: 5,
-    }),
-  );
-  return append(state, [...reports, event('LetterWritten', { letter: { ...letter, commit: current.commit } })]);
+  return append(state, [
+    ...reportsFor(state),
+    event('LetterWritten', { letter: { ...letter, commit: current.commit } }),
+  ]);
 }
 
 function fixed(state: LoopState, commit: string | null): LoopState {

@@ -4,21 +4,21 @@ import {
   SHA_A,
   SHA_B,
   append,
-  availability,
   baseline,
-  catalogue,
   event,
   finding,
   gated,
   given,
   letterFor,
+  panelContext,
+  reportsFor,
   submitted,
 } from '../testing/builders.test-helpers.js';
-import { decideNext, type PanelContext } from './decide.js';
+import { decideNext } from './decide.js';
 import { evolveLoop, type LoopState } from './state.js';
 import { DEFAULT_UNSERVED_FIX_POLICY, decideUnservedFix } from './unserved-fix.js';
 
-const ctx: PanelContext = { catalogue, availability, producer: 'panel@test', now: '2026-11-30T12:00:00.000Z' };
+const ctx = panelContext();
 const meta = {
   plan: 'add-billing',
   run_id: RUN_ID,
@@ -36,21 +36,8 @@ function fixing(): { state: LoopState; letterAt: number } {
     baseline({ tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 }, duration_ms: 1 }),
   );
   state = append(state, decideNext(state, ctx));
-  const critics = state.current?.critics ?? [];
   const letter = { ...letterFor(1, 'critical', [finding()]), commit: SHA_B };
-  state = append(state, [
-    ...critics.map((c) =>
-      event('FindingsReported', {
-        round: 1,
-        critic_id: c.critic_id,
-        commit: SHA_A,
-        findings: [],
-        truncated: false,
-        duration_ms: 1,
-      }),
-    ),
-    event('LetterWritten', { letter }),
-  ]);
+  state = append(state, [...reportsFor(state, {}, 1), event('LetterWritten', { letter })]);
   state = append(state, decideNext(state, { ...ctx, letter }));
   const at = state.current?.letter?.occurred_at;
   if (state.status !== 'fixing' || at === undefined) throw new Error('setup: the run is not fixing');

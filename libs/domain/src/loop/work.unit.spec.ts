@@ -5,21 +5,21 @@ import {
   SHA_A,
   SHA_B,
   append,
-  availability,
   baseline as baselineRun,
-  catalogue,
   event,
   finding,
   gated as gatedRun,
   given,
   letterFor,
+  panelContext,
+  reportsFor,
   submitted as submittedRun,
 } from '../testing/builders.test-helpers.js';
-import { decideNext, type PanelContext } from './decide.js';
+import { decideNext } from './decide.js';
 import { stampDecision } from './envelope.js';
 import { baselineWork, fixWork, roundWork } from './work.js';
 
-const ctx: PanelContext = { catalogue, availability, producer: 'panel@test', now: '2026-11-30T12:00:00.000Z' };
+const ctx = panelContext();
 const submitted = () =>
   submittedRun({ test_cmd: 'npm test -- --ci', implementer: { strategy: 'command', command: 'fix-it' } });
 const gated = () => gatedRun({ repo_path: '/repos/billing', test_cmd: 'npm test -- --ci' });
@@ -62,22 +62,8 @@ describe('workers take their work from the committed state, never from the messa
   it('given a fix requested on a letter, when the implementer asks, then the command, test command, branch and baseline failures come from the run', () => {
     let state = given(submitted(), gated(), baseline());
     state = append(state, decideNext(state, ctx));
-    const current = state.current;
-    if (current === null) throw new Error('no round');
     const letter = { ...letterFor(1, 'critical', [finding()]), commit: SHA_B };
-    state = append(state, [
-      ...current.critics.map((c) =>
-        event('FindingsReported', {
-          round: 1,
-          critic_id: c.critic_id,
-          commit: SHA_A,
-          findings: [],
-          truncated: false,
-          duration_ms: 1,
-        }),
-      ),
-      event('LetterWritten', { letter }),
-    ]);
+    state = append(state, [...reportsFor(state, {}, 1), event('LetterWritten', { letter })]);
     state = append(state, decideNext(state, { ...ctx, letter }));
     expect(state.status).toBe('fixing');
     expect(fixWork(state, letter)).toMatchObject({

@@ -9,6 +9,7 @@ import {
 } from '@rloop/contracts';
 import { CriticCatalogue } from '../config/catalogue.js';
 import { fingerprintOf } from '../identity/fingerprint.js';
+import type { PanelContext } from '../loop/decide.js';
 import { evolveLoop, initialLoopState, type LoopState } from '../loop/state.js';
 
 export const SHA_A = 'a'.repeat(40);
@@ -181,4 +182,33 @@ export const runStart = (): JournaledEvent[] => [submitted(), gated(), baseline(
 /** Folds events onto a state the way the journal does after committing them: each at the next position. */
 export function append(state: LoopState, events: readonly JournaledEvent[]): LoopState {
   return events.reduce((s, e) => evolveLoop(s, e, s.version + 1), state);
+}
+
+/** What the panel decides with in a spec: the catalogue and availability above, a fixed clock. */
+export const panelContext = (overrides: Partial<PanelContext> = {}): PanelContext => ({
+  catalogue,
+  availability,
+  producer: 'panel@test',
+  now: '2026-11-30T12:00:00.000Z',
+  ...overrides,
+});
+
+/** A report from every critic of the current round, on the round's commit, with the findings given per critic. */
+export function reportsFor(
+  state: LoopState,
+  findingsByCritic: Record<string, Finding[]> = {},
+  durationMs = 5,
+): JournaledEvent[] {
+  const current = state.current;
+  if (current === null) throw new Error('no round');
+  return current.critics.map((c) =>
+    event('FindingsReported', {
+      round: current.round,
+      critic_id: c.critic_id,
+      commit: current.commit,
+      findings: findingsByCritic[c.critic_id] ?? [],
+      truncated: false,
+      duration_ms: durationMs,
+    }),
+  );
 }
