@@ -1,9 +1,25 @@
 import { EventContext } from '@rloop/bus';
 import type { EventOf, PlanSpec } from '@rloop/contracts';
-import { journaledEvent } from './in-memory-journal.js';
+import { CriticCatalogue, decideNext } from '@rloop/domain';
+import { type InMemoryJournal, journaledEvent } from './in-memory-journal.js';
 
-// What handler specs over the in-memory ports share besides the journal: a run's first three
-// events, a delivery to a consumer, and what a handler threw.
+// What handler specs over the in-memory ports share besides the journal: a catalogue, a run's
+// first events up to its round 1, a delivery to a consumer, and what a handler threw.
+
+/** A catalogue of these core critics (k 3/5/7, soft caps default 2/2/1/1, no dynamic critics). */
+export function coreCatalogue(
+  critics: Readonly<Record<string, { readonly evidence: string; readonly timeout_ms: number }>>,
+  softCaps = { critical: 2, medium: 2, low: 1, final_sweep: 1 },
+): CriticCatalogue {
+  return CriticCatalogue.parse({
+    k: { critical: 3, medium: 5, low: 7, final_sweep: null },
+    soft_caps: softCaps,
+    round_grace_ms: 1000,
+    critics,
+    core: Object.keys(critics),
+    dynamic: [],
+  });
+}
 
 export interface RunStartOptions {
   readonly plan: string;
@@ -79,6 +95,27 @@ export function runStartEvents(
       envelope(2),
     ),
   ];
+}
+
+/**
+ * Appends round 1 of `plan` as the panel starts it (decideNext on the journal's state, every
+ * critic available, decided at `now`) and returns its RoundStarted.
+ */
+export function startRoundOne(
+  journal: InMemoryJournal,
+  plan: string,
+  catalogue: CriticCatalogue,
+  now: string,
+): EventOf<'RoundStarted'> {
+  const [started] = decideNext(journal.state(plan), {
+    catalogue,
+    availability: () => ({ state: 'available' }),
+    producer: 'panel@spec',
+    now,
+  });
+  if (started?.type !== 'RoundStarted') throw new Error(`expected a RoundStarted, got ${started?.type}`);
+  journal.append(started);
+  return started;
 }
 
 /** The n-th delivery of a message to `consumer`. */

@@ -9,8 +9,14 @@ import type { EventContext } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
 import { defineCritic, reportEventId } from '@rloop/critic-sdk';
 import { RepoPolicy } from '@rloop/critics';
-import { CriticCatalogue, decideNext } from '@rloop/domain';
-import { InMemoryJournal, deliveryTo, inMemoryPorts, runStartEvents } from '@rloop/journal-client';
+import {
+  InMemoryJournal,
+  coreCatalogue,
+  deliveryTo,
+  inMemoryPorts,
+  runStartEvents,
+  startRoundOne,
+} from '@rloop/journal-client';
 import { CriticRunnerModule } from '../app.module.js';
 import type { CriticRunnerConfig } from '../config.js';
 import { HostedCriticsPresence } from '../registry/hosted-presence.js';
@@ -25,16 +31,9 @@ const HOSTED = 'spec/marker';
 const ELSEWHERE = 'team/elsewhere';
 const at = (second: number): string => new Date(Date.parse('2026-11-30T10:00:00.000Z') + second * 1000).toISOString();
 
-const catalogue = CriticCatalogue.parse({
-  k: { critical: 3, medium: 5, low: 7, final_sweep: null },
-  soft_caps: { critical: 2, medium: 2, low: 1, final_sweep: 1 },
-  round_grace_ms: 1000,
-  critics: {
-    [HOSTED]: { evidence: 'pattern', timeout_ms: 30_000 },
-    [ELSEWHERE]: { evidence: 'pattern', timeout_ms: 30_000 },
-  },
-  core: [HOSTED, ELSEWHERE],
-  dynamic: [],
+const catalogue = coreCatalogue({
+  [HOSTED]: { evidence: 'pattern', timeout_ms: 30_000 },
+  [ELSEWHERE]: { evidence: 'pattern', timeout_ms: 30_000 },
 });
 
 let runs = 0;
@@ -106,15 +105,7 @@ describe('the critic-runner answers a journaled round (handler through Nest DI)'
         gate: { files: ['a.ts'] },
       }),
     );
-    const [started] = decideNext(journal.state(PLAN), {
-      catalogue,
-      availability: () => ({ state: 'available' }),
-      producer: 'panel@spec',
-      now: at(3),
-    });
-    if (started?.type !== 'RoundStarted') throw new Error(`expected a RoundStarted, got ${started?.type}`);
-    journal.append(started);
-    return started;
+    return startRoundOne(journal, PLAN, catalogue, at(3));
   }
 
   async function handler(journal: InMemoryJournal, nowSecond: number): Promise<RoundsController> {

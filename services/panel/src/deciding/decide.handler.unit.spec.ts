@@ -3,8 +3,15 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import type { TestingModule } from '@nestjs/testing';
 import type { EventContext } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
-import { InMemoryJournal, deliveryTo, journaledEvent, runStartEvents, thrownBy } from '@rloop/journal-client';
-import { compilePanel, coreCatalogue, panelConfig } from '../testing/panel-harness.test-helpers.js';
+import {
+  InMemoryJournal,
+  coreCatalogue,
+  deliveryTo,
+  journaledEvent,
+  runStartEvents,
+  thrownBy,
+} from '@rloop/journal-client';
+import { compilePanel, panelConfig } from '../testing/panel-harness.test-helpers.js';
 import { DecideController } from './decide.controller.js';
 
 // The panel's handler through Nest's DI: the publisher and the journal client's requester are

@@ -3,9 +3,16 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import type { TestingModule } from '@nestjs/testing';
 import type { Finding, JournaledEvent } from '@rloop/contracts';
 import { fingerprintOf } from '@rloop/domain';
-import { InMemoryJournal, deliveryTo, journaledEvent, runStartEvents, thrownBy } from '@rloop/journal-client';
+import {
+  InMemoryJournal,
+  coreCatalogue,
+  deliveryTo,
+  journaledEvent,
+  runStartEvents,
+  thrownBy,
+} from '@rloop/journal-client';
 import { DecideController } from '../deciding/decide.controller.js';
-import { compilePanel, coreCatalogue, panelConfig } from '../testing/panel-harness.test-helpers.js';
+import { compilePanel, panelConfig } from '../testing/panel-harness.test-helpers.js';
 import { DetectController } from './detect.controller.js';
 
 // The loop-detection reactor through Nest's DI (moved here from the journal, which only stores and

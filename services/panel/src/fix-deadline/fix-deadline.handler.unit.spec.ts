@@ -7,6 +7,7 @@ import { decideNext, fingerprintOf } from '@rloop/domain';
 import {
   InMemoryJournal,
   JournalClientModule,
+  coreCatalogue,
   deliveryTo,
   inMemoryPorts,
   journaledEvent,
@@ -14,7 +15,6 @@ import {
   thrownBy,
 } from '@rloop/journal-client';
 import type { PanelConfig } from '../config.js';
-import { coreCatalogue } from '../testing/panel-harness.test-helpers.js';
 import { PANEL_CONFIG } from '../tokens.js';
 import { FixDeadlineController, GUARD_GRACE_MS } from './fix-deadline.controller.js';
 

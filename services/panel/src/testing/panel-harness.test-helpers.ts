@@ -1,27 +1,12 @@
 import { Test, type TestingModule } from '@nestjs/testing';
-import { CriticCatalogue, DEFAULT_LOOP_CONFIG } from '@rloop/domain';
+import { type CriticCatalogue, DEFAULT_LOOP_CONFIG } from '@rloop/domain';
 import { type InMemoryJournal, inMemoryPorts } from '@rloop/journal-client';
 import { PanelModule } from '../app.module.js';
 import type { PanelConfig } from '../config.js';
 import { PanelRegistry } from '../registry/panel-registry.js';
 
-// What the panel's handler specs share: a catalogue, the panel's config, a registry where every
+// What the panel's handler specs share: the panel's config, a registry where every
 // critic heartbeats, and the panel's module over in-memory ports with a fixed clock.
-
-/** A catalogue of these core critics (and soft caps, default 2/2/1/1). */
-export function coreCatalogue(
-  critics: Readonly<Record<string, { readonly evidence: string; readonly timeout_ms: number }>>,
-  softCaps = { critical: 2, medium: 2, low: 1, final_sweep: 1 },
-): CriticCatalogue {
-  return CriticCatalogue.parse({
-    k: { critical: 3, medium: 5, low: 7, final_sweep: null },
-    soft_caps: softCaps,
-    round_grace_ms: 1000,
-    critics,
-    core: Object.keys(critics),
-    dynamic: [],
-  });
-}
 
 /** The panel's configuration for a spec (the default loop config, no LLM key). */
 export function panelConfig(catalogue: CriticCatalogue, overrides: Partial<PanelConfig> = {}): PanelConfig {

@@ -3,13 +3,15 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import { Test, type TestingModule } from '@nestjs/testing';
 import { type EventContext, RetryLaterError } from '@rloop/bus';
 import type { JournaledEvent } from '@rloop/contracts';
-import { CriticCatalogue, DEFAULT_KNOWN_CONFLICTS, decideNext } from '@rloop/domain';
+import { DEFAULT_KNOWN_CONFLICTS } from '@rloop/domain';
 import {
   InMemoryJournal,
+  coreCatalogue,
   deliveryTo,
   inMemoryPorts,
   journaledEvent,
   runStartEvents,
+  startRoundOne,
   thrownBy,
 } from '@rloop/journal-client';
 import { SynthesizerModule } from '../app.module.js';
@@ -29,30 +31,15 @@ const envelope = (second: number, eventId?: string) => ({
   ...(eventId === undefined ? {} : { eventId }),
 });
 
-const catalogue = CriticCatalogue.parse({
-  k: { critical: 3, medium: 5, low: 7, final_sweep: null },
-  soft_caps: { critical: 2, medium: 2, low: 1, final_sweep: 1 },
-  round_grace_ms: 1000,
-  critics: {
-    'toolchain/compiler-linter': { evidence: 'toolchain', timeout_ms: 60_000 },
-    'security/sast-scanner': { evidence: 'dataflow', timeout_ms: 30_000 },
-  },
-  core: ['toolchain/compiler-linter', 'security/sast-scanner'],
-  dynamic: [],
+const catalogue = coreCatalogue({
+  'toolchain/compiler-linter': { evidence: 'toolchain', timeout_ms: 60_000 },
+  'security/sast-scanner': { evidence: 'dataflow', timeout_ms: 30_000 },
 });
 
 /** A run whose round 1 the panel started (decideNext itself), the RoundStarted last in the stream. */
 function runWithRoundStarted(journal: InMemoryJournal): JournaledEvent {
   journal.append(...runStartEvents({ plan: PLAN, runId: RUN, commit: SHA, at }));
-  const [started] = decideNext(journal.state(PLAN), {
-    catalogue,
-    availability: () => ({ state: 'available' }),
-    producer: 'panel@spec',
-    now: at(3),
-  });
-  if (started?.type !== 'RoundStarted') throw new Error(`expected a RoundStarted, got ${started?.type}`);
-  journal.append(started);
-  return started;
+  return startRoundOne(journal, PLAN, catalogue, at(3));
 }
 
 const reported = (criticId: string, second: number) =>
