@@ -108,6 +108,25 @@ function describeTarget(target: object, key: string | symbol): string {
   return `${owner}.${String(key)}`;
 }
 
+function checkSelector(selector: EventSelector, target: object, key: string | symbol): void {
+  if (!isEventSelector(selector))
+    throw new TypeError(`${describeTarget(target, key)}: unknown event selector ${JSON.stringify(selector)}`);
+}
+
+/** Makes the method a Nest handler of the bus transport, its spec in the pattern's extras. */
+function bindHandler(spec: HandlerSpec, target: object, key: string | symbol, descriptor: PropertyDescriptor): void {
+  defaultParameters(target, key);
+  wrapErrors(target, key, descriptor);
+  const [pattern, subject] = spec.kind === 'request' ? [messagePattern, spec.operation] : [eventPattern, spec.selector];
+  // The handler is part of the pattern so a second handler for the same operation is reported
+  // at start instead of silently replacing the first (Nest keeps one message handler per pattern).
+  pattern(`rloop-bus:${spec.kind}:${subject}:${spec.handler}`, JETSTREAM_TRANSPORT, { [SPEC_KEY]: spec })(
+    target,
+    key,
+    descriptor,
+  );
+}
+
 type EventMethod<E> = (event: E, context: EventContext) => unknown;
 type BatchMethod<E> = (events: E[], context: BatchContext) => unknown;
 type RequestMethod = (body: Uint8Array, context: RequestContext) => unknown;
@@ -128,17 +147,9 @@ export function OnEvent<S extends EventSelector>(selector: S, options: OnEventOp
     key: string | symbol,
     descriptor: TypedPropertyDescriptor<H>,
   ): TypedPropertyDescriptor<H> => {
-    if (!isEventSelector(selector))
-      throw new TypeError(`${describeTarget(target, key)}: unknown event selector ${JSON.stringify(selector)}`);
+    checkSelector(selector, target, key);
     const handler = options.name ?? describeTarget(target, key);
-    const spec: HandlerSpec = { kind: 'event', selector, handler, options };
-    defaultParameters(target, key);
-    wrapErrors(target, key, descriptor);
-    eventPattern(`rloop-bus:event:${selector}:${handler}`, JETSTREAM_TRANSPORT, { [SPEC_KEY]: spec })(
-      target,
-      key,
-      descriptor,
-    );
+    bindHandler({ kind: 'event', selector, handler, options }, target, key, descriptor);
     return descriptor;
   };
 }
@@ -153,8 +164,7 @@ export function OnEventBatch<S extends EventSelector>(selector: S, options: OnEv
     key: string | symbol,
     descriptor: TypedPropertyDescriptor<H>,
   ): TypedPropertyDescriptor<H> => {
-    if (!isEventSelector(selector))
-      throw new TypeError(`${describeTarget(target, key)}: unknown event selector ${JSON.stringify(selector)}`);
+    checkSelector(selector, target, key);
     if (!Number.isInteger(options.max) || options.max < 1)
       throw new TypeError(`${describeTarget(target, key)}: batch max must be a positive integer`);
     if (options.lingerMs !== undefined && !(options.lingerMs >= 0))
@@ -162,14 +172,7 @@ export function OnEventBatch<S extends EventSelector>(selector: S, options: OnEv
     if (options.partitions !== undefined && (!Number.isInteger(options.partitions) || options.partitions < 1))
       throw new TypeError(`${describeTarget(target, key)}: batch partitions must be a positive integer`);
     const handler = options.name ?? describeTarget(target, key);
-    const spec: HandlerSpec = { kind: 'batch', selector, handler, options };
-    defaultParameters(target, key);
-    wrapErrors(target, key, descriptor);
-    eventPattern(`rloop-bus:batch:${selector}:${handler}`, JETSTREAM_TRANSPORT, { [SPEC_KEY]: spec })(
-      target,
-      key,
-      descriptor,
-    );
+    bindHandler({ kind: 'batch', selector, handler, options }, target, key, descriptor);
     return descriptor;
   };
 }
@@ -189,16 +192,7 @@ export function OnRequest(operation: RequestOperation) {
     if (!isRequestOperation(operation))
       throw new TypeError(`${describeTarget(target, key)}: unknown request operation ${JSON.stringify(operation)}`);
     const handler = describeTarget(target, key);
-    const spec: HandlerSpec = { kind: 'request', operation, handler };
-    defaultParameters(target, key);
-    wrapErrors(target, key, descriptor);
-    // The handler is part of the pattern so a second handler for the same operation is reported
-    // at start instead of silently replacing the first (Nest keeps one message handler per pattern).
-    messagePattern(`rloop-bus:request:${operation}:${handler}`, JETSTREAM_TRANSPORT, { [SPEC_KEY]: spec })(
-      target,
-      key,
-      descriptor,
-    );
+    bindHandler({ kind: 'request', operation, handler }, target, key, descriptor);
     return descriptor;
   };
 }

@@ -11,3 +11,11 @@ export {
 } from './loop-control.js';
 // For handler specs: the publisher and the journal's queries as in-memory ports (see its doc).
 export { InMemoryJournal, inMemoryPorts, journaledEvent } from './testing/in-memory-journal.js';
+export {
+  coreCatalogue,
+  deliveryTo,
+  runStartEvents,
+  startRoundOne,
+  thrownBy,
+  type RunStartOptions,
+} from './testing/handler-specs.js';

@@ -46,35 +46,40 @@ export class LlmError extends RloopError {
   }
 }
 
-/** HTTP 429 from the API. Retryable: wait `retryAfterMs` (when the server said) and try again. */
-export class LlmRateLimitedError extends LlmError {
+/** What a 429 or 529 said: when to come back (if the server said) and how often it was tried. */
+export interface RetryAfterDetails {
+  readonly retryAfterMs: number | null;
+  readonly attempts: number;
+}
+
+/** The API said "not now" (429, 529). Retryable: wait `retryAfterMs` (when the server said) and try again. */
+export abstract class LlmRetryAfterError extends LlmError {
   readonly retryAfterMs: number | null;
   readonly attempts: number;
 
-  constructor(
+  protected constructor(
+    code: typeof LLM_ERROR_CODES.rateLimited | typeof LLM_ERROR_CODES.overloaded,
     message: string,
-    details: { retryAfterMs: number | null; attempts: number },
-    options: Omit<LlmErrorOptions, 'retryable'> = {},
+    details: RetryAfterDetails,
+    options: Omit<LlmErrorOptions, 'retryable'>,
   ) {
-    super(LLM_ERROR_CODES.rateLimited, message, { ...options, retryable: true });
+    super(code, message, { ...options, retryable: true });
     this.retryAfterMs = details.retryAfterMs;
     this.attempts = details.attempts;
   }
 }
 
-/** HTTP 529 (overloaded) from the API. Retryable later. */
-export class LlmOverloadedError extends LlmError {
-  readonly retryAfterMs: number | null;
-  readonly attempts: number;
+/** HTTP 429 from the API. */
+export class LlmRateLimitedError extends LlmRetryAfterError {
+  constructor(message: string, details: RetryAfterDetails, options: Omit<LlmErrorOptions, 'retryable'> = {}) {
+    super(LLM_ERROR_CODES.rateLimited, message, details, options);
+  }
+}
 
-  constructor(
-    message: string,
-    details: { retryAfterMs: number | null; attempts: number },
-    options: Omit<LlmErrorOptions, 'retryable'> = {},
-  ) {
-    super(LLM_ERROR_CODES.overloaded, message, { ...options, retryable: true });
-    this.retryAfterMs = details.retryAfterMs;
-    this.attempts = details.attempts;
+/** HTTP 529 (overloaded) from the API. */
+export class LlmOverloadedError extends LlmRetryAfterError {
+  constructor(message: string, details: RetryAfterDetails, options: Omit<LlmErrorOptions, 'retryable'> = {}) {
+    super(LLM_ERROR_CODES.overloaded, message, details, options);
   }
 }
 

@@ -1,102 +1,32 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { JetStreamClient, type RunningService, startService } from '@rloop/bus';
+import type { JetStreamClient } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
-import { JournalClient } from '@rloop/journal-client';
-import {
-  TEST_NATS_URL,
-  type TestDatabase,
-  type TestNats,
-  connectTestNats,
-  createTestDatabase,
-  eventually,
-  uniqueNamespace,
-} from '@rloop/testing';
-import { JournalModule } from './app.module.js';
-import { loadJournalConfig } from './config.js';
-import { openJournalStore } from './open-store.js';
+import type { JournalClient } from '@rloop/journal-client';
+import { TEST_NATS_URL, type TestDatabase, type TestNats, eventually, uniqueNamespace } from '@rloop/testing';
 import { envelopeFactory } from './testing/envelopes.test-helpers.js';
+import { type JournalHarness, runStart, startJournalHarness } from './testing/journal-harness.test-helpers.js';
 
-const quiet = {
-  log: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-  debug: () => undefined,
-  verbose: () => undefined,
-};
-const SHA = 'a'.repeat(40);
-
-let namespace: string;
+let harness: JournalHarness;
 let database: TestDatabase;
-let service: RunningService;
 let client: JetStreamClient;
 let journal: JournalClient;
 let nats: TestNats;
 
 const envelope = envelopeFactory({ idPrefix: '01JTEST', producer: 'journal-spec' });
-
-function submitted(plan: string, runId: string): EventOf<'PlanSubmitted'> {
-  return envelope(
-    'PlanSubmitted',
-    plan,
-    runId,
-    {
-      plan: {
-        slug: plan,
-        title: 'T',
-        description: '',
-        effort_level: 'high',
-        files: ['a.ts'],
-        repo: { path: '/r', ref: 'HEAD' },
-        test_cmd: 'true',
-        implementer: { strategy: 'autofix' },
-      },
-      submission_id: runId,
-    },
-    runId,
-  );
-}
-
+const run = runStart(envelope, { files: ['a.ts'] });
+const submitted = run.submitted;
 /** The gate's decision, made on the run's first version (its PlanSubmitted). */
-function gated(plan: string, runId: string): EventOf<'LoopGated'> {
-  return {
-    ...envelope('LoopGated', plan, runId, {
-      verdict: 'run',
-      rules: [],
-      commit: SHA,
-      files: ['a.ts'],
-      repo_path: '/r',
-      test_cmd: 'true',
-    }),
-    decision: { expected_version: 1, id: `d_gated_${runId}` },
-  };
-}
+const gated = (plan: string, runId: string): EventOf<'LoopGated'> => run.gated(plan, runId, `d_gated_${runId}`);
 
 beforeAll(async () => {
-  namespace = uniqueNamespace('j');
-  database = await createTestDatabase('rloop_journal');
-  const config = loadJournalConfig({ NATS_URL: TEST_NATS_URL, RLOOP_NAMESPACE: namespace, DATABASE_URL: database.url });
-  const store = await openJournalStore(config);
-  service = await startService({
-    name: 'journal',
-    module: JournalModule.forRoot(config, store),
-    bus: config.bus,
-    logger: quiet,
-    handleSignals: false,
-    exitOnFailure: false,
-  });
-  client = new JetStreamClient({ service: 'journal-spec', servers: TEST_NATS_URL, namespace }, quiet);
-  await client.connect();
-  journal = new JournalClient(client);
-  nats = await connectTestNats(namespace);
+  harness = await startJournalHarness({ database: 'rloop_journal', namespace: 'j', producer: 'journal-spec' });
+  ({ database, client, journal, nats } = harness);
 }, 60_000);
 
 afterAll(async () => {
-  await client?.close();
-  await service?.stop();
-  await nats?.cleanup();
-  await database?.drop();
+  await harness?.stop();
 }, 30_000);
 
 describe('the journal service', () => {

@@ -9,7 +9,7 @@ import {
   finding,
   given,
   letterFor,
-  planSpec,
+  runStart,
 } from '../testing/builders.test-helpers.js';
 import { budgetTrigger, decideEscalation, detectionIsLive, escalationEvent } from './decide-escalation.js';
 
@@ -19,25 +19,7 @@ import { budgetTrigger, decideEscalation, detectionIsLive, escalationEvent } fro
 
 const CORE = ['security/sast-scanner', 'toolchain/compiler-linter'] as const;
 
-const start = (): JournaledEvent[] => [
-  event('PlanSubmitted', { plan: planSpec(), submission_id: 'sub-1' }, { event_id: RUN_ID }),
-  event('LoopGated', {
-    verdict: 'run',
-    rules: [],
-    commit: SHA_A,
-    files: ['src/index.ts'],
-    repo_path: '/repo',
-    test_cmd: 'npm test',
-  }),
-  event('BaselineRecorded', {
-    commit: SHA_A,
-    branch: 'rloop/add-billing',
-    tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 },
-    exit_code: 0,
-    failing: [],
-    duration_ms: 10,
-  }),
-];
+const start = runStart;
 
 interface RoundSpec {
   readonly phase?: Phase;

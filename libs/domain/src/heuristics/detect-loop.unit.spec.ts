@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { JournaledEvent } from '@rloop/contracts';
-import { RUN_ID, SHA_A, event } from '../testing/builders.test-helpers.js';
+import { RUN_ID, baseline as baselineOf } from '../testing/builders.test-helpers.js';
 import { type LoopState, evolveLoop, initialLoopState } from '../loop/state.js';
 import { type RunEntry, detectLoop } from './detect-loop.js';
 import { loopDetectedEvent } from './detection.js';
@@ -13,14 +13,7 @@ const A = issue({ finding_type: 'tsc/TS2322', file: 'src/a.ts', line: 10, title:
 const untouched = { other: [{ file: 'src/unrelated.ts', hunks: [{ start: 1, end: 1 }] }] };
 
 const baseline = (): JournaledEvent =>
-  event('BaselineRecorded', {
-    commit: SHA_A,
-    branch: 'rloop/add-billing',
-    tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
-    exit_code: 0,
-    failing: [],
-    duration_ms: 1,
-  });
+  baselineOf({ tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 }, duration_ms: 1 });
 
 /** The run as the journal commits it (the scenario's events with the baseline after the gating), and its loop state. */
 function committed(events: readonly JournaledEvent[]): { entries: RunEntry[]; state: LoopState } {

@@ -2,7 +2,7 @@
 // report, which of them the letter keeps, and what the fix touched; the helper turns that into
 // the journal's events and folds them through evolveMemory.
 import type { Finding, JournaledEvent, LineRange } from '@rloop/contracts';
-import { RUN_ID, SHA_A, event, finding, letterFor } from '../testing/builders.test-helpers.js';
+import { SHA_A, event, finding, gated, letterFor, submitted } from '../testing/builders.test-helpers.js';
 import { findDisagreements } from '../synthesis/disagreements.js';
 import { DEFAULT_LOOP_CONFIG, LoopConfig, type LoopConfigInput } from './config.js';
 import {
@@ -54,35 +54,8 @@ export class Scenario {
 
   constructor(config: LoopConfigInput = {}) {
     this.config = LoopConfig.parse({ ...config });
-    this.fold(
-      event(
-        'PlanSubmitted',
-        {
-          plan: {
-            slug: 'add-billing',
-            title: 'Add billing',
-            description: '',
-            effort_level: 'high',
-            files: ['src/**'],
-            repo: { path: '/repo', ref: 'HEAD' },
-            test_cmd: 'npm test',
-            implementer: { strategy: 'autofix' },
-          },
-          submission_id: 'sub-1',
-        },
-        { event_id: RUN_ID },
-      ),
-    );
-    this.fold(
-      event('LoopGated', {
-        verdict: 'run',
-        rules: [],
-        commit: SHA_A,
-        files: ['src/index.ts'],
-        repo_path: '/repo',
-        test_cmd: 'npm test',
-      }),
-    );
+    this.fold(submitted({ description: '', files: ['src/**'] }));
+    this.fold(gated());
   }
 
   fold(e: JournaledEvent): MemoryStep {

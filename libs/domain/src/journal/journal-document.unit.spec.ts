@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { RUN_ID, SHA_A, SHA_B, event, finding, letterFor, planSpec } from '../testing/builders.test-helpers.js';
+import { RUN_ID, SHA_A, SHA_B, event, finding, gated, letterFor, planSpec } from '../testing/builders.test-helpers.js';
 import { journalDocument } from './journal-document.js';
 
 describe("the spec's journal.yaml view", () => {
@@ -23,14 +23,7 @@ describe("the spec's journal.yaml view", () => {
     });
     const doc = journalDocument('add-billing', [
       event('PlanSubmitted', { plan: planSpec(), submission_id: 's' }, { event_id: RUN_ID }),
-      event('LoopGated', {
-        verdict: 'run',
-        rules: [],
-        commit: SHA_A,
-        files: ['src/index.ts'],
-        repo_path: '/repo',
-        test_cmd: 'npm test',
-      }),
+      gated(),
       event('RoundStarted', roundData(1, SHA_A)),
       event('LetterWritten', { letter: letterFor(1, 'critical', [finding()]) }),
       event('FixApplied', {

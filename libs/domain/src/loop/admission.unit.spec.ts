@@ -1,66 +1,28 @@
 import { describe, expect, it } from '@jest/globals';
 import type { JournaledEvent } from '@rloop/contracts';
 import {
-  RUN_ID,
-  SHA_A,
-  availability,
-  catalogue,
+  append,
+  baseline,
   event,
+  gated,
   given,
   letterFor,
-  planSpec,
+  panelContext,
+  reportsFor,
+  submitted,
 } from '../testing/builders.test-helpers.js';
 import { admitDecision } from './admission.js';
-import { decideNext, type PanelContext } from './decide.js';
+import { decideNext } from './decide.js';
 import { stampDecision } from './envelope.js';
-import { evolveLoop, type LoopState } from './state.js';
+import type { LoopState } from './state.js';
 
-const ctx: PanelContext = { catalogue, availability, producer: 'panel@test', now: '2026-11-30T12:00:00.000Z' };
-
-const submitted = () => event('PlanSubmitted', { plan: planSpec(), submission_id: 'sub-1' }, { event_id: RUN_ID });
-const gated = () =>
-  event('LoopGated', {
-    verdict: 'run',
-    rules: [],
-    commit: SHA_A,
-    files: ['src/index.ts'],
-    repo_path: '/repo',
-    test_cmd: 'npm test',
-  });
-const baseline = () =>
-  event('BaselineRecorded', {
-    commit: SHA_A,
-    branch: 'rloop/add-billing',
-    tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 },
-    exit_code: 0,
-    failing: [],
-    duration_ms: 10,
-  });
-
-/** Appends events the way the journal does: each at the next position of the run's stream. */
-function append(state: LoopState, events: readonly JournaledEvent[]): LoopState {
-  return events.reduce((s, e) => evolveLoop(s, e, s.version + 1), state);
-}
+const ctx = panelContext();
 
 /** A state in round 1 with every critic's report in, waiting for its letter. */
 function reviewed(): LoopState {
   let state = given(submitted(), gated(), baseline());
   state = append(state, stampDecision(decideNext(state, ctx), state.version));
-  const current = state.current;
-  if (current === null) throw new Error('no round');
-  return append(
-    state,
-    current.critics.map((c) =>
-      event('FindingsReported', {
-        round: 1,
-        critic_id: c.critic_id,
-        commit: SHA_A,
-        findings: [],
-        truncated: false,
-        duration_ms: 5,
-      }),
-    ),
-  );
+  return append(state, reportsFor(state));
 }
 
 describe('the journal admits a decision only on the state it was decided on', () => {

@@ -4,73 +4,30 @@ import {
   RUN_ID,
   SHA_A,
   SHA_B,
+  append,
   availability,
+  baseline,
   catalogue,
   event,
   finding,
+  gated,
   given,
   letterFor,
+  panelContext,
   planSpec,
+  reportsFor,
+  submitted,
 } from '../testing/builders.test-helpers.js';
-import { decideNext, needsLetter, type PanelContext } from './decide.js';
+import { decideNext, needsLetter } from './decide.js';
 import { retryBackoffMs } from './retry.js';
 import { infrastructureAction } from '../escalation/report.js';
 import { withTimelines } from '../escalation/timelines.js';
 import { evolveLoop, type LoopState } from './state.js';
 
-const ctx = (overrides: Partial<PanelContext> = {}): PanelContext => ({
-  catalogue,
-  availability,
-  producer: 'panel@test',
-  now: '2026-11-30T12:00:00.000Z',
-  ...overrides,
-});
-
-const submitted = () => event('PlanSubmitted', { plan: planSpec(), submission_id: 'sub-1' }, { event_id: RUN_ID });
-const gated = (verdict: 'run' | 'single_pass' | 'bypass' = 'run') =>
-  event('LoopGated', {
-    verdict,
-    rules: [],
-    commit: SHA_A,
-    files: ['src/index.ts'],
-    repo_path: '/repo',
-    test_cmd: 'npm test',
-  });
-const baseline = () =>
-  event('BaselineRecorded', {
-    commit: SHA_A,
-    branch: 'rloop/add-billing',
-    tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 },
-    exit_code: 0,
-    failing: [],
-    duration_ms: 10,
-  });
-
-/** Applies decisions to the state the way the journal would after committing them. */
-function apply(state: LoopState, events: readonly JournaledEvent[]): LoopState {
-  return events.reduce((s, e) => evolveLoop(s, e, s.version + 1), state);
-}
-
-function reportsFor(
-  state: LoopState,
-  findingsByCritic: Record<string, ReturnType<typeof finding>[]> = {},
-): JournaledEvent[] {
-  const current = state.current;
-  if (current === null) throw new Error('no round');
-  return current.critics.map((c) =>
-    event('FindingsReported', {
-      round: current.round,
-      critic_id: c.critic_id,
-      commit: current.commit,
-      findings: findingsByCritic[c.critic_id] ?? [],
-      truncated: false,
-      duration_ms: 5,
-    }),
-  );
-}
+const ctx = panelContext;
 
 function withLetter(state: LoopState, letter: Letter): LoopState {
-  return apply(state, [...reportsFor(state), event('LetterWritten', { letter })]);
+  return append(state, [...reportsFor(state), event('LetterWritten', { letter })]);
 }
 
 describe('the panel decides the next step from the journal', () => {
@@ -116,13 +73,13 @@ describe('the panel decides the next step from the journal', () => {
 
   it('given a round already started, when the same decision input is replayed, then no second round starts', () => {
     const state = given(submitted(), gated(), baseline());
-    const afterStart = apply(state, decideNext(state, ctx()));
+    const afterStart = append(state, decideNext(state, ctx()));
     expect(decideNext(afterStart, ctx())).toEqual([]);
   });
 
   it('given a clean complete letter in the critical phase, when deciding, then the phase advances and a medium round starts', () => {
     let state = given(submitted(), gated(), baseline());
-    state = apply(state, decideNext(state, ctx()));
+    state = append(state, decideNext(state, ctx()));
     state = withLetter(state, letterFor(1, 'critical', []));
     const decided = decideNext(state, ctx());
     expect(decided.map((e) => e.type)).toEqual(['PhaseAdvanced', 'RoundStarted']);
@@ -132,10 +89,10 @@ describe('the panel decides the next step from the journal', () => {
 
   it('given every phase comes back clean, when the final sweep is clean too, then the loop converges naming its panel', () => {
     let state = given(submitted(), gated(), baseline());
-    state = apply(state, decideNext(state, ctx()));
+    state = append(state, decideNext(state, ctx()));
     for (const phase of ['critical', 'medium', 'low'] as const) {
       state = withLetter(state, letterFor(state.round, phase, []));
-      state = apply(state, decideNext(state, ctx()));
+      state = append(state, decideNext(state, ctx()));
     }
     expect(state.current?.phase).toBe('final_sweep');
     state = withLetter(state, letterFor(state.round, 'final_sweep', []));
@@ -153,7 +110,7 @@ describe('the panel decides the next step from the journal', () => {
 
   it('given a letter with findings under the soft cap, when deciding with the letter at hand, then a fix is requested with everything the implementer needs', () => {
     let state = given(submitted(), gated(), baseline());
-    state = apply(state, decideNext(state, ctx()));
+    state = append(state, decideNext(state, ctx()));
     const letter = letterFor(1, 'critical', [finding()]);
     state = withLetter(state, letter);
     expect(needsLetter(state)).toBe(letter.letter_id);
@@ -175,11 +132,11 @@ describe('the panel decides the next step from the journal', () => {
 
   it('given a committed fix, when deciding, then the next round of the same phase reviews the fix commit', () => {
     let state = given(submitted(), gated(), baseline());
-    state = apply(state, decideNext(state, ctx()));
+    state = append(state, decideNext(state, ctx()));
     const letter = letterFor(1, 'critical', [finding()]);
     state = withLetter(state, letter);
-    state = apply(state, decideNext(state, ctx({ letter })));
-    state = apply(state, [
+    state = append(state, decideNext(state, ctx({ letter })));
+    state = append(state, [
       event('FixApplied', {
         round: 1,
         letter_id: letter.letter_id,
@@ -203,12 +160,12 @@ describe('the panel decides the next step from the journal', () => {
 
   it('given findings persist past the soft cap, when deciding, then the loop escalates with a stuck-issue report in JSON and Markdown', () => {
     let state = given(submitted(), gated(), baseline());
-    state = apply(state, decideNext(state, ctx()));
+    state = append(state, decideNext(state, ctx()));
     for (let attempt = 1; attempt <= catalogue.soft_caps.critical; attempt += 1) {
       const letter = letterFor(state.round, 'critical', [finding()]);
       state = withLetter(state, letter);
-      state = apply(state, decideNext(state, ctx({ letter })));
-      state = apply(state, [
+      state = append(state, decideNext(state, ctx({ letter })));
+      state = append(state, [
         event('FixApplied', {
           round: state.round,
           letter_id: letter.letter_id,
@@ -223,7 +180,7 @@ describe('the panel decides the next step from the journal', () => {
           duration_ms: 1,
         }),
       ]);
-      state = apply(state, decideNext(state, ctx()));
+      state = append(state, decideNext(state, ctx()));
     }
     const letter = letterFor(state.round, 'critical', [finding({ title: 'Unfixable type error' })]);
     state = withLetter(state, letter);
@@ -259,7 +216,7 @@ describe('the panel decides the next step from the journal', () => {
 
   it('given an empty letter from a round whose core critic failed, when deciding, then the round is retried rather than counted clean', () => {
     let state = given(submitted(), gated(), baseline());
-    state = apply(state, decideNext(state, ctx()));
+    state = append(state, decideNext(state, ctx()));
     state = withLetter(state, letterFor(1, 'critical', [], { complete: false }));
     const [retry, ...rest] = decideNext(state, ctx());
     expect(rest).toEqual([]);
@@ -268,10 +225,10 @@ describe('the panel decides the next step from the journal', () => {
 
   it('given the final sweep finds a critical, when deciding, then the loop re-enters the critical phase', () => {
     let state = given(submitted(), gated(), baseline());
-    state = apply(state, decideNext(state, ctx()));
+    state = append(state, decideNext(state, ctx()));
     for (const phase of ['critical', 'medium', 'low'] as const) {
       state = withLetter(state, letterFor(state.round, phase, []));
-      state = apply(state, decideNext(state, ctx()));
+      state = append(state, decideNext(state, ctx()));
     }
     state = withLetter(state, letterFor(state.round, 'final_sweep', [finding()]));
     const decided = decideNext(state, ctx());
@@ -283,13 +240,13 @@ describe('the panel decides the next step from the journal', () => {
   });
 
   it('given a bypassed plan, when its single-pass letter is written, then the loop ends as bypassed without a fix', () => {
-    let state = given(submitted(), gated('bypass'));
+    let state = given(submitted(), gated({ verdict: 'bypass' }));
     const [round] = decideNext(state, ctx());
     expect(round).toMatchObject({
       type: 'RoundStarted',
       data: { mode: 'single_pass', phase: 'final_sweep', k: null, commit: SHA_A },
     });
-    state = apply(state, [round as JournaledEvent]);
+    state = append(state, [round as JournaledEvent]);
     state = withLetter(state, letterFor(1, 'final_sweep', [finding()], { mode: 'single_pass' }));
     const [ended] = decideNext(state, ctx());
     expect(ended).toMatchObject({
@@ -315,9 +272,9 @@ describe('the panel decides the next step from the journal', () => {
 
   it('given an escalated loop, when a person resumes it with a raised cap, then the next round of the phase starts', () => {
     let state = given(submitted(), gated(), baseline());
-    state = apply(state, decideNext(state, ctx()));
+    state = append(state, decideNext(state, ctx()));
     state = withLetter(state, letterFor(1, 'critical', [finding()]));
-    state = apply(state, [
+    state = append(state, [
       event('EscalationRaised', {
         escalation_id: 'd_escalation000001',
         reason: 'heuristic',
@@ -336,7 +293,7 @@ describe('the panel decides the next step from the journal', () => {
       }),
     ]);
     expect(decideNext(state, ctx())).toEqual([]);
-    state = apply(state, [
+    state = append(state, [
       event('LoopResumed', { escalation_id: 'd_escalation000001', raise_cap: 3, by: 'ops', note: 'try again' }),
     ]);
     expect(state.cap_bonus.critical).toBe(3);
@@ -352,7 +309,7 @@ describe('the panel decides the next step from the journal', () => {
 
   it('given a heuristic detection during a loop, when deciding, then the loop escalates naming the heuristic', () => {
     let state = given(submitted(), gated(), baseline());
-    state = apply(state, decideNext(state, ctx()));
+    state = append(state, decideNext(state, ctx()));
     const [escalation] = decideNext(
       state,
       ctx({ detection: { heuristic: 'oscillation', detail: 'F came back', event_id: '01JDETECT000000000000000001' } }),
@@ -376,8 +333,8 @@ describe('a core critic that cannot run', () => {
     for (const [reason, message] of failures) {
       const decided = decideNext(state, ctx());
       expect(decided.map((e) => e.type)).toEqual(['RoundStarted']);
-      state = apply(state, decided);
-      state = apply(state, [
+      state = append(state, decided);
+      state = append(state, [
         failed(state.round, reason, message),
         event('FindingsReported', {
           round: state.round,
@@ -455,7 +412,7 @@ describe('a core critic that cannot run', () => {
 
   it('given a complete letter or one with findings, when the next round is timed, then it does not wait', () => {
     let state = given(submitted(), gated(), baseline());
-    state = apply(state, decideNext(state, ctx()));
+    state = append(state, decideNext(state, ctx()));
     state = withLetter(state, letterFor(1, 'critical', [finding()], { complete: false }));
     expect(retryBackoffMs(state, Date.now(), { initial_ms: 60_000, max_ms: 60_000 })).toBeNull();
   });
@@ -464,7 +421,7 @@ describe('a core critic that cannot run', () => {
 describe('the loop state', () => {
   it('given a report for a round that already has its letter, when folded, then the state does not change', () => {
     let state = given(submitted(), gated(), baseline());
-    state = apply(state, decideNext(state, ctx()));
+    state = append(state, decideNext(state, ctx()));
     state = withLetter(state, letterFor(1, 'critical', []));
     const late = event('CriticFailed', {
       round: 1,
@@ -479,7 +436,7 @@ describe('the loop state', () => {
 
   it('given a loop in round 1, when a LoopConverged its history does not support is folded, then the loop goes on', () => {
     let state = given(submitted(), gated(), baseline());
-    state = apply(state, decideNext(state, ctx()));
+    state = append(state, decideNext(state, ctx()));
     const forged = event('LoopConverged', {
       rounds: 1,
       letter_id: 'd_letter00000001',

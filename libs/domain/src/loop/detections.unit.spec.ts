@@ -1,70 +1,36 @@
 import { describe, expect, it } from '@jest/globals';
-import type { JournaledEvent, Letter } from '@rloop/contracts';
+import type { Letter } from '@rloop/contracts';
 import {
-  RUN_ID,
   SHA_A,
   SHA_B,
   SHA_C,
-  availability,
+  append,
+  baseline,
   catalogue,
   event,
   finding,
+  gated,
   given,
   letterFor,
-  planSpec,
+  panelContext,
+  reportsFor,
+  submitted,
 } from '../testing/builders.test-helpers.js';
-import { decideNext, type PanelContext } from './decide.js';
-import { evolveLoop, type LoopState, noteDetection } from './state.js';
+import { decideNext } from './decide.js';
+import { type LoopState, noteDetection } from './state.js';
 
-const ctx = (overrides: Partial<PanelContext> = {}): PanelContext => ({
-  catalogue,
-  availability,
-  producer: 'panel@test',
-  now: '2026-11-30T12:00:00.000Z',
-  ...overrides,
-});
-const submitted = () => event('PlanSubmitted', { plan: planSpec(), submission_id: 'sub-1' }, { event_id: RUN_ID });
-const gated = () =>
-  event('LoopGated', {
-    verdict: 'run',
-    rules: [],
-    commit: SHA_A,
-    files: ['src/index.ts'],
-    repo_path: '/repo',
-    test_cmd: 'npm test',
-  });
-const baseline = () =>
-  event('BaselineRecorded', {
-    commit: SHA_A,
-    branch: 'rloop/add-billing',
-    tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 },
-    exit_code: 0,
-    failing: [],
-    duration_ms: 10,
-  });
-
-function apply(state: LoopState, events: readonly JournaledEvent[]): LoopState {
-  return events.reduce((s, e) => evolveLoop(s, e, s.version + 1), state);
-}
-
+const ctx = panelContext;
 function withLetter(state: LoopState, letter: Letter): LoopState {
   const current = state.current;
   if (current === null) throw new Error('no round');
-  const reports = current.critics.map((c) =>
-    event('FindingsReported', {
-      round: current.round,
-      critic_id: c.critic_id,
-      commit: current.commit,
-      findings: [],
-      truncated: false,
-      duration_ms: 5,
-    }),
-  );
-  return apply(state, [...reports, event('LetterWritten', { letter: { ...letter, commit: current.commit } })]);
+  return append(state, [
+    ...reportsFor(state),
+    event('LetterWritten', { letter: { ...letter, commit: current.commit } }),
+  ]);
 }
 
 function fixed(state: LoopState, commit: string | null): LoopState {
-  return apply(state, [
+  return append(state, [
     event('FixApplied', {
       round: state.round,
       letter_id: state.current?.letter?.letter_id ?? 'd_letter00000000',
@@ -94,7 +60,7 @@ const detection = (
 
 function inRound1(): LoopState {
   let state = given(submitted(), gated(), baseline());
-  state = apply(state, decideNext(state, ctx()));
+  state = append(state, decideNext(state, ctx()));
   return state;
 }
 
@@ -132,9 +98,9 @@ describe('the panel acts on the heuristics the journal put into the loop state',
     for (let round = 1; round <= catalogue.soft_caps.critical; round += 1) {
       const letter = letterFor(round, 'critical', [finding()]);
       state = withLetter(state, letter);
-      state = apply(state, decideNext(state, ctx({ letter })));
+      state = append(state, decideNext(state, ctx({ letter })));
       state = fixed(state, round.toString(16).padStart(40, 'e'));
-      state = apply(state, decideNext(state, ctx()));
+      state = append(state, decideNext(state, ctx()));
     }
     state = noteDetection(withLetter(state, letterFor(state.round, 'critical', [finding()])), detection(state.round));
     const [escalation] = decideNext(state, ctx());
@@ -147,7 +113,7 @@ describe('the panel acts on the heuristics the journal put into the loop state',
   it('given a stall noted with the fix of its round, when deciding, then the loop escalates with stall rather than starting the next round', () => {
     const letter = letterFor(1, 'critical', [finding()]);
     let state = withLetter(inRound1(), letter);
-    state = apply(state, decideNext(state, ctx({ letter })));
+    state = append(state, decideNext(state, ctx({ letter })));
     state = noteDetection(fixed(state, null), detection(1, 'stall'));
     expect(decideNext(state, ctx())).toMatchObject([
       { type: 'EscalationRaised', data: { report: { trigger: { heuristic: 'stall' } } } },
@@ -191,9 +157,9 @@ describe('the panel acts on the heuristics the journal put into the loop state',
   it('given an escalation a person resumed, when a late copy of the same LoopDetected is folded, then it does not escalate again', () => {
     const letter = letterFor(1, 'critical', [finding()]);
     let state = noteDetection(withLetter(inRound1(), letter), detection(1));
-    state = apply(state, decideNext(state, ctx({ letter })));
+    state = append(state, decideNext(state, ctx({ letter })));
     expect(state.status).toBe('escalated');
-    state = apply(state, [event('LoopResumed', { escalation_id: state.escalation?.escalation_id ?? '', by: 'ops' })]);
+    state = append(state, [event('LoopResumed', { escalation_id: state.escalation?.escalation_id ?? '', by: 'ops' })]);
     const copy = event(
       'LoopDetected',
       {
@@ -206,7 +172,7 @@ describe('the panel acts on the heuristics the journal put into the loop state',
       },
       { event_id: 'd_detectpersistent_issue1' },
     );
-    state = apply(state, [copy]);
+    state = append(state, [copy]);
     expect(state.detections).toEqual([]);
     expect(decideNext(state, ctx())).toMatchObject([{ type: 'RoundStarted', data: { round: 2 } }]);
   });
@@ -218,9 +184,9 @@ describe('best-round retention (FSM seed)', () => {
     const first = letterFor(1, 'critical', [finding()]);
     state = withLetter(state, first);
     expect(state.best).toMatchObject({ round: 1, commit: SHA_A, critical: 1 });
-    state = apply(state, decideNext(state, ctx({ letter: first })));
+    state = append(state, decideNext(state, ctx({ letter: first })));
     state = fixed(state, SHA_B);
-    state = apply(state, decideNext(state, ctx()));
+    state = append(state, decideNext(state, ctx()));
     const worse = letterFor(2, 'critical', [finding(), finding({ id: 'f-2', line_range: { start: 9, end: 9 } })]);
     state = withLetter(state, worse);
     expect(state.best).toMatchObject({ round: 1 });
@@ -234,7 +200,7 @@ describe('best-round retention (FSM seed)', () => {
         retained_best: { best_round: 1, best_commit: SHA_A, worse_round: 2, worse_commit: SHA_B },
       },
     });
-    state = apply(state, next === undefined ? [] : [next]);
+    state = append(state, next === undefined ? [] : [next]);
     expect(state.head).toBe(SHA_A);
     const again = letterFor(3, 'critical', [finding()]);
     state = withLetter(state, again);
@@ -248,9 +214,9 @@ describe('best-round retention (FSM seed)', () => {
     let state = inRound1();
     const first = letterFor(1, 'critical', [finding(), finding({ id: 'f-2', line_range: { start: 9, end: 9 } })]);
     state = withLetter(state, first);
-    state = apply(state, decideNext(state, ctx({ letter: first })));
+    state = append(state, decideNext(state, ctx({ letter: first })));
     state = fixed(state, SHA_C);
-    state = apply(state, decideNext(state, ctx()));
+    state = append(state, decideNext(state, ctx()));
     const better = letterFor(2, 'critical', [finding()]);
     state = withLetter(state, better);
     expect(state.best).toMatchObject({ round: 2, commit: SHA_C });
@@ -263,9 +229,9 @@ describe('best-round retention (FSM seed)', () => {
     let state = inRound1();
     const first = letterFor(1, 'critical', [finding()]);
     state = withLetter(state, first);
-    state = apply(state, decideNext(state, ctx({ letter: first })));
+    state = append(state, decideNext(state, ctx({ letter: first })));
     state = fixed(state, SHA_B);
-    state = apply(state, decideNext(state, ctx()));
+    state = append(state, decideNext(state, ctx()));
     const worse = letterFor(2, 'critical', [finding(), finding({ id: 'f-2', line_range: { start: 9, end: 9 } })]);
     state = withLetter(state, worse);
     expect(decideNext(state, ctx({ letter: worse, retention: false }))).toMatchObject([

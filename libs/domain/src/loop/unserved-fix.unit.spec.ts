@@ -1,22 +1,24 @@
 import { describe, expect, it } from '@jest/globals';
-import type { JournaledEvent } from '@rloop/contracts';
 import {
   RUN_ID,
   SHA_A,
   SHA_B,
-  availability,
-  catalogue,
+  append,
+  baseline,
   event,
   finding,
+  gated,
   given,
   letterFor,
-  planSpec,
+  panelContext,
+  reportsFor,
+  submitted,
 } from '../testing/builders.test-helpers.js';
-import { decideNext, type PanelContext } from './decide.js';
+import { decideNext } from './decide.js';
 import { evolveLoop, type LoopState } from './state.js';
 import { DEFAULT_UNSERVED_FIX_POLICY, decideUnservedFix } from './unserved-fix.js';
 
-const ctx: PanelContext = { catalogue, availability, producer: 'panel@test', now: '2026-11-30T12:00:00.000Z' };
+const ctx = panelContext();
 const meta = {
   plan: 'add-billing',
   run_id: RUN_ID,
@@ -26,48 +28,16 @@ const meta = {
 };
 const policy = { deadline_ms: 600_000, retry_initial_ms: 2_000, retry_max_ms: 60_000 };
 
-function append(state: LoopState, events: readonly JournaledEvent[]): LoopState {
-  return events.reduce((s, e) => evolveLoop(s, e, s.version + 1), state);
-}
-
 /** A run whose round-1 fix was requested; returns it with the time its letter was written. */
 function fixing(): { state: LoopState; letterAt: number } {
   let state = given(
-    event('PlanSubmitted', { plan: planSpec(), submission_id: 'sub-1' }, { event_id: RUN_ID }),
-    event('LoopGated', {
-      verdict: 'run',
-      rules: [],
-      commit: SHA_A,
-      files: ['src/index.ts'],
-      repo_path: '/repos/billing',
-      repo_url: 'https://example.com/org/billing.git',
-      test_cmd: 'npm test',
-    }),
-    event('BaselineRecorded', {
-      commit: SHA_A,
-      branch: 'rloop/add-billing',
-      tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
-      exit_code: 0,
-      failing: [],
-      duration_ms: 1,
-    }),
+    submitted(),
+    gated({ repo_path: '/repos/billing', repo_url: 'https://example.com/org/billing.git' }),
+    baseline({ tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 }, duration_ms: 1 }),
   );
   state = append(state, decideNext(state, ctx));
-  const critics = state.current?.critics ?? [];
   const letter = { ...letterFor(1, 'critical', [finding()]), commit: SHA_B };
-  state = append(state, [
-    ...critics.map((c) =>
-      event('FindingsReported', {
-        round: 1,
-        critic_id: c.critic_id,
-        commit: SHA_A,
-        findings: [],
-        truncated: false,
-        duration_ms: 1,
-      }),
-    ),
-    event('LetterWritten', { letter }),
-  ]);
+  state = append(state, [...reportsFor(state, {}, 1), event('LetterWritten', { letter })]);
   state = append(state, decideNext(state, { ...ctx, letter }));
   const at = state.current?.letter?.occurred_at;
   if (state.status !== 'fixing' || at === undefined) throw new Error('setup: the run is not fixing');

@@ -4,51 +4,26 @@ import {
   RUN_ID,
   SHA_A,
   SHA_B,
-  availability,
-  catalogue,
+  append,
+  baseline as baselineRun,
   event,
   finding,
+  gated as gatedRun,
   given,
   letterFor,
-  planSpec,
+  panelContext,
+  reportsFor,
+  submitted as submittedRun,
 } from '../testing/builders.test-helpers.js';
-import { decideNext, type PanelContext } from './decide.js';
+import { decideNext } from './decide.js';
 import { stampDecision } from './envelope.js';
-import { evolveLoop, type LoopState } from './state.js';
 import { baselineWork, fixWork, roundWork } from './work.js';
 
-const ctx: PanelContext = { catalogue, availability, producer: 'panel@test', now: '2026-11-30T12:00:00.000Z' };
+const ctx = panelContext();
 const submitted = () =>
-  event(
-    'PlanSubmitted',
-    {
-      plan: planSpec({ test_cmd: 'npm test -- --ci', implementer: { strategy: 'command', command: 'fix-it' } }),
-      submission_id: 'sub-1',
-    },
-    { event_id: RUN_ID },
-  );
-const gated = () =>
-  event('LoopGated', {
-    verdict: 'run',
-    rules: [],
-    commit: SHA_A,
-    files: ['src/index.ts'],
-    repo_path: '/repos/billing',
-    test_cmd: 'npm test -- --ci',
-  });
-const baseline = () =>
-  event('BaselineRecorded', {
-    commit: SHA_A,
-    branch: 'rloop/add-billing',
-    tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 },
-    exit_code: 0,
-    failing: ['flaky'],
-    duration_ms: 10,
-  });
-
-function append(state: LoopState, events: readonly JournaledEvent[]): LoopState {
-  return events.reduce((s, e) => evolveLoop(s, e, s.version + 1), state);
-}
+  submittedRun({ test_cmd: 'npm test -- --ci', implementer: { strategy: 'command', command: 'fix-it' } });
+const gated = () => gatedRun({ repo_path: '/repos/billing', test_cmd: 'npm test -- --ci' });
+const baseline = () => baselineRun({ failing: ['flaky'] });
 
 describe('workers take their work from the committed state, never from the message that asked', () => {
   it("given a run gated on a repository, when its round is reviewed, then the repository and files are the LoopGated ones, whatever the round's event names", () => {
@@ -87,22 +62,8 @@ describe('workers take their work from the committed state, never from the messa
   it('given a fix requested on a letter, when the implementer asks, then the command, test command, branch and baseline failures come from the run', () => {
     let state = given(submitted(), gated(), baseline());
     state = append(state, decideNext(state, ctx));
-    const current = state.current;
-    if (current === null) throw new Error('no round');
     const letter = { ...letterFor(1, 'critical', [finding()]), commit: SHA_B };
-    state = append(state, [
-      ...current.critics.map((c) =>
-        event('FindingsReported', {
-          round: 1,
-          critic_id: c.critic_id,
-          commit: SHA_A,
-          findings: [],
-          truncated: false,
-          duration_ms: 1,
-        }),
-      ),
-      event('LetterWritten', { letter }),
-    ]);
+    state = append(state, [...reportsFor(state, {}, 1), event('LetterWritten', { letter })]);
     state = append(state, decideNext(state, { ...ctx, letter }));
     expect(state.status).toBe('fixing');
     expect(fixWork(state, letter)).toMatchObject({

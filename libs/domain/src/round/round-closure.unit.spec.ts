@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { RoundRecord } from '../loop/state.js';
 import type { JournaledEvent } from '@rloop/contracts';
-import { RUN_ID, SHA_A, event, given, letterFor, planSpec } from '../testing/builders.test-helpers.js';
+import { RUN_ID, SHA_A, event, given, letterFor, runStart } from '../testing/builders.test-helpers.js';
 import { decideRoundClosure, openRound } from './round-closure.js';
 
 const meta = {
@@ -99,23 +99,7 @@ const foldMeta = {
 const DEADLINE = Date.parse('2026-11-30T12:00:00.000Z');
 
 const started = (): JournaledEvent[] => [
-  event('PlanSubmitted', { plan: planSpec(), submission_id: 'sub-1' }, { event_id: RUN_ID }),
-  event('LoopGated', {
-    verdict: 'run',
-    rules: [],
-    commit: SHA_A,
-    files: ['src/index.ts'],
-    repo_path: '/repo',
-    test_cmd: 'npm test',
-  }),
-  event('BaselineRecorded', {
-    commit: SHA_A,
-    branch: 'rloop/add-billing',
-    tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 },
-    exit_code: 0,
-    failing: [],
-    duration_ms: 10,
-  }),
+  ...runStart(),
   event('RoundStarted', {
     round: 1,
     phase: 'critical',

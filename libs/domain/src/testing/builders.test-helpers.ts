@@ -1,7 +1,15 @@
 // Builders for domain specs: valid contract values with only the interesting fields spelled out.
-import { type Finding, type JournaledEvent, type Letter, type PlanSpec, parseEventOrThrow } from '@rloop/contracts';
+import {
+  type EventOf,
+  type Finding,
+  type JournaledEvent,
+  type Letter,
+  type PlanSpec,
+  parseEventOrThrow,
+} from '@rloop/contracts';
 import { CriticCatalogue } from '../config/catalogue.js';
 import { fingerprintOf } from '../identity/fingerprint.js';
+import type { PanelContext } from '../loop/decide.js';
 import { evolveLoop, initialLoopState, type LoopState } from '../loop/state.js';
 
 export const SHA_A = 'a'.repeat(40);
@@ -138,4 +146,69 @@ export function letterFor(
     disagreements: [],
     summary: 'test letter',
   };
+}
+
+/** The run's PlanSubmitted (its event id is the run id), with the plan's fields overridden. */
+export const submitted = (plan: Partial<PlanSpec> = {}) =>
+  event('PlanSubmitted', { plan: planSpec(plan), submission_id: 'sub-1' }, { event_id: RUN_ID });
+
+/** The gate's verdict on SHA_A for src/index.ts in /repo, with the given fields overridden. */
+export const gated = (data: Partial<EventOf<'LoopGated'>['data']> = {}) =>
+  event('LoopGated', {
+    verdict: 'run',
+    rules: [],
+    commit: SHA_A,
+    files: ['src/index.ts'],
+    repo_path: '/repo',
+    test_cmd: 'npm test',
+    ...data,
+  });
+
+/** A green baseline on SHA_A (3 of 3 tests pass), with the given fields overridden. */
+export const baseline = (data: Partial<EventOf<'BaselineRecorded'>['data']> = {}) =>
+  event('BaselineRecorded', {
+    commit: SHA_A,
+    branch: 'rloop/add-billing',
+    tests: { added: 0, passed: 3, failed: 0, total: 3, regressions: 0, warnings: 0 },
+    exit_code: 0,
+    failing: [],
+    duration_ms: 10,
+    ...data,
+  });
+
+/** A run's start with the defaults above: submitted, gated to run, baselined green. */
+export const runStart = (): JournaledEvent[] => [submitted(), gated(), baseline()];
+
+/** Folds events onto a state the way the journal does after committing them: each at the next position. */
+export function append(state: LoopState, events: readonly JournaledEvent[]): LoopState {
+  return events.reduce((s, e) => evolveLoop(s, e, s.version + 1), state);
+}
+
+/** What the panel decides with in a spec: the catalogue and availability above, a fixed clock. */
+export const panelContext = (overrides: Partial<PanelContext> = {}): PanelContext => ({
+  catalogue,
+  availability,
+  producer: 'panel@test',
+  now: '2026-11-30T12:00:00.000Z',
+  ...overrides,
+});
+
+/** A report from every critic of the current round, on the round's commit, with the findings given per critic. */
+export function reportsFor(
+  state: LoopState,
+  findingsByCritic: Record<string, Finding[]> = {},
+  durationMs = 5,
+): JournaledEvent[] {
+  const current = state.current;
+  if (current === null) throw new Error('no round');
+  return current.critics.map((c) =>
+    event('FindingsReported', {
+      round: current.round,
+      critic_id: c.critic_id,
+      commit: current.commit,
+      findings: findingsByCritic[c.critic_id] ?? [],
+      truncated: false,
+      duration_ms: durationMs,
+    }),
+  );
 }

@@ -5,12 +5,18 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { EventContext } from '@rloop/bus';
+import type { EventContext } from '@rloop/bus';
 import type { EventOf } from '@rloop/contracts';
 import { defineCritic, reportEventId } from '@rloop/critic-sdk';
 import { RepoPolicy } from '@rloop/critics';
-import { CriticCatalogue, decideNext } from '@rloop/domain';
-import { InMemoryJournal, inMemoryPorts, journaledEvent } from '@rloop/journal-client';
+import {
+  InMemoryJournal,
+  coreCatalogue,
+  deliveryTo,
+  inMemoryPorts,
+  runStartEvents,
+  startRoundOne,
+} from '@rloop/journal-client';
 import { CriticRunnerModule } from '../app.module.js';
 import type { CriticRunnerConfig } from '../config.js';
 import { HostedCriticsPresence } from '../registry/hosted-presence.js';
@@ -24,23 +30,10 @@ const RUN = '01JRUN0000000000000000000A';
 const HOSTED = 'spec/marker';
 const ELSEWHERE = 'team/elsewhere';
 const at = (second: number): string => new Date(Date.parse('2026-11-30T10:00:00.000Z') + second * 1000).toISOString();
-const envelope = (second: number, eventId?: string) => ({
-  plan: PLAN,
-  runId: RUN,
-  at: at(second),
-  ...(eventId === undefined ? {} : { eventId }),
-});
 
-const catalogue = CriticCatalogue.parse({
-  k: { critical: 3, medium: 5, low: 7, final_sweep: null },
-  soft_caps: { critical: 2, medium: 2, low: 1, final_sweep: 1 },
-  round_grace_ms: 1000,
-  critics: {
-    [HOSTED]: { evidence: 'pattern', timeout_ms: 30_000 },
-    [ELSEWHERE]: { evidence: 'pattern', timeout_ms: 30_000 },
-  },
-  core: [HOSTED, ELSEWHERE],
-  dynamic: [],
+const catalogue = coreCatalogue({
+  [HOSTED]: { evidence: 'pattern', timeout_ms: 30_000 },
+  [ELSEWHERE]: { evidence: 'pattern', timeout_ms: 30_000 },
 });
 
 let runs = 0;
@@ -68,18 +61,7 @@ function git(cwd: string, ...args: string[]): string {
   }).trim();
 }
 
-const delivery = (deliveries = 1): EventContext =>
-  new EventContext([
-    {
-      consumer: 'critic-runner-committed-rounds',
-      stream: 'S',
-      subject: 's',
-      streamSequence: 1,
-      deliveries,
-      headers: {},
-    },
-    () => undefined,
-  ]);
+const delivery = (deliveries = 1): EventContext => deliveryTo('critic-runner-committed-rounds', deliveries);
 
 /** The bus decorators hand a handler's throw to the server as a value ({ error }); the value it returned otherwise. */
 const outcome = (value: unknown): unknown =>
@@ -113,50 +95,17 @@ describe('the critic-runner answers a journaled round (handler through Nest DI)'
   /** A run of `repoPath` whose round 1 the panel started (decideNext itself), the RoundStarted last in the stream. */
   function runWithRoundStarted(journal: InMemoryJournal, repoPath = repo, pinned = commit): EventOf<'RoundStarted'> {
     journal.append(
-      journaledEvent(
-        'PlanSubmitted',
-        {
-          plan: {
-            slug: PLAN,
-            title: 'Add billing',
-            description: 'Adds invoices',
-            effort_level: 'high',
-            files: ['**/*.ts'],
-            repo: { path: repoPath, ref: 'HEAD' },
-            test_cmd: 'npm test',
-            implementer: { strategy: 'autofix' },
-          },
-          submission_id: 'sub-1',
-        },
-        envelope(0, RUN),
-      ),
-      journaledEvent(
-        'LoopGated',
-        { verdict: 'run', rules: [], commit: pinned, files: ['a.ts'], repo_path: repoPath, test_cmd: 'npm test' },
-        envelope(1),
-      ),
-      journaledEvent(
-        'BaselineRecorded',
-        {
-          commit: pinned,
-          branch: 'rloop/add-billing',
-          tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
-          exit_code: 0,
-          failing: [],
-          duration_ms: 1,
-        },
-        envelope(2),
-      ),
+      ...runStartEvents({
+        plan: PLAN,
+        runId: RUN,
+        commit: pinned,
+        at,
+        repoPath,
+        planSpec: { files: ['**/*.ts'] },
+        gate: { files: ['a.ts'] },
+      }),
     );
-    const [started] = decideNext(journal.state(PLAN), {
-      catalogue,
-      availability: () => ({ state: 'available' }),
-      producer: 'panel@spec',
-      now: at(3),
-    });
-    if (started?.type !== 'RoundStarted') throw new Error(`expected a RoundStarted, got ${started?.type}`);
-    journal.append(started);
-    return started;
+    return startRoundOne(journal, PLAN, catalogue, at(3));
   }
 
   async function handler(journal: InMemoryJournal, nowSecond: number): Promise<RoundsController> {

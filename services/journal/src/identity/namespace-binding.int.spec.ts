@@ -1,6 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { JetStreamClient, type RunningService, ServiceLogger, startService } from '@rloop/bus';
-import type { EventOf } from '@rloop/contracts';
+import { JetStreamClient, type RunningService, ServiceLogger } from '@rloop/bus';
 import { JournalClient } from '@rloop/journal-client';
 import {
   TEST_NATS_URL,
@@ -11,23 +10,15 @@ import {
   eventually,
   uniqueNamespace,
 } from '@rloop/testing';
-import { JournalModule } from '../app.module.js';
-import { loadJournalConfig } from '../config.js';
-import { openJournalStore } from '../open-store.js';
 import { envelopeFactory } from '../testing/envelopes.test-helpers.js';
+import { QUIET, runStart, startJournal } from '../testing/journal-harness.test-helpers.js';
 
 // A journal never mixes histories: a journal started on a new, empty database over a namespace
 // that carries another journal's runs says what it found and what to do, and journals none of
 // those runs' events; a second journal is refused while the first one runs.
 
-const quiet = {
-  log: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-  debug: () => undefined,
-  verbose: () => undefined,
-};
 const envelope = envelopeFactory({ idPrefix: '01JBIND', producer: 'binding-spec' });
+const { submitted } = runStart(envelope);
 
 let namespace: string;
 let nats: TestNats;
@@ -35,53 +26,18 @@ let client: JetStreamClient;
 const databases: TestDatabase[] = [];
 const running: RunningService[] = [];
 
-async function startJournal(database: TestDatabase, lines: string[]): Promise<RunningService> {
-  const config = loadJournalConfig({ NATS_URL: TEST_NATS_URL, RLOOP_NAMESPACE: namespace, DATABASE_URL: database.url });
-  const store = await openJournalStore(config);
+/** A journal on `database` whose log lines go to `lines`. */
+async function startLoggedJournal(database: TestDatabase, lines: string[]): Promise<RunningService> {
   const logger = new ServiceLogger('journal', { levels: ['log', 'warn', 'error'], sink: (line) => lines.push(line) });
-  try {
-    const service = await startService({
-      name: 'journal',
-      module: JournalModule.forRoot(config, store),
-      bus: config.bus,
-      logger,
-      handleSignals: false,
-      exitOnFailure: false,
-    });
-    running.push(service);
-    return service;
-  } catch (error) {
-    await store.close();
-    throw error;
-  }
-}
-
-function submitted(plan: string, runId: string): EventOf<'PlanSubmitted'> {
-  return envelope(
-    'PlanSubmitted',
-    plan,
-    runId,
-    {
-      plan: {
-        slug: plan,
-        title: 'T',
-        description: '',
-        effort_level: 'high',
-        files: ['a.js'],
-        repo: { path: '/r', ref: 'HEAD' },
-        test_cmd: 'true',
-        implementer: { strategy: 'autofix' },
-      },
-      submission_id: runId,
-    },
-    runId,
-  );
+  const service = await startJournal(namespace, database, logger);
+  running.push(service);
+  return service;
 }
 
 beforeAll(async () => {
   namespace = uniqueNamespace('jb');
   nats = await connectTestNats(namespace);
-  client = new JetStreamClient({ service: 'binding-spec', servers: TEST_NATS_URL, namespace }, quiet);
+  client = new JetStreamClient({ service: 'binding-spec', servers: TEST_NATS_URL, namespace }, QUIET);
   await client.connect();
 }, 30_000);
 
@@ -97,7 +53,7 @@ describe('a journal bound to its namespace', () => {
     const [first, second] = await Promise.all([createTestDatabase('rloop_bind_a'), createTestDatabase('rloop_bind_b')]);
     databases.push(first, second);
     const firstLines: string[] = [];
-    const journalA = await startJournal(first, firstLines);
+    const journalA = await startLoggedJournal(first, firstLines);
     expect(firstLines.join('\n')).toContain(`is now the journal of namespace ${namespace}`);
     const runId = '01JRUNBINDOLD0000000000001';
     await client.publish(submitted('b-old', runId));
@@ -108,7 +64,7 @@ describe('a journal bound to its namespace', () => {
 
     // Another database while the first journal runs: refused, saying why.
     const refusedLines: string[] = [];
-    await expect(startJournal(second, refusedLines)).rejects.toMatchObject({ code: 'JOURNAL.NAMESPACE_TAKEN' });
+    await expect(startLoggedJournal(second, refusedLines)).rejects.toMatchObject({ code: 'JOURNAL.NAMESPACE_TAKEN' });
     expect(refusedLines.join('\n')).toMatch(/which is running .* two journals on one namespace would split its events/);
 
     // The first journal stops; its claim lapses (a stopped fleet, a new home): the new journal takes over.
@@ -124,7 +80,7 @@ describe('a journal bound to its namespace', () => {
       JSON.stringify({ ...claim, heartbeat_at: '2026-01-01T00:00:00.000Z' }),
     );
     const secondLines: string[] = [];
-    await startJournal(second, secondLines);
+    await startLoggedJournal(second, secondLines);
     const said = secondLines.join('\n');
     expect(said).toContain(`belonged to journal ${claim['journal_id']}`);
     expect(said).toContain('not journaled here: they are dead-lettered as orphans');

@@ -1,39 +1,21 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { JetStreamClient, type RunningService, startService } from '@rloop/bus';
+import type { JetStreamClient } from '@rloop/bus';
 import type { EventOf, JournaledEvent } from '@rloop/contracts';
-import { JournalClient } from '@rloop/journal-client';
-import {
-  TEST_NATS_URL,
-  type TestDatabase,
-  type TestNats,
-  connectTestNats,
-  createTestDatabase,
-  eventually,
-  uniqueNamespace,
-} from '@rloop/testing';
-import { JournalModule } from '../app.module.js';
-import { loadJournalConfig } from '../config.js';
-import { openJournalStore } from '../open-store.js';
+import type { JournalClient } from '@rloop/journal-client';
+import { type TestDatabase, type TestNats, eventually } from '@rloop/testing';
 import { envelopeFactory } from '../testing/envelopes.test-helpers.js';
+import { type JournalHarness, SHA, runStart, startJournalHarness } from '../testing/journal-harness.test-helpers.js';
 
 // The journal appends a decision only on the state it was decided on: stale ones are refused
 // (recorded, never dead-lettered) and announced so deciders decide again; a decision of two
 // events goes in whole; late facts that change nothing do not make a decision stale. Each run has
 // a stream of its own, and events of runs this journal never saw are not mixed into its history.
 
-const quiet = {
-  log: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-  debug: () => undefined,
-  verbose: () => undefined,
-};
-const SHA = 'a'.repeat(40);
 const CRITIC = 'security/secrets-detector';
 
+let harness: JournalHarness;
 let database: TestDatabase;
-let service: RunningService;
 let client: JetStreamClient;
 let journal: JournalClient;
 let nats: TestNats;
@@ -44,52 +26,7 @@ function decided<E extends JournaledEvent>(event: E, version: number, decision: 
   return { ...event, decision: { expected_version: version, id: decision } };
 }
 
-function submitted(plan: string, runId: string): EventOf<'PlanSubmitted'> {
-  return envelope(
-    'PlanSubmitted',
-    plan,
-    runId,
-    {
-      plan: {
-        slug: plan,
-        title: 'T',
-        description: '',
-        effort_level: 'high',
-        files: ['a.js'],
-        repo: { path: '/r', ref: 'HEAD' },
-        test_cmd: 'true',
-        implementer: { strategy: 'autofix' },
-      },
-      submission_id: runId,
-    },
-    runId,
-  );
-}
-
-function gated(plan: string, runId: string): EventOf<'LoopGated'> {
-  return decided(
-    envelope('LoopGated', plan, runId, {
-      verdict: 'run',
-      rules: [],
-      commit: SHA,
-      files: ['a.js'],
-      repo_path: '/r',
-      test_cmd: 'true',
-    }),
-    1,
-  );
-}
-
-function baseline(plan: string, runId: string): EventOf<'BaselineRecorded'> {
-  return envelope('BaselineRecorded', plan, runId, {
-    commit: SHA,
-    branch: `rloop/${plan}`,
-    tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
-    exit_code: 0,
-    failing: [],
-    duration_ms: 1,
-  });
-}
+const { submitted, gated, gatedFact, baseline } = runStart(envelope);
 
 function roundStarted(plan: string, runId: string, round: number, id: string): EventOf<'RoundStarted'> {
   return envelope(
@@ -166,29 +103,12 @@ async function inRoundOne(plan: string, runId: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase('rloop_decisions');
-  const namespace = uniqueNamespace('jd');
-  const config = loadJournalConfig({ NATS_URL: TEST_NATS_URL, RLOOP_NAMESPACE: namespace, DATABASE_URL: database.url });
-  const store = await openJournalStore(config);
-  service = await startService({
-    name: 'journal',
-    module: JournalModule.forRoot(config, store),
-    bus: config.bus,
-    logger: quiet,
-    handleSignals: false,
-    exitOnFailure: false,
-  });
-  client = new JetStreamClient({ service: 'decisions-spec', servers: TEST_NATS_URL, namespace }, quiet);
-  await client.connect();
-  journal = new JournalClient(client);
-  nats = await connectTestNats(namespace);
+  harness = await startJournalHarness({ database: 'rloop_decisions', namespace: 'jd', producer: 'decisions-spec' });
+  ({ database, client, journal, nats } = harness);
 }, 60_000);
 
 afterAll(async () => {
-  await client?.close();
-  await service?.stop();
-  await nats?.cleanup();
-  await database?.drop();
+  await harness?.stop();
 }, 30_000);
 
 describe('decisions are appended on the state they were decided on', () => {
@@ -357,16 +277,7 @@ describe('decisions are appended on the state they were decided on', () => {
   it('dead-letters a decision that does not say which version it was made on', async () => {
     const runId = '01JRUNUNVERSIONED000000001';
     await client.publish(submitted('d-unversioned', runId));
-    await client.publish(
-      envelope('LoopGated', 'd-unversioned', runId, {
-        verdict: 'run',
-        rules: [],
-        commit: SHA,
-        files: ['a.js'],
-        repo_path: '/r',
-        test_cmd: 'true',
-      }),
-    );
+    await client.publish(gatedFact('d-unversioned', runId));
     const dead = await eventually(async () =>
       (await nats.deadLetters()).find((d) => d.subject.endsWith('.d-unversioned')),
     );

@@ -16,13 +16,13 @@ import { ProjectionCatchUp } from './catch-up.js';
 import { readBack, toNewEvent } from './envelope.js';
 import { type JournalTables, migrateProjections } from './schema.js';
 import { envelopeFactory } from '../testing/envelopes.test-helpers.js';
+import { SHA, runStart } from '../testing/journal-harness.test-helpers.js';
 
 // The loop-memory projections on a real PostgreSQL. The journal stores and projects; it decides
 // nothing: a heuristic that fires is the panel's loop-detection reactor's to journal
 // (services/panel/src/detection), and its LoopDetected, once appended, is in the loop state and
 // the journaled detections. A rebuild gives the same rows.
 
-const SHA = 'a'.repeat(40);
 const CRITIC = 'security/secrets-detector';
 
 let database: TestDatabase;
@@ -60,44 +60,10 @@ const key: Finding = {
   related_locations: [],
 };
 
+const run = runStart(envelope, { files: ['src/**'], gatedFiles: ['src/config.js'] });
+
 function start(plan: string, runId: string): JournaledEvent[] {
-  return [
-    envelope(
-      'PlanSubmitted',
-      plan,
-      runId,
-      {
-        plan: {
-          slug: plan,
-          title: 'T',
-          description: '',
-          effort_level: 'high',
-          files: ['src/**'],
-          repo: { path: '/r', ref: 'HEAD' },
-          test_cmd: 'true',
-          implementer: { strategy: 'autofix' },
-        },
-        submission_id: runId,
-      },
-      runId,
-    ),
-    envelope('LoopGated', plan, runId, {
-      verdict: 'run',
-      rules: [],
-      commit: SHA,
-      files: ['src/config.js'],
-      repo_path: '/r',
-      test_cmd: 'true',
-    }),
-    envelope('BaselineRecorded', plan, runId, {
-      commit: SHA,
-      branch: `rloop/${plan}`,
-      tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
-      exit_code: 0,
-      failing: [],
-      duration_ms: 1,
-    }),
-  ];
+  return [run.submitted(plan, runId), run.gatedFact(plan, runId), run.baseline(plan, runId)];
 }
 
 function review(plan: string, runId: string, round: number): JournaledEvent[] {

@@ -1,65 +1,25 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
-import { JetStreamClient, type RunningService, startService } from '@rloop/bus';
-import type { EventOf, JournaledEvent } from '@rloop/contracts';
-import { JournalClient } from '@rloop/journal-client';
-import { TEST_NATS_URL, type TestDatabase, createTestDatabase, eventually, uniqueNamespace } from '@rloop/testing';
-import { JournalModule } from '../app.module.js';
-import { loadJournalConfig } from '../config.js';
-import { openJournalStore } from '../open-store.js';
+import type { JetStreamClient } from '@rloop/bus';
+import type { JournaledEvent } from '@rloop/contracts';
+import type { JournalClient } from '@rloop/journal-client';
+import { type TestDatabase, eventually } from '@rloop/testing';
 import { envelopeFactory } from '../testing/envelopes.test-helpers.js';
+import { type JournalHarness, gating, runStart, startJournalHarness } from '../testing/journal-harness.test-helpers.js';
 
 // journal.open_runs, the gate's input for scope locking, on the real journal (NATS + PostgreSQL):
 // the runs that hold or wait for files, in the order their PlanSubmitted were journaled, with the
 // scope of their LoopGated or LoopQueued, and whether a run submitted before one may still appear.
 
-const quiet = {
-  log: () => undefined,
-  warn: () => undefined,
-  error: () => undefined,
-  debug: () => undefined,
-  verbose: () => undefined,
-};
-const SHA = 'a'.repeat(40);
 const envelope = envelopeFactory({ idPrefix: '01JSCOPE', producer: 'open-runs-spec' });
+const { submitted } = runStart(envelope, { files: ['src/**'] });
 
+let harness: JournalHarness;
 let database: TestDatabase;
-let service: RunningService;
 let client: JetStreamClient;
 let journal: JournalClient;
 
 const run = (n: number) => `01JSCOPERUN${String(n).padStart(15, '0')}`;
-
-function submitted(plan: string, runId: string): EventOf<'PlanSubmitted'> {
-  return envelope(
-    'PlanSubmitted',
-    plan,
-    runId,
-    {
-      plan: {
-        slug: plan,
-        title: 'T',
-        description: '',
-        effort_level: 'high',
-        files: ['src/**'],
-        repo: { path: '/r', ref: 'HEAD' },
-        test_cmd: 'true',
-        implementer: { strategy: 'autofix' },
-      },
-      submission_id: runId,
-    },
-    runId,
-  );
-}
-
-const gating = (files: string[]) => ({
-  verdict: 'run' as const,
-  rules: [],
-  commit: SHA,
-  files,
-  repo_path: '/r',
-  test_cmd: 'true',
-});
 
 async function publishAll(events: readonly JournaledEvent[]): Promise<void> {
   for (const event of events) await client.publish(event);
@@ -70,27 +30,12 @@ async function openPlans(): Promise<string[]> {
 }
 
 beforeAll(async () => {
-  database = await createTestDatabase('rloop_open_runs');
-  const namespace = uniqueNamespace('jo');
-  const config = loadJournalConfig({ NATS_URL: TEST_NATS_URL, RLOOP_NAMESPACE: namespace, DATABASE_URL: database.url });
-  const store = await openJournalStore(config);
-  service = await startService({
-    name: 'journal',
-    module: JournalModule.forRoot(config, store),
-    bus: config.bus,
-    logger: quiet,
-    handleSignals: false,
-    exitOnFailure: false,
-  });
-  client = new JetStreamClient({ service: 'open-runs-spec', servers: TEST_NATS_URL, namespace }, quiet);
-  await client.connect();
-  journal = new JournalClient(client);
+  harness = await startJournalHarness({ database: 'rloop_open_runs', namespace: 'jo', producer: 'open-runs-spec' });
+  ({ database, client, journal } = harness);
 }, 60_000);
 
 afterAll(async () => {
-  await client?.close();
-  await service?.stop();
-  await database?.drop();
+  await harness?.stop();
 }, 30_000);
 
 describe('journal.open_runs: the scope lock as the journal has committed it', () => {

@@ -2,14 +2,16 @@ import 'reflect-metadata';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { TestingModule } from '@nestjs/testing';
 import type { EventContext } from '@rloop/bus';
-import { InMemoryJournal, journaledEvent } from '@rloop/journal-client';
+import type { EventOf } from '@rloop/contracts';
 import {
-  compilePanel,
+  InMemoryJournal,
   coreCatalogue,
   deliveryTo,
-  panelConfig,
+  journaledEvent,
+  runStartEvents,
   thrownBy,
-} from '../testing/panel-harness.test-helpers.js';
+} from '@rloop/journal-client';
+import { compilePanel, panelConfig } from '../testing/panel-harness.test-helpers.js';
 import { DecideController } from './decide.controller.js';
 
 // The panel's handler through Nest's DI: the publisher and the journal client's requester are
@@ -34,31 +36,11 @@ const catalogue = coreCatalogue({
 const config = panelConfig(catalogue);
 const delivery = (): EventContext => deliveryTo('panel-decide');
 
-function gatedRun(journal: InMemoryJournal): void {
-  journal.append(
-    journaledEvent(
-      'PlanSubmitted',
-      {
-        plan: {
-          slug: PLAN,
-          title: 'Add billing',
-          description: 'Adds invoices',
-          effort_level: 'high',
-          files: ['src/**/*.ts'],
-          repo: { path: '/repo', ref: 'HEAD' },
-          test_cmd: 'npm test',
-          implementer: { strategy: 'autofix' },
-        },
-        submission_id: 'sub-1',
-      },
-      envelope(0, RUN),
-    ),
-    journaledEvent(
-      'LoopGated',
-      { verdict: 'run', rules: [], commit: SHA, files: ['src/index.ts'], repo_path: '/repo', test_cmd: 'npm test' },
-      envelope(1),
-    ),
-  );
+/** Appends a plan submitted and gated; returns its baseline, not yet appended. */
+function gatedRun(journal: InMemoryJournal): EventOf<'BaselineRecorded'> {
+  const [submitted, gated, baseline] = runStartEvents({ plan: PLAN, runId: RUN, commit: SHA, at });
+  journal.append(submitted, gated);
+  return baseline;
 }
 
 describe('the panel decides on committed state (handler through Nest DI)', () => {
@@ -76,21 +58,7 @@ describe('the panel decides on committed state (handler through Nest DI)', () =>
 
   it('given a gated plan whose baseline is committed, when the commit is announced, then round 1 starts, stamped with the version it was decided on, the clock and the identity', async () => {
     const journal = new InMemoryJournal();
-    gatedRun(journal);
-    journal.append(
-      journaledEvent(
-        'BaselineRecorded',
-        {
-          commit: SHA,
-          branch: 'rloop/add-billing',
-          tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
-          exit_code: 0,
-          failing: [],
-          duration_ms: 1,
-        },
-        envelope(2),
-      ),
-    );
+    journal.append(gatedRun(journal));
     const controller = await handler(journal);
     expect(thrownBy(await controller.onCommitted(journal.announce(PLAN), delivery()))).toBeUndefined();
     expect(journal.published.map((e) => [e.type, e.producer, e.occurred_at, e.decision?.expected_version])).toEqual([

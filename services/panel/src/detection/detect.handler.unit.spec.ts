@@ -3,15 +3,16 @@ import { afterEach, describe, expect, it } from '@jest/globals';
 import type { TestingModule } from '@nestjs/testing';
 import type { Finding, JournaledEvent } from '@rloop/contracts';
 import { fingerprintOf } from '@rloop/domain';
-import { InMemoryJournal, journaledEvent } from '@rloop/journal-client';
-import { DecideController } from '../deciding/decide.controller.js';
 import {
-  compilePanel,
+  InMemoryJournal,
   coreCatalogue,
   deliveryTo,
-  panelConfig,
+  journaledEvent,
+  runStartEvents,
   thrownBy,
-} from '../testing/panel-harness.test-helpers.js';
+} from '@rloop/journal-client';
+import { DecideController } from '../deciding/decide.controller.js';
+import { compilePanel, panelConfig } from '../testing/panel-harness.test-helpers.js';
 import { DetectController } from './detect.controller.js';
 
 // The loop-detection reactor through Nest's DI (moved here from the journal, which only stores and
@@ -64,42 +65,17 @@ const key: Finding = {
 };
 
 function start(): JournaledEvent[] {
-  return [
-    journaledEvent(
-      'PlanSubmitted',
-      {
-        plan: {
-          slug: PLAN,
-          title: 'T',
-          description: '',
-          effort_level: 'high',
-          files: ['src/**'],
-          repo: { path: '/r', ref: 'HEAD' },
-          test_cmd: 'true',
-          implementer: { strategy: 'autofix' },
-        },
-        submission_id: RUN,
-      },
-      envelope(RUN),
-    ),
-    journaledEvent(
-      'LoopGated',
-      { verdict: 'run', rules: [], commit: SHA, files: ['src/config.js'], repo_path: '/r', test_cmd: 'true' },
-      envelope(),
-    ),
-    journaledEvent(
-      'BaselineRecorded',
-      {
-        commit: SHA,
-        branch: `rloop/${PLAN}`,
-        tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
-        exit_code: 0,
-        failing: [],
-        duration_ms: 1,
-      },
-      envelope(),
-    ),
-  ];
+  return runStartEvents({
+    plan: PLAN,
+    runId: RUN,
+    commit: SHA,
+    at: () => envelope().at,
+    repoPath: '/r',
+    testCmd: 'true',
+    submissionId: RUN,
+    planSpec: { title: 'T', description: '', files: ['src/**'] },
+    gate: { files: ['src/config.js'] },
+  });
 }
 
 function review(round: number): JournaledEvent[] {

@@ -4,9 +4,17 @@ import { Test, type TestingModule } from '@nestjs/testing';
 import { type EventContext, RetryLaterError } from '@rloop/bus';
 import type { Finding, Letter } from '@rloop/contracts';
 import { decideNext, fingerprintOf } from '@rloop/domain';
-import { InMemoryJournal, JournalClientModule, inMemoryPorts, journaledEvent } from '@rloop/journal-client';
+import {
+  InMemoryJournal,
+  JournalClientModule,
+  coreCatalogue,
+  deliveryTo,
+  inMemoryPorts,
+  journaledEvent,
+  runStartEvents,
+  thrownBy,
+} from '@rloop/journal-client';
 import type { PanelConfig } from '../config.js';
-import { coreCatalogue, deliveryTo, thrownBy } from '../testing/panel-harness.test-helpers.js';
 import { PANEL_CONFIG } from '../tokens.js';
 import { FixDeadlineController, GUARD_GRACE_MS } from './fix-deadline.controller.js';
 
@@ -78,48 +86,15 @@ const LETTER: Letter = {
 /** A run whose round 1 letter (written at second 10) asked for a fix; the FixRequested last in the stream. */
 function runWaitingForFix(journal: InMemoryJournal): void {
   journal.append(
-    journaledEvent(
-      'PlanSubmitted',
-      {
-        plan: {
-          slug: PLAN,
-          title: 'Add billing',
-          description: 'Adds invoices',
-          effort_level: 'high',
-          files: ['src/**/*.ts'],
-          repo: { url: 'https://example.com/org/billing.git', ref: 'HEAD' },
-          test_cmd: 'npm test',
-          implementer: { strategy: 'autofix' },
-        },
-        submission_id: 'sub-1',
-      },
-      envelope(0, RUN),
-    ),
-    journaledEvent(
-      'LoopGated',
-      {
-        verdict: 'run',
-        rules: [],
-        commit: SHA,
-        files: ['src/index.ts'],
-        repo_path: '/gate/repos/1',
-        repo_url: 'https://example.com/org/billing.git',
-        test_cmd: 'npm test',
-      },
-      envelope(1),
-    ),
-    journaledEvent(
-      'BaselineRecorded',
-      {
-        commit: SHA,
-        branch: 'rloop/add-billing',
-        tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
-        exit_code: 0,
-        failing: [],
-        duration_ms: 1,
-      },
-      envelope(2),
-    ),
+    ...runStartEvents({
+      plan: PLAN,
+      runId: RUN,
+      commit: SHA,
+      at,
+      repoPath: '/gate/repos/1',
+      planSpec: { repo: { url: 'https://example.com/org/billing.git', ref: 'HEAD' } },
+      gate: { repo_url: 'https://example.com/org/billing.git' },
+    }),
   );
   const ctx = { catalogue, availability: () => ({ state: 'available' as const }), producer: 'panel@spec', now: at(3) };
   journal.append(...decideNext(journal.state(PLAN), ctx));

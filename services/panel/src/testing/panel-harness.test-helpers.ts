@@ -1,28 +1,12 @@
 import { Test, type TestingModule } from '@nestjs/testing';
-import { EventContext } from '@rloop/bus';
-import { CriticCatalogue, DEFAULT_LOOP_CONFIG } from '@rloop/domain';
+import { type CriticCatalogue, DEFAULT_LOOP_CONFIG } from '@rloop/domain';
 import { type InMemoryJournal, inMemoryPorts } from '@rloop/journal-client';
 import { PanelModule } from '../app.module.js';
 import type { PanelConfig } from '../config.js';
 import { PanelRegistry } from '../registry/panel-registry.js';
 
-// What the panel's handler specs share: a catalogue, the panel's config, a registry where every
-// critic heartbeats, a delivery, and the panel's module over in-memory ports with a fixed clock.
-
-/** A catalogue of these core critics (and soft caps, default 2/2/1/1). */
-export function coreCatalogue(
-  critics: Readonly<Record<string, { readonly evidence: string; readonly timeout_ms: number }>>,
-  softCaps = { critical: 2, medium: 2, low: 1, final_sweep: 1 },
-): CriticCatalogue {
-  return CriticCatalogue.parse({
-    k: { critical: 3, medium: 5, low: 7, final_sweep: null },
-    soft_caps: softCaps,
-    round_grace_ms: 1000,
-    critics,
-    core: Object.keys(critics),
-    dynamic: [],
-  });
-}
+// What the panel's handler specs share: the panel's config, a registry where every
+// critic heartbeats, and the panel's module over in-memory ports with a fixed clock.
 
 /** The panel's configuration for a spec (the default loop config, no LLM key). */
 export function panelConfig(catalogue: CriticCatalogue, overrides: Partial<PanelConfig> = {}): PanelConfig {
@@ -33,19 +17,6 @@ export function panelConfig(catalogue: CriticCatalogue, overrides: Partial<Panel
     registry: { heartbeatIntervalMs: 1000, refreshMs: 500, graceMs: 0, maxSnapshotAgeMs: 5000, retryWaitMs: 12_000 },
     ...overrides,
   } as unknown as PanelConfig;
-}
-
-/** The n-th delivery of a message to a consumer of the panel. */
-export function deliveryTo(consumer: string, deliveries = 1): EventContext {
-  return new EventContext([
-    { consumer, stream: 'S', subject: 's', streamSequence: 1, deliveries, headers: {} },
-    () => undefined,
-  ]);
-}
-
-/** The bus decorators hand a handler's throw to the server as a value ({ error }); undefined when it returned normally. */
-export function thrownBy(outcome: unknown): unknown {
-  return (outcome as { error?: unknown } | undefined)?.error;
 }
 
 /**

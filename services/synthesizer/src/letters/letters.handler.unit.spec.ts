@@ -1,10 +1,19 @@
 import 'reflect-metadata';
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { Test, type TestingModule } from '@nestjs/testing';
-import { EventContext, RetryLaterError } from '@rloop/bus';
+import { type EventContext, RetryLaterError } from '@rloop/bus';
 import type { JournaledEvent } from '@rloop/contracts';
-import { CriticCatalogue, DEFAULT_KNOWN_CONFLICTS, decideNext } from '@rloop/domain';
-import { InMemoryJournal, inMemoryPorts, journaledEvent } from '@rloop/journal-client';
+import { DEFAULT_KNOWN_CONFLICTS } from '@rloop/domain';
+import {
+  InMemoryJournal,
+  coreCatalogue,
+  deliveryTo,
+  inMemoryPorts,
+  journaledEvent,
+  runStartEvents,
+  startRoundOne,
+  thrownBy,
+} from '@rloop/journal-client';
 import { SynthesizerModule } from '../app.module.js';
 import type { SynthesizerConfig } from '../config.js';
 import { LettersController } from './letters.controller.js';
@@ -22,65 +31,15 @@ const envelope = (second: number, eventId?: string) => ({
   ...(eventId === undefined ? {} : { eventId }),
 });
 
-const catalogue = CriticCatalogue.parse({
-  k: { critical: 3, medium: 5, low: 7, final_sweep: null },
-  soft_caps: { critical: 2, medium: 2, low: 1, final_sweep: 1 },
-  round_grace_ms: 1000,
-  critics: {
-    'toolchain/compiler-linter': { evidence: 'toolchain', timeout_ms: 60_000 },
-    'security/sast-scanner': { evidence: 'dataflow', timeout_ms: 30_000 },
-  },
-  core: ['toolchain/compiler-linter', 'security/sast-scanner'],
-  dynamic: [],
+const catalogue = coreCatalogue({
+  'toolchain/compiler-linter': { evidence: 'toolchain', timeout_ms: 60_000 },
+  'security/sast-scanner': { evidence: 'dataflow', timeout_ms: 30_000 },
 });
 
 /** A run whose round 1 the panel started (decideNext itself), the RoundStarted last in the stream. */
 function runWithRoundStarted(journal: InMemoryJournal): JournaledEvent {
-  journal.append(
-    journaledEvent(
-      'PlanSubmitted',
-      {
-        plan: {
-          slug: PLAN,
-          title: 'Add billing',
-          description: 'Adds invoices',
-          effort_level: 'high',
-          files: ['src/**/*.ts'],
-          repo: { path: '/repo', ref: 'HEAD' },
-          test_cmd: 'npm test',
-          implementer: { strategy: 'autofix' },
-        },
-        submission_id: 'sub-1',
-      },
-      envelope(0, RUN),
-    ),
-    journaledEvent(
-      'LoopGated',
-      { verdict: 'run', rules: [], commit: SHA, files: ['src/index.ts'], repo_path: '/repo', test_cmd: 'npm test' },
-      envelope(1),
-    ),
-    journaledEvent(
-      'BaselineRecorded',
-      {
-        commit: SHA,
-        branch: 'rloop/add-billing',
-        tests: { added: 0, passed: 1, failed: 0, total: 1, regressions: 0, warnings: 0 },
-        exit_code: 0,
-        failing: [],
-        duration_ms: 1,
-      },
-      envelope(2),
-    ),
-  );
-  const [started] = decideNext(journal.state(PLAN), {
-    catalogue,
-    availability: () => ({ state: 'available' }),
-    producer: 'panel@spec',
-    now: at(3),
-  });
-  if (started?.type !== 'RoundStarted') throw new Error(`expected a RoundStarted, got ${started?.type}`);
-  journal.append(started);
-  return started;
+  journal.append(...runStartEvents({ plan: PLAN, runId: RUN, commit: SHA, at }));
+  return startRoundOne(journal, PLAN, catalogue, at(3));
 }
 
 const reported = (criticId: string, second: number) =>
@@ -90,14 +49,7 @@ const reported = (criticId: string, second: number) =>
     envelope(second),
   );
 
-const delivery = (deliveries = 1): EventContext =>
-  new EventContext([
-    { consumer: 'synthesizer-letters', stream: 'S', subject: 's', streamSequence: 1, deliveries, headers: {} },
-    () => undefined,
-  ]);
-
-/** The bus decorators hand a handler's throw to the server as a value ({ error }); undefined when it returned normally. */
-const thrownBy = (outcome: unknown): unknown => (outcome as { error?: unknown } | undefined)?.error;
+const delivery = (deliveries = 1): EventContext => deliveryTo('synthesizer-letters', deliveries);
 
 describe('the synthesizer writes a round letter (handler through Nest DI)', () => {
   let module: TestingModule | null = null;
