@@ -466,6 +466,22 @@ describe('least privilege and connection errors', () => {
     }
   });
 
+  it("turns a database that goes away into StoreUnavailableError on the store's own kysely instance too (the journal's queries use it)", async () => {
+    const gone = await createTestDatabase('rloop_es_gone');
+    const lost = await createEventStore({ databaseUrl: gone.url, onBackgroundError: () => undefined });
+    try {
+      await expect(sql`SELECT 1 AS one`.execute(lost.db)).resolves.toMatchObject({ rows: [{ one: 1 }] });
+      // WITH (FORCE): its connections are ended, and a new one finds no database (3D000).
+      await gone.drop();
+      await expect(sql`SELECT 1`.execute(lost.db)).rejects.toBeInstanceOf(StoreUnavailableError);
+      const query = lost.db.selectFrom('events').select('event_id').execute();
+      await expect(query).rejects.toBeInstanceOf(StoreUnavailableError);
+      await expect(query).rejects.toMatchObject({ code: 'JOURNAL.STORE_UNAVAILABLE', retryable: true });
+    } finally {
+      await lost.close().catch(() => undefined);
+    }
+  });
+
   it('names host, port and database (never the password) when DATABASE_URL cannot connect', async () => {
     const refused = await createEventStore({ databaseUrl: 'postgres://journal:s3cret-pw@127.0.0.1:1/journal_db' }).then(
       () => undefined,

@@ -1,3 +1,4 @@
+import type { PostgresPool, PostgresPoolClient } from 'kysely';
 import { RloopError, ValidationError } from '@rloop/contracts';
 import {
   EVENT_STORE_ERROR_CODES,
@@ -123,4 +124,31 @@ export function translateError(error: unknown, target: DatabaseTarget | null, pa
     return new StoreUnavailableError(target, detail, { cause: error });
   }
   return error;
+}
+
+/**
+ * The pool kysely queries through, with every driver error translated (translateError): callers
+ * that query the store's `db` directly (the journal's queries and projections) then see a
+ * database outage as the StoreUnavailableError (a TransientError) it is, which their requesters
+ * and consumers wait out, instead of a raw "connect ECONNREFUSED" that uses up delivery attempts.
+ */
+export function translatingPool(pool: PostgresPool, translate: (error: unknown) => unknown): PostgresPool {
+  const rethrow = (error: unknown): never => {
+    throw translate(error);
+  };
+  return {
+    connect: async () => {
+      const client = await pool.connect().catch(rethrow);
+      const query = (...args: [string, readonly unknown[]] | [unknown]): unknown => {
+        const result: unknown = (client.query as (...a: unknown[]) => unknown)(...args);
+        // A cursor (kysely's streaming) is returned as it is; a query's promise has its failure translated.
+        return result instanceof Promise ? result.catch(rethrow) : result;
+      };
+      return {
+        query: query as PostgresPoolClient['query'],
+        release: (destroy?: boolean) => client.release(destroy),
+      };
+    },
+    end: () => pool.end(),
+  };
 }

@@ -2,7 +2,7 @@ import { mkdir } from 'node:fs/promises';
 import { Kysely, PostgresDialect, sql, type Transaction } from 'kysely';
 import pg from 'pg';
 import { IllegalStateError, ValidationError } from '@rloop/contracts';
-import { describeDatabaseUrl, passwordOf, raceOf, translateError } from './connection.js';
+import { describeDatabaseUrl, passwordOf, raceOf, translateError, translatingPool } from './connection.js';
 import { EVENT_STORE_ERROR_CODES, TransactionConflictError, type DatabaseTarget } from './errors.js';
 import { CommitSignal, type CommitListener, type WakeReason } from './notifier.js';
 import { Mutex, PGliteDialect } from './pglite-dialect.js';
@@ -201,7 +201,9 @@ async function openPostgres(options: PostgresStoreOptions): Promise<Backend> {
   }
   return {
     kind: 'postgres',
-    db: new Kysely<EventStoreTables>({ dialect: new PostgresDialect({ pool }) }),
+    db: new Kysely<EventStoreTables>({
+      dialect: new PostgresDialect({ pool: translatingPool(pool, (error) => translateError(error, target, password)) }),
+    }),
     target,
     password,
     startListener: (commits, onError) =>
