@@ -6,8 +6,7 @@ import { baselineRecordRef, readRecord, writeRecord } from '../git/records.js';
 import { planRemote } from '../git/remote.js';
 import { branchFor, ensureWorktree } from '../git/worktree.js';
 import { commandRefusal } from '../shell/allowlist.js';
-import { coverageDirFor, recordV8Coverage } from '../test-run/coverage.js';
-import { runTests } from '../test-run/test-runner.js';
+import { runPlanTests } from '../test-run/plan-tests.js';
 
 export type BaselineRecordedData = DataOf<'BaselineRecorded'>;
 
@@ -73,17 +72,7 @@ export async function recordBaseline(given: RecordBaselineInput, deps: Implement
     await writeRecord(input.repoPath, ref, data);
     return data;
   }
-  const coverageDir = deps.recordCoverage === true ? coverageDirFor(deps.workRoot) : undefined;
-  const run = await runTests({
-    cwd: worktree.dir,
-    command: input.testCmd,
-    env: deps.env,
-    timeoutMs: deps.testTimeoutMs,
-    limits: deps.commands.limits,
-    signal: deps.signal,
-    coverageDir,
-  });
-  const coverage = coverageDir === undefined ? null : recordV8Coverage(coverageDir, worktree.dir);
+  const { run, coverage } = await runPlanTests(worktree.dir, input.testCmd, deps);
   const data = BaselineRecorded.shape.data.parse({
     commit: input.commit,
     branch: worktree.branch,

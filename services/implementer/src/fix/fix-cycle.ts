@@ -10,8 +10,7 @@ import { NO_HOOKS, ensureWorktree, resetWorktree } from '../git/worktree.js';
 import type { StrategyResolver } from '../strategies/strategy.js';
 import { commandRefusal } from '../shell/allowlist.js';
 import { diffTestResults } from '../test-run/test-output.js';
-import { coverageDirFor, recordV8Coverage } from '../test-run/coverage.js';
-import { runTests } from '../test-run/test-runner.js';
+import { runPlanTests } from '../test-run/plan-tests.js';
 
 export type FixRequestedData = DataOf<'FixRequested'>;
 export type FixAppliedData = DataOf<'FixApplied'>;
@@ -207,17 +206,7 @@ async function coverageAt(
     commit,
     branch: request.branch,
   });
-  const coverageDir = coverageDirFor(deps.workRoot);
-  await runTests({
-    cwd: dir,
-    command: request.test_cmd,
-    env: deps.env,
-    timeoutMs: deps.testTimeoutMs,
-    limits: deps.commands.limits,
-    signal: deps.signal ?? new AbortController().signal,
-    coverageDir,
-  });
-  const coverage = recordV8Coverage(coverageDir, dir);
+  const { coverage } = await runPlanTests(dir, request.test_cmd, deps);
   await resetWorktree(dir, request.branch, commit);
   return coverage;
 }
@@ -364,18 +353,8 @@ export async function applyFix(given: FixRequestedData, deps: FixCycleDeps): Pro
   await git(['add', '-A'], { cwd: dir });
   const diff = await diffSummary(dir, request.base_commit, { index: true });
 
-  const coverageDir = deps.recordCoverage === true ? coverageDirFor(deps.workRoot) : undefined;
-  const run = await runTests({
-    cwd: dir,
-    command: request.test_cmd,
-    env: deps.env,
-    timeoutMs: deps.testTimeoutMs,
-    limits: deps.commands.limits,
-    signal,
-    coverageDir,
-  });
-  // Read while the worktree still holds what the tests ran (the change, before it is committed or reset).
-  const coverage = coverageDir === undefined ? null : recordV8Coverage(coverageDir, dir);
+  // The coverage is read while the worktree still holds what the tests ran (the change, before it is committed or reset).
+  const { run, coverage } = await runPlanTests(dir, request.test_cmd, deps);
   const regressions = diffTestResults(request.baseline_failing, run);
   const added = testsAdded(diff);
   const tests: TestsResult = {
